@@ -1,0 +1,344 @@
+//! Metrics: a [`Recorder`] observes the simulator's events and turns them into a
+//! [`Summary`] (JCT statistics, makespan, queueing delay, utilization, fairness, restarts,
+//! GPU-hours and cost), per-job records and per-round series for charts.
+
+use crate::cluster::ClusterSpec;
+use crate::job::{JobId, JobSpec};
+use crate::sim::SimEvent;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What the recorder knows about one job.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct JobRecord {
+    /// Job id.
+    pub id: JobId,
+    /// Arrival (s).
+    pub arrival: f64,
+    /// First time it ran (s).
+    pub first_start: Option<f64>,
+    /// Completion (s).
+    pub finish: Option<f64>,
+    /// Given up on.
+    pub dropped: bool,
+    /// Restarts (placement changes).
+    pub restarts: u32,
+    /// Preemptions.
+    pub preemptions: u32,
+    /// GPU-seconds held, per type.
+    pub gpu_seconds: Vec<f64>,
+}
+
+impl JobRecord {
+    /// Job completion time (s), if finished.
+    pub fn jct(&self) -> Option<f64> {
+        self.finish.map(|f| f - self.arrival)
+    }
+}
+
+/// One point of the per-round series.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    /// Round start (s).
+    pub start: f64,
+    /// Round end (s).
+    pub end: f64,
+    /// Active (admitted, unfinished) jobs.
+    pub active: usize,
+    /// Jobs that ran.
+    pub running: usize,
+    /// Busy GPUs per type.
+    pub busy_gpus: Vec<u32>,
+}
+
+/// Records events.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Recorder {
+    /// Per-job records, by id.
+    pub jobs: Vec<JobRecord>,
+    /// Per-round series.
+    pub series: Vec<SeriesPoint>,
+    /// GPU-busy seconds per type as the mechanism accounts them.
+    pub busy_seconds: Vec<f64>,
+    /// Latest time seen (s).
+    pub end_time: f64,
+    /// Policy failures seen.
+    pub policy_failures: u64,
+}
+
+impl Recorder {
+    /// A recorder for these jobs on a cluster of `num_types` GPU types.
+    pub fn new(specs: &[JobSpec], num_types: usize) -> Self {
+        Recorder {
+            jobs: specs
+                .iter()
+                .enumerate()
+                .map(|(id, s)| JobRecord {
+                    id,
+                    arrival: s.arrival,
+                    gpu_seconds: vec![0.0; num_types],
+                    ..Default::default()
+                })
+                .collect(),
+            series: Vec::new(),
+            busy_seconds: vec![0.0; num_types],
+            end_time: 0.0,
+            policy_failures: 0,
+        }
+    }
+
+    /// Take one event into account.
+    pub fn observe(&mut self, e: &SimEvent) {
+        match e {
+            SimEvent::Ran {
+                job,
+                gpu_type,
+                gpus,
+                start,
+                end,
+                busy_s,
+                ..
+            } => {
+                let r = &mut self.jobs[*job];
+                r.first_start.get_or_insert(*start);
+                r.gpu_seconds[*gpu_type] += (end - start) * f64::from(*gpus);
+                self.busy_seconds[*gpu_type] += busy_s * f64::from(*gpus);
+            }
+            SimEvent::Restarted { job, .. } => self.jobs[*job].restarts += 1,
+            SimEvent::Preempted { job, .. } => self.jobs[*job].preemptions += 1,
+            SimEvent::Finished { job, time } => {
+                self.jobs[*job].finish = Some(*time);
+                self.end_time = self.end_time.max(*time);
+            }
+            SimEvent::Dropped { job, .. } => self.jobs[*job].dropped = true,
+            SimEvent::PolicyFailed { .. } => self.policy_failures += 1,
+            SimEvent::RoundEnded {
+                start,
+                end,
+                active,
+                running,
+                busy_gpus,
+                ..
+            } => {
+                self.series.push(SeriesPoint {
+                    start: *start,
+                    end: *end,
+                    active: *active,
+                    running: *running,
+                    busy_gpus: busy_gpus.clone(),
+                });
+                self.end_time = self.end_time.max(*end);
+            }
+            SimEvent::Admitted { .. } | SimEvent::Decided { .. } => {}
+        }
+    }
+
+    /// Summarise the jobs whose ids are in `window` (all jobs if `None`).
+    pub fn summary(
+        &self,
+        policy: &str,
+        cluster: &ClusterSpec,
+        window: Option<(usize, usize)>,
+        isolated_jct: Option<&[Option<f64>]>,
+    ) -> Summary {
+        let in_window = |id: usize| window.is_none_or(|(a, b)| id >= a && id < b);
+        let measured: Vec<&JobRecord> = self.jobs.iter().filter(|r| in_window(r.id)).collect();
+        let mut jcts: Vec<f64> = measured.iter().filter_map(|r| r.jct()).collect();
+        jcts.sort_by(f64::total_cmp);
+        let waits: Vec<f64> = measured
+            .iter()
+            .filter_map(|r| r.first_start.map(|s| s - r.arrival))
+            .collect();
+        let makespan = self.end_time;
+        let total_gpus = f64::from(cluster.total_gpus());
+        let busy_total: f64 = self.busy_seconds.iter().sum();
+        let utilization = if makespan > 0.0 {
+            busy_total / (total_gpus * makespan)
+        } else {
+            0.0
+        };
+        let utilization_by_type = cluster
+            .types
+            .iter()
+            .zip(&self.busy_seconds)
+            .map(|(t, b)| {
+                (
+                    t.name.clone(),
+                    if makespan > 0.0 && t.count > 0 {
+                        b / (f64::from(t.count) * makespan)
+                    } else {
+                        0.0
+                    },
+                )
+            })
+            .collect();
+        let gpu_seconds_by_type: Vec<f64> = (0..cluster.num_types())
+            .map(|t| self.jobs.iter().map(|r| r.gpu_seconds[t]).sum())
+            .collect();
+        let gpu_hours = gpu_seconds_by_type.iter().sum::<f64>() / 3600.0;
+        let cost = if cluster.types.iter().any(|t| t.price_per_hour.is_some()) {
+            Some(
+                cluster
+                    .types
+                    .iter()
+                    .zip(&gpu_seconds_by_type)
+                    .map(|(t, s)| t.price_per_hour.unwrap_or(0.0) * s / 3600.0)
+                    .sum(),
+            )
+        } else {
+            None
+        };
+        let rhos: Vec<f64> = match isolated_jct {
+            Some(iso) => measured
+                .iter()
+                .filter_map(|r| {
+                    Some(r.jct()? / iso.get(r.id).copied().flatten().filter(|v| *v > 0.0)?)
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let (max_rho, mean_rho, jain) = if rhos.is_empty() {
+            (None, None, None)
+        } else {
+            let n = rhos.len() as f64;
+            let s: f64 = rhos.iter().sum();
+            let s2: f64 = rhos.iter().map(|r| r * r).sum();
+            (
+                Some(rhos.iter().cloned().fold(0.0, f64::max)),
+                Some(s / n),
+                Some(s * s / (n * s2)),
+            )
+        };
+        Summary {
+            policy: policy.to_string(),
+            num_jobs: jcts.len(),
+            unfinished: measured.len() - jcts.len(),
+            avg_jct_s: mean(&jcts),
+            median_jct_s: percentile(&jcts, 50.0),
+            p95_jct_s: percentile(&jcts, 95.0),
+            p99_jct_s: percentile(&jcts, 99.0),
+            makespan_s: makespan,
+            avg_wait_s: mean(&waits),
+            utilization,
+            utilization_by_type,
+            max_rho,
+            mean_rho,
+            jain_index: jain,
+            restarts: measured.iter().map(|r| u64::from(r.restarts)).sum(),
+            preemptions: measured.iter().map(|r| u64::from(r.preemptions)).sum(),
+            gpu_hours,
+            cost,
+            rounds: self.series.len() as u64,
+            policy_failures: self.policy_failures,
+        }
+    }
+
+    /// Per-job rows as CSV: id, arrival, first start, finish, JCT and rho.
+    pub fn jobs_csv(&self, isolated_jct: Option<&[Option<f64>]>) -> String {
+        let mut out =
+            String::from("job_id,arrival_s,start_s,finish_s,jct_s,rho,restarts,preemptions\n");
+        let f = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+        for r in &self.jobs {
+            let rho =
+                isolated_jct.and_then(|iso| Some(r.jct()? / iso.get(r.id).copied().flatten()?));
+            out.push_str(&format!(
+                "{},{:.3},{},{},{},{},{},{}\n",
+                r.id,
+                r.arrival,
+                f(r.first_start),
+                f(r.finish),
+                f(r.jct()),
+                rho.map(|x| format!("{x:.6}")).unwrap_or_default(),
+                r.restarts,
+                r.preemptions
+            ));
+        }
+        out
+    }
+
+    /// JCT of every job (None where unfinished), by id.
+    pub fn jcts(&self) -> Vec<Option<f64>> {
+        self.jobs.iter().map(JobRecord::jct).collect()
+    }
+}
+
+/// The numbers of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Policy spec.
+    pub policy: String,
+    /// Jobs measured that finished.
+    pub num_jobs: usize,
+    /// Jobs measured that did not finish (dropped or cut off).
+    pub unfinished: usize,
+    /// Average JCT (s).
+    pub avg_jct_s: f64,
+    /// Median JCT (s).
+    pub median_jct_s: f64,
+    /// 95th-percentile JCT (s).
+    pub p95_jct_s: f64,
+    /// 99th-percentile JCT (s).
+    pub p99_jct_s: f64,
+    /// Time of the last completion or round end (s).
+    pub makespan_s: f64,
+    /// Average queueing delay: first run minus arrival (s).
+    pub avg_wait_s: f64,
+    /// GPU utilization over the makespan (0..1).
+    pub utilization: f64,
+    /// Utilization per GPU type.
+    pub utilization_by_type: BTreeMap<String, f64>,
+    /// Largest finish-time fairness rho (JCT / JCT under the isolated policy).
+    pub max_rho: Option<f64>,
+    /// Mean rho.
+    pub mean_rho: Option<f64>,
+    /// Jain's fairness index of the rho values (1 = perfectly even).
+    pub jain_index: Option<f64>,
+    /// Restarts (placement changes).
+    pub restarts: u64,
+    /// Preemptions.
+    pub preemptions: u64,
+    /// GPU-hours used.
+    pub gpu_hours: f64,
+    /// Dollars, when the cluster has prices.
+    pub cost: Option<f64>,
+    /// Rounds simulated.
+    pub rounds: u64,
+    /// Times the policy failed and the previous decision was kept.
+    pub policy_failures: u64,
+}
+
+/// Mean (0 for an empty slice).
+pub fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Percentile of sorted values with linear interpolation (numpy's default).
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        1 => sorted[0],
+        n => {
+            let rank = p / 100.0 * (n - 1) as f64;
+            let lo = rank.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_like_numpy() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(percentile(&v, 50.0), 2.5);
+        assert!((percentile(&v, 99.0) - 3.97).abs() < 1e-12);
+        assert_eq!(percentile(&[], 50.0), 0.0);
+    }
+}

@@ -1,0 +1,79 @@
+//! Classic, heterogeneity-unaware baselines that answer with a priority order: the mechanism
+//! fills GPUs greedily in that order (a job keeps its GPU type when it has room there, and
+//! otherwise goes to the type with the most free GPUs).
+
+use super::{Decision, Policy, PolicyError, PolicyView};
+use crate::rng::Rng;
+
+/// How an [`OrderPolicy`] ranks jobs (smaller key first; ties by arrival, then id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderKey {
+    /// Oracle total duration on the fastest GPU type (non-preemptive once started).
+    ShortestJob,
+    /// Oracle remaining time on the fastest GPU type.
+    ShortestRemaining,
+    /// GPU-seconds received so far.
+    LeastAttained,
+}
+
+/// A policy that orders jobs by a key.
+#[derive(Debug, Clone)]
+pub struct OrderPolicy {
+    name: String,
+    key: OrderKey,
+}
+
+impl OrderPolicy {
+    /// Shortest job first.
+    pub fn sjf(name: &str) -> Self {
+        OrderPolicy {
+            name: name.into(),
+            key: OrderKey::ShortestJob,
+        }
+    }
+    /// Shortest remaining time first.
+    pub fn srtf(name: &str) -> Self {
+        OrderPolicy {
+            name: name.into(),
+            key: OrderKey::ShortestRemaining,
+        }
+    }
+    /// Least attained service.
+    pub fn las(name: &str) -> Self {
+        OrderPolicy {
+            name: name.into(),
+            key: OrderKey::LeastAttained,
+        }
+    }
+}
+
+impl Policy for OrderPolicy {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
+        let mut keyed: Vec<(u8, f64, f64, usize)> = view
+            .jobs
+            .iter()
+            .map(|j| {
+                let (class, k) = match self.key {
+                    // SJF does not preempt: jobs already running keep going first.
+                    OrderKey::ShortestJob => {
+                        (u8::from(j.running_on.is_none()), j.total_time_fastest())
+                    }
+                    OrderKey::ShortestRemaining => (0, j.remaining_time_fastest()),
+                    OrderKey::LeastAttained => (0, j.attained_service),
+                };
+                (class, k, j.spec.arrival, j.id)
+            })
+            .collect();
+        keyed.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(a.1.total_cmp(&b.1))
+                .then(a.2.total_cmp(&b.2))
+                .then(a.3.cmp(&b.3))
+        });
+        Ok(Decision::Order(keyed.into_iter().map(|k| k.3).collect()))
+    }
+}

@@ -1,0 +1,154 @@
+//! Max-min fairness (Gavel's LAS as an LP).
+//!
+//! `_perf`: maximise `min_j sum_t c[j][t] x[j][t]` with `c[j][t] = T[j][t] s_j / (w_j P_j)`,
+//! where `T` is the job's throughput, `s_j` its scale factor, `w_j` its priority weight and
+//! `P_j = sum_t T[j][t] N_t / N` its throughput under an equal share of every type. Plain:
+//! every throughput is 1, so `c[j][t] = s_j / w_j` and all types are alike.
+
+use super::lp::Lp;
+use crate::policy::registry::{ParamInfo, Params};
+use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
+use crate::rng::Rng;
+
+/// Parameters (none yet; the list is kept for the registry).
+pub const PARAMS: &[ParamInfo] = &[];
+
+/// The max-min fairness policy, plain or `_perf`.
+#[derive(Debug, Clone)]
+pub struct MaxMinFairness {
+    name: String,
+    perf: bool,
+}
+
+impl MaxMinFairness {
+    /// Build from registry parameters.
+    pub fn build(p: &Params, perf: bool) -> Result<Box<dyn Policy>, PolicyError> {
+        Ok(Box::new(MaxMinFairness {
+            name: p.spec().to_string(),
+            perf,
+        }))
+    }
+
+    /// The LP's coefficients `c[j][t]`.
+    pub fn coefficients(view: &PolicyView, perf: bool) -> Vec<Vec<f64>> {
+        let counts = view.counts();
+        let total: f64 = counts.iter().sum();
+        view.jobs
+            .iter()
+            .map(|j| {
+                let s = f64::from(j.scale());
+                let w = j.spec.priority_weight;
+                if perf {
+                    let p: f64 = j
+                        .throughput
+                        .iter()
+                        .zip(&counts)
+                        .map(|(t, n)| t * n / total)
+                        .sum();
+                    j.throughput
+                        .iter()
+                        .map(|t| if p > 0.0 { t * s / (w * p) } else { 0.0 })
+                        .collect()
+                } else {
+                    vec![s / w; counts.len()]
+                }
+            })
+            .collect()
+    }
+
+    /// Solve the LP for `view`.
+    pub fn solve(view: &PolicyView, perf: bool) -> Result<Vec<Vec<f64>>, String> {
+        if view.jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let scale: Vec<f64> = view.jobs.iter().map(|j| f64::from(j.scale())).collect();
+        let c = Self::coefficients(view, perf);
+        let mut lp = Lp::base(&scale, &view.counts());
+        let t = lp.add_free();
+        for (j, row) in c.iter().enumerate() {
+            let e = lp.row_expr(j, row);
+            lp.push(e.geq(t));
+        }
+        lp.maximise(t.into())
+    }
+}
+
+impl Policy for MaxMinFairness {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
+        let fractions = Self::solve(view, self.perf).map_err(|reason| PolicyError::Failed {
+            policy: self.name.clone(),
+            reason,
+        })?;
+        Ok(Decision::Allocation(Allocation {
+            jobs: view.jobs.iter().map(|j| j.id).collect(),
+            fractions,
+        }))
+    }
+
+    fn traits(&self) -> PolicyTraits {
+        super::traits(self.perf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::World;
+    use super::*;
+
+    #[test]
+    fn hand_solved_two_classes_two_types() {
+        // One fast GPU (a) and one slow GPU (b). Jobs 0, 1: 4/s on a, 1/s on b; jobs 2, 3:
+        // 1/s on both. Equal-share throughputs P = 2.5 and 1, so the normalised rates are
+        // 1.6 x_a + 0.4 x_b and x_a + x_b. At the optimum jobs 2, 3 hold b (1/2 each) and
+        // a share g of a each, jobs 0, 1 the rest of a: 1.6 (1/2 - g) = 1/2 + g, so
+        // g = 0.3 / 2.6 and every job gets 1.6 / 2.6.
+        let w = World::new(
+            "a:1,b:1",
+            &[
+                (1, &[4.0, 1.0]),
+                (1, &[4.0, 1.0]),
+                (1, &[1.0, 1.0]),
+                (1, &[1.0, 1.0]),
+            ],
+        );
+        let x = MaxMinFairness::solve(&w.view(), true).unwrap();
+        let c = MaxMinFairness::coefficients(&w.view(), true);
+        assert!((c[0][0] - 1.6).abs() < 1e-12 && (c[2][1] - 1.0).abs() < 1e-12);
+        for (r, cr) in x.iter().zip(&c) {
+            let v = r[0] * cr[0] + r[1] * cr[1];
+            assert!((v - 1.6 / 2.6).abs() < 1e-6, "{x:?}");
+        }
+        assert!(
+            (x[2][0] - 0.3 / 2.6).abs() < 1e-6 && (x[2][1] - 0.5).abs() < 1e-6,
+            "{x:?}"
+        );
+        assert!(super::super::lp::satisfies_base(
+            &x,
+            &[1.0; 4],
+            &[1.0, 1.0],
+            1e-7
+        ));
+    }
+
+    #[test]
+    fn plain_gives_equal_shares() {
+        // 3 single-GPU jobs on 2 GPUs of one type: each gets 2/3.
+        let w = World::new("a:2", &[(1, &[1.0]), (1, &[5.0]), (1, &[9.0])]);
+        let x = MaxMinFairness::solve(&w.view(), false).unwrap();
+        for r in &x {
+            assert!((r[0] - 2.0 / 3.0).abs() < 1e-6, "{x:?}");
+        }
+        // A 2-GPU job and a 1-GPU job on 2 GPUs: the objective s*x equalises GPU-time:
+        // 2 x0 = x1, 2 x0 + x1 <= 2  =>  x0 = 0.5, x1 = 1.
+        let w = World::new("a:2", &[(2, &[1.0]), (1, &[1.0])]);
+        let x = MaxMinFairness::solve(&w.view(), false).unwrap();
+        assert!(
+            (x[0][0] - 0.5).abs() < 1e-6 && (x[1][0] - 1.0).abs() < 1e-6,
+            "{x:?}"
+        );
+    }
+}

@@ -1,0 +1,120 @@
+//! Gavel's heterogeneity-aware policies (OSDI'20): LPs over the fraction of time each job
+//! spends on each GPU type, turned into rounds by the mechanism's priorities.
+//!
+//! Every LP shares the variables `x[job][type] >= 0` and the base constraints of
+//! [`lp::Lp::base`]: for every type, `sum_j scale_j x[j][type] <= GPUs of the type`; for every
+//! job, `sum_type x[j][type] <= 1`. LPs are solved with Clarabel (an interior-point method,
+//! pure Rust, through good_lp): like Gavel's ECOS it ends near the centre of the optimal face
+//! when the optimum is not unique, which is what makes Orrery's rounds match Gavel's.
+
+pub mod fifo;
+pub mod finish_time_fairness;
+pub mod isolated;
+pub mod lp;
+pub mod max_min_fairness;
+pub mod max_sum_throughput;
+pub mod min_total_duration;
+
+use super::{PolicyTraits, PolicyView, Recompute};
+
+/// Traits shared by Gavel's policies: recomputed when the job set changes; the plain
+/// (heterogeneity-unaware) variants shuffle GPU types in Gavel-compatible mode.
+pub(crate) fn traits(perf: bool) -> PolicyTraits {
+    PolicyTraits {
+        recompute: Recompute::OnJobSetChange,
+        shuffle_types: !perf,
+        fill_with_zero_priority: true,
+    }
+}
+
+/// The throughput matrix an LP uses: the real one for `_perf` policies; for plain ones every
+/// type is valued at the job's throughput on the cluster's first GPU type (v100 in Gavel's
+/// clusters), so the LP cannot tell the types apart.
+pub(crate) fn throughputs(view: &PolicyView, perf: bool) -> Vec<Vec<f64>> {
+    view.jobs
+        .iter()
+        .map(|j| {
+            if perf {
+                j.throughput.to_vec()
+            } else {
+                vec![j.throughput.first().copied().unwrap_or(0.0); j.throughput.len()]
+            }
+        })
+        .collect()
+}
+
+/// The isolated allocation: each job gets `1/n` of every type, divided by its scale
+/// factor, with rows scaled down to sum to at most 1.
+pub(crate) fn isolated_fractions(view: &PolicyView) -> Vec<Vec<f64>> {
+    let m = view.jobs.len() as f64;
+    let counts = view.counts();
+    view.jobs
+        .iter()
+        .map(|j| {
+            let s = f64::from(j.scale());
+            let mut row: Vec<f64> = counts.iter().map(|n| n / m / s).collect();
+            let sum: f64 = row.iter().sum();
+            if sum > 1.0 {
+                row.iter_mut().for_each(|x| *x /= sum);
+            }
+            row
+        })
+        .collect()
+}
+
+/// Test helpers: hand-made views.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::cluster::ClusterSpec;
+    use crate::job::JobSpec;
+    use crate::policy::{JobView, PolicyView};
+
+    /// Owned data behind a view.
+    pub struct World {
+        pub cluster: ClusterSpec,
+        pub specs: Vec<JobSpec>,
+        pub thr: Vec<Vec<f64>>,
+        pub time: Vec<Vec<f64>>,
+        pub remaining: Vec<f64>,
+        pub since: Vec<f64>,
+    }
+
+    impl World {
+        pub fn new(cluster: &str, jobs: &[(u32, &[f64])]) -> Self {
+            let cluster = ClusterSpec::parse(cluster).unwrap();
+            let n = cluster.num_types();
+            World {
+                specs: jobs
+                    .iter()
+                    .map(|(s, _)| JobSpec::new("t", 0.0, 1000.0).with_scale(*s))
+                    .collect(),
+                thr: jobs.iter().map(|(_, t)| t.to_vec()).collect(),
+                time: vec![vec![0.0; n]; jobs.len()],
+                remaining: vec![1000.0; jobs.len()],
+                since: vec![0.0; jobs.len()],
+                cluster,
+            }
+        }
+
+        pub fn view(&self) -> PolicyView<'_> {
+            PolicyView {
+                now: 0.0,
+                round_len: 360.0,
+                cluster: &self.cluster,
+                jobs: (0..self.specs.len())
+                    .map(|i| JobView {
+                        id: i,
+                        spec: &self.specs[i],
+                        throughput: &self.thr[i],
+                        steps_remaining: self.remaining[i],
+                        attained_service: 0.0,
+                        time_since_arrival: self.since[i],
+                        time_on_type: &self.time[i],
+                        running_on: None,
+                        rounds_run: 0,
+                    })
+                    .collect(),
+            }
+        }
+    }
+}

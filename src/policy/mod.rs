@@ -1,0 +1,210 @@
+//! Scheduling policies: the [`Policy`] trait, what a policy sees ([`PolicyView`]), what it
+//! answers ([`Decision`]), and the registry of `name[k=v,...]` specs.
+
+pub mod classic;
+pub mod gavel;
+pub mod registry;
+
+pub use registry::{build, parse_spec, policies, ParamInfo, PolicyInfo};
+
+use crate::cluster::{ClusterSpec, TypeIdx};
+use crate::job::{JobId, JobSpec};
+use crate::rng::Rng;
+use crate::sim::SimEvent;
+use thiserror::Error;
+
+/// An error from building or running a policy.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum PolicyError {
+    /// The spec names no known policy.
+    #[error("unknown policy '{0}' (see `orrery policies`)")]
+    Unknown(String),
+    /// A parameter in the spec is unknown or has a bad value.
+    #[error("policy '{policy}': parameter '{param}': {reason}")]
+    Param {
+        /// Policy name.
+        policy: String,
+        /// Parameter name.
+        param: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The spec text is malformed.
+    #[error("malformed policy spec '{0}': expected name or name[key=value,...]")]
+    Syntax(String),
+    /// The policy could not reach a decision (an LP failed, say). The mechanism keeps the
+    /// previous decision.
+    #[error("policy '{policy}' failed: {reason}")]
+    Failed {
+        /// Policy name.
+        policy: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// One active job as a policy sees it.
+#[derive(Debug, Clone)]
+pub struct JobView<'a> {
+    /// The job's id.
+    pub id: JobId,
+    /// Its trace entry.
+    pub spec: &'a JobSpec,
+    /// Steps/s of the job (at its scale factor) on each GPU type; 0 where it cannot run.
+    pub throughput: &'a [f64],
+    /// Steps left.
+    pub steps_remaining: f64,
+    /// GPU-seconds received so far.
+    pub attained_service: f64,
+    /// Seconds since arrival.
+    pub time_since_arrival: f64,
+    /// Seconds run on each GPU type.
+    pub time_on_type: &'a [f64],
+    /// The type it ran on in the previous round, if it ran.
+    pub running_on: Option<TypeIdx>,
+    /// Rounds it has run in.
+    pub rounds_run: u64,
+}
+
+impl JobView<'_> {
+    /// Remaining time if run alone on its fastest type (the oracle duration).
+    pub fn remaining_time_fastest(&self) -> f64 {
+        let best = self.throughput.iter().cloned().fold(0.0, f64::max);
+        if best > 0.0 {
+            self.steps_remaining / best
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Total duration if run alone on its fastest type.
+    pub fn total_time_fastest(&self) -> f64 {
+        let best = self.throughput.iter().cloned().fold(0.0, f64::max);
+        if best > 0.0 {
+            self.spec.total_steps / best
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Scale factor (GPUs needed at once).
+    pub fn scale(&self) -> u32 {
+        self.spec.scale_factor
+    }
+}
+
+/// What a policy sees: a borrowed snapshot of the world. Policies never mutate the simulator.
+#[derive(Debug, Clone)]
+pub struct PolicyView<'a> {
+    /// Simulated time (s).
+    pub now: f64,
+    /// Round length (s).
+    pub round_len: f64,
+    /// The cluster.
+    pub cluster: &'a ClusterSpec,
+    /// Active (admitted, unfinished) jobs, by ascending id.
+    pub jobs: Vec<JobView<'a>>,
+}
+
+impl PolicyView<'_> {
+    /// GPU counts per type.
+    pub fn counts(&self) -> Vec<f64> {
+        self.cluster
+            .types
+            .iter()
+            .map(|t| f64::from(t.count))
+            .collect()
+    }
+}
+
+/// A policy's time fractions: for each listed job, the fraction of time it should spend on
+/// each GPU type.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Allocation {
+    /// Job ids, one per row.
+    pub jobs: Vec<JobId>,
+    /// Row per job, column per GPU type.
+    pub fractions: Vec<Vec<f64>>,
+}
+
+impl Allocation {
+    /// The row of `job`, if present.
+    pub fn row(&self, job: JobId) -> Option<&[f64]> {
+        self.jobs
+            .binary_search(&job)
+            .ok()
+            .map(|i| self.fractions[i].as_slice())
+    }
+}
+
+/// A direct placement: `job` runs on `gpus` GPUs of `gpu_type` this round.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Assignment {
+    /// The job.
+    pub job: JobId,
+    /// GPU type.
+    pub gpu_type: TypeIdx,
+    /// Number of GPUs.
+    pub gpus: u32,
+    /// Exact GPU indices within the type, if the policy cares.
+    pub gpu_ids: Option<Vec<u32>>,
+    /// Batch size to use, for policies that adapt it.
+    pub batch_size: Option<u32>,
+}
+
+/// A policy's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Priority order: the mechanism fills GPUs greedily in this order.
+    Order(Vec<JobId>),
+    /// Time fractions per job and GPU type, turned into rounds by the priority mechanism.
+    Allocation(Allocation),
+    /// Explicit placements.
+    Assignment(Vec<Assignment>),
+}
+
+/// When the mechanism asks the policy for a new decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recompute {
+    /// Every round.
+    EveryRound,
+    /// When the set of active jobs changed (and, in Gavel-compatible mode, at least the
+    /// minimum reset interval has passed).
+    OnJobSetChange,
+}
+
+/// Properties of a policy the mechanism needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PolicyTraits {
+    /// When to call [`Policy::decide`].
+    pub recompute: Recompute,
+    /// In Gavel-compatible mode, shuffle the GPU type order every round (Gavel does for
+    /// policies that are not heterogeneity-aware).
+    pub shuffle_types: bool,
+    /// Let jobs with zero priority fill GPUs left over in a round.
+    pub fill_with_zero_priority: bool,
+}
+
+impl Default for PolicyTraits {
+    fn default() -> Self {
+        PolicyTraits {
+            recompute: Recompute::EveryRound,
+            shuffle_types: false,
+            fill_with_zero_priority: true,
+        }
+    }
+}
+
+/// A scheduling policy.
+pub trait Policy {
+    /// The policy's spec, e.g. `max_min_fairness_perf` or `tiresias[threshold_gpu_h=8]`.
+    fn name(&self) -> &str;
+    /// Decide for the current round.
+    fn decide(&mut self, view: &PolicyView, rng: &mut Rng) -> Result<Decision, PolicyError>;
+    /// Observe a simulator event (stateful policies).
+    fn observe(&mut self, _event: &SimEvent) {}
+    /// What the mechanism needs to know about the policy.
+    fn traits(&self) -> PolicyTraits {
+        PolicyTraits::default()
+    }
+}

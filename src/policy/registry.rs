@@ -1,0 +1,239 @@
+//! The policy registry: every policy by name, with a one-line description and its
+//! parameters, built from `name[key=value,...]` specs.
+
+use super::{classic, gavel, Policy, PolicyError};
+use std::collections::BTreeMap;
+
+/// One parameter of a policy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamInfo {
+    /// Key in the spec.
+    pub name: &'static str,
+    /// Default value, as text.
+    pub default: &'static str,
+    /// What it does.
+    pub help: &'static str,
+}
+
+/// A registered policy.
+#[derive(Clone, Copy)]
+pub struct PolicyInfo {
+    /// Name used in specs.
+    pub name: &'static str,
+    /// Family (classic, gavel, ...), for grouping in listings.
+    pub family: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamInfo],
+    builder: fn(&Params) -> Result<Box<dyn Policy>, PolicyError>,
+}
+
+impl std::fmt::Debug for PolicyInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyInfo")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// Parsed parameters of a spec, checked against the policy's declared parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    policy: String,
+    spec: String,
+    values: BTreeMap<String, String>,
+}
+
+impl Params {
+    /// The full spec text in canonical form (`name` or `name[k=v,...]`, keys sorted).
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// A number parameter, or its default; must be finite and within `[lo, hi]`.
+    pub fn f64(&self, key: &str, default: f64, lo: f64, hi: f64) -> Result<f64, PolicyError> {
+        match self.values.get(key) {
+            None => Ok(default),
+            Some(v) => {
+                let x: f64 = v
+                    .parse()
+                    .map_err(|_| self.err(key, format!("'{v}' is not a number")))?;
+                if !x.is_finite() || x < lo || x > hi {
+                    return Err(self.err(key, format!("{x} is outside [{lo}, {hi}]")));
+                }
+                Ok(x)
+            }
+        }
+    }
+
+    /// A whole-number parameter, or its default, within `[lo, hi]`.
+    pub fn u64(&self, key: &str, default: u64, lo: u64, hi: u64) -> Result<u64, PolicyError> {
+        match self.values.get(key) {
+            None => Ok(default),
+            Some(v) => {
+                let x: u64 = v
+                    .parse()
+                    .map_err(|_| self.err(key, format!("'{v}' is not a whole number")))?;
+                if x < lo || x > hi {
+                    return Err(self.err(key, format!("{x} is outside [{lo}, {hi}]")));
+                }
+                Ok(x)
+            }
+        }
+    }
+
+    fn err(&self, key: &str, reason: String) -> PolicyError {
+        PolicyError::Param {
+            policy: self.policy.clone(),
+            param: key.to_string(),
+            reason,
+        }
+    }
+}
+
+/// Split `name[k=v,...]` into the name and its key/value pairs.
+pub fn parse_spec(spec: &str) -> Result<(String, BTreeMap<String, String>), PolicyError> {
+    let s = spec.trim();
+    let (name, rest) = match s.find('[') {
+        Some(i) => {
+            let inner = s[i + 1..]
+                .strip_suffix(']')
+                .ok_or_else(|| PolicyError::Syntax(spec.to_string()))?;
+            (&s[..i], Some(inner))
+        }
+        None => (s, None),
+    };
+    let name = name.trim().to_ascii_lowercase();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(PolicyError::Syntax(spec.to_string()));
+    }
+    let mut values = BTreeMap::new();
+    if let Some(inner) = rest {
+        for kv in inner.split(',').map(str::trim).filter(|kv| !kv.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| PolicyError::Syntax(spec.to_string()))?;
+            let k = k.trim().to_ascii_lowercase();
+            if k.is_empty() || values.insert(k, v.trim().to_string()).is_some() {
+                return Err(PolicyError::Syntax(spec.to_string()));
+            }
+        }
+    }
+    Ok((name, values))
+}
+
+macro_rules! entry {
+    ($name:expr, $family:expr, $desc:expr, $params:expr, $build:expr) => {
+        PolicyInfo {
+            name: $name,
+            family: $family,
+            description: $desc,
+            params: $params,
+            builder: $build,
+        }
+    };
+}
+
+const NO_PARAMS: &[ParamInfo] = &[];
+
+/// Every registered policy, in listing order.
+pub fn policies() -> &'static [PolicyInfo] {
+    const LIST: &[PolicyInfo] = &[
+        entry!("sjf", "classic", "Shortest job first by oracle total duration on the fastest GPU type.", NO_PARAMS,
+            |p| Ok(Box::new(classic::OrderPolicy::sjf(p.spec())))),
+        entry!("srtf", "classic", "Shortest remaining time first (oracle), preemptive every round.", NO_PARAMS,
+            |p| Ok(Box::new(classic::OrderPolicy::srtf(p.spec())))),
+        entry!("las", "classic", "Least attained service (GPU-seconds) first, preemptive every round.", NO_PARAMS,
+            |p| Ok(Box::new(classic::OrderPolicy::las(p.spec())))),
+        entry!("isolated", "gavel", "Gavel's isolated: each job gets a static 1/n share of every GPU type.", NO_PARAMS,
+            |p| Ok(Box::new(gavel::isolated::Isolated::new(p.spec())))),
+        entry!("max_min_fairness", "gavel", "Gavel's LAS as an LP: maximise the least normalised share; all GPU types treated as equal.", gavel::max_min_fairness::PARAMS,
+            |p| gavel::max_min_fairness::MaxMinFairness::build(p, false)),
+        entry!("max_min_fairness_perf", "gavel", "Heterogeneity-aware max-min fairness: maximise the least throughput relative to an equal share.", gavel::max_min_fairness::PARAMS,
+            |p| gavel::max_min_fairness::MaxMinFairness::build(p, true)),
+        entry!("finish_time_fairness", "gavel", "Finish-time fairness (Themis) ignoring heterogeneity: minimise the largest rho.", NO_PARAMS,
+            |p| Ok(Box::new(gavel::finish_time_fairness::FinishTimeFairness::new(p.spec(), false)))),
+        entry!("finish_time_fairness_perf", "gavel", "Heterogeneity-aware finish-time fairness: minimise the largest rho (bisection over rho, LP feasibility).", NO_PARAMS,
+            |p| Ok(Box::new(gavel::finish_time_fairness::FinishTimeFairness::new(p.spec(), true)))),
+        entry!("min_total_duration", "gavel", "Minimise makespan (bisection over the completion time T) ignoring heterogeneity.", NO_PARAMS,
+            |p| Ok(Box::new(gavel::min_total_duration::MinTotalDuration::new(p.spec(), false)))),
+        entry!("min_total_duration_perf", "gavel", "Heterogeneity-aware makespan minimisation (bisection over T).", NO_PARAMS,
+            |p| Ok(Box::new(gavel::min_total_duration::MinTotalDuration::new(p.spec(), true)))),
+        entry!("max_sum_throughput_perf", "gavel", "Maximise the cluster's total throughput (steps/s), heterogeneity-aware.", NO_PARAMS,
+            |p| Ok(Box::new(gavel::max_sum_throughput::MaxSumThroughput::new(p.spec())))),
+        entry!("fifo", "gavel", "First in, first out: jobs in arrival order each get a GPU type with room, drawn at random (heterogeneity-unaware).", NO_PARAMS,
+            |p| Ok(Box::new(gavel::fifo::GavelFifo::new(p.spec(), false)))),
+        entry!("fifo_perf", "gavel", "Gavel's FIFO_Perf: jobs in arrival order each get the fastest GPU type with room.", NO_PARAMS,
+            |p| Ok(Box::new(gavel::fifo::GavelFifo::new(p.spec(), true)))),
+    ];
+    LIST
+}
+
+/// Build a policy from its spec.
+pub fn build(spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
+    let (name, values) = parse_spec(spec)?;
+    let info = policies()
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
+    for k in values.keys() {
+        if !info.params.iter().any(|p| p.name == k) {
+            return Err(PolicyError::Param {
+                policy: name.clone(),
+                param: k.clone(),
+                reason: format!(
+                    "unknown parameter (known: {})",
+                    if info.params.is_empty() {
+                        "none".to_string()
+                    } else {
+                        info.params
+                            .iter()
+                            .map(|p| p.name)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                ),
+            });
+        }
+    }
+    let canonical = if values.is_empty() {
+        name.clone()
+    } else {
+        let kv: Vec<String> = values.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{name}[{}]", kv.join(","))
+    };
+    let params = Params {
+        policy: name,
+        spec: canonical,
+        values,
+    };
+    (info.builder)(&params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_validate() {
+        let (n, v) = parse_spec("Max_Min_Fairness_perf[ solver_tol = 1e-9 ]").unwrap();
+        assert_eq!(n, "max_min_fairness_perf");
+        assert_eq!(v["solver_tol"], "1e-9");
+        assert!(matches!(parse_spec("las[x]"), Err(PolicyError::Syntax(_))));
+        assert!(matches!(parse_spec("las[x=1"), Err(PolicyError::Syntax(_))));
+        assert!(matches!(build("nope"), Err(PolicyError::Unknown(_))));
+        assert!(matches!(
+            build("las[foo=1]"),
+            Err(PolicyError::Param { .. })
+        ));
+        for info in policies() {
+            let p = build(info.name).unwrap();
+            assert_eq!(p.name(), info.name);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Events the simulator emits; metrics and stateful policies observe them.
+
+use crate::cluster::TypeIdx;
+use crate::job::JobId;
+use serde::{Deserialize, Serialize};
+
+/// Something that happened in the simulation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum SimEvent {
+    /// A job was admitted into the active set (at a round boundary after its arrival).
+    Admitted {
+        /// The job.
+        job: JobId,
+        /// Admission time (s).
+        time: f64,
+    },
+    /// A job ran during a round.
+    Ran {
+        /// The job.
+        job: JobId,
+        /// GPU type.
+        gpu_type: TypeIdx,
+        /// GPUs held.
+        gpus: u32,
+        /// Start of its slice (s).
+        start: f64,
+        /// End of its slice (s).
+        end: f64,
+        /// GPU-busy seconds charged per GPU (Gavel-compatible accounting may differ from
+        /// `end - start`).
+        busy_s: f64,
+        /// Steps completed.
+        steps: f64,
+        /// Seconds of the slice lost to a restart.
+        overhead_s: f64,
+    },
+    /// A job's placement changed after it had run (it pays the restart cost).
+    Restarted {
+        /// The job.
+        job: JobId,
+        /// Time (s).
+        time: f64,
+    },
+    /// A job that ran in the previous round did not run in this one.
+    Preempted {
+        /// The job.
+        job: JobId,
+        /// Time (s).
+        time: f64,
+    },
+    /// A job finished.
+    Finished {
+        /// The job.
+        job: JobId,
+        /// Completion time (s).
+        time: f64,
+    },
+    /// A job was given up on (it can never be scheduled).
+    Dropped {
+        /// The job.
+        job: JobId,
+        /// Time (s).
+        time: f64,
+        /// Why.
+        reason: String,
+    },
+    /// The policy produced a new decision.
+    Decided {
+        /// Time (s).
+        time: f64,
+    },
+    /// The policy failed; the previous decision is kept.
+    PolicyFailed {
+        /// Time (s).
+        time: f64,
+        /// The policy's message.
+        reason: String,
+    },
+    /// A round ended.
+    RoundEnded {
+        /// Round number (0-based).
+        round: u64,
+        /// Round start (s).
+        start: f64,
+        /// Round end (s).
+        end: f64,
+        /// Active jobs during the round.
+        active: usize,
+        /// Jobs that ran during the round.
+        running: usize,
+        /// Busy GPUs per type during the round.
+        busy_gpus: Vec<u32>,
+    },
+}

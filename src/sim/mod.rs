@@ -1,0 +1,960 @@
+//! The round-based simulator: admission at round boundaries, the policy's decision turned
+//! into placements by the mechanism, progress, restarts and completions.
+//!
+//! Two modes share one engine:
+//! - the default mode: rounds of a fixed length, fractional steps, a restart cost when a
+//!   job's placement changes, a new decision whenever the job set changes;
+//! - the Gavel-compatible mode ([`SimConfig::gavel_compat`]), which reproduces the mechanism
+//!   of Gavel's simulator: whole steps per round (`trunc(throughput x round)`), a round ends
+//!   when its longest slice ends, the allocation is recomputed only when the job set changed
+//!   and at least 1920 s passed since the last reset, time received is counted from the end
+//!   of the previous busy round, GPU types are shuffled each round with Python's generator
+//!   (seed + 5) for heterogeneity-unaware policies, and jobs that are not yet in the
+//!   allocation hold the GPUs they were picked for without running.
+
+pub mod events;
+pub mod placement;
+
+pub use events::SimEvent;
+
+use crate::cluster::{ClusterSpec, TypeIdx};
+use crate::job::{JobId, JobSpec, JobState, Placement};
+use crate::policy::{Decision, JobView, Policy, PolicyView, Recompute};
+use crate::rng::{PyRandom, Rng};
+use crate::workload::Profile;
+use placement::TypePool;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Simulator settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimConfig {
+    /// Round length (s).
+    pub round_len: f64,
+    /// Reproduce Gavel's simulator's mechanism.
+    pub gavel_compat: bool,
+    /// Seconds lost when a job's placement changes (default mode only).
+    pub restart_cost: f64,
+    /// Minimum seconds between allocation resets; `None` = 1920 in Gavel-compatible mode, 0
+    /// otherwise.
+    pub min_reset_interval: Option<f64>,
+    /// Experiment seed.
+    pub seed: u64,
+    /// Safety limit on the number of rounds.
+    pub max_rounds: u64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            round_len: 360.0,
+            gavel_compat: false,
+            restart_cost: 0.0,
+            min_reset_interval: None,
+            seed: 0,
+            max_rounds: 50_000_000,
+        }
+    }
+}
+
+/// Why a simulation cannot be set up.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum SimError {
+    /// A job is invalid or cannot run on this cluster with this profile.
+    #[error("job {job} ({job_type}): {reason}")]
+    Job {
+        /// Job id.
+        job: JobId,
+        /// Its type.
+        job_type: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A setting is invalid.
+    #[error("invalid setting '{field}': {reason}")]
+    Config {
+        /// The setting.
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// What happened in one round.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RoundReport {
+    /// Round number (0-based).
+    pub round: u64,
+    /// Start (s).
+    pub start: f64,
+    /// End (s).
+    pub end: f64,
+    /// Events of the round, in order.
+    pub events: Vec<SimEvent>,
+}
+
+/// Per-job state the Gavel mechanism keeps (time received since the last reset, deficits).
+#[derive(Debug, Clone)]
+struct MechanismState {
+    /// Time received per job and type since the last reset, starting at half a round.
+    job_time: Vec<Vec<f64>>,
+    /// Total time received per type since the last reset.
+    worker_time: Vec<f64>,
+    /// Accumulated deficits per job and type.
+    deficits: Vec<Vec<f64>>,
+    /// The current allocation row per job (dense by id), if the job is in it.
+    alloc: Vec<Option<Vec<f64>>>,
+    /// The last order or assignment decision.
+    last_decision: Option<Decision>,
+    need_update: bool,
+    last_reset: f64,
+    /// End of the previous round that ran jobs (Gavel counts time received from it).
+    prev_busy_round_end: f64,
+    failures: Vec<u32>,
+}
+
+/// The simulator.
+pub struct Simulator {
+    cfg: SimConfig,
+    cluster: ClusterSpec,
+    specs: Vec<JobSpec>,
+    states: Vec<JobState>,
+    profile: Profile,
+    /// Steps/s per job (at its scale factor) and type.
+    thr: Vec<Vec<f64>>,
+    policy: Box<dyn Policy>,
+    arrival_order: Vec<JobId>,
+    next_arrival: usize,
+    active: Vec<JobId>,
+    now: f64,
+    round: u64,
+    started: bool,
+    done: bool,
+    idle_rounds: u32,
+    mech: MechanismState,
+    policy_rng: Rng,
+    type_shuffler: PyRandom,
+    /// Ownership of GPUs in the last round, per type.
+    last_owners: Vec<Vec<Option<JobId>>>,
+}
+
+impl Simulator {
+    /// Set up a simulation. Every job must be able to run somewhere on this cluster.
+    pub fn new(
+        cfg: SimConfig,
+        cluster: ClusterSpec,
+        specs: Vec<JobSpec>,
+        profile: Profile,
+        policy: Box<dyn Policy>,
+    ) -> Result<Self, SimError> {
+        if !(cfg.round_len.is_finite() && cfg.round_len > 0.0) {
+            return Err(SimError::Config {
+                field: "round".into(),
+                reason: "must be a positive number of seconds".into(),
+            });
+        }
+        if !(cfg.restart_cost.is_finite() && cfg.restart_cost >= 0.0) {
+            return Err(SimError::Config {
+                field: "restart_cost".into(),
+                reason: "must be a non-negative number of seconds".into(),
+            });
+        }
+        cluster.validate().map_err(|e| SimError::Config {
+            field: "cluster".into(),
+            reason: e.to_string(),
+        })?;
+        let n = cluster.num_types();
+        let mut thr = Vec::with_capacity(specs.len());
+        for (id, s) in specs.iter().enumerate() {
+            let bad = |reason: String| SimError::Job {
+                job: id,
+                job_type: s.job_type.clone(),
+                reason,
+            };
+            if !(s.arrival.is_finite() && s.arrival >= 0.0) {
+                return Err(bad(format!(
+                    "arrival {} must be a non-negative number",
+                    s.arrival
+                )));
+            }
+            if !(s.total_steps.is_finite() && s.total_steps > 0.0) {
+                return Err(bad(format!(
+                    "total steps {} must be positive",
+                    s.total_steps
+                )));
+            }
+            if s.scale_factor == 0 {
+                return Err(bad("scale factor must be at least 1".into()));
+            }
+            if !(s.priority_weight.is_finite() && s.priority_weight > 0.0) {
+                return Err(bad(format!(
+                    "priority weight {} must be positive",
+                    s.priority_weight
+                )));
+            }
+            if !profile.job_types.contains_key(&s.job_type) {
+                return Err(bad("job type not in the profile".into()));
+            }
+            let row: Vec<f64> = cluster
+                .types
+                .iter()
+                .map(|t| {
+                    profile
+                        .throughput(&s.job_type, s.scale_factor, &t.name)
+                        .unwrap_or(0.0)
+                })
+                .collect();
+            let runnable = row
+                .iter()
+                .zip(&cluster.types)
+                .any(|(&v, t)| v > 0.0 && t.count >= s.scale_factor);
+            if !runnable {
+                return Err(bad(format!(
+                    "no throughput at scale factor {} on any GPU type of the cluster with enough GPUs",
+                    s.scale_factor
+                )));
+            }
+            thr.push(row);
+        }
+        let mut arrival_order: Vec<JobId> = (0..specs.len()).collect();
+        arrival_order.sort_by(|&a, &b| {
+            specs[a]
+                .arrival
+                .total_cmp(&specs[b].arrival)
+                .then(a.cmp(&b))
+        });
+        let m = specs.len();
+        Ok(Simulator {
+            states: vec![JobState::new(n); m],
+            mech: MechanismState {
+                job_time: vec![vec![0.0; n]; m],
+                worker_time: vec![0.0; n],
+                deficits: vec![vec![0.0; n]; m],
+                alloc: vec![None; m],
+                last_decision: None,
+                need_update: true,
+                last_reset: 0.0,
+                prev_busy_round_end: 0.0,
+                failures: vec![0; m],
+            },
+            policy_rng: Rng::for_purpose(cfg.seed, "policy"),
+            type_shuffler: PyRandom::new(cfg.seed.wrapping_add(5)),
+            last_owners: cluster
+                .types
+                .iter()
+                .map(|t| vec![None; t.count as usize])
+                .collect(),
+            cfg,
+            cluster,
+            specs,
+            profile,
+            thr,
+            policy,
+            arrival_order,
+            next_arrival: 0,
+            active: Vec::new(),
+            now: 0.0,
+            round: 0,
+            started: false,
+            done: false,
+            idle_rounds: 0,
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+    /// The cluster.
+    pub fn cluster(&self) -> &ClusterSpec {
+        &self.cluster
+    }
+    /// The jobs.
+    pub fn specs(&self) -> &[JobSpec] {
+        &self.specs
+    }
+    /// Per-job state.
+    pub fn states(&self) -> &[JobState] {
+        &self.states
+    }
+    /// Active job ids.
+    pub fn active(&self) -> &[JobId] {
+        &self.active
+    }
+    /// Simulated time (s).
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+    /// Rounds simulated.
+    pub fn round(&self) -> u64 {
+        self.round
+    }
+    /// Whether every job has finished (or was dropped).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+    /// The policy's name.
+    pub fn policy_name(&self) -> &str {
+        self.policy.name()
+    }
+    /// Steps/s of a job on each type.
+    pub fn throughputs(&self, job: JobId) -> &[f64] {
+        &self.thr[job]
+    }
+    /// The current allocation row of a job (allocation policies).
+    pub fn allocation_row(&self, job: JobId) -> Option<&[f64]> {
+        self.mech.alloc.get(job).and_then(|r| r.as_deref())
+    }
+    /// Who held each GPU in the last round, per type.
+    pub fn gpu_owners(&self) -> &[Vec<Option<JobId>>] {
+        &self.last_owners
+    }
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    fn emit(&mut self, report: &mut RoundReport, e: SimEvent) {
+        self.policy.observe(&e);
+        report.events.push(e);
+    }
+
+    fn admit(&mut self, report: &mut RoundReport) {
+        let half = self.cfg.round_len / 2.0;
+        while self.next_arrival < self.arrival_order.len() {
+            let j = self.arrival_order[self.next_arrival];
+            if self.specs[j].arrival > self.now {
+                break;
+            }
+            self.next_arrival += 1;
+            self.states[j].admitted = true;
+            for t in 0..self.cluster.num_types() {
+                self.mech.job_time[j][t] = half;
+                self.mech.deficits[j][t] = 0.0;
+            }
+            self.mech.failures[j] = 0;
+            let pos = self.active.binary_search(&j).unwrap_or_else(|p| p);
+            self.active.insert(pos, j);
+            self.mech.need_update = true;
+            let now = self.now;
+            self.emit(report, SimEvent::Admitted { job: j, time: now });
+        }
+    }
+
+    /// What the policy sees now.
+    pub fn view(&self) -> PolicyView<'_> {
+        build_view(
+            self.now,
+            self.cfg.round_len,
+            &self.cluster,
+            &self.specs,
+            &self.states,
+            &self.thr,
+            &self.active,
+        )
+    }
+
+    fn min_reset_interval(&self) -> f64 {
+        self.cfg
+            .min_reset_interval
+            .unwrap_or(if self.cfg.gavel_compat { 1920.0 } else { 0.0 })
+    }
+
+    /// Reset the time-received bookkeeping (deficits use the old allocation).
+    fn reset_time_received(&mut self) {
+        let half = self.cfg.round_len / 2.0;
+        let elapsed = self.now - self.mech.last_reset;
+        for t in 0..self.cluster.num_types() {
+            self.mech.worker_time[t] = 0.0;
+            for &j in &self.active {
+                let received = self.mech.job_time[j][t] - half;
+                let should = self.mech.alloc[j].as_ref().map_or(0.0, |r| r[t] * elapsed);
+                self.mech.deficits[j][t] += should - received;
+                self.mech.job_time[j][t] = half;
+                self.mech.worker_time[t] += half;
+            }
+        }
+        self.mech.last_reset = self.now;
+    }
+
+    /// Ask the policy when it is due; apply its decision.
+    fn decide(&mut self, report: &mut RoundReport) {
+        let traits = self.policy.traits();
+        let due = match traits.recompute {
+            Recompute::EveryRound => true,
+            Recompute::OnJobSetChange => {
+                self.mech.need_update
+                    && (self.now - self.mech.last_reset >= self.min_reset_interval()
+                        || self.mech.last_reset == 0.0)
+            }
+        };
+        if !due {
+            return;
+        }
+        if traits.recompute == Recompute::OnJobSetChange {
+            self.reset_time_received();
+        }
+        self.mech.need_update = false;
+        let mut rng = std::mem::replace(&mut self.policy_rng, Rng::new(0));
+        let result = {
+            let view = build_view(
+                self.now,
+                self.cfg.round_len,
+                &self.cluster,
+                &self.specs,
+                &self.states,
+                &self.thr,
+                &self.active,
+            );
+            self.policy.decide(&view, &mut rng)
+        };
+        self.policy_rng = rng;
+        let now = self.now;
+        match result {
+            Ok(Decision::Allocation(a)) => {
+                let n = self.cluster.num_types();
+                for (j, row) in a.jobs.iter().zip(a.fractions) {
+                    if *j < self.mech.alloc.len() && row.len() == n {
+                        self.mech.alloc[*j] = Some(
+                            row.iter()
+                                .map(|x| {
+                                    if x.is_finite() {
+                                        x.clamp(0.0, 1.0)
+                                    } else {
+                                        0.0
+                                    }
+                                })
+                                .collect(),
+                        );
+                    }
+                }
+                // Jobs the policy left out get no share.
+                let listed: std::collections::BTreeSet<JobId> = a.jobs.iter().copied().collect();
+                for &j in &self.active {
+                    if !listed.contains(&j) {
+                        self.mech.alloc[j] = Some(vec![0.0; n]);
+                    }
+                }
+                self.mech.last_decision = None;
+                self.emit(report, SimEvent::Decided { time: now });
+            }
+            Ok(d) => {
+                self.mech.last_decision = Some(d);
+                if traits.recompute == Recompute::OnJobSetChange {
+                    self.emit(report, SimEvent::Decided { time: now });
+                }
+            }
+            Err(e) => {
+                self.emit(
+                    report,
+                    SimEvent::PolicyFailed {
+                        time: now,
+                        reason: e.to_string(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Gavel's per-round selection from the allocation: (job, type) pairs.
+    fn select_from_allocation(&mut self) -> Vec<(JobId, TypeIdx, u32, bool)> {
+        let n = self.cluster.num_types();
+        let traits = self.policy.traits();
+        let mut order: Vec<TypeIdx> = (0..n)
+            .filter(|&t| self.cluster.types[t].count > 0)
+            .collect();
+        if self.cfg.gavel_compat && traits.shuffle_types {
+            self.type_shuffler.shuffle(&mut order);
+        }
+        let mut left: Vec<u32> = self.cluster.counts();
+        let mut scheduled = vec![false; self.specs.len()];
+        let mut out = Vec::new();
+        let mut entries: Vec<(f64, f64, f64, JobId)> = Vec::with_capacity(self.active.len());
+        for &t in &order {
+            entries.clear();
+            let w = self.mech.worker_time[t];
+            for &j in &self.active {
+                let a = self.mech.alloc[j].as_ref().map(|r| r[t]);
+                let alloc = a.unwrap_or(0.0);
+                let frac = if w == 0.0 {
+                    0.0
+                } else {
+                    self.mech.job_time[j][t] / w
+                };
+                let prio = match a {
+                    None => 0.0,
+                    Some(x) if x == 0.0 || self.thr[j][t] == 0.0 => 0.0,
+                    Some(x) => {
+                        if frac > 0.0 {
+                            x / frac
+                        } else {
+                            x * 1e9
+                        }
+                    }
+                };
+                entries.push((prio, self.mech.deficits[j][t], alloc, j));
+            }
+            // Descending by (priority, deficit, allocation); ties keep ascending ids.
+            entries.sort_by(|a, b| {
+                b.0.total_cmp(&a.0)
+                    .then(b.1.total_cmp(&a.1))
+                    .then(b.2.total_cmp(&a.2))
+                    .then(a.3.cmp(&b.3))
+            });
+            for &(prio, _, _, j) in &entries {
+                if left[t] == 0 {
+                    break;
+                }
+                if scheduled[j] || self.thr[j][t] <= 0.0 {
+                    continue;
+                }
+                if !traits.fill_with_zero_priority && prio <= 0.0 {
+                    continue;
+                }
+                let in_alloc = self.mech.alloc[j].is_some();
+                if !in_alloc && !self.cfg.gavel_compat {
+                    continue;
+                }
+                let s = self.specs[j].scale_factor;
+                if s > left[t] {
+                    continue;
+                }
+                left[t] -= s;
+                scheduled[j] = true;
+                out.push((j, t, s, in_alloc));
+            }
+        }
+        out
+    }
+
+    /// Greedy fill in priority order.
+    fn select_from_order(&self, order: &[JobId]) -> Vec<(JobId, TypeIdx, u32, bool)> {
+        let mut left: Vec<u32> = self.cluster.counts();
+        let mut seen = vec![false; self.specs.len()];
+        let mut out = Vec::new();
+        for &j in order {
+            if j >= self.specs.len()
+                || seen[j]
+                || !self.states[j].admitted
+                || self.states[j].is_done()
+            {
+                continue;
+            }
+            seen[j] = true;
+            let s = self.specs[j].scale_factor;
+            let prev = self.states[j].last_placement.as_ref().map(|p| p.gpu_type);
+            let pick = prev
+                .filter(|&t| left[t] >= s && self.thr[j][t] > 0.0)
+                .or_else(|| {
+                    (0..left.len())
+                        .filter(|&t| left[t] >= s && self.thr[j][t] > 0.0)
+                        .max_by(|&a, &b| left[a].cmp(&left[b]).then(b.cmp(&a)))
+                });
+            if let Some(t) = pick {
+                left[t] -= s;
+                out.push((j, t, s, true));
+            }
+        }
+        out
+    }
+
+    /// Run one round. `None` once the simulation is over.
+    pub fn step_round(&mut self) -> Option<RoundReport> {
+        if self.done {
+            return None;
+        }
+        let mut report = RoundReport {
+            round: self.round,
+            start: self.now,
+            end: self.now,
+            events: Vec::new(),
+        };
+        if !self.started {
+            self.started = true;
+            match self.arrival_order.first() {
+                Some(&j) => self.now = self.specs[j].arrival,
+                None => {
+                    self.done = true;
+                    return None;
+                }
+            }
+            report.start = self.now;
+        }
+        self.admit(&mut report);
+        if self.active.is_empty() {
+            if self.next_arrival < self.arrival_order.len() {
+                self.now = self.specs[self.arrival_order[self.next_arrival]].arrival;
+                report.start = self.now;
+                self.admit(&mut report);
+            } else {
+                self.done = true;
+                return None;
+            }
+        }
+        self.decide(&mut report);
+
+        // Which jobs run where.
+        let picks = match self.mech.last_decision.clone() {
+            Some(Decision::Order(order)) => self.select_from_order(&order),
+            Some(Decision::Assignment(a)) => self.select_from_assignment(&a),
+            _ => self.select_from_allocation(),
+        };
+        let placements = self.place(picks);
+
+        // Progress.
+        let start = self.now;
+        let compat = self.cfg.gavel_compat;
+        let mut slices: Vec<(JobId, Placement, f64, f64, f64)> =
+            Vec::with_capacity(placements.len());
+        for (j, p, runs) in placements {
+            if !runs {
+                continue;
+            }
+            let gpus = p.gpus.len() as u32;
+            let rate = if gpus == self.specs[j].scale_factor {
+                self.thr[j][p.gpu_type]
+            } else {
+                self.profile
+                    .throughput(
+                        &self.specs[j].job_type,
+                        gpus,
+                        &self.cluster.types[p.gpu_type].name,
+                    )
+                    .unwrap_or(0.0)
+            };
+            if rate <= 0.0 {
+                continue;
+            }
+            let remaining = (self.specs[j].total_steps - self.states[j].steps_done).max(0.0);
+            let st = &self.states[j];
+            let moved = st.rounds_run > 0 && st.last_placement.as_ref() != Some(&p);
+            let overhead = if !compat && moved {
+                self.cfg.restart_cost.min(self.cfg.round_len)
+            } else {
+                0.0
+            };
+            let (steps, dur) = if compat {
+                let n = ((rate * self.cfg.round_len).trunc()).min(remaining);
+                (n, n / rate)
+            } else {
+                let n = (rate * (self.cfg.round_len - overhead)).min(remaining);
+                (n, overhead + n / rate)
+            };
+            if moved {
+                self.states[j].restarts += 1;
+                self.emit(
+                    &mut report,
+                    SimEvent::Restarted {
+                        job: j,
+                        time: start,
+                    },
+                );
+            }
+            slices.push((j, p, steps, start + dur, overhead));
+        }
+        let end = if slices.is_empty() {
+            start
+        } else if compat {
+            slices.iter().map(|s| s.3).fold(start, f64::max)
+        } else {
+            start + self.cfg.round_len
+        };
+
+        // Preemptions: ran last round, unfinished, not running now.
+        let running: std::collections::BTreeSet<JobId> = slices.iter().map(|s| s.0).collect();
+        for &j in &self.active.clone() {
+            if self.states[j].ran_last_round && !running.contains(&j) {
+                self.states[j].preemptions += 1;
+                self.emit(
+                    &mut report,
+                    SimEvent::Preempted {
+                        job: j,
+                        time: start,
+                    },
+                );
+            }
+        }
+
+        if slices.is_empty() {
+            for &j in &self.active {
+                self.states[j].ran_last_round = false;
+            }
+            self.last_owners = self
+                .cluster
+                .types
+                .iter()
+                .map(|t| vec![None; t.count as usize])
+                .collect();
+            if self.next_arrival < self.arrival_order.len() {
+                self.now = self.specs[self.arrival_order[self.next_arrival]]
+                    .arrival
+                    .max(self.now);
+                self.idle_rounds = 0;
+            } else {
+                // Nothing can run and nothing will arrive: force a new decision; give up
+                // after a few attempts.
+                self.mech.last_reset = 0.0;
+                self.mech.need_update = true;
+                self.idle_rounds += 1;
+                if self.idle_rounds >= 3 {
+                    let now = self.now;
+                    for j in self.active.clone() {
+                        self.emit(
+                            &mut report,
+                            SimEvent::Dropped {
+                                job: j,
+                                time: now,
+                                reason: "cannot be scheduled".into(),
+                            },
+                        );
+                    }
+                    self.active.clear();
+                    self.done = true;
+                }
+            }
+            report.end = self.now;
+            let active = self.active.len();
+            let n = self.cluster.num_types();
+            self.emit(
+                &mut report,
+                SimEvent::RoundEnded {
+                    round: self.round,
+                    start,
+                    end: self.now,
+                    active,
+                    running: 0,
+                    busy_gpus: vec![0; n],
+                },
+            );
+            self.round += 1;
+            return Some(report);
+        }
+        self.idle_rounds = 0;
+
+        // Completion of the slices.
+        let busy_base = if compat {
+            self.mech.prev_busy_round_end
+        } else {
+            start
+        };
+        let mut busy_gpus = vec![0u32; self.cluster.num_types()];
+        let mut finished = Vec::new();
+        for (j, p, steps, fin, overhead) in slices {
+            let gpus = p.gpus.len() as u32;
+            let t = p.gpu_type;
+            busy_gpus[t] += gpus;
+            let exec = fin - busy_base;
+            let ok = !compat || (steps / f64::from(gpus)).floor() > 0.0 && exec > 0.0;
+            if !ok {
+                self.mech.failures[j] += 1;
+                self.mech.need_update = true;
+                if self.mech.failures[j] >= 5 {
+                    finished.push((j, fin, false));
+                }
+                self.states[j].last_placement = Some(p);
+                self.states[j].ran_last_round = true;
+                continue;
+            }
+            self.mech.failures[j] = 0;
+            let st = &mut self.states[j];
+            st.steps_done += steps;
+            st.first_start.get_or_insert(start);
+            st.attained_service += (fin - start) * f64::from(gpus);
+            st.time_on_type[t] += fin - start;
+            st.rounds_run += 1;
+            st.ran_last_round = true;
+            st.last_placement = Some(p);
+            self.mech.job_time[j][t] += exec;
+            self.mech.worker_time[t] += exec;
+            let remaining = self.specs[j].total_steps - self.states[j].steps_done;
+            let done = if compat {
+                remaining <= 0.0
+            } else {
+                remaining <= 1e-9 * self.specs[j].total_steps
+            };
+            self.emit(
+                &mut report,
+                SimEvent::Ran {
+                    job: j,
+                    gpu_type: t,
+                    gpus,
+                    start,
+                    end: fin,
+                    busy_s: exec,
+                    steps,
+                    overhead_s: overhead,
+                },
+            );
+            if done {
+                finished.push((j, fin, true));
+            }
+        }
+        for &j in &self.active {
+            if !running.contains(&j) {
+                self.states[j].ran_last_round = false;
+            }
+        }
+        for (j, fin, ok) in finished {
+            self.states[j].finish_time = Some(fin);
+            self.states[j].ran_last_round = false;
+            if let Ok(pos) = self.active.binary_search(&j) {
+                self.active.remove(pos);
+            }
+            self.mech.need_update = true;
+            if ok {
+                self.emit(&mut report, SimEvent::Finished { job: j, time: fin });
+            } else {
+                self.emit(&mut report, SimEvent::Dropped { job: j, time: fin, reason: "fewer steps left than GPUs (Gavel drops such jobs after 5 failed rounds)".into() });
+            }
+        }
+        if compat {
+            self.mech.prev_busy_round_end = end;
+        }
+        self.now = end;
+        report.end = end;
+        let active = self.active.len()
+            + report
+                .events
+                .iter()
+                .filter(|e| matches!(e, SimEvent::Finished { .. } | SimEvent::Dropped { .. }))
+                .count();
+        let running = running.len();
+        self.emit(
+            &mut report,
+            SimEvent::RoundEnded {
+                round: self.round,
+                start,
+                end,
+                active,
+                running,
+                busy_gpus,
+            },
+        );
+        self.round += 1;
+        if self.active.is_empty() && self.next_arrival >= self.arrival_order.len() {
+            self.done = true;
+        }
+        if self.round >= self.cfg.max_rounds {
+            self.done = true;
+        }
+        Some(report)
+    }
+
+    fn select_from_assignment(
+        &self,
+        assignments: &[crate::policy::Assignment],
+    ) -> Vec<(JobId, TypeIdx, u32, bool)> {
+        let mut left: Vec<u32> = self.cluster.counts();
+        let mut seen = vec![false; self.specs.len()];
+        let mut out = Vec::new();
+        for a in assignments {
+            let ok = a.job < self.specs.len()
+                && !seen[a.job]
+                && self.states[a.job].admitted
+                && !self.states[a.job].is_done()
+                && a.gpu_type < left.len()
+                && a.gpus > 0
+                && a.gpus <= left[a.gpu_type];
+            if ok {
+                seen[a.job] = true;
+                left[a.gpu_type] -= a.gpus;
+                out.push((a.job, a.gpu_type, a.gpus, true));
+            }
+        }
+        out
+    }
+
+    /// Turn picks into GPU ids: per type, largest jobs first; a job keeps its previous GPUs
+    /// when they are all free, otherwise it is consolidated on as few servers as possible.
+    fn place(
+        &mut self,
+        mut picks: Vec<(JobId, TypeIdx, u32, bool)>,
+    ) -> Vec<(JobId, Placement, bool)> {
+        picks.sort_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)));
+        let mut pools: Vec<TypePool> = self
+            .cluster
+            .types
+            .iter()
+            .map(|t| TypePool::new(t.count, t.per_server))
+            .collect();
+        let mut out = Vec::with_capacity(picks.len());
+        let mut deferred = Vec::new();
+        for (j, t, s, runs) in picks {
+            let keep = self.states[j]
+                .last_placement
+                .as_ref()
+                .filter(|p| p.gpu_type == t && p.gpus.len() as u32 == s)
+                .map(|p| p.gpus.clone());
+            match keep {
+                Some(ids) if pools[t].take_exact(j, &ids) => out.push((
+                    j,
+                    Placement {
+                        gpu_type: t,
+                        gpus: ids,
+                    },
+                    runs,
+                )),
+                _ => deferred.push((j, t, s, runs)),
+            }
+        }
+        for (j, t, s, runs) in deferred {
+            if let Some(ids) = pools[t].take(j, s) {
+                out.push((
+                    j,
+                    Placement {
+                        gpu_type: t,
+                        gpus: ids,
+                    },
+                    runs,
+                ));
+            }
+        }
+        self.last_owners = pools.iter().map(|p| p.owners().to_vec()).collect();
+        out.sort_by_key(|(j, _, _)| *j);
+        out
+    }
+
+    /// Run to the end, passing every round's events to `sink`.
+    pub fn run_with(&mut self, mut sink: impl FnMut(&RoundReport)) {
+        while let Some(r) = self.step_round() {
+            sink(&r);
+        }
+    }
+}
+
+fn build_view<'a>(
+    now: f64,
+    round_len: f64,
+    cluster: &'a ClusterSpec,
+    specs: &'a [JobSpec],
+    states: &'a [JobState],
+    thr: &'a [Vec<f64>],
+    active: &[JobId],
+) -> PolicyView<'a> {
+    PolicyView {
+        now,
+        round_len,
+        cluster,
+        jobs: active
+            .iter()
+            .map(|&j| {
+                let st = &states[j];
+                JobView {
+                    id: j,
+                    spec: &specs[j],
+                    throughput: &thr[j],
+                    steps_remaining: (specs[j].total_steps - st.steps_done).max(0.0),
+                    attained_service: st.attained_service,
+                    time_since_arrival: now - specs[j].arrival,
+                    time_on_type: &st.time_on_type,
+                    running_on: if st.ran_last_round {
+                        st.last_placement.as_ref().map(|p| p.gpu_type)
+                    } else {
+                        None
+                    },
+                    rounds_run: st.rounds_run,
+                }
+            })
+            .collect(),
+    }
+}

@@ -1,0 +1,150 @@
+//! GPU placement within one type: gang placement consolidated on as few servers as possible,
+//! keeping a job on its previous GPUs when they are free.
+
+use crate::job::JobId;
+
+/// The GPUs of one type during a round.
+#[derive(Debug, Clone)]
+pub struct TypePool {
+    per_server: u32,
+    owner: Vec<Option<JobId>>,
+    free: u32,
+}
+
+impl TypePool {
+    /// `count` free GPUs, `per_server` to a server.
+    pub fn new(count: u32, per_server: u32) -> Self {
+        TypePool {
+            per_server: per_server.max(1),
+            owner: vec![None; count as usize],
+            free: count,
+        }
+    }
+
+    /// Free GPUs left.
+    pub fn free(&self) -> u32 {
+        self.free
+    }
+
+    /// Who holds each GPU.
+    pub fn owners(&self) -> &[Option<JobId>] {
+        &self.owner
+    }
+
+    /// Take exactly `ids` for `job` if they are all free.
+    pub fn take_exact(&mut self, job: JobId, ids: &[u32]) -> bool {
+        if ids
+            .iter()
+            .any(|&i| self.owner.get(i as usize).is_none_or(|o| o.is_some()))
+        {
+            return false;
+        }
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() != ids.len() {
+            return false;
+        }
+        for &i in ids {
+            self.owner[i as usize] = Some(job);
+        }
+        self.free -= ids.len() as u32;
+        true
+    }
+
+    /// Take `n` GPUs for `job` on as few servers as possible: the fullest server that still
+    /// fits the whole job if there is one (best fit), else the servers with the most free GPUs
+    /// first. Returns the GPU ids, sorted; `None` if fewer than `n` are free.
+    pub fn take(&mut self, job: JobId, n: u32) -> Option<Vec<u32>> {
+        if n == 0 || n > self.free {
+            return None;
+        }
+        let ps = self.per_server as usize;
+        let servers = self.owner.len().div_ceil(ps);
+        let free_on = |s: usize, owner: &[Option<JobId>]| {
+            owner[s * ps..((s + 1) * ps).min(owner.len())]
+                .iter()
+                .filter(|o| o.is_none())
+                .count() as u32
+        };
+        let mut chosen_servers: Vec<usize> = Vec::new();
+        if ps > 1 {
+            // Best fit on one server.
+            let mut best: Option<(u32, usize)> = None;
+            for s in 0..servers {
+                let f = free_on(s, &self.owner);
+                if f >= n && best.is_none_or(|(bf, _)| f < bf) {
+                    best = Some((f, s));
+                }
+            }
+            if let Some((_, s)) = best {
+                chosen_servers.push(s);
+            } else {
+                let mut by_free: Vec<(u32, usize)> = (0..servers)
+                    .map(|s| (free_on(s, &self.owner), s))
+                    .filter(|(f, _)| *f > 0)
+                    .collect();
+                by_free.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                let mut got = 0;
+                for (f, s) in by_free {
+                    chosen_servers.push(s);
+                    got += f;
+                    if got >= n {
+                        break;
+                    }
+                }
+                chosen_servers.sort_unstable();
+            }
+        } else {
+            chosen_servers = (0..servers).collect();
+        }
+        let mut ids = Vec::with_capacity(n as usize);
+        'outer: for s in chosen_servers {
+            for g in s * ps..((s + 1) * ps).min(self.owner.len()) {
+                if self.owner[g].is_none() {
+                    ids.push(g as u32);
+                    if ids.len() as u32 == n {
+                        break 'outer;
+                    }
+                }
+            }
+        }
+        for &g in &ids {
+            self.owner[g as usize] = Some(job);
+        }
+        self.free -= n;
+        Some(ids)
+    }
+
+    /// Number of distinct servers the given GPUs span.
+    pub fn servers_spanned(&self, ids: &[u32]) -> usize {
+        let mut s: Vec<u32> = ids.iter().map(|g| g / self.per_server).collect();
+        s.sort_unstable();
+        s.dedup();
+        s.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consolidates_and_keeps() {
+        let mut p = TypePool::new(8, 4);
+        assert_eq!(p.take(0, 1), Some(vec![0]));
+        // A 4-GPU job goes to the empty server, not across both.
+        assert_eq!(p.take(1, 4), Some(vec![4, 5, 6, 7]));
+        // A 2-GPU job fits the first server (3 free).
+        assert_eq!(p.take(2, 2), Some(vec![1, 2]));
+        assert_eq!(p.free(), 1);
+        assert_eq!(p.take(3, 2), None);
+        let mut p = TypePool::new(8, 4);
+        assert!(p.take_exact(5, &[6, 7]));
+        assert!(!p.take_exact(6, &[7]));
+        // 4 GPUs across servers: the emptier server first.
+        let ids = p.take(7, 4).unwrap();
+        assert_eq!(p.servers_spanned(&ids), 1);
+        assert_eq!(ids, vec![0, 1, 2, 3]);
+    }
+}

@@ -1,0 +1,193 @@
+//! The synthetic workload generator (Gavel's recipe): Poisson arrivals at a given rate (or
+//! all jobs at t = 0), job types drawn uniformly from the profile, durations of
+//! `10^U(1.5, 3)` minutes with probability 0.8 and `10^U(3, 4)` minutes otherwise, scale
+//! factors 1/2/4/8 with probabilities 0.7/0.1/0.15/0.05 when multi-GPU jobs are on, and
+//! optionally priority weights (5 with probability 0.2, else 1). A job's total steps are its
+//! duration times its throughput on its fastest GPU type.
+
+use super::{Profile, Trace, WorkloadError};
+use crate::job::JobSpec;
+use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+
+/// Generator parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorConfig {
+    /// Number of jobs.
+    pub num_jobs: usize,
+    /// Arrival rate; 0 puts every job at t = 0.
+    pub jobs_per_hour: f64,
+    /// Draw scale factors 1/2/4/8 (otherwise every job uses one GPU).
+    #[serde(default)]
+    pub multi_gpu: bool,
+    /// Give 20% of the jobs priority weight 5.
+    #[serde(default)]
+    pub priority_weights: bool,
+    /// Seed of the workload (derived from the experiment seed when not given).
+    #[serde(default)]
+    pub seed: u64,
+}
+
+impl Default for GeneratorConfig {
+    fn default() -> Self {
+        GeneratorConfig {
+            num_jobs: 100,
+            jobs_per_hour: 0.0,
+            multi_gpu: false,
+            priority_weights: false,
+            seed: 0,
+        }
+    }
+}
+
+/// Generate a trace from `profile` for GPU types `gpu_types` (names).
+pub fn generate(
+    profile: &Profile,
+    gpu_types: &[String],
+    cfg: &GeneratorConfig,
+) -> Result<Trace, WorkloadError> {
+    let name = "generated";
+    if cfg.num_jobs == 0 || cfg.num_jobs > 1_000_000 {
+        return Err(WorkloadError::field(
+            name,
+            0,
+            "num_jobs",
+            "must be between 1 and 1,000,000",
+        ));
+    }
+    if !(cfg.jobs_per_hour.is_finite() && cfg.jobs_per_hour >= 0.0) {
+        return Err(WorkloadError::field(
+            name,
+            0,
+            "jobs_per_hour",
+            "must be a non-negative number",
+        ));
+    }
+    let fastest = |jt: &str, scale: u32| -> f64 {
+        gpu_types
+            .iter()
+            .filter_map(|g| profile.throughput(jt, scale, g))
+            .fold(0.0, f64::max)
+    };
+    let scales: [(u32, f64); 4] = [(1, 0.7), (2, 0.1), (4, 0.15), (8, 0.05)];
+    let types_for = |scale: u32| -> Vec<String> {
+        profile
+            .job_types
+            .keys()
+            .filter(|jt| fastest(jt, scale) > 0.0)
+            .cloned()
+            .collect()
+    };
+    let by_scale: Vec<Vec<String>> = scales.iter().map(|(s, _)| types_for(*s)).collect();
+    if by_scale[0].is_empty() {
+        return Err(WorkloadError::file(
+            name,
+            "the profile has no single-GPU job type that runs on this cluster",
+        ));
+    }
+    let mut rng = Rng::for_purpose(cfg.seed, "workload");
+    let mut t = 0.0;
+    let mut jobs = Vec::with_capacity(cfg.num_jobs);
+    for i in 0..cfg.num_jobs {
+        if cfg.jobs_per_hour > 0.0 && i > 0 {
+            t += rng.exponential(cfg.jobs_per_hour / 3600.0);
+        }
+        let mut si = 0;
+        if cfg.multi_gpu {
+            si = rng.weighted(&scales.map(|s| s.1));
+            if by_scale[si].is_empty() {
+                si = 0;
+            }
+        }
+        let scale = scales[si].0;
+        let jt = &by_scale[si][rng.below(by_scale[si].len() as u64) as usize];
+        let minutes = if rng.uniform() < 0.8 {
+            10f64.powf(rng.range(1.5, 3.0))
+        } else {
+            10f64.powf(rng.range(3.0, 4.0))
+        };
+        let steps = (minutes * 60.0 * fastest(jt, scale)).round().max(1.0);
+        let mut job = JobSpec::new(jt.clone(), t, steps).with_scale(scale);
+        if cfg.priority_weights && rng.uniform() < 0.2 {
+            job.priority_weight = 5.0;
+        }
+        jobs.push(job);
+    }
+    Ok(Trace::from_jobs(name, jobs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile() -> Profile {
+        let mut p = Profile::default();
+        p.set("A", 1, "v100", 10.0);
+        p.set("A", 1, "k80", 2.0);
+        p.set("B", 1, "v100", 5.0);
+        p.set("A", 4, "v100", 30.0);
+        p
+    }
+
+    #[test]
+    fn deterministic_and_shaped() {
+        let types = vec!["v100".to_string(), "k80".to_string()];
+        let cfg = GeneratorConfig {
+            num_jobs: 2000,
+            jobs_per_hour: 6.0,
+            multi_gpu: true,
+            priority_weights: true,
+            seed: 7,
+        };
+        let a = generate(&profile(), &types, &cfg).unwrap();
+        let b = generate(&profile(), &types, &cfg).unwrap();
+        assert_eq!(a, b);
+        let span_h = a.jobs.last().unwrap().arrival / 3600.0;
+        let rate = (a.jobs.len() - 1) as f64 / span_h;
+        assert!((rate - 6.0).abs() < 0.5, "{rate}");
+        // Only A has a 4-GPU profile; scale 2 and 8 fall back to 1.
+        assert!(a
+            .jobs
+            .iter()
+            .all(|j| j.scale_factor == 1 || (j.scale_factor == 4 && j.job_type == "A")));
+        let four = a.jobs.iter().filter(|j| j.scale_factor == 4).count() as f64 / 2000.0;
+        assert!((four - 0.15).abs() < 0.03, "{four}");
+        // Durations: steps / fastest throughput in [10^1.5, 10^4] minutes.
+        for j in &a.jobs {
+            let thr = if j.scale_factor == 4 {
+                30.0
+            } else if j.job_type == "A" {
+                10.0
+            } else {
+                5.0
+            };
+            let min = j.total_steps / thr / 60.0;
+            assert!(
+                (10f64.powf(1.5) * 0.99..=1e4 * 1.01).contains(&min),
+                "{min}"
+            );
+        }
+        let weighted = a.jobs.iter().filter(|j| j.priority_weight == 5.0).count() as f64 / 2000.0;
+        assert!((weighted - 0.2).abs() < 0.03);
+        let c = generate(
+            &profile(),
+            &types,
+            &GeneratorConfig {
+                seed: 8,
+                ..cfg.clone()
+            },
+        )
+        .unwrap();
+        assert_ne!(a, c);
+        let s = generate(
+            &profile(),
+            &types,
+            &GeneratorConfig {
+                jobs_per_hour: 0.0,
+                ..cfg
+            },
+        )
+        .unwrap();
+        assert!(s.jobs.iter().all(|j| j.arrival == 0.0));
+    }
+}

@@ -1,0 +1,136 @@
+//! Fidelity against Gavel's own simulator: the reference runs in ../shared/reference/gavel
+//! (traces, throughputs and per-job JCTs of Gavel's simulator, seed 0, 360 s rounds).
+
+use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
+use std::path::PathBuf;
+
+fn reference_dir() -> Option<PathBuf> {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/gavel");
+    if d.is_dir() {
+        Some(d)
+    } else {
+        println!(
+            "SKIPPED: {} is absent (a bare clone); Gavel fidelity not checked",
+            d.display()
+        );
+        None
+    }
+}
+
+fn read(dir: &PathBuf, f: &str) -> String {
+    std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"))
+}
+
+/// (avg JCT, makespan, per-job JCTs) of Orrery's Gavel-compatible run.
+fn run(dir: &PathBuf, trace: &str, cluster: &str, policy: &str) -> (f64, f64, Vec<f64>) {
+    let exp = Experiment {
+        cluster: cluster.into(),
+        workload: WorkloadSource::Inline {
+            name: trace.into(),
+            text: read(dir, trace),
+        },
+        profile: ProfileSource::Inline {
+            name: "simulation_throughputs.json".into(),
+            text: read(dir, "simulation_throughputs.json"),
+        },
+        policies: vec![policy.into()],
+        seed: 0,
+        round_s: 360.0,
+        gavel_compat: true,
+        fairness: false,
+        ..Experiment::default()
+    };
+    let r = exp.resolve().unwrap();
+    let res = r.run_policy(policy, None, None, |_, _| {}).unwrap();
+    let jcts: Vec<f64> = res
+        .recorder
+        .jcts()
+        .into_iter()
+        .map(|j| j.unwrap_or(f64::NAN))
+        .collect();
+    (res.summary.avg_jct_s, res.summary.makespan_s, jcts)
+}
+
+fn reference(dir: &PathBuf, name: &str) -> Vec<f64> {
+    read(dir, &format!("results/{name}.jct.csv"))
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap().trim().parse().unwrap())
+        .collect()
+}
+
+fn correlation(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+fn check(trace: &str, cluster_tag: &str, policy: &str, want_avg: f64, tol: f64, min_corr: f64) {
+    let Some(dir) = reference_dir() else { return };
+    let cluster = if cluster_tag == "36" {
+        "36:36:36"
+    } else {
+        "8:8:8"
+    };
+    let (avg, makespan, jcts) = run(&dir, &format!("{trace}_seed0.trace"), cluster, policy);
+    let refj = reference(&dir, &format!("replay_{trace}_{cluster_tag}_{policy}"));
+    let ref_avg = refj.iter().sum::<f64>() / refj.len() as f64;
+    assert!(
+        (ref_avg - want_avg).abs() < 1.0,
+        "reference file average {ref_avg} vs README {want_avg}"
+    );
+    let corr = correlation(&jcts, &refj);
+    let err = (avg - want_avg) / want_avg;
+    println!("{trace} {cluster} {policy}: avg JCT {avg:.1} s vs Gavel {want_avg:.1} s ({:+.2}%), makespan {makespan:.1} s, per-job correlation {corr:.4}", err * 100.0);
+    assert!(
+        err.abs() <= tol,
+        "avg JCT {avg} off by {:.2}% (allowed {:.0}%)",
+        err * 100.0,
+        tol * 100.0
+    );
+    assert!(corr >= min_corr, "per-job JCT correlation {corr}");
+}
+
+#[test]
+fn static100_max_min_fairness_perf_within_1pct() {
+    check(
+        "static100",
+        "36",
+        "max_min_fairness_perf",
+        57_651.239,
+        0.01,
+        0.99,
+    );
+}
+
+#[test]
+fn static100m_max_min_fairness_perf_within_1pct() {
+    check(
+        "static100m",
+        "36",
+        "max_min_fairness_perf",
+        63_480.837,
+        0.01,
+        0.99,
+    );
+}
+
+#[test]
+fn static100_max_min_fairness_within_5pct() {
+    check("static100", "36", "max_min_fairness", 74_828.132, 0.05, 0.9);
+}
+
+#[test]
+fn static100m_max_min_fairness_within_5pct() {
+    check(
+        "static100m",
+        "36",
+        "max_min_fairness",
+        87_172.086,
+        0.05,
+        0.9,
+    );
+}
