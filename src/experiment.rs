@@ -174,10 +174,7 @@ impl Experiment {
         };
         let trace = match &self.workload {
             WorkloadSource::Preset { name } => presets::trace(name)?,
-            WorkloadSource::Generated(g) => {
-                let names: Vec<String> = cluster.types.iter().map(|t| t.name.clone()).collect();
-                generate(&profile, &names, g)?
-            }
+            WorkloadSource::Generated(g) => generate(&profile, &cluster, g)?,
             WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
         };
         trace.check_against(&profile, &cluster)?;

@@ -6,6 +6,7 @@
 //! duration times its throughput on its fastest GPU type.
 
 use super::{Profile, Trace, WorkloadError};
+use crate::cluster::ClusterSpec;
 use crate::job::JobSpec;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
@@ -40,10 +41,11 @@ impl Default for GeneratorConfig {
     }
 }
 
-/// Generate a trace from `profile` for GPU types `gpu_types` (names).
+/// Generate a trace from `profile` for `cluster`: a job type is drawn at a scale factor only
+/// where it has a throughput on a GPU type with at least that many GPUs.
 pub fn generate(
     profile: &Profile,
-    gpu_types: &[String],
+    cluster: &ClusterSpec,
     cfg: &GeneratorConfig,
 ) -> Result<Trace, WorkloadError> {
     let name = "generated";
@@ -64,9 +66,11 @@ pub fn generate(
         ));
     }
     let fastest = |jt: &str, scale: u32| -> f64 {
-        gpu_types
+        cluster
+            .types
             .iter()
-            .filter_map(|g| profile.throughput(jt, scale, g))
+            .filter(|t| t.count >= scale)
+            .filter_map(|t| profile.throughput(jt, scale, &t.name))
             .fold(0.0, f64::max)
     };
     let scales: [(u32, f64); 4] = [(1, 0.7), (2, 0.1), (4, 0.15), (8, 0.05)];
@@ -131,7 +135,7 @@ mod tests {
 
     #[test]
     fn deterministic_and_shaped() {
-        let types = vec!["v100".to_string(), "k80".to_string()];
+        let types = ClusterSpec::parse("v100:8,k80:8").unwrap();
         let cfg = GeneratorConfig {
             num_jobs: 2000,
             jobs_per_hour: 6.0,

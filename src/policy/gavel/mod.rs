@@ -28,8 +28,8 @@ pub(crate) fn traits(perf: bool) -> PolicyTraits {
 }
 
 /// The throughput matrix an LP uses: the real one for `_perf` policies; for plain ones every
-/// type is valued at the job's throughput on the cluster's first GPU type (v100 in Gavel's
-/// clusters), so the LP cannot tell the types apart.
+/// type is valued at the job's throughput on the first GPU type of the cluster where it can
+/// run (v100 in Gavel's clusters), so the LP cannot tell the types apart.
 pub(crate) fn throughputs(view: &PolicyView, perf: bool) -> Vec<Vec<f64>> {
     view.jobs
         .iter()
@@ -37,7 +37,13 @@ pub(crate) fn throughputs(view: &PolicyView, perf: bool) -> Vec<Vec<f64>> {
             if perf {
                 j.throughput.to_vec()
             } else {
-                vec![j.throughput.first().copied().unwrap_or(0.0); j.throughput.len()]
+                let first = j
+                    .throughput
+                    .iter()
+                    .copied()
+                    .find(|&t| t > 0.0)
+                    .unwrap_or(0.0);
+                vec![first; j.throughput.len()]
             }
         })
         .collect()

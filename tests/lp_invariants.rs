@@ -1,0 +1,101 @@
+//! Invariants of every LP policy over random inputs: x >= 0, each job's row sums to at most
+//! 1, and no GPU type is over-allocated (sum_j scale_j x[j][t] <= GPUs of type t).
+
+use orrery::cluster::ClusterSpec;
+use orrery::job::JobSpec;
+use orrery::policy::{self, Decision, JobView, PolicyView};
+use orrery::rng::Rng;
+use proptest::prelude::*;
+
+const LP_POLICIES: [&str; 10] = [
+    "isolated",
+    "max_min_fairness",
+    "max_min_fairness_perf",
+    "finish_time_fairness",
+    "finish_time_fairness_perf",
+    "min_total_duration",
+    "min_total_duration_perf",
+    "max_sum_throughput_perf",
+    "fifo",
+    "fifo_perf",
+];
+
+fn instance() -> impl Strategy<Value = (Vec<u32>, Vec<(u32, Vec<f64>, f64, f64)>)> {
+    (1usize..=3).prop_flat_map(|n| {
+        (
+            prop::collection::vec(1u32..=8, n),
+            prop::collection::vec(
+                (
+                    prop::sample::select(vec![1u32, 1, 1, 2, 4]),
+                    prop::collection::vec(prop_oneof![Just(0.0), 0.1f64..50.0], n),
+                    100.0f64..1e6,
+                    0.0f64..1e5,
+                ),
+                1..12,
+            ),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn allocations_respect_base_constraints((counts, jobs) in instance()) {
+        let n = counts.len();
+        let spec = counts.iter().enumerate().map(|(t, c)| format!("t{t}:{c}")).collect::<Vec<_>>().join(",");
+        let cluster = ClusterSpec::parse(&spec).unwrap();
+        // Every job must be able to run somewhere: give it throughput on type 0 if it has none.
+        let mut thr: Vec<Vec<f64>> = jobs.iter().map(|j| j.1.clone()).collect();
+        for row in &mut thr {
+            if row.iter().all(|&v| v == 0.0) {
+                row[0] = 1.0;
+            }
+        }
+        let specs: Vec<JobSpec> = jobs.iter().map(|j| JobSpec::new("t", 0.0, j.2).with_scale(j.0)).collect();
+        let time = vec![0.0; n];
+        let view = PolicyView {
+            now: 1e5,
+            round_len: 360.0,
+            cluster: &cluster,
+            jobs: specs.iter().enumerate().map(|(i, s)| JobView {
+                id: i,
+                spec: s,
+                throughput: &thr[i],
+                steps_remaining: jobs[i].2,
+                attained_service: 0.0,
+                time_since_arrival: jobs[i].3,
+                time_on_type: &time,
+                running_on: None,
+                rounds_run: 0,
+            }).collect(),
+        };
+        let scale: Vec<f64> = jobs.iter().map(|j| f64::from(j.0)).collect();
+        let mut failures = 0;
+        for name in LP_POLICIES {
+            let mut p = policy::build(name).unwrap();
+            match p.decide(&view, &mut Rng::new(1)) {
+                Ok(Decision::Allocation(a)) => {
+                    prop_assert_eq!(a.jobs.len(), jobs.len());
+                    for row in &a.fractions {
+                        prop_assert!(row.iter().all(|&x| (0.0..=1.0).contains(&x)), "{name}: {row:?}");
+                        prop_assert!(row.iter().sum::<f64>() <= 1.0 + 1e-6, "{name}: row {row:?}");
+                    }
+                    for t in 0..n {
+                        let used: f64 = a.fractions.iter().zip(&scale).map(|(r, s)| r[t] * s).sum();
+                        prop_assert!(used <= f64::from(counts[t]) + 1e-5, "{name}: type {t} uses {used} of {}", counts[t]);
+                    }
+                }
+                Ok(other) => prop_assert!(false, "{name} answered {other:?}"),
+                // A failed solve is allowed (the mechanism keeps the previous allocation) but
+                // must be reported as an error, never a panic.
+                Err(e) => {
+                    failures += 1;
+                    eprintln!("{name}: {e}");
+                    prop_assert!(!e.to_string().is_empty());
+                }
+            }
+        }
+        prop_assert_eq!(failures, 0, "an LP failed on a feasible instance");
+    }
+}
