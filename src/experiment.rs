@@ -277,3 +277,179 @@ pub fn run(exp: &Experiment) -> Result<Vec<RunResult>, ExperimentError> {
         .map(|p| r.run_policy(p, exp.window, iso.as_deref(), |_, _| {}))
         .collect()
 }
+
+/// Why a share link could not be read.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum LinkError {
+    /// The link has no experiment in it.
+    #[error("the link carries no experiment (expected '#x1.' followed by data)")]
+    Missing,
+    /// The link was made by a newer codec.
+    #[error("the link uses codec '{0}', which this build does not know")]
+    UnknownCodec(String),
+    /// The data is not valid base64url.
+    #[error("the link is garbled: {0}")]
+    Garbled(String),
+    /// The data is cut short or corrupt.
+    #[error("the link is truncated or corrupt: {0}")]
+    Corrupt(String),
+    /// The experiment inside is invalid.
+    #[error("the link's experiment is invalid: {0}")]
+    Invalid(String),
+}
+
+/// Prefix of the current link codec: deflate-compressed JSON, base64url, in the fragment.
+pub const LINK_CODEC: &str = "x1";
+
+impl Experiment {
+    /// The URL fragment (without `#`) that carries this experiment.
+    pub fn to_fragment(&self) -> String {
+        let json = serde_json::to_string(self).unwrap_or_default();
+        let packed = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9);
+        format!("{LINK_CODEC}.{}", base64url_encode(&packed))
+    }
+
+    /// A full share link on `base` (the page's address, without fragment).
+    pub fn to_link(&self, base: &str) -> String {
+        let base = base.split('#').next().unwrap_or(base);
+        format!("{base}#{}", self.to_fragment())
+    }
+
+    /// Read an experiment from a share link, its fragment, or the fragment's payload.
+    pub fn from_link(link: &str) -> Result<Self, LinkError> {
+        let frag = link.trim().rsplit_once('#').map_or(link.trim(), |(_, f)| f);
+        if frag.is_empty() {
+            return Err(LinkError::Missing);
+        }
+        let (codec, data) = frag.split_once('.').ok_or(LinkError::Missing)?;
+        if codec != LINK_CODEC {
+            return Err(LinkError::UnknownCodec(codec.chars().take(16).collect()));
+        }
+        let packed = base64url_decode(data).map_err(LinkError::Garbled)?;
+        let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, 64 << 20)
+            .map_err(|e| LinkError::Corrupt(format!("{:?}", e.status)))?;
+        let text = String::from_utf8(json).map_err(|_| LinkError::Corrupt("not UTF-8".into()))?;
+        Experiment::from_json(&text).map_err(|e| LinkError::Invalid(e.to_string()))
+    }
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// Base64url without padding.
+pub fn base64url_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        let chars = chunk.len() + 1;
+        for i in 0..chars {
+            out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Decode base64url (padding and whitespace tolerated).
+pub fn base64url_decode(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc: u32 = 0;
+    let mut bits = 0;
+    for (i, c) in text.bytes().enumerate() {
+        if c == b'=' || c.is_ascii_whitespace() {
+            continue;
+        }
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' | b'+' => 62,
+            b'_' | b'/' => 63,
+            _ => {
+                return Err(format!(
+                    "unexpected character '{}' at position {i}",
+                    c as char
+                ))
+            }
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    if bits >= 6 {
+        return Err("the data ends in the middle of a byte".into());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64url_round_trip() {
+        for n in 0..40 {
+            let data: Vec<u8> = (0..n).map(|i| (i * 37 + 11) as u8).collect();
+            assert_eq!(base64url_decode(&base64url_encode(&data)).unwrap(), data);
+        }
+        assert_eq!(base64url_encode(b"Man"), "TWFu");
+        assert_eq!(base64url_encode(&[0xfb, 0xff]), "-_8");
+        assert!(base64url_decode("ab$c").is_err());
+    }
+
+    #[test]
+    fn links_round_trip_and_fail_clearly() {
+        let e = Experiment {
+            seed: 42,
+            policies: vec!["las".into(), "max_min_fairness_perf".into()],
+            ..Experiment::default()
+        };
+        let link = e.to_link("http://127.0.0.1:8080/");
+        assert!(link.starts_with("http://127.0.0.1:8080/#x1."));
+        assert_eq!(Experiment::from_link(&link).unwrap(), e);
+        assert_eq!(Experiment::from_link(&e.to_fragment()).unwrap(), e);
+        let cut = &link[..link.len() - 10];
+        assert!(matches!(
+            Experiment::from_link(cut),
+            Err(LinkError::Corrupt(_) | LinkError::Garbled(_))
+        ));
+        assert!(matches!(
+            Experiment::from_link("http://x/#x1.@@@"),
+            Err(LinkError::Garbled(_))
+        ));
+        assert!(matches!(
+            Experiment::from_link("http://x/"),
+            Err(LinkError::Missing)
+        ));
+        assert!(matches!(
+            Experiment::from_link("http://x/#x9.AAAA"),
+            Err(LinkError::UnknownCodec(_))
+        ));
+        let not_json = format!(
+            "x1.{}",
+            base64url_encode(&miniz_oxide::deflate::compress_to_vec(b"{nope", 6))
+        );
+        assert!(matches!(
+            Experiment::from_link(&not_json),
+            Err(LinkError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn old_schema_versions_are_read() {
+        // A version-1 experiment written without the optional keys.
+        let text = r#"{"version":1,"cluster":"8:8:8","workload":{"kind":"preset","name":"default"},"profile":{"kind":"preset","name":"gavel-types"},"policies":["las"]}"#;
+        let e = Experiment::from_json(text).unwrap();
+        assert_eq!(e.round_s, 360.0);
+        assert!(e.fairness);
+        let newer = text.replace("\"version\":1", "\"version\":99");
+        assert!(Experiment::from_json(&newer).is_err());
+    }
+}
