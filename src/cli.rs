@@ -1,3 +1,1685 @@
+//! The native command-line interface: `orrery run | compare | sweep | generate | policies |
+//! presets | bench`.
+//!
+//! Exit codes: 0 on success, 2 for bad input (a file that cannot be read or parsed, a bad
+//! spec, a bad flag value), 1 for any other failure. Errors go to stderr as `error: <message>`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use orrery::cluster::ClusterSpec;
+use orrery::experiment::{
+    Experiment, ExperimentError, ProfileSource, Resolved, RunResult, WorkloadSource,
+};
+use orrery::job::JobSpec;
+use orrery::metrics::Summary;
+use orrery::policy::gavel::max_min_fairness::MaxMinFairness;
+use orrery::policy::{self, JobView, PolicyError, PolicyView};
+use orrery::sim::{SimConfig, SimEvent, Simulator};
+use orrery::workload::csv::quote;
+use orrery::workload::{generate, presets, GeneratorConfig, Profile, Trace};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+// ---------------------------------------------------------------------------------------
+// Command line
+// ---------------------------------------------------------------------------------------
+
+/// Orrery: a GPU cluster scheduling simulator (Gavel's policies, classic baselines and more).
+#[derive(Parser, Debug)]
+#[command(name = "orrery", version, about, long_about = None)]
+#[command(propagate_version = true, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run one policy on an experiment and print its metrics.
+    Run(RunArgs),
+    /// Run several policies on the same experiment and compare their metrics.
+    Compare(CompareArgs),
+    /// Sweep policies x arrival rates x seeds on synthetic workloads; one CSV row per cell.
+    Sweep(SweepArgs),
+    /// Write a synthetic trace (Gavel's generator recipe).
+    Generate(GenerateArgs),
+    /// List every scheduling policy with its parameters.
+    Policies(ListArgs),
+    /// List the bundled scenarios, traces and throughput profiles.
+    Presets(ListArgs),
+    /// Time the LP solver, the round mechanism and whole runs against performance targets.
+    Bench(BenchArgs),
+}
+
+/// Flags that describe an experiment (shared by `run` and `compare`).
+#[derive(Args, Debug)]
+struct ExperimentArgs {
+    /// Experiment JSON to start from; the other flags override its fields.
+    #[arg(long, value_name = "FILE", conflicts_with = "preset")]
+    config: Option<PathBuf>,
+    /// Bundled scenario to start from (see `orrery presets`) [default: default].
+    #[arg(long, value_name = "NAME")]
+    preset: Option<String>,
+    /// Trace file: Orrery CSV or JSON, or Gavel's tab-separated `.trace`.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Throughput profile file: Orrery JSON or CSV, or Gavel's throughputs JSON [default: the
+    /// scenario's profile].
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+    /// Cluster: `v100:36,p100:36,k80:36`, `36:36:36` (v100:p100:k80) or JSON.
+    #[arg(long, value_name = "SPEC")]
+    cluster: Option<String>,
+    /// Experiment seed (every random choice derives from it).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Round length in seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_positive_seconds, allow_hyphen_values = true)]
+    round: Option<f64>,
+    /// Measure only jobs with ids in [A, B); the run stops once they are done.
+    #[arg(long, value_name = "A:B", value_parser = parse_window, allow_hyphen_values = true)]
+    window: Option<Window>,
+    /// Reproduce the mechanism of Gavel's simulator.
+    #[arg(long)]
+    gavel_compat: bool,
+    /// Seconds lost when a job's placement changes.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
+    restart_cost: Option<f64>,
+    /// Skip the isolated baseline run (no finish-time fairness rho).
+    #[arg(long)]
+    no_fairness: bool,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    #[command(flatten)]
+    exp: ExperimentArgs,
+    /// Policy spec, `name` or `name[key=value,...]` [default: the scenario's first policy].
+    #[arg(long, value_name = "SPEC")]
+    policy: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    format: OutputFormat,
+    /// Also write one CSV row per job (arrival, start, finish, JCT, rho, restarts) to FILE.
+    #[arg(long, value_name = "FILE")]
+    jobs_csv: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct CompareArgs {
+    #[command(flatten)]
+    exp: ExperimentArgs,
+    /// Policy spec to run; repeat for several [default: the scenario's policies].
+    #[arg(long, value_name = "SPEC")]
+    policy: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    format: OutputFormat,
+    /// Also write the summaries as CSV to FILE.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct SweepArgs {
+    /// Policy spec to sweep; repeat for several [default: the default scenario's policies].
+    #[arg(long, value_name = "SPEC")]
+    policy: Vec<String>,
+    /// Arrival rates in jobs/hour, comma-separated (0 = every job at t = 0).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "0.5,1,2", value_parser = parse_rate, allow_hyphen_values = true)]
+    rates: Vec<f64>,
+    /// Seeds, comma-separated; ranges `A..B` (B excluded) and `A..=B` are allowed.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "0,1,2", value_parser = parse_seeds)]
+    seeds: Vec<SeedRange>,
+    /// Jobs per generated workload.
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = parse_num_jobs)]
+    num_jobs: usize,
+    /// Draw multi-GPU jobs (scale factors 1/2/4/8).
+    #[arg(long)]
+    multi_gpu: bool,
+    /// Give 20% of the jobs priority weight 5.
+    #[arg(long)]
+    priority_weights: bool,
+    /// Cluster spec [default: the default scenario's cluster].
+    #[arg(long, value_name = "SPEC")]
+    cluster: Option<String>,
+    /// Throughput profile file [default: the bundled gavel-types profile].
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+    /// Round length in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 360.0, value_parser = parse_positive_seconds, allow_hyphen_values = true)]
+    round: f64,
+    /// Reproduce the mechanism of Gavel's simulator.
+    #[arg(long)]
+    gavel_compat: bool,
+    /// Seconds lost when a job's placement changes.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
+    restart_cost: f64,
+    /// Measure only jobs with ids in [A, B).
+    #[arg(long, value_name = "A:B", value_parser = parse_window, allow_hyphen_values = true)]
+    window: Option<Window>,
+    /// Skip the isolated baseline runs (the max_rho column stays empty).
+    #[arg(long)]
+    no_fairness: bool,
+    /// Write the CSV to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct GenerateArgs {
+    /// Number of jobs.
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = parse_num_jobs)]
+    num_jobs: usize,
+    /// Poisson arrival rate in jobs/hour (0 = every job at t = 0).
+    #[arg(long, value_name = "RATE", default_value_t = 0.0, value_parser = parse_rate, allow_hyphen_values = true)]
+    jobs_per_hour: f64,
+    /// Draw multi-GPU jobs (scale factors 1/2/4/8 with probabilities 0.7/0.1/0.15/0.05).
+    #[arg(long)]
+    multi_gpu: bool,
+    /// Give 20% of the jobs priority weight 5.
+    #[arg(long)]
+    priority_weights: bool,
+    /// Workload seed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Throughput profile file [default: the bundled gavel-types profile].
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+    /// Cluster whose GPU types the jobs may run on.
+    #[arg(long, value_name = "SPEC", default_value = "v100:36,p100:36,k80:36")]
+    cluster: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Csv)]
+    format: TraceFormat,
+    /// Write to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct ListArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    format: ListFormat,
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// Fewer repetitions (a quick look, noisier numbers).
+    #[arg(long)]
+    quick: bool,
+    /// Directory with Gavel's reference inputs (static100_seed0.trace,
+    /// simulation_throughputs.json) for the static run [default: ../shared/reference/gavel
+    /// if present].
+    #[arg(long, value_name = "DIR")]
+    reference: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    format: ListFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum OutputFormat {
+    /// Aligned, human-readable table.
+    Table,
+    /// JSON.
+    Json,
+    /// CSV.
+    Csv,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum TraceFormat {
+    /// Orrery's CSV trace.
+    Csv,
+    /// Orrery's JSON trace.
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ListFormat {
+    /// Aligned, human-readable table.
+    Table,
+    /// JSON.
+    Json,
+}
+
+/// A window of job ids `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Window(usize, usize);
+
+/// Seeds `start..=end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SeedRange(u64, u64);
+
+/// At most this many seeds in a sweep.
+const MAX_SEEDS: u64 = 100_000;
+
+fn parse_window(s: &str) -> Result<Window, String> {
+    let (a, b) = s
+        .split_once(':')
+        .ok_or_else(|| "expected A:B, job ids [A, B) (e.g. 10:60)".to_string())?;
+    let a: usize = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("start '{}' is not a whole number", a.trim()))?;
+    let b: usize = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("end '{}' is not a whole number", b.trim()))?;
+    if a >= b {
+        return Err(format!("start {a} must be less than end {b}"));
+    }
+    Ok(Window(a, b))
+}
+
+fn parse_f64(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{}' is not a number", s.trim()))?;
+    if !v.is_finite() {
+        return Err(format!("'{}' is not a finite number", s.trim()));
+    }
+    Ok(v)
+}
+
+fn parse_positive_seconds(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v <= 0.0 {
+        return Err(format!("{v} must be a positive number of seconds"));
+    }
+    Ok(v)
+}
+
+fn parse_nonneg_seconds(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v < 0.0 {
+        return Err(format!("{v} must be a non-negative number of seconds"));
+    }
+    Ok(v)
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v < 0.0 {
+        return Err(format!("{v} jobs/hour must not be negative"));
+    }
+    Ok(v)
+}
+
+fn parse_num_jobs(s: &str) -> Result<usize, String> {
+    let v: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{}' is not a whole number", s.trim()))?;
+    if v == 0 || v > 1_000_000 {
+        return Err(format!("{v} must be between 1 and 1000000"));
+    }
+    Ok(v)
+}
+
+fn parse_seeds(s: &str) -> Result<SeedRange, String> {
+    let s = s.trim();
+    let num = |t: &str| -> Result<u64, String> {
+        t.trim()
+            .parse()
+            .map_err(|_| format!("seed '{}' is not a whole number", t.trim()))
+    };
+    let range = match s.split_once("..") {
+        None => {
+            let v = num(s)?;
+            SeedRange(v, v)
+        }
+        Some((a, b)) => {
+            let a = num(a)?;
+            let end = match b.strip_prefix('=') {
+                Some(b) => num(b)?,
+                None => num(b)?
+                    .checked_sub(1)
+                    .ok_or_else(|| format!("range '{s}' is empty"))?,
+            };
+            if end < a {
+                return Err(format!("range '{s}' is empty"));
+            }
+            SeedRange(a, end)
+        }
+    };
+    if range.1 - range.0 >= MAX_SEEDS {
+        return Err(format!("range '{s}' has more than {MAX_SEEDS} seeds"));
+    }
+    Ok(range)
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors and I/O
+// ---------------------------------------------------------------------------------------
+
+/// A failed command.
+#[derive(Debug)]
+enum CliError {
+    /// Bad input (file, spec, flag value): exit code 2.
+    Input(String),
+    /// Anything else: exit code 1.
+    Failure(String),
+}
+
+impl CliError {
+    fn code(&self) -> i32 {
+        match self {
+            CliError::Input(_) => 2,
+            CliError::Failure(_) => 1,
+        }
+    }
+
+    fn message(&self) -> &str {
+        match self {
+            CliError::Input(m) | CliError::Failure(m) => m,
+        }
+    }
+}
+
+impl From<ExperimentError> for CliError {
+    fn from(e: ExperimentError) -> Self {
+        match e {
+            ExperimentError::Policy(PolicyError::Failed { .. }) => CliError::Failure(e.to_string()),
+            _ => CliError::Input(e.to_string()),
+        }
+    }
+}
+
+type CliResult<T> = Result<T, CliError>;
+
+/// JCTs under the isolated policy, by job id (the rho baseline).
+type IsolatedJcts = Vec<Option<f64>>;
+
+/// The CLI's entry point; returns the process exit code.
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let result = match cli.command {
+        Command::Run(a) => cmd_run(a),
+        Command::Compare(a) => cmd_compare(a),
+        Command::Sweep(a) => cmd_sweep(a),
+        Command::Generate(a) => cmd_generate(a),
+        Command::Policies(a) => cmd_policies(a),
+        Command::Presets(a) => cmd_presets(a),
+        Command::Bench(a) => cmd_bench(a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "error: {}", e.message());
+            e.code()
+        }
+    }
+}
+
+fn read_file(path: &Path, what: &str) -> CliResult<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| CliError::Input(format!("cannot read {what} '{}': {e}", path.display())))
+}
+
+/// Create an output file up front, so a bad path fails before any work is done.
+fn create_output(path: &Path) -> CliResult<(PathBuf, File)> {
+    File::create(path)
+        .map(|f| (path.to_path_buf(), f))
+        .map_err(|e| CliError::Input(format!("cannot create '{}': {e}", path.display())))
+}
+
+fn write_file(out: (PathBuf, File), text: &str) -> CliResult<()> {
+    let (path, mut f) = out;
+    f.write_all(text.as_bytes())
+        .and_then(|_| f.flush())
+        .map_err(|e| CliError::Failure(format!("cannot write '{}': {e}", path.display())))
+}
+
+fn print_stdout(text: &str) -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| CliError::Failure(format!("cannot write to standard output: {e}")))
+}
+
+fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> CliResult<String> {
+    serde_json::to_string_pretty(v)
+        .map(|mut s| {
+            s.push('\n');
+            s
+        })
+        .map_err(|e| CliError::Failure(format!("cannot serialise JSON: {e}")))
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal.
+fn progress_bar(len: u64, prefix: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg} (eta {eta})",
+    ) {
+        pb.set_style(style);
+    }
+    pb.set_prefix(prefix.to_string());
+    pb
+}
+
+// ---------------------------------------------------------------------------------------
+// Building and running experiments
+// ---------------------------------------------------------------------------------------
+
+fn scenario_names() -> String {
+    presets::SCENARIOS
+        .iter()
+        .map(|s| s.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The experiment from `--config` or `--preset`, with the flags applied over it.
+fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
+    let mut exp = match &a.config {
+        Some(path) => {
+            let text = read_file(path, "config")?;
+            Experiment::from_json(&text)
+                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?
+        }
+        None => {
+            let name = a.preset.as_deref().unwrap_or("default");
+            presets::scenario(name)
+                .ok_or_else(|| {
+                    CliError::Input(format!(
+                        "unknown preset '{name}' (bundled: {})",
+                        scenario_names()
+                    ))
+                })?
+                .experiment()
+        }
+    };
+    if let Some(path) = &a.trace {
+        exp.workload = WorkloadSource::Inline {
+            name: path.display().to_string(),
+            text: read_file(path, "trace")?,
+        };
+    }
+    if let Some(path) = &a.profile {
+        exp.profile = ProfileSource::Inline {
+            name: path.display().to_string(),
+            text: read_file(path, "profile")?,
+        };
+    }
+    if let Some(c) = &a.cluster {
+        exp.cluster = c.clone();
+    }
+    if let Some(s) = a.seed {
+        exp.seed = s;
+    }
+    if let Some(r) = a.round {
+        exp.round_s = r;
+    }
+    if let Some(Window(s, e)) = a.window {
+        exp.window = Some((s, e));
+    }
+    if a.gavel_compat {
+        exp.gavel_compat = true;
+    }
+    if let Some(c) = a.restart_cost {
+        exp.restart_cost_s = c;
+    }
+    if a.no_fairness {
+        exp.fairness = false;
+    }
+    Ok(exp)
+}
+
+fn workload_label(exp: &Experiment, r: &Resolved) -> String {
+    let n = r.trace.jobs.len();
+    match &exp.workload {
+        WorkloadSource::Preset { name } => format!("bundled trace '{name}' ({n} jobs)"),
+        WorkloadSource::Inline { name, .. } => format!("{name} ({n} jobs)"),
+        WorkloadSource::Generated(g) => format!(
+            "generated ({n} jobs, {} jobs/h, seed {})",
+            g.jobs_per_hour, g.seed
+        ),
+    }
+}
+
+/// Jobs that left the system (finished or dropped) in a round.
+fn jobs_done(events: &[SimEvent]) -> u64 {
+    events
+        .iter()
+        .filter(|e| matches!(e, SimEvent::Finished { .. } | SimEvent::Dropped { .. }))
+        .count() as u64
+}
+
+/// Run `policies` (in parallel, results in order) and, when `fairness`, the isolated baseline
+/// alongside them; the summaries carry rho against that baseline.
+fn run_policies(
+    r: &Resolved,
+    policies: &[String],
+    window: Option<(usize, usize)>,
+    fairness: bool,
+    pb: &ProgressBar,
+) -> CliResult<(Vec<RunResult>, Option<IsolatedJcts>)> {
+    // Task None is the isolated baseline.
+    let mut tasks: Vec<Option<&str>> = Vec::new();
+    if fairness {
+        tasks.push(None);
+    }
+    tasks.extend(policies.iter().map(|p| Some(p.as_str())));
+    let results: Vec<Result<RunResult, ExperimentError>> = tasks
+        .par_iter()
+        .map(|t| {
+            let progress = |rep: &orrery::sim::RoundReport, _: &Simulator| {
+                pb.inc(jobs_done(&rep.events));
+            };
+            match t {
+                None => r.run_policy("isolated", None, None, progress),
+                Some(p) => r.run_policy(p, window, None, progress),
+            }
+        })
+        .collect();
+    let mut results = results
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::from)?;
+    let iso = if fairness {
+        Some(results.remove(0).recorder.jcts())
+    } else {
+        None
+    };
+    if let Some(iso) = &iso {
+        for res in &mut results {
+            res.summary = res
+                .recorder
+                .summary(&res.summary.policy, &r.cluster, window, Some(iso));
+        }
+    }
+    Ok((results, iso))
+}
+
+// ---------------------------------------------------------------------------------------
+// Formatting
+// ---------------------------------------------------------------------------------------
+
+/// Columns aligned: the first left-aligned, the others right-aligned.
+fn render_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let ncol = header.len();
+    let mut width: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, c) in row.iter().enumerate().take(ncol) {
+            width[i] = width[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate().take(ncol) {
+            if i == 0 {
+                s.push_str(&format!("{c:<w$}", w = width[i]));
+            } else {
+                s.push_str(&format!("  {c:>w$}", w = width[i]));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(&header.iter().map(|h| h.to_string()).collect::<Vec<_>>());
+    out.push_str(&line(
+        &width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>(),
+    ));
+    for row in rows {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+/// Key/value lines with the keys padded to one width.
+fn render_kv(rows: &[(String, String)]) -> String {
+    let w = rows
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    rows.iter()
+        .map(|(k, v)| format!("{k:<w$}  {v}\n"))
+        .collect()
+}
+
+fn hours(s: f64) -> String {
+    format!("{:.2}", s / 3600.0)
+}
+
+fn dur(s: f64) -> String {
+    format!("{:.2} h ({:.0} s)", s / 3600.0, s)
+}
+
+fn opt3(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into())
+}
+
+fn summary_kv(
+    s: &Summary,
+    exp: &Experiment,
+    r: &Resolved,
+    fairness: bool,
+) -> Vec<(String, String)> {
+    let kv = |k: &str, v: String| (k.to_string(), v);
+    let mut rows = vec![
+        kv("policy", s.policy.clone()),
+        kv("workload", workload_label(exp, r)),
+        kv(
+            "cluster",
+            format!("{} ({} GPUs)", exp.cluster.trim(), r.cluster.total_gpus()),
+        ),
+        kv(
+            "seed / round",
+            format!(
+                "{} / {} s{}",
+                exp.seed,
+                exp.round_s,
+                if exp.gavel_compat {
+                    ", Gavel-compatible"
+                } else {
+                    ""
+                }
+            ),
+        ),
+    ];
+    if let Some((a, b)) = exp.window {
+        rows.push(kv("window", format!("job ids [{a}, {b})")));
+    }
+    rows.extend([
+        kv("jobs finished", s.num_jobs.to_string()),
+        kv("jobs unfinished", s.unfinished.to_string()),
+        kv("avg JCT", dur(s.avg_jct_s)),
+        kv("median JCT", dur(s.median_jct_s)),
+        kv("p95 JCT", dur(s.p95_jct_s)),
+        kv("p99 JCT", dur(s.p99_jct_s)),
+        kv("makespan", dur(s.makespan_s)),
+        kv("avg wait", dur(s.avg_wait_s)),
+        kv("utilization", format!("{:.1} %", s.utilization * 100.0)),
+    ]);
+    for t in &r.cluster.types {
+        if let Some(u) = s.utilization_by_type.get(&t.name) {
+            rows.push(kv(
+                &format!("  utilization {}", t.name),
+                format!("{:.1} %", u * 100.0),
+            ));
+        }
+    }
+    let no_rho = if fairness {
+        "-".to_string()
+    } else {
+        "- (--no-fairness)".to_string()
+    };
+    let rho = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or(no_rho.clone());
+    rows.extend([
+        kv("max rho", rho(s.max_rho)),
+        kv("mean rho", rho(s.mean_rho)),
+        kv("Jain index (rho)", rho(s.jain_index)),
+        kv("restarts", s.restarts.to_string()),
+        kv("preemptions", s.preemptions.to_string()),
+        kv("GPU-hours", format!("{:.1} GPU-h", s.gpu_hours)),
+        kv(
+            "cost",
+            s.cost
+                .map(|c| format!("${c:.2}"))
+                .unwrap_or_else(|| "- (no prices)".into()),
+        ),
+        kv("rounds", s.rounds.to_string()),
+        kv("policy failures", s.policy_failures.to_string()),
+    ]);
+    rows
+}
+
+fn csv_num(v: f64) -> String {
+    v.to_string()
+}
+
+fn csv_opt(v: Option<f64>) -> String {
+    v.map(csv_num).unwrap_or_default()
+}
+
+/// Summaries as CSV, one row each.
+fn summaries_csv(summaries: &[Summary]) -> String {
+    let types: Vec<String> = summaries
+        .first()
+        .map(|s| s.utilization_by_type.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut header: Vec<String> = [
+        "policy",
+        "num_jobs",
+        "unfinished",
+        "avg_jct_s",
+        "median_jct_s",
+        "p95_jct_s",
+        "p99_jct_s",
+        "makespan_s",
+        "avg_wait_s",
+        "utilization",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(types.iter().map(|t| quote(&format!("utilization_{t}"))));
+    header.extend(
+        [
+            "max_rho",
+            "mean_rho",
+            "jain_index",
+            "restarts",
+            "preemptions",
+            "gpu_hours",
+            "cost",
+            "rounds",
+            "policy_failures",
+        ]
+        .map(String::from),
+    );
+    let mut out = header.join(",") + "\n";
+    for s in summaries {
+        let mut row = vec![
+            quote(&s.policy),
+            s.num_jobs.to_string(),
+            s.unfinished.to_string(),
+            csv_num(s.avg_jct_s),
+            csv_num(s.median_jct_s),
+            csv_num(s.p95_jct_s),
+            csv_num(s.p99_jct_s),
+            csv_num(s.makespan_s),
+            csv_num(s.avg_wait_s),
+            csv_num(s.utilization),
+        ];
+        row.extend(
+            types
+                .iter()
+                .map(|t| csv_opt(s.utilization_by_type.get(t).copied())),
+        );
+        row.extend([
+            csv_opt(s.max_rho),
+            csv_opt(s.mean_rho),
+            csv_opt(s.jain_index),
+            s.restarts.to_string(),
+            s.preemptions.to_string(),
+            csv_num(s.gpu_hours),
+            csv_opt(s.cost),
+            s.rounds.to_string(),
+            s.policy_failures.to_string(),
+        ]);
+        out.push_str(&row.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// run / compare
+// ---------------------------------------------------------------------------------------
+
+fn cmd_run(a: RunArgs) -> CliResult<()> {
+    let mut exp = build_experiment(&a.exp)?;
+    let spec = match a.policy {
+        Some(p) => p,
+        None => exp.policies.first().cloned().ok_or_else(|| {
+            CliError::Input("the experiment lists no policies; give --policy".into())
+        })?,
+    };
+    exp.policies = vec![spec];
+    let jobs_out = a.jobs_csv.as_deref().map(create_output).transpose()?;
+    let r = exp.resolve()?;
+    let runs = 1 + u64::from(exp.fairness);
+    let pb = progress_bar(r.trace.jobs.len() as u64 * runs, "run");
+    let result = run_policies(&r, &exp.policies, exp.window, exp.fairness, &pb);
+    pb.finish_and_clear();
+    let (mut results, iso) = result?;
+    let res = results.remove(0);
+    if let Some(out) = jobs_out {
+        write_file(out, &res.recorder.jobs_csv(iso.as_deref()))?;
+    }
+    let text = match a.format {
+        OutputFormat::Json => to_json(&res.summary)?,
+        OutputFormat::Csv => summaries_csv(std::slice::from_ref(&res.summary)),
+        OutputFormat::Table => render_kv(&summary_kv(&res.summary, &exp, &r, exp.fairness)),
+    };
+    print_stdout(&text)
+}
+
+fn cmd_compare(a: CompareArgs) -> CliResult<()> {
+    let mut exp = build_experiment(&a.exp)?;
+    if !a.policy.is_empty() {
+        exp.policies = a.policy.clone();
+    }
+    let out = a.out.as_deref().map(create_output).transpose()?;
+    let r = exp.resolve()?;
+    let runs = exp.policies.len() as u64 + u64::from(exp.fairness);
+    let pb = progress_bar(r.trace.jobs.len() as u64 * runs, "compare");
+    let result = run_policies(&r, &exp.policies, exp.window, exp.fairness, &pb);
+    pb.finish_and_clear();
+    let (results, _) = result?;
+    let summaries: Vec<Summary> = results.into_iter().map(|r| r.summary).collect();
+    if let Some(out) = out {
+        write_file(out, &summaries_csv(&summaries))?;
+    }
+    let text = match a.format {
+        OutputFormat::Json => to_json(&summaries)?,
+        OutputFormat::Csv => summaries_csv(&summaries),
+        OutputFormat::Table => {
+            let mut s = format!(
+                "workload: {}; cluster: {} ({} GPUs); seed {}; {} s rounds{}{}\n\n",
+                workload_label(&exp, &r),
+                exp.cluster.trim(),
+                r.cluster.total_gpus(),
+                exp.seed,
+                exp.round_s,
+                if exp.gavel_compat {
+                    "; Gavel-compatible"
+                } else {
+                    ""
+                },
+                exp.window
+                    .map(|(a, b)| format!("; window [{a}, {b})"))
+                    .unwrap_or_default()
+            );
+            let rows: Vec<Vec<String>> = summaries
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.policy.clone(),
+                        s.num_jobs.to_string(),
+                        hours(s.avg_jct_s),
+                        hours(s.p99_jct_s),
+                        hours(s.makespan_s),
+                        hours(s.avg_wait_s),
+                        format!("{:.1}", s.utilization * 100.0),
+                        opt3(s.max_rho),
+                        s.restarts.to_string(),
+                    ]
+                })
+                .collect();
+            s.push_str(&render_table(
+                &[
+                    "policy",
+                    "jobs",
+                    "avg JCT (h)",
+                    "p99 JCT (h)",
+                    "makespan (h)",
+                    "avg wait (h)",
+                    "util (%)",
+                    "max rho",
+                    "restarts",
+                ],
+                &rows,
+            ));
+            s
+        }
+    };
+    print_stdout(&text)
+}
+
+// ---------------------------------------------------------------------------------------
+// sweep
+// ---------------------------------------------------------------------------------------
+
+fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
+    let base = presets::default_experiment();
+    let policies = if a.policy.is_empty() {
+        base.policies.clone()
+    } else {
+        a.policy.clone()
+    };
+    for p in &policies {
+        policy::build(p).map_err(|e| CliError::Input(e.to_string()))?;
+    }
+    let mut rates = a.rates.clone();
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
+    let mut seeds: Vec<u64> = Vec::new();
+    for SeedRange(s, e) in &a.seeds {
+        seeds.extend(*s..=*e);
+        if seeds.len() as u64 > MAX_SEEDS {
+            return Err(CliError::Input(format!(
+                "--seeds: more than {MAX_SEEDS} seeds"
+            )));
+        }
+    }
+    seeds.sort_unstable();
+    seeds.dedup();
+    if rates.is_empty() || seeds.is_empty() {
+        return Err(CliError::Input(
+            "--rates and --seeds must not be empty".into(),
+        ));
+    }
+    let profile = match &a.profile {
+        Some(path) => ProfileSource::Inline {
+            name: path.display().to_string(),
+            text: read_file(path, "profile")?,
+        },
+        None => base.profile.clone(),
+    };
+    let cluster = a.cluster.clone().unwrap_or(base.cluster.clone());
+    let out = a.out.as_deref().map(create_output).transpose()?;
+
+    // One workload per (rate, seed), in output order.
+    let mut workloads: Vec<(f64, u64, Experiment)> = Vec::new();
+    for &rate in &rates {
+        for &seed in &seeds {
+            let exp = Experiment {
+                version: orrery::experiment::SCHEMA_VERSION,
+                cluster: cluster.clone(),
+                workload: WorkloadSource::Generated(GeneratorConfig {
+                    num_jobs: a.num_jobs,
+                    jobs_per_hour: rate,
+                    multi_gpu: a.multi_gpu,
+                    priority_weights: a.priority_weights,
+                    seed,
+                }),
+                profile: profile.clone(),
+                policies: policies.clone(),
+                seed,
+                round_s: a.round,
+                gavel_compat: a.gavel_compat,
+                restart_cost_s: a.restart_cost,
+                window: a.window.map(|Window(s, e)| (s, e)),
+                fairness: !a.no_fairness,
+            };
+            workloads.push((rate, seed, exp));
+        }
+    }
+    let resolved: Vec<Resolved> = workloads
+        .par_iter()
+        .map(|(_, _, e)| e.resolve())
+        .collect::<Result<Vec<_>, _>>()?;
+
+    // Tasks: per workload, the isolated baseline (None) and each policy.
+    let fairness = !a.no_fairness;
+    let mut tasks: Vec<(usize, Option<usize>)> = Vec::new();
+    for w in 0..resolved.len() {
+        if fairness {
+            tasks.push((w, None));
+        }
+        tasks.extend((0..policies.len()).map(|p| (w, Some(p))));
+    }
+    let window = a.window.map(|Window(s, e)| (s, e));
+    let pb = progress_bar(tasks.len() as u64, "sweep");
+    let results: Vec<Result<RunResult, ExperimentError>> = tasks
+        .par_iter()
+        .map(|&(w, p)| {
+            let r = &resolved[w];
+            let res = match p {
+                None => r.run_policy("isolated", None, None, |_, _| {}),
+                Some(p) => r.run_policy(&policies[p], window, None, |_, _| {}),
+            };
+            pb.inc(1);
+            res
+        })
+        .collect();
+    pb.finish_and_clear();
+    let results = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+
+    let mut csv = String::from(
+        "policy,jobs_per_hour,seed,num_jobs,avg_jct_s,p99_jct_s,makespan_s,avg_wait_s,utilization,max_rho\n",
+    );
+    let mut rows: Vec<(usize, usize, String)> = Vec::new();
+    let mut iso: Option<IsolatedJcts> = None;
+    for ((w, p), res) in tasks.iter().zip(&results) {
+        let Some(p) = p else {
+            iso = Some(res.recorder.jcts());
+            continue;
+        };
+        let r = &resolved[*w];
+        let s = res
+            .recorder
+            .summary(&res.summary.policy, &r.cluster, window, iso.as_deref());
+        let (rate, seed, _) = &workloads[*w];
+        let line = format!(
+            "{},{},{},{},{},{},{},{},{},{}\n",
+            quote(&s.policy),
+            rate,
+            seed,
+            s.num_jobs,
+            csv_num(s.avg_jct_s),
+            csv_num(s.p99_jct_s),
+            csv_num(s.makespan_s),
+            csv_num(s.avg_wait_s),
+            csv_num(s.utilization),
+            csv_opt(s.max_rho)
+        );
+        rows.push((*p, *w, line));
+    }
+    // Policy order first, then rate, then seed (workloads are already in rate, seed order).
+    rows.sort_by_key(|(p, w, _)| (*p, *w));
+    for (_, _, line) in rows {
+        csv.push_str(&line);
+    }
+    match out {
+        Some(out) => {
+            let path = out.0.clone();
+            write_file(out, &csv)?;
+            note(&format!(
+                "wrote {} rows to {}",
+                csv.lines().count() - 1,
+                path.display()
+            ));
+            Ok(())
+        }
+        None => print_stdout(&csv),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// generate
+// ---------------------------------------------------------------------------------------
+
+fn load_profile(path: Option<&Path>) -> CliResult<(Profile, String)> {
+    match path {
+        Some(p) => {
+            let text = read_file(p, "profile")?;
+            let name = p.display().to_string();
+            let prof = Profile::parse(&text, &name).map_err(|e| CliError::Input(e.to_string()))?;
+            Ok((prof, name))
+        }
+        None => {
+            let name = presets::PROFILES
+                .first()
+                .map(|b| b.name)
+                .unwrap_or("gavel-types");
+            let prof = presets::profile(name).map_err(|e| CliError::Failure(e.to_string()))?;
+            Ok((prof, format!("bundled profile '{name}'")))
+        }
+    }
+}
+
+fn cmd_generate(a: GenerateArgs) -> CliResult<()> {
+    let (profile, _) = load_profile(a.profile.as_deref())?;
+    let cluster = ClusterSpec::parse(&a.cluster).map_err(|e| CliError::Input(e.to_string()))?;
+    let cfg = GeneratorConfig {
+        num_jobs: a.num_jobs,
+        jobs_per_hour: a.jobs_per_hour,
+        multi_gpu: a.multi_gpu,
+        priority_weights: a.priority_weights,
+        seed: a.seed,
+    };
+    let out = a.out.as_deref().map(create_output).transpose()?;
+    let trace = generate(&profile, &cluster, &cfg).map_err(|e| CliError::Input(e.to_string()))?;
+    let text = match a.format {
+        TraceFormat::Csv => trace.to_csv(),
+        TraceFormat::Json => {
+            let mut s = trace.to_json();
+            s.push('\n');
+            s
+        }
+    };
+    match out {
+        Some(out) => write_file(out, &text),
+        None => print_stdout(&text),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// policies / presets
+// ---------------------------------------------------------------------------------------
+
+#[derive(serde::Serialize)]
+struct ParamJson {
+    name: &'static str,
+    default: &'static str,
+    help: &'static str,
+}
+
+#[derive(serde::Serialize)]
+struct PolicyJson {
+    name: &'static str,
+    family: &'static str,
+    description: &'static str,
+    params: Vec<ParamJson>,
+}
+
+fn cmd_policies(a: ListArgs) -> CliResult<()> {
+    let list = policy::policies();
+    let text = match a.format {
+        ListFormat::Json => {
+            let v: Vec<PolicyJson> = list
+                .iter()
+                .map(|p| PolicyJson {
+                    name: p.name,
+                    family: p.family,
+                    description: p.description,
+                    params: p
+                        .params
+                        .iter()
+                        .map(|q| ParamJson {
+                            name: q.name,
+                            default: q.default,
+                            help: q.help,
+                        })
+                        .collect(),
+                })
+                .collect();
+            to_json(&v)?
+        }
+        ListFormat::Table => {
+            let name_w = list.iter().map(|p| p.name.len()).max().unwrap_or(0).max(6);
+            let fam_w = list
+                .iter()
+                .map(|p| p.family.len())
+                .max()
+                .unwrap_or(0)
+                .max(6);
+            let mut s = format!(
+                "{:<name_w$}  {:<fam_w$}  DESCRIPTION (parameters: key=default  help)\n",
+                "POLICY", "FAMILY"
+            );
+            for p in list {
+                s.push_str(&format!(
+                    "{:<name_w$}  {:<fam_w$}  {}\n",
+                    p.name, p.family, p.description
+                ));
+                for q in p.params {
+                    s.push_str(&format!(
+                        "{:name_w$}  {:fam_w$}    {}={}  {}\n",
+                        "", "", q.name, q.default, q.help
+                    ));
+                }
+            }
+            s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las.\n");
+            s
+        }
+    };
+    print_stdout(&text)
+}
+
+fn cmd_presets(a: ListArgs) -> CliResult<()> {
+    let text = match a.format {
+        ListFormat::Json => {
+            let bundled = |list: &[presets::Bundled]| -> Vec<serde_json::Value> {
+                list.iter()
+                    .map(|b| {
+                        serde_json::json!({
+                            "name": b.name,
+                            "description": b.description,
+                            "file": b.file,
+                        })
+                    })
+                    .collect()
+            };
+            let scenarios: Vec<serde_json::Value> = presets::SCENARIOS
+                .iter()
+                .map(|s| {
+                    let e = s.experiment();
+                    serde_json::json!({
+                        "name": s.name,
+                        "description": s.description,
+                        "cluster": e.cluster,
+                        "policies": e.policies,
+                    })
+                })
+                .collect();
+            to_json(&serde_json::json!({
+                "scenarios": scenarios,
+                "traces": bundled(presets::TRACES),
+                "profiles": bundled(presets::PROFILES),
+            }))?
+        }
+        ListFormat::Table => {
+            let mut s = String::from("Scenarios (--preset NAME):\n");
+            let w = presets::SCENARIOS
+                .iter()
+                .map(|s| s.name.len())
+                .chain(presets::TRACES.iter().map(|b| b.name.len()))
+                .chain(presets::PROFILES.iter().map(|b| b.name.len()))
+                .max()
+                .unwrap_or(0);
+            for sc in presets::SCENARIOS {
+                let e = sc.experiment();
+                s.push_str(&format!("  {:<w$}  {}\n", sc.name, sc.description));
+                s.push_str(&format!(
+                    "  {:<w$}  cluster {}; policies: {}\n",
+                    "",
+                    e.cluster,
+                    e.policies.join(", ")
+                ));
+            }
+            s.push_str("\nBundled traces:\n");
+            for b in presets::TRACES {
+                s.push_str(&format!(
+                    "  {:<w$}  {} [{}]\n",
+                    b.name, b.description, b.file
+                ));
+            }
+            s.push_str("\nBundled throughput profiles:\n");
+            for b in presets::PROFILES {
+                s.push_str(&format!(
+                    "  {:<w$}  {} [{}]\n",
+                    b.name, b.description, b.file
+                ));
+            }
+            s
+        }
+    };
+    print_stdout(&text)
+}
+
+// ---------------------------------------------------------------------------------------
+// bench
+// ---------------------------------------------------------------------------------------
+
+#[derive(serde::Serialize, Debug)]
+struct BenchRow {
+    name: String,
+    input: String,
+    reps: usize,
+    /// How `time_s` summarises the repetitions: "median" or "mean".
+    stat: &'static str,
+    time_s: f64,
+    min_s: f64,
+    target_s: Option<f64>,
+    ratio: Option<f64>,
+}
+
+impl BenchRow {
+    /// A row reporting the median of `times`.
+    fn new(name: String, input: String, times: Vec<f64>, target_s: Option<f64>) -> Self {
+        Self::with_stat(name, input, times, target_s, "median")
+    }
+
+    fn with_stat(
+        name: String,
+        input: String,
+        mut times: Vec<f64>,
+        target_s: Option<f64>,
+        stat: &'static str,
+    ) -> Self {
+        times.sort_by(f64::total_cmp);
+        let time_s = if stat == "mean" {
+            orrery::metrics::mean(&times)
+        } else {
+            orrery::metrics::percentile(&times, 50.0)
+        };
+        BenchRow {
+            name,
+            input,
+            reps: times.len(),
+            stat,
+            time_s,
+            min_s: times.first().copied().unwrap_or(0.0),
+            target_s,
+            ratio: target_s.map(|t| time_s / t),
+        }
+    }
+}
+
+fn fmt_time(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
+    }
+}
+
+/// GPUs per type so that `n` single-GPU jobs contend (about half run at once).
+fn scaled_cluster(n: usize) -> CliResult<ClusterSpec> {
+    let per = n.div_ceil(6).max(1);
+    ClusterSpec::parse(&format!("{per}:{per}:{per}")).map_err(|e| CliError::Failure(e.to_string()))
+}
+
+fn gen_jobs(
+    profile: &Profile,
+    cluster: &ClusterSpec,
+    n: usize,
+    jobs_per_hour: f64,
+) -> CliResult<Trace> {
+    let cfg = GeneratorConfig {
+        num_jobs: n,
+        jobs_per_hour,
+        multi_gpu: false,
+        priority_weights: false,
+        seed: 0,
+    };
+    generate(profile, cluster, &cfg).map_err(|e| CliError::Failure(e.to_string()))
+}
+
+/// The owned data behind a hand-built [`PolicyView`] (every job active at t = 0).
+struct BenchWorld {
+    cluster: ClusterSpec,
+    specs: Vec<JobSpec>,
+    thr: Vec<Vec<f64>>,
+    time: Vec<f64>,
+}
+
+impl BenchWorld {
+    fn new(cluster: ClusterSpec, specs: Vec<JobSpec>, profile: &Profile) -> Self {
+        let thr = specs
+            .iter()
+            .map(|s| {
+                cluster
+                    .types
+                    .iter()
+                    .map(|t| {
+                        profile
+                            .throughput(&s.job_type, s.scale_factor, &t.name)
+                            .unwrap_or(0.0)
+                    })
+                    .collect()
+            })
+            .collect();
+        let time = vec![0.0; cluster.num_types()];
+        BenchWorld {
+            cluster,
+            specs,
+            thr,
+            time,
+        }
+    }
+
+    fn view(&self) -> PolicyView<'_> {
+        PolicyView {
+            now: 0.0,
+            round_len: 360.0,
+            cluster: &self.cluster,
+            jobs: self
+                .specs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| JobView {
+                    id: i,
+                    spec: s,
+                    throughput: &self.thr[i],
+                    steps_remaining: s.total_steps,
+                    attained_service: 0.0,
+                    time_since_arrival: 0.0,
+                    time_on_type: &self.time,
+                    running_on: None,
+                    rounds_run: 0,
+                })
+                .collect(),
+        }
+    }
+}
+
+fn time_it<T>(f: impl FnOnce() -> T) -> (f64, T) {
+    let t0 = Instant::now();
+    let v = f();
+    (t0.elapsed().as_secs_f64(), v)
+}
+
+fn reference_dir(given: Option<&Path>) -> CliResult<Option<PathBuf>> {
+    let has_files = |d: &Path| {
+        d.join("static100_seed0.trace").is_file() && d.join("simulation_throughputs.json").is_file()
+    };
+    if let Some(d) = given {
+        if has_files(d) {
+            return Ok(Some(d.to_path_buf()));
+        }
+        return Err(CliError::Input(format!(
+            "--reference '{}' lacks static100_seed0.trace or simulation_throughputs.json",
+            d.display()
+        )));
+    }
+    let candidates = [
+        PathBuf::from("../shared/reference/gavel"),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/gavel"),
+    ];
+    Ok(candidates.into_iter().find(|d| has_files(d)))
+}
+
+/// A whole run of `max_min_fairness_perf` in Gavel-compatible mode, repeated.
+fn bench_whole_run(exp: &Experiment, reps: usize) -> CliResult<(Vec<f64>, usize)> {
+    let r = exp.resolve()?;
+    let mut times = Vec::with_capacity(reps);
+    let mut finished = 0;
+    for _ in 0..reps {
+        let (t, res) = time_it(|| r.run_policy("max_min_fairness_perf", None, None, |_, _| {}));
+        let res = res?;
+        finished = res.summary.num_jobs;
+        times.push(t);
+    }
+    Ok((times, finished))
+}
+
+fn cmd_bench(a: BenchArgs) -> CliResult<()> {
+    if cfg!(debug_assertions) {
+        note("warning: this is a debug build; use `cargo run --release -- bench` for meaningful timings");
+    }
+    let (profile, profile_name) = load_profile(None)?;
+    let mut rows: Vec<BenchRow> = Vec::new();
+    let progress = |what: &str| {
+        if std::io::stderr().is_terminal() {
+            note(&format!("bench: {what}..."));
+        }
+    };
+
+    // (a) One max_min_fairness_perf LP solve.
+    for &n in &[32usize, 128, 512, 2048] {
+        progress(&format!("LP at {n} jobs"));
+        let cluster = scaled_cluster(n)?;
+        let label = format!(
+            "{n} single-GPU jobs ({profile_name}, seed 0) on {}",
+            cluster_label(&cluster)
+        );
+        let trace = gen_jobs(&profile, &cluster, n, 0.0)?;
+        let world = BenchWorld::new(cluster, trace.jobs, &profile);
+        let view = world.view();
+        let reps = match (a.quick, n >= 2048) {
+            (true, _) => 2,
+            (false, true) => 3,
+            (false, false) => 7,
+        };
+        let mut times = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let (t, res) = time_it(|| MaxMinFairness::solve(&view, true));
+            res.map_err(|e| CliError::Failure(format!("LP at {n} jobs failed: {e}")))?;
+            times.push(t);
+        }
+        let target = (n == 512).then_some(0.010);
+        rows.push(BenchRow::new(
+            format!("LP max_min_fairness_perf, {n} jobs"),
+            label,
+            times,
+            target,
+        ));
+    }
+
+    // (b) The mechanism per round at 2048 active jobs. Jobs are made long enough that none
+    // finishes, so after the first round (the LP solve) the allocation is not recomputed and
+    // a round is the mechanism alone; rounds where the policy decided are left out.
+    {
+        let n = 2048;
+        let cluster = scaled_cluster(n)?;
+        let mut trace = gen_jobs(&profile, &cluster, n, 0.0)?;
+        for j in &mut trace.jobs {
+            j.total_steps *= 1e6;
+        }
+        let rounds = if a.quick { 10 } else { 50 };
+        for (spec, target, what) in [
+            (
+                "max_min_fairness_perf",
+                Some(0.001),
+                "allocation mechanism, LP excluded",
+            ),
+            ("las", None, "order mechanism, decide (a sort) included"),
+        ] {
+            progress(&format!("rounds at {n} jobs with {spec}"));
+            let pol = policy::build(spec).map_err(|e| CliError::Failure(e.to_string()))?;
+            let mut sim = Simulator::new(
+                SimConfig::default(),
+                cluster.clone(),
+                trace.jobs.clone(),
+                profile.clone(),
+                pol,
+            )
+            .map_err(|e| CliError::Failure(e.to_string()))?;
+            // Warm-up round: admission and the first decision.
+            sim.step_round();
+            let mut times = Vec::with_capacity(rounds);
+            let mut skipped = 0;
+            for _ in 0..rounds {
+                let (t, rep) = time_it(|| sim.step_round());
+                let Some(rep) = rep else { break };
+                let decided = rep
+                    .events
+                    .iter()
+                    .any(|e| matches!(e, SimEvent::Decided { .. }));
+                if decided && spec != "las" {
+                    skipped += 1;
+                } else {
+                    times.push(t);
+                }
+            }
+            if times.is_empty() {
+                return Err(CliError::Failure(format!(
+                    "no round of {spec} could be measured"
+                )));
+            }
+            rows.push(BenchRow::with_stat(
+                format!("round at {n} active jobs, {spec}"),
+                format!(
+                    "{what}; mean of {} rounds{}; {} on {}",
+                    times.len(),
+                    if skipped > 0 {
+                        format!(" ({skipped} with a decision skipped)")
+                    } else {
+                        String::new()
+                    },
+                    profile_name,
+                    cluster_label(&cluster)
+                ),
+                times,
+                target,
+                "mean",
+            ));
+        }
+    }
+
+    // (c) A whole static run: 100 jobs at t = 0 on 36:36:36.
+    {
+        progress("static run of 100 jobs");
+        let reference = reference_dir(a.reference.as_deref())?;
+        let (workload, prof, input) = match &reference {
+            Some(d) => {
+                let trace = d.join("static100_seed0.trace");
+                let thr = d.join("simulation_throughputs.json");
+                (
+                    WorkloadSource::Inline {
+                        name: trace.display().to_string(),
+                        text: read_file(&trace, "trace")?,
+                    },
+                    ProfileSource::Inline {
+                        name: thr.display().to_string(),
+                        text: read_file(&thr, "profile")?,
+                    },
+                    format!("Gavel reference {}", trace.display()),
+                )
+            }
+            None => (
+                WorkloadSource::Generated(GeneratorConfig {
+                    num_jobs: 100,
+                    jobs_per_hour: 0.0,
+                    multi_gpu: false,
+                    priority_weights: false,
+                    seed: 0,
+                }),
+                ProfileSource::Preset {
+                    name: "gavel-types".into(),
+                },
+                "generated 100 jobs at t = 0 (seed 0), bundled gavel-types profile".to_string(),
+            ),
+        };
+        let exp = bench_experiment(workload, prof);
+        let (times, finished) = bench_whole_run(&exp, if a.quick { 2 } else { 5 })?;
+        rows.push(BenchRow::new(
+            "static run, 100 jobs, max_min_fairness_perf".into(),
+            format!("{input}; 36:36:36, Gavel-compatible, {finished} jobs finished"),
+            times,
+            Some(0.050),
+        ));
+    }
+
+    // (d) A continuous run: 1,500 jobs at 5 jobs/hour.
+    {
+        progress("continuous run of 1500 jobs");
+        let exp = bench_experiment(
+            WorkloadSource::Generated(GeneratorConfig {
+                num_jobs: 1500,
+                jobs_per_hour: 5.0,
+                multi_gpu: false,
+                priority_weights: false,
+                seed: 0,
+            }),
+            ProfileSource::Preset {
+                name: "gavel-types".into(),
+            },
+        );
+        let (times, finished) = bench_whole_run(&exp, if a.quick { 1 } else { 3 })?;
+        rows.push(BenchRow::new(
+            "continuous run, 1500 jobs, max_min_fairness_perf".into(),
+            format!("generated at 5 jobs/h (seed 0), bundled gavel-types profile; 36:36:36, Gavel-compatible, {finished} jobs finished"),
+            times,
+            Some(0.100),
+        ));
+    }
+
+    let text = match a.format {
+        ListFormat::Json => to_json(&rows)?,
+        ListFormat::Table => {
+            let table: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.name.clone(),
+                        format!("{} ({})", fmt_time(r.time_s), r.stat),
+                        r.reps.to_string(),
+                        r.target_s.map(fmt_time).unwrap_or_else(|| "-".into()),
+                        r.ratio
+                            .map(|x| format!("{x:.2}x"))
+                            .unwrap_or_else(|| "-".into()),
+                    ]
+                })
+                .collect();
+            let mut s = render_table(&["benchmark", "time", "reps", "target", "ratio"], &table);
+            s.push_str("\nInputs:\n");
+            for r in &rows {
+                s.push_str(&format!("  {}: {}\n", r.name, r.input));
+            }
+            s
+        }
+    };
+    print_stdout(&text)
+}
+
+fn cluster_label(c: &ClusterSpec) -> String {
+    c.types
+        .iter()
+        .map(|t| format!("{}:{}", t.name, t.count))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn bench_experiment(workload: WorkloadSource, profile: ProfileSource) -> Experiment {
+    Experiment {
+        cluster: "36:36:36".into(),
+        workload,
+        profile,
+        policies: vec!["max_min_fairness_perf".into()],
+        seed: 0,
+        round_s: 360.0,
+        gavel_compat: true,
+        restart_cost_s: 0.0,
+        window: None,
+        fairness: false,
+        ..presets::default_experiment()
+    }
 }

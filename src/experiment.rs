@@ -266,16 +266,90 @@ impl Resolved {
 
 /// Run every policy of the experiment (and the isolated baseline for rho when asked).
 pub fn run(exp: &Experiment) -> Result<Vec<RunResult>, ExperimentError> {
+    Ok(run_with_progress(exp, |_| {})?.results)
+}
+
+/// The results of every policy, and the isolated baseline's JCTs when fairness was asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// One result per policy, in the experiment's order.
+    pub results: Vec<RunResult>,
+    /// JCT per job under the isolated policy (the denominators of rho).
+    pub isolated_jct: Option<Vec<Option<f64>>>,
+}
+
+/// Progress of [`run_with_progress`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Which run (0 = the isolated baseline when fairness is on, then the policies).
+    pub run: usize,
+    /// How many runs in all.
+    pub runs: usize,
+    /// Policy of the current run.
+    pub policy: String,
+    /// Jobs finished in the current run.
+    pub jobs_done: usize,
+    /// Jobs in the trace.
+    pub jobs: usize,
+}
+
+impl Progress {
+    /// Overall fraction done, 0..1.
+    pub fn fraction(&self) -> f64 {
+        if self.runs == 0 || self.jobs == 0 {
+            return 0.0;
+        }
+        (self.run as f64 + self.jobs_done as f64 / self.jobs as f64) / self.runs as f64
+    }
+}
+
+/// [`run`], reporting progress after every round.
+pub fn run_with_progress(
+    exp: &Experiment,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Outcome, ExperimentError> {
     let r = exp.resolve()?;
+    let runs = exp.policies.len() + usize::from(exp.fairness);
+    let jobs = r.trace.jobs.len();
+    let mut run_one = |index: usize, policy: &str, window, iso: Option<&[Option<f64>]>| {
+        let mut done = 0;
+        r.run_policy(policy, window, iso, |report, _| {
+            done += report
+                .events
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        crate::sim::SimEvent::Finished { .. }
+                            | crate::sim::SimEvent::Dropped { .. }
+                    )
+                })
+                .count();
+            progress(&Progress {
+                run: index,
+                runs,
+                policy: policy.to_string(),
+                jobs_done: done,
+                jobs,
+            });
+        })
+    };
     let iso = if exp.fairness {
-        Some(r.isolated_jcts()?)
+        Some(run_one(0, "isolated", None, None)?.recorder.jcts())
     } else {
         None
     };
-    exp.policies
+    let first = usize::from(exp.fairness);
+    let results = exp
+        .policies
         .iter()
-        .map(|p| r.run_policy(p, exp.window, iso.as_deref(), |_, _| {}))
-        .collect()
+        .enumerate()
+        .map(|(i, p)| run_one(first + i, p, exp.window, iso.as_deref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Outcome {
+        results,
+        isolated_jct: iso,
+    })
 }
 
 /// Why a share link could not be read.

@@ -15,4 +15,6 @@ pub mod metrics;
 pub mod policy;
 pub mod rng;
 pub mod sim;
+#[cfg(target_arch = "wasm32")]
+pub mod ui;
 pub mod workload;

@@ -9,4 +9,6 @@ fn main() {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn main() {}
+fn main() {
+    orrery::ui::start();
+}

@@ -2,7 +2,7 @@
 //! (traces, throughputs and per-job JCTs of Gavel's simulator, seed 0, 360 s rounds).
 
 use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn reference_dir() -> Option<PathBuf> {
     let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/gavel");
@@ -17,12 +17,12 @@ fn reference_dir() -> Option<PathBuf> {
     }
 }
 
-fn read(dir: &PathBuf, f: &str) -> String {
+fn read(dir: &Path, f: &str) -> String {
     std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"))
 }
 
 /// (avg JCT, makespan, per-job JCTs) of Orrery's Gavel-compatible run.
-fn run(dir: &PathBuf, trace: &str, cluster: &str, policy: &str) -> (f64, f64, Vec<f64>) {
+fn run(dir: &Path, trace: &str, cluster: &str, policy: &str) -> (f64, f64, Vec<f64>) {
     let exp = Experiment {
         cluster: cluster.into(),
         workload: WorkloadSource::Inline {
@@ -51,7 +51,7 @@ fn run(dir: &PathBuf, trace: &str, cluster: &str, policy: &str) -> (f64, f64, Ve
     (res.summary.avg_jct_s, res.summary.makespan_s, jcts)
 }
 
-fn reference(dir: &PathBuf, name: &str) -> Vec<f64> {
+fn reference(dir: &Path, name: &str) -> Vec<f64> {
     read(dir, &format!("results/{name}.jct.csv"))
         .lines()
         .skip(1)

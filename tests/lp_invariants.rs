@@ -20,7 +20,10 @@ const LP_POLICIES: [&str; 10] = [
     "fifo_perf",
 ];
 
-fn instance() -> impl Strategy<Value = (Vec<u32>, Vec<(u32, Vec<f64>, f64, f64)>)> {
+/// A job: scale factor, throughput per type, remaining steps, seconds since arrival.
+type Job = (u32, Vec<f64>, f64, f64);
+
+fn instance() -> impl Strategy<Value = (Vec<u32>, Vec<Job>)> {
     (1usize..=3).prop_flat_map(|n| {
         (
             prop::collection::vec(1u32..=8, n),

@@ -133,6 +133,37 @@ impl Recorder {
         }
     }
 
+    /// JCTs of the finished jobs in `window` (all jobs if `None`), sorted (s).
+    pub fn jct_values(&self, window: Option<(usize, usize)>) -> Vec<f64> {
+        let mut v: Vec<f64> = self
+            .jobs
+            .iter()
+            .filter(|r| in_window(window, r.id))
+            .filter_map(JobRecord::jct)
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
+    }
+
+    /// rho (JCT over isolated JCT) of the finished jobs in `window`, sorted.
+    pub fn rho_values(
+        &self,
+        window: Option<(usize, usize)>,
+        isolated_jct: Option<&[Option<f64>]>,
+    ) -> Vec<f64> {
+        let Some(iso) = isolated_jct else {
+            return Vec::new();
+        };
+        let mut v: Vec<f64> = self
+            .jobs
+            .iter()
+            .filter(|r| in_window(window, r.id))
+            .filter_map(|r| Some(r.jct()? / iso.get(r.id).copied().flatten().filter(|v| *v > 0.0)?))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
+    }
+
     /// Summarise the jobs whose ids are in `window` (all jobs if `None`).
     pub fn summary(
         &self,
@@ -141,10 +172,12 @@ impl Recorder {
         window: Option<(usize, usize)>,
         isolated_jct: Option<&[Option<f64>]>,
     ) -> Summary {
-        let in_window = |id: usize| window.is_none_or(|(a, b)| id >= a && id < b);
-        let measured: Vec<&JobRecord> = self.jobs.iter().filter(|r| in_window(r.id)).collect();
-        let mut jcts: Vec<f64> = measured.iter().filter_map(|r| r.jct()).collect();
-        jcts.sort_by(f64::total_cmp);
+        let measured: Vec<&JobRecord> = self
+            .jobs
+            .iter()
+            .filter(|r| in_window(window, r.id))
+            .collect();
+        let jcts = self.jct_values(window);
         let waits: Vec<f64> = measured
             .iter()
             .filter_map(|r| r.first_start.map(|s| s - r.arrival))
@@ -188,15 +221,7 @@ impl Recorder {
         } else {
             None
         };
-        let rhos: Vec<f64> = match isolated_jct {
-            Some(iso) => measured
-                .iter()
-                .filter_map(|r| {
-                    Some(r.jct()? / iso.get(r.id).copied().flatten().filter(|v| *v > 0.0)?)
-                })
-                .collect(),
-            None => Vec::new(),
-        };
+        let rhos = self.rho_values(window, isolated_jct);
         let (max_rho, mean_rho, jain) = if rhos.is_empty() {
             (None, None, None)
         } else {
@@ -305,6 +330,10 @@ pub struct Summary {
     pub rounds: u64,
     /// Times the policy failed and the previous decision was kept.
     pub policy_failures: u64,
+}
+
+fn in_window(window: Option<(usize, usize)>, id: usize) -> bool {
+    window.is_none_or(|(a, b)| id >= a && id < b)
 }
 
 /// Mean (0 for an empty slice).

@@ -98,7 +98,7 @@ mod tests {
         // One GPU, two jobs of 1000 steps at 1 step/s: the makespan is 2000 s, each job x = 1/2.
         let w = World::new("a:1", &[(1, &[1.0]), (1, &[1.0])]);
         let (x, t) = MinTotalDuration::solve(&w.view(), true).unwrap();
-        assert!(t >= 2000.0 && t <= 2000.0 * 1.05, "{t}");
+        assert!((2000.0..=2000.0 * 1.05).contains(&t), "{t}");
         assert!(
             (x[0][0] - x[1][0]).abs() < 1e-3 && x[0][0] + x[1][0] <= 1.0 + 1e-7,
             "{x:?}"

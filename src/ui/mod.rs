@@ -1,0 +1,1278 @@
+//! The web playground (Yew): load and edit a workload, a cluster and policies; step through
+//! rounds; compare policies in a Web Worker; share the whole experiment as a link.
+//! Charts read result series only; no user-supplied text is ever inserted as HTML.
+
+pub mod charts;
+pub mod worker;
+
+use crate::cluster::ClusterSpec;
+use crate::experiment::{Experiment, ProfileSource, Progress, WorkloadSource};
+use crate::job::JobId;
+use crate::metrics::Recorder;
+use crate::policy::{self, Recompute};
+use crate::sim::{SimEvent, Simulator};
+use crate::workload::{presets, GeneratorConfig, Profile, Trace};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
+use worker::{FromWorker, PolicyResult, ToWorker, WorkerHandle};
+use yew::prelude::*;
+
+/// Largest share link the page makes (characters).
+pub const MAX_LINK_LEN: usize = 100_000;
+
+/// Mount the app on the page's body.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    yew::Renderer::<App>::new().render();
+}
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+/// Cluster presets of the cluster panel.
+pub const CLUSTER_PRESETS: [(&str, &str); 3] = [
+    ("36:36:36 (Gavel)", "v100:36,p100:36,k80:36"),
+    ("8:8:8 (Gavel)", "v100:8,p100:8,k80:8"),
+    (
+        "modern A100/H100 mix",
+        "h100:16/8@6.98,a100:32/8@3.67,v100:16/4@2.48",
+    ),
+];
+
+/// A stepping simulation on the page's thread.
+struct Stepper {
+    sim: Simulator,
+    rec: Recorder,
+    last_events: Vec<SimEvent>,
+}
+
+/// Messages of the app.
+pub enum Msg {
+    /// Set the cluster spec text (applied when valid).
+    ClusterText(String),
+    /// Pick a cluster preset.
+    ClusterPreset(String),
+    /// Edit one cell of the cluster table: (row, column, value).
+    ClusterCell(usize, &'static str, String),
+    /// Add a GPU type row.
+    ClusterAddType,
+    /// Remove a GPU type row.
+    ClusterRemoveType(usize),
+    /// Pick a bundled trace.
+    TracePreset(String),
+    /// Edit a generator field.
+    Generator(&'static str, String),
+    /// Use the generator's settings.
+    Generate,
+    /// A trace file's text arrived.
+    TraceFile(String, String),
+    /// A profile file's text arrived.
+    ProfileFile(String, String),
+    /// Pick a bundled profile.
+    ProfilePreset(String),
+    /// A file could not be read.
+    FileError(String),
+    /// Toggle a policy.
+    TogglePolicy(String),
+    /// Set a policy's parameters text.
+    PolicyParams(String, String),
+    /// Set the seed.
+    Seed(String),
+    /// Set the round length.
+    Round(String),
+    /// Toggle Gavel-compatible mode.
+    GavelCompat(bool),
+    /// Set the restart cost.
+    RestartCost(String),
+    /// Pick the policy to step through.
+    StepPolicy(String),
+    /// One round.
+    Step,
+    /// Play or pause.
+    TogglePlay,
+    /// Timer tick while playing (generation).
+    Tick(u64),
+    /// Set the play speed (ms per round).
+    Speed(String),
+    /// Finish the stepping run.
+    RunToEnd,
+    /// Back to round 0.
+    Reset,
+    /// Compare every selected policy in the worker.
+    Compare,
+    /// Stop the comparison.
+    Cancel,
+    /// A message from the worker.
+    Worker(FromWorker),
+    /// Copy the share link.
+    CopyLink,
+    /// Download something: (file name, MIME type, contents).
+    Download(String, &'static str, String),
+    /// Download a chart as PNG.
+    DownloadChart(usize),
+    /// Focus a policy in the utilization chart.
+    FocusPolicy(usize),
+    /// A key was pressed.
+    Key(KeyboardEvent),
+}
+
+/// The playground.
+pub struct App {
+    exp: Experiment,
+    cluster_text: String,
+    cluster_error: Option<String>,
+    workload_error: Option<String>,
+    profile_error: Option<String>,
+    workload_label: String,
+    generator: GeneratorConfig,
+    policy_params: Vec<(String, String)>,
+    step_policy: String,
+    stepper: Option<Stepper>,
+    step_error: Option<String>,
+    playing: bool,
+    play_gen: u64,
+    speed_ms: u32,
+    worker: Option<WorkerHandle>,
+    progress: Option<Progress>,
+    results: Option<(Experiment, Vec<PolicyResult>)>,
+    run_error: Option<String>,
+    notice: Option<(bool, String)>,
+    charts: [NodeRef; 4],
+    charts_dirty: bool,
+    focus_policy: usize,
+    run_started_ms: f64,
+    last_run_ms: Option<f64>,
+    first_chart_ms: Option<f64>,
+    _keys: Option<Closure<dyn FnMut(KeyboardEvent)>>,
+}
+
+fn parse_policy_list(policies: &[String]) -> Vec<(String, String)> {
+    policies
+        .iter()
+        .map(|p| match policy::parse_spec(p) {
+            Ok((name, kv)) => (
+                name,
+                kv.iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(","),
+            ),
+            Err(_) => (p.clone(), String::new()),
+        })
+        .collect()
+}
+
+fn spec_of(name: &str, params: &str) -> String {
+    if params.trim().is_empty() {
+        name.to_string()
+    } else {
+        format!("{name}[{}]", params.trim())
+    }
+}
+
+fn hours(s: f64) -> String {
+    format!("{:.2}", s / 3600.0)
+}
+
+impl App {
+    fn workload_label_of(exp: &Experiment) -> String {
+        match &exp.workload {
+            WorkloadSource::Preset { name } => format!("bundled trace '{name}'"),
+            WorkloadSource::Generated(g) => format!(
+                "generated: {} jobs, {} jobs/h, seed {}",
+                g.num_jobs, g.jobs_per_hour, g.seed
+            ),
+            WorkloadSource::Inline { name, .. } => format!("uploaded '{name}'"),
+        }
+    }
+
+    fn sync_policies(&mut self) {
+        self.exp.policies = self
+            .policy_params
+            .iter()
+            .map(|(n, p)| spec_of(n, p))
+            .collect();
+        if !self
+            .policy_params
+            .iter()
+            .any(|(n, _)| *n == self.step_policy)
+        {
+            self.step_policy = self
+                .policy_params
+                .first()
+                .map(|p| p.0.clone())
+                .unwrap_or_default();
+        }
+    }
+
+    fn step_spec(&self) -> String {
+        self.policy_params
+            .iter()
+            .find(|(n, _)| *n == self.step_policy)
+            .map(|(n, p)| spec_of(n, p))
+            .unwrap_or_else(|| self.step_policy.clone())
+    }
+
+    /// Try a changed experiment: keep it only if it resolves.
+    fn try_apply(&mut self, candidate: Experiment) -> Result<(), String> {
+        candidate.resolve().map_err(|e| e.to_string())?;
+        self.exp = candidate;
+        self.workload_label = Self::workload_label_of(&self.exp);
+        self.stepper = None;
+        self.playing = false;
+        Ok(())
+    }
+
+    fn ensure_stepper(&mut self) -> bool {
+        if self.stepper.is_some() {
+            return true;
+        }
+        let spec = self.step_spec();
+        if spec.is_empty() {
+            self.step_error = Some("select a policy first".into());
+            return false;
+        }
+        match self
+            .exp
+            .resolve()
+            .and_then(|r| Ok((r.simulator(&spec)?, r)))
+        {
+            Ok((sim, r)) => {
+                let rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
+                self.stepper = Some(Stepper {
+                    sim,
+                    rec,
+                    last_events: Vec::new(),
+                });
+                self.step_error = None;
+                true
+            }
+            Err(e) => {
+                self.step_error = Some(e.to_string());
+                false
+            }
+        }
+    }
+
+    fn step_once(&mut self) -> bool {
+        if !self.ensure_stepper() {
+            return false;
+        }
+        let Some(st) = self.stepper.as_mut() else {
+            return false;
+        };
+        match st.sim.step_round() {
+            Some(report) => {
+                for e in &report.events {
+                    st.rec.observe(e);
+                }
+                st.last_events = report.events;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn schedule_tick(&self, ctx: &Context<Self>) {
+        let link = ctx.link().clone();
+        let generation = self.play_gen;
+        let delay = self.speed_ms;
+        yew::platform::spawn_local(async move {
+            yew::platform::time::sleep(std::time::Duration::from_millis(u64::from(delay))).await;
+            link.send_message(Msg::Tick(generation));
+        });
+    }
+
+    fn start_compare(&mut self, ctx: &Context<Self>) {
+        self.worker = None;
+        self.run_error = None;
+        if self.exp.policies.is_empty() {
+            self.run_error = Some("select at least one policy".into());
+            return;
+        }
+        if let Err(e) = self.exp.resolve() {
+            self.run_error = Some(e.to_string());
+            return;
+        }
+        let link = ctx.link().clone();
+        match WorkerHandle::spawn(move |m| link.send_message(Msg::Worker(m))) {
+            Ok(w) => {
+                self.worker = Some(w);
+                self.progress = Some(Progress {
+                    run: 0,
+                    runs: self.exp.policies.len() + usize::from(self.exp.fairness),
+                    policy: String::new(),
+                    jobs_done: 0,
+                    jobs: 1,
+                });
+                self.run_started_ms = now_ms();
+            }
+            Err(e) => self.run_error = Some(e),
+        }
+    }
+
+    fn share_link(&self) -> Result<String, String> {
+        let base = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
+        let link = self.exp.to_link(&base);
+        if link.len() > MAX_LINK_LEN {
+            return Err(format!(
+                "The link would be {} KB, over the {} KB limit, because the uploaded trace or profile travels inside it. Share the file alongside the settings instead.",
+                link.len() / 1024,
+                MAX_LINK_LEN / 1024
+            ));
+        }
+        Ok(link)
+    }
+}
+
+fn download(name: &str, mime: &str, contents: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(contents));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|e| format!("{e:?}"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+    download_url(name, &url)?;
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+fn download_url(name: &str, url: &str) -> Result<(), String> {
+    let doc = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = doc
+        .create_element("a")
+        .map_err(|e| format!("{e:?}"))?
+        .unchecked_into();
+    a.set_href(url);
+    a.set_download(name);
+    a.click();
+    Ok(())
+}
+
+fn read_file(file: web_sys::File, link: yew::html::Scope<App>, is_trace: bool) {
+    let name = file.name();
+    wasm_bindgen_futures::spawn_local(async move {
+        match wasm_bindgen_futures::JsFuture::from(file.text()).await {
+            Ok(v) => {
+                let text = v.as_string().unwrap_or_default();
+                link.send_message(if is_trace {
+                    Msg::TraceFile(name, text)
+                } else {
+                    Msg::ProfileFile(name, text)
+                });
+            }
+            Err(e) => link.send_message(Msg::FileError(format!(
+                "{name}: cannot read the file ({e:?})"
+            ))),
+        }
+    });
+}
+
+fn summaries_csv(results: &[PolicyResult]) -> String {
+    let mut out = String::from("policy,num_jobs,avg_jct_s,median_jct_s,p95_jct_s,p99_jct_s,makespan_s,avg_wait_s,utilization,max_rho,mean_rho,jain_index,restarts,preemptions,gpu_hours\n");
+    let o = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    for r in results {
+        let s = &r.summary;
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            crate::workload::csv::quote(&s.policy),
+            s.num_jobs,
+            s.avg_jct_s,
+            s.median_jct_s,
+            s.p95_jct_s,
+            s.p99_jct_s,
+            s.makespan_s,
+            s.avg_wait_s,
+            s.utilization,
+            o(s.max_rho),
+            o(s.mean_rho),
+            o(s.jain_index),
+            s.restarts,
+            s.preemptions,
+            s.gpu_hours
+        ));
+    }
+    out
+}
+
+impl Component for App {
+    type Message = Msg;
+    type Properties = ();
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let mut notice = None;
+        let hash = web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .unwrap_or_default();
+        let exp = if hash.len() > 1 {
+            match Experiment::from_link(&hash) {
+                Ok(e) => match e.resolve() {
+                    Ok(_) => e,
+                    Err(err) => {
+                        notice = Some((false, format!("This link's experiment could not be set up ({err}); the default scenario is loaded instead.")));
+                        Experiment::default()
+                    }
+                },
+                Err(err) => {
+                    notice = Some((false, format!("This link could not be opened: {err}. The default scenario is loaded instead.")));
+                    Experiment::default()
+                }
+            }
+        } else {
+            Experiment::default()
+        };
+        let link = ctx.link().clone();
+        let keys = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
+            link.send_message(Msg::Key(e))
+        });
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            let _ = doc.add_event_listener_with_callback("keydown", keys.as_ref().unchecked_ref());
+        }
+        let policy_params = parse_policy_list(&exp.policies);
+        let generator = match &exp.workload {
+            WorkloadSource::Generated(g) => g.clone(),
+            _ => GeneratorConfig {
+                num_jobs: 100,
+                jobs_per_hour: 2.0,
+                multi_gpu: true,
+                priority_weights: false,
+                seed: exp.seed,
+            },
+        };
+        let mut app = App {
+            cluster_text: exp.cluster.clone(),
+            workload_label: Self::workload_label_of(&exp),
+            step_policy: policy_params
+                .first()
+                .map(|p| p.0.clone())
+                .unwrap_or_default(),
+            policy_params,
+            generator,
+            exp,
+            cluster_error: None,
+            workload_error: None,
+            profile_error: None,
+            stepper: None,
+            step_error: None,
+            playing: false,
+            play_gen: 0,
+            speed_ms: 200,
+            worker: None,
+            progress: None,
+            results: None,
+            run_error: None,
+            notice,
+            charts: Default::default(),
+            charts_dirty: false,
+            focus_policy: 0,
+            run_started_ms: now_ms(),
+            last_run_ms: None,
+            first_chart_ms: None,
+            _keys: Some(keys),
+        };
+        app.start_compare(ctx);
+        app
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Self::Message) -> bool {
+        match msg {
+            Msg::ClusterText(t) => {
+                self.cluster_text = t.clone();
+                match ClusterSpec::parse(&t) {
+                    Ok(c) => {
+                        let candidate = Experiment {
+                            cluster: c.to_string(),
+                            ..self.exp.clone()
+                        };
+                        match self.try_apply(candidate) {
+                            Ok(()) => self.cluster_error = None,
+                            Err(e) => self.cluster_error = Some(e),
+                        }
+                    }
+                    Err(e) => self.cluster_error = Some(e.to_string()),
+                }
+            }
+            Msg::ClusterPreset(spec) => {
+                return Component::update(self, ctx, Msg::ClusterText(spec))
+            }
+            Msg::ClusterCell(row, col, value) => {
+                if let Ok(mut c) = ClusterSpec::parse(&self.exp.cluster) {
+                    if let Some(t) = c.types.get_mut(row) {
+                        let ok = match col {
+                            "name" => {
+                                t.name = value.trim().to_ascii_lowercase();
+                                true
+                            }
+                            "count" => value.trim().parse().map(|v| t.count = v).is_ok(),
+                            "per_server" => value.trim().parse().map(|v| t.per_server = v).is_ok(),
+                            _ => {
+                                if value.trim().is_empty() {
+                                    t.price_per_hour = None;
+                                    true
+                                } else {
+                                    value
+                                        .trim()
+                                        .parse()
+                                        .map(|v| t.price_per_hour = Some(v))
+                                        .is_ok()
+                                }
+                            }
+                        };
+                        if !ok {
+                            self.cluster_error = Some(format!("'{value}' is not a valid {col}"));
+                            return true;
+                        }
+                    }
+                    return Component::update(self, ctx, Msg::ClusterText(c.to_string()));
+                }
+            }
+            Msg::ClusterAddType => {
+                let text = format!(
+                    "{},gpu{}:1",
+                    self.exp.cluster,
+                    self.exp.cluster.matches(',').count() + 2
+                );
+                return Component::update(self, ctx, Msg::ClusterText(text));
+            }
+            Msg::ClusterRemoveType(row) => {
+                if let Ok(mut c) = ClusterSpec::parse(&self.exp.cluster) {
+                    if c.types.len() > 1 && row < c.types.len() {
+                        c.types.remove(row);
+                        return Component::update(self, ctx, Msg::ClusterText(c.to_string()));
+                    }
+                }
+            }
+            Msg::TracePreset(name) => {
+                let candidate = Experiment {
+                    workload: WorkloadSource::Preset { name },
+                    ..self.exp.clone()
+                };
+                self.workload_error = self.try_apply(candidate).err();
+            }
+            Msg::Generator(field, v) => {
+                let g = &mut self.generator;
+                let ok = match field {
+                    "num_jobs" => v.trim().parse().map(|x| g.num_jobs = x).is_ok(),
+                    "jobs_per_hour" => v.trim().parse().map(|x| g.jobs_per_hour = x).is_ok(),
+                    "seed" => v.trim().parse().map(|x| g.seed = x).is_ok(),
+                    "multi_gpu" => {
+                        g.multi_gpu = v == "true";
+                        true
+                    }
+                    _ => {
+                        g.priority_weights = v == "true";
+                        true
+                    }
+                };
+                self.workload_error =
+                    (!ok).then(|| format!("generator: '{v}' is not a valid {field}"));
+            }
+            Msg::Generate => {
+                let candidate = Experiment {
+                    workload: WorkloadSource::Generated(self.generator.clone()),
+                    ..self.exp.clone()
+                };
+                self.workload_error = self.try_apply(candidate).err();
+            }
+            Msg::TraceFile(name, text) => {
+                self.workload_error = match Trace::parse(&text, &name) {
+                    Err(e) => Some(format!("{e} — the previous workload is kept")),
+                    Ok(_) => {
+                        let candidate = Experiment {
+                            workload: WorkloadSource::Inline { name, text },
+                            ..self.exp.clone()
+                        };
+                        self.try_apply(candidate)
+                            .err()
+                            .map(|e| format!("{e} — the previous workload is kept"))
+                    }
+                };
+            }
+            Msg::ProfileFile(name, text) => {
+                self.profile_error = match Profile::parse(&text, &name) {
+                    Err(e) => Some(format!("{e} — the previous profile is kept")),
+                    Ok(_) => {
+                        let candidate = Experiment {
+                            profile: ProfileSource::Inline { name, text },
+                            ..self.exp.clone()
+                        };
+                        self.try_apply(candidate)
+                            .err()
+                            .map(|e| format!("{e} — the previous profile is kept"))
+                    }
+                };
+            }
+            Msg::ProfilePreset(name) => {
+                let candidate = Experiment {
+                    profile: ProfileSource::Preset { name },
+                    ..self.exp.clone()
+                };
+                self.profile_error = self.try_apply(candidate).err();
+            }
+            Msg::FileError(e) => self.workload_error = Some(e),
+            Msg::TogglePolicy(name) => {
+                if let Some(i) = self.policy_params.iter().position(|(n, _)| *n == name) {
+                    self.policy_params.remove(i);
+                } else {
+                    self.policy_params.push((name, String::new()));
+                }
+                self.sync_policies();
+                self.stepper = None;
+            }
+            Msg::PolicyParams(name, params) => {
+                if let Some(p) = self.policy_params.iter_mut().find(|(n, _)| *n == name) {
+                    p.1 = params;
+                }
+                self.sync_policies();
+                self.stepper = None;
+                self.run_error = self
+                    .exp
+                    .policies
+                    .iter()
+                    .find_map(|p| policy::build(p).err())
+                    .map(|e| e.to_string());
+            }
+            Msg::Seed(v) => match v.trim().parse() {
+                Ok(seed) => {
+                    self.exp.seed = seed;
+                    self.stepper = None;
+                }
+                Err(_) => self.run_error = Some(format!("seed: '{v}' is not a whole number")),
+            },
+            Msg::Round(v) => match v.trim().parse::<f64>() {
+                Ok(r) if r.is_finite() && r > 0.0 => {
+                    self.exp.round_s = r;
+                    self.stepper = None;
+                }
+                _ => {
+                    self.run_error = Some(format!(
+                        "round length: '{v}' must be a positive number of seconds"
+                    ))
+                }
+            },
+            Msg::GavelCompat(on) => {
+                self.exp.gavel_compat = on;
+                self.stepper = None;
+            }
+            Msg::RestartCost(v) => match v.trim().parse::<f64>() {
+                Ok(r) if r.is_finite() && r >= 0.0 => {
+                    self.exp.restart_cost_s = r;
+                    self.stepper = None;
+                }
+                _ => {
+                    self.run_error = Some(format!(
+                        "restart cost: '{v}' must be a non-negative number of seconds"
+                    ))
+                }
+            },
+            Msg::StepPolicy(p) => {
+                self.step_policy = p;
+                self.stepper = None;
+                self.playing = false;
+            }
+            Msg::Step => {
+                self.playing = false;
+                self.step_once();
+            }
+            Msg::TogglePlay => {
+                self.playing = !self.playing;
+                self.play_gen += 1;
+                if self.playing {
+                    self.schedule_tick(ctx);
+                }
+            }
+            Msg::Tick(generation) => {
+                if !self.playing || generation != self.play_gen {
+                    return false;
+                }
+                // At full speed, several rounds per frame.
+                let rounds = if self.speed_ms == 0 { 25 } else { 1 };
+                for _ in 0..rounds {
+                    if !self.step_once() {
+                        self.playing = false;
+                        break;
+                    }
+                }
+                if self.playing {
+                    self.schedule_tick(ctx);
+                }
+            }
+            Msg::Speed(v) => self.speed_ms = v.parse().unwrap_or(200),
+            Msg::RunToEnd => {
+                self.speed_ms = 0;
+                if !self.playing {
+                    return Component::update(self, ctx, Msg::TogglePlay);
+                }
+            }
+            Msg::Reset => {
+                self.stepper = None;
+                self.playing = false;
+                self.play_gen += 1;
+            }
+            Msg::Compare => self.start_compare(ctx),
+            Msg::Cancel => {
+                self.worker = None;
+                self.progress = None;
+                self.run_error = Some("cancelled".into());
+            }
+            Msg::Worker(m) => match m {
+                FromWorker::Ready => {
+                    if let Some(w) = &self.worker {
+                        if let Err(e) = w.send(&ToWorker::Run(Box::new(self.exp.clone()))) {
+                            self.run_error = Some(e);
+                            self.worker = None;
+                        }
+                    }
+                }
+                FromWorker::Progress(p) => self.progress = Some(p),
+                FromWorker::Done(r) => {
+                    self.results = Some((self.exp.clone(), r));
+                    self.worker = None;
+                    self.progress = None;
+                    self.charts_dirty = true;
+                    self.focus_policy = 0;
+                    self.last_run_ms = Some(now_ms() - self.run_started_ms);
+                }
+                FromWorker::Failed(e) => {
+                    self.run_error = Some(e);
+                    self.worker = None;
+                    self.progress = None;
+                }
+            },
+            Msg::CopyLink => match self.share_link() {
+                Ok(link) => {
+                    if let Some(w) = web_sys::window() {
+                        if let Ok(h) = w.history() {
+                            let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&link));
+                        }
+                        let _ = w.navigator().clipboard().write_text(&link);
+                    }
+                    self.notice = Some((
+                        true,
+                        "Link copied: it restores every setting and reproduces these numbers."
+                            .into(),
+                    ));
+                }
+                Err(e) => self.notice = Some((false, e)),
+            },
+            Msg::Download(name, mime, contents) => {
+                if let Err(e) = download(&name, mime, &contents) {
+                    self.notice = Some((false, format!("download failed: {e}")));
+                }
+                return false;
+            }
+            Msg::DownloadChart(i) => {
+                if let Some(c) = self.charts[i].cast::<HtmlCanvasElement>() {
+                    if let Ok(url) = c.to_data_url() {
+                        let _ = download_url(&format!("orrery-chart-{}.png", CHART_NAMES[i]), &url);
+                    }
+                }
+                return false;
+            }
+            Msg::FocusPolicy(i) => {
+                self.focus_policy = i;
+                self.charts_dirty = true;
+            }
+            Msg::Key(e) => {
+                let typing = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    .is_some_and(|el| {
+                        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                    });
+                if typing {
+                    return false;
+                }
+                match e.key().as_str() {
+                    " " => {
+                        e.prevent_default();
+                        return Component::update(self, ctx, Msg::TogglePlay);
+                    }
+                    "ArrowRight" => {
+                        e.prevent_default();
+                        return Component::update(self, ctx, Msg::Step);
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        true
+    }
+
+    fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
+        if !self.charts_dirty {
+            return;
+        }
+        self.charts_dirty = false;
+        let Some((exp, results)) = &self.results else {
+            return;
+        };
+        let canvases: Vec<Option<HtmlCanvasElement>> = self
+            .charts
+            .iter()
+            .map(|r| r.cast::<HtmlCanvasElement>())
+            .collect();
+        let named = |f: &dyn Fn(&PolicyResult) -> Vec<f64>| {
+            results
+                .iter()
+                .map(|r| (r.summary.policy.clone(), f(r)))
+                .collect::<Vec<_>>()
+        };
+        let mut errors = Vec::new();
+        if let Some(c) = canvases[0].clone() {
+            let s: Vec<(String, Vec<f64>)> =
+                named(&|r| r.jcts.iter().map(|x| x / 3600.0).collect());
+            errors.extend(
+                charts::draw_cdf(
+                    c,
+                    "Job completion time (CDF)",
+                    "JCT (h, log scale)",
+                    &s,
+                    true,
+                )
+                .err(),
+            );
+        }
+        if let Some(c) = canvases[1].clone() {
+            let s = named(&|r| r.rhos.clone());
+            errors.extend(
+                charts::draw_cdf(
+                    c,
+                    "Finish-time fairness rho (CDF)",
+                    "rho = JCT / isolated JCT",
+                    &s,
+                    false,
+                )
+                .err(),
+            );
+        }
+        if let Some(c) = canvases[2].clone() {
+            let types: Vec<(String, u32)> = ClusterSpec::parse(&exp.cluster)
+                .map(|c| c.types.iter().map(|t| (t.name.clone(), t.count)).collect())
+                .unwrap_or_default();
+            let r = &results[self.focus_policy.min(results.len().saturating_sub(1))];
+            let s = charts::utilization_series(r, &types);
+            errors.extend(
+                charts::draw_lines(
+                    c,
+                    &format!("Utilization per GPU type ({})", r.summary.policy),
+                    "busy GPUs / GPUs",
+                    &s,
+                    Some(1.0),
+                )
+                .err(),
+            );
+        }
+        if let Some(c) = canvases[3].clone() {
+            let s: Vec<(String, Vec<(f64, f64)>)> = results
+                .iter()
+                .map(|r| (r.summary.policy.clone(), charts::queue_series(r)))
+                .collect();
+            errors.extend(
+                charts::draw_lines(c, "Queue length (jobs waiting)", "jobs", &s, None).err(),
+            );
+        }
+        if let Some(e) = errors.first() {
+            self.run_error = Some(format!("chart: {e}"));
+        }
+        if self.first_chart_ms.is_none() {
+            self.first_chart_ms = Some(now_ms());
+            if let Some(el) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.document_element())
+            {
+                let _ = el.set_attribute("data-first-chart-ms", &format!("{:.0}", now_ms()));
+            }
+        }
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        html! {
+            <div class="app">
+                <header>
+                    <h1>{ "Orrery" }</h1>
+                    <span class="tagline">{ "a deep-learning cluster scheduling playground" }</span>
+                    <button id="copy-link" onclick={ctx.link().callback(|_| Msg::CopyLink)}>{ "Copy link" }</button>
+                </header>
+                { self.view_notice() }
+                <div class="columns">
+                    <aside class="panels">
+                        { self.view_workload(ctx) }
+                        { self.view_cluster(ctx) }
+                        { self.view_policies(ctx) }
+                        { self.view_settings(ctx) }
+                    </aside>
+                    <main>
+                        { self.view_compare(ctx) }
+                        { self.view_stepper(ctx) }
+                    </main>
+                </div>
+                <footer>{ "Orrery — the same experiment and seed give the same numbers here and in the orrery CLI (orrery run --link '<link>')." }</footer>
+            </div>
+        }
+    }
+}
+
+const CHART_NAMES: [&str; 4] = ["jct-cdf", "rho-cdf", "utilization", "queue"];
+
+fn input_value(e: &Event) -> String {
+    e.target_unchecked_into::<HtmlInputElement>().value()
+}
+
+fn select_value(e: &Event) -> String {
+    e.target_unchecked_into::<HtmlSelectElement>().value()
+}
+
+impl App {
+    fn view_notice(&self) -> Html {
+        match &self.notice {
+            Some((ok, text)) => {
+                html! { <div id="notice" class={classes!("notice", if *ok { "ok" } else { "error" })}>{ text }</div> }
+            }
+            None => html! {},
+        }
+    }
+
+    fn view_workload(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let on_trace = {
+            let link = link.clone();
+            Callback::from(move |e: Event| {
+                let input: HtmlInputElement = e.target_unchecked_into();
+                if let Some(f) = input.files().and_then(|l| l.get(0)) {
+                    read_file(f, link.clone(), true);
+                }
+                input.set_value("");
+            })
+        };
+        let on_profile = {
+            let link = link.clone();
+            Callback::from(move |e: Event| {
+                let input: HtmlInputElement = e.target_unchecked_into();
+                if let Some(f) = input.files().and_then(|l| l.get(0)) {
+                    read_file(f, link.clone(), false);
+                }
+                input.set_value("");
+            })
+        };
+        let on_drop = {
+            let link = link.clone();
+            Callback::from(move |e: DragEvent| {
+                e.prevent_default();
+                if let Some(f) = e
+                    .data_transfer()
+                    .and_then(|d| d.files())
+                    .and_then(|l| l.get(0))
+                {
+                    let is_profile = f.name().to_ascii_lowercase().contains("profile")
+                        || f.name().to_ascii_lowercase().contains("throughput");
+                    read_file(f, link.clone(), !is_profile);
+                }
+            })
+        };
+        let g = &self.generator;
+        let preset_name = match &self.exp.workload {
+            WorkloadSource::Preset { name } => name.clone(),
+            _ => String::new(),
+        };
+        let profile_name = match &self.exp.profile {
+            ProfileSource::Preset { name } => name.clone(),
+            ProfileSource::Inline { name, .. } => format!("uploaded '{name}'"),
+        };
+        html! {
+            <section class="panel" id="workload-panel">
+                <h2>{ "Workload" }</h2>
+                <p class="current" id="workload-label">{ &self.workload_label }</p>
+                <label>{ "Bundled trace " }
+                    <select onchange={link.callback(|e: Event| Msg::TracePreset(select_value(&e)))}>
+                        <option value="" selected={preset_name.is_empty()} disabled=true>{ "—" }</option>
+                        { for presets::TRACES.iter().map(|t| html! { <option value={t.name} selected={preset_name == t.name} title={t.description}>{ t.name }</option> }) }
+                    </select>
+                </label>
+                <fieldset>
+                    <legend>{ "Generator" }</legend>
+                    <label>{ "jobs " }<input type="number" min="1" value={g.num_jobs.to_string()} onchange={link.callback(|e: Event| Msg::Generator("num_jobs", input_value(&e)))} /></label>
+                    <label>{ "jobs/hour (0 = all at t=0) " }<input type="number" min="0" step="0.1" value={g.jobs_per_hour.to_string()} onchange={link.callback(|e: Event| Msg::Generator("jobs_per_hour", input_value(&e)))} /></label>
+                    <label>{ "seed " }<input type="number" min="0" value={g.seed.to_string()} onchange={link.callback(|e: Event| Msg::Generator("seed", input_value(&e)))} /></label>
+                    <label><input type="checkbox" checked={g.multi_gpu} onchange={link.callback(|e: Event| Msg::Generator("multi_gpu", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " multi-GPU jobs" }</label>
+                    <label><input type="checkbox" checked={g.priority_weights} onchange={link.callback(|e: Event| Msg::Generator("priority_weights", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " priority weights" }</label>
+                    <button id="generate" onclick={link.callback(|_| Msg::Generate)}>{ "Generate" }</button>
+                </fieldset>
+                <div class="drop" ondragover={Callback::from(|e: DragEvent| e.prevent_default())} ondrop={on_drop}>
+                    <label>{ "Trace file (Orrery CSV/JSON, Gavel .trace) " }<input id="trace-file" type="file" accept=".csv,.json,.trace,.txt" onchange={on_trace} /></label>
+                    <p class="hint">{ "or drop a file here" }</p>
+                </div>
+                if let Some(e) = &self.workload_error { <p class="error" id="workload-error">{ e }</p> }
+                <label>{ "Profile " }
+                    <select onchange={link.callback(|e: Event| Msg::ProfilePreset(select_value(&e)))}>
+                        { for presets::PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ p.name }</option> }) }
+                        if !presets::PROFILES.iter().any(|p| p.name == profile_name) { <option selected=true disabled=true>{ profile_name.clone() }</option> }
+                    </select>
+                </label>
+                <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
+                if let Some(e) = &self.profile_error { <p class="error" id="profile-error">{ e }</p> }
+            </section>
+        }
+    }
+
+    fn view_cluster(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let cluster = ClusterSpec::parse(&self.exp.cluster).ok();
+        html! {
+            <section class="panel" id="cluster-panel">
+                <h2>{ "Cluster" }</h2>
+                <label>{ "Spec " }<input id="cluster-spec" type="text" value={self.cluster_text.clone()} onchange={link.callback(|e: Event| Msg::ClusterText(input_value(&e)))} /></label>
+                <div class="presets">
+                    { for CLUSTER_PRESETS.iter().map(|(label, spec)| {
+                        let spec = spec.to_string();
+                        html! { <button onclick={link.callback(move |_| Msg::ClusterPreset(spec.clone()))}>{ *label }</button> }
+                    }) }
+                </div>
+                if let Some(c) = cluster {
+                    <table class="cluster-table">
+                        <thead><tr><th>{ "type" }</th><th>{ "GPUs" }</th><th>{ "per server" }</th><th>{ "$/GPU-h" }</th><th></th></tr></thead>
+                        <tbody>
+                        { for c.types.iter().enumerate().map(|(i, t)| html! {
+                            <tr>
+                                <td><input type="text" value={t.name.clone()} onchange={link.callback(move |e: Event| Msg::ClusterCell(i, "name", input_value(&e)))} /></td>
+                                <td><input type="number" min="0" value={t.count.to_string()} onchange={link.callback(move |e: Event| Msg::ClusterCell(i, "count", input_value(&e)))} /></td>
+                                <td><input type="number" min="1" value={t.per_server.to_string()} onchange={link.callback(move |e: Event| Msg::ClusterCell(i, "per_server", input_value(&e)))} /></td>
+                                <td><input type="number" min="0" step="0.01" value={t.price_per_hour.map(|p| p.to_string()).unwrap_or_default()} onchange={link.callback(move |e: Event| Msg::ClusterCell(i, "price", input_value(&e)))} /></td>
+                                <td><button title="remove" onclick={link.callback(move |_| Msg::ClusterRemoveType(i))}>{ "×" }</button></td>
+                            </tr>
+                        }) }
+                        </tbody>
+                    </table>
+                    <button onclick={link.callback(|_| Msg::ClusterAddType)}>{ "Add GPU type" }</button>
+                }
+                if let Some(e) = &self.cluster_error { <p class="error" id="cluster-error">{ e }</p> }
+            </section>
+        }
+    }
+
+    fn view_policies(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        html! {
+            <section class="panel" id="policy-panel">
+                <h2>{ "Policies" }</h2>
+                <ul class="policies">
+                { for policy::policies().iter().map(|info| {
+                    let name = info.name.to_string();
+                    let selected = self.policy_params.iter().find(|(n, _)| n == info.name);
+                    let toggle = { let name = name.clone(); link.callback(move |_| Msg::TogglePolicy(name.clone())) };
+                    let params = { let name = name.clone(); link.callback(move |e: Event| Msg::PolicyParams(name.clone(), input_value(&e))) };
+                    html! {
+                        <li title={info.description}>
+                            <label><input type="checkbox" data-policy={info.name} checked={selected.is_some()} onchange={toggle} />{ format!(" {} ", info.name) }<span class="family">{ info.family }</span></label>
+                            <div class="desc">{ info.description }</div>
+                            if let (Some((_, p)), false) = (selected, info.params.is_empty()) {
+                                <input type="text" placeholder={info.params.iter().map(|p| format!("{}={}", p.name, p.default)).collect::<Vec<_>>().join(",")} value={p.clone()} onchange={params} />
+                            }
+                        </li>
+                    }
+                }) }
+                </ul>
+            </section>
+        }
+    }
+
+    fn view_settings(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        html! {
+            <section class="panel" id="settings-panel">
+                <h2>{ "Run settings" }</h2>
+                <label>{ "seed " }<input id="seed" type="number" min="0" value={self.exp.seed.to_string()} onchange={link.callback(|e: Event| Msg::Seed(input_value(&e)))} /></label>
+                <label>{ "round (s) " }<input type="number" min="1" value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
+                <label>{ "restart cost (s) " }<input type="number" min="0" value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
+                <label><input type="checkbox" checked={self.exp.gavel_compat} onchange={link.callback(|e: Event| Msg::GavelCompat(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " Gavel-compatible mechanism" }</label>
+            </section>
+        }
+    }
+
+    fn view_compare(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let running = self.worker.is_some();
+        let results = self
+            .results
+            .as_ref()
+            .map(|r| r.1.clone())
+            .unwrap_or_default();
+        let results = Rc::new(results);
+        let csv = summaries_csv(&results);
+        let json =
+            serde_json::to_string_pretty(&results.iter().map(|r| &r.summary).collect::<Vec<_>>())
+                .unwrap_or_default();
+        let jobs_csv: String = results
+            .iter()
+            .map(|r| format!("# policy: {}\n{}", r.summary.policy, r.jobs_csv))
+            .collect();
+        html! {
+            <section class="panel wide" id="compare-panel">
+                <h2>{ "Compare policies" }</h2>
+                <div class="controls">
+                    <button id="compare" disabled={running} onclick={link.callback(|_| Msg::Compare)}>{ "Run comparison" }</button>
+                    if running {
+                        <progress id="progress" max="1" value={self.progress.as_ref().map_or(0.0, |p| p.fraction()).to_string()} />
+                        <span class="progress-label">{ self.progress.as_ref().map(|p| format!("{} ({}/{})", p.policy, p.run + 1, p.runs)).unwrap_or_default() }</span>
+                        <button id="cancel" onclick={link.callback(|_| Msg::Cancel)}>{ "Cancel" }</button>
+                    }
+                    if let Some(ms) = self.last_run_ms { <span class="timing" id="run-ms" data-ms={format!("{ms:.0}")}>{ format!("last run {:.2} s", ms / 1000.0) }</span> }
+                </div>
+                if let Some(e) = &self.run_error { <p class="error" id="run-error">{ e }</p> }
+                <table id="summary" class="summary">
+                    <thead><tr>
+                        <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
+                        <th>{ "avg wait (h)" }</th><th>{ "utilization" }</th><th>{ "max rho" }</th><th>{ "restarts" }</th>
+                    </tr></thead>
+                    <tbody>
+                    { for results.iter().enumerate().map(|(i, r)| {
+                        let s = &r.summary;
+                        html! {
+                            <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()}>
+                                <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
+                                <td>{ s.num_jobs }</td>
+                                <td>{ hours(s.avg_jct_s) }</td>
+                                <td>{ hours(s.p99_jct_s) }</td>
+                                <td>{ hours(s.makespan_s) }</td>
+                                <td>{ hours(s.avg_wait_s) }</td>
+                                <td>{ format!("{:.1}%", s.utilization * 100.0) }</td>
+                                <td>{ s.max_rho.map(|r| format!("{r:.2}")).unwrap_or_else(|| "—".into()) }</td>
+                                <td>{ s.restarts }</td>
+                            </tr>
+                        }
+                    }) }
+                    </tbody>
+                </table>
+                if !results.is_empty() {
+                    <div class="downloads">
+                        <button onclick={link.callback(move |_| Msg::Download("orrery-summary.csv".into(), "text/csv", csv.clone()))}>{ "Summary CSV" }</button>
+                        <button onclick={link.callback(move |_| Msg::Download("orrery-summary.json".into(), "application/json", json.clone()))}>{ "Summary JSON" }</button>
+                        <button onclick={link.callback(move |_| Msg::Download("orrery-jobs.csv".into(), "text/csv", jobs_csv.clone()))}>{ "Per-job CSV" }</button>
+                        <label>{ "utilization of " }
+                            <select onchange={link.callback(|e: Event| Msg::FocusPolicy(select_value(&e).parse().unwrap_or(0)))}>
+                                { for results.iter().enumerate().map(|(i, r)| html! { <option value={i.to_string()} selected={i == self.focus_policy}>{ r.summary.policy.clone() }</option> }) }
+                            </select>
+                        </label>
+                    </div>
+                }
+                <div class="charts">
+                    { for (0..4).map(|i| html! {
+                        <figure>
+                            <canvas id={format!("chart-{}", CHART_NAMES[i])} width="520" height="320" ref={self.charts[i].clone()} />
+                            <button class="png" onclick={link.callback(move |_| Msg::DownloadChart(i))}>{ "PNG" }</button>
+                        </figure>
+                    }) }
+                </div>
+            </section>
+        }
+    }
+
+    fn view_stepper(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let (now, round, done) = self.stepper.as_ref().map_or((0.0, 0, false), |s| {
+            (s.sim.now(), s.sim.round(), s.sim.is_done())
+        });
+        html! {
+            <section class="panel wide" id="step-panel">
+                <h2>{ "Step through rounds" }</h2>
+                <div class="controls">
+                    <label>{ "policy " }
+                        <select id="step-policy" onchange={link.callback(|e: Event| Msg::StepPolicy(select_value(&e)))}>
+                            { for self.policy_params.iter().map(|(n, _)| html! { <option value={n.clone()} selected={*n == self.step_policy}>{ n.clone() }</option> }) }
+                        </select>
+                    </label>
+                    <button id="step" title="right arrow" onclick={link.callback(|_| Msg::Step)} disabled={done}>{ "Step ▸" }</button>
+                    <button id="play" title="space" onclick={link.callback(|_| Msg::TogglePlay)} disabled={done}>{ if self.playing { "Pause ❚❚" } else { "Play ▶" } }</button>
+                    <label>{ "speed " }<input id="speed" type="range" min="0" max="1000" step="50" value={(1000 - self.speed_ms.min(1000)).to_string()} oninput={link.callback(|e: InputEvent| Msg::Speed((1000 - e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>().unwrap_or(800)).to_string()))} /></label>
+                    <button id="run-to-end" onclick={link.callback(|_| Msg::RunToEnd)} disabled={done}>{ "Run to end" }</button>
+                    <button id="reset" onclick={link.callback(|_| Msg::Reset)}>{ "Reset" }</button>
+                    <span class="clock" id="clock" data-now-s={now.to_string()}>{ format!("t = {} · round {}", clock(now), round) }</span>
+                    if done { <span class="done">{ "finished" }</span> }
+                </div>
+                <p class="hint">{ "Keys: space plays or pauses, → steps one round." }</p>
+                if let Some(e) = &self.step_error { <p class="error">{ e }</p> }
+                if let Some(st) = &self.stepper { { self.view_state(st) } }
+            </section>
+        }
+    }
+
+    fn view_state(&self, st: &Stepper) -> Html {
+        let sim = &st.sim;
+        let cluster = sim.cluster();
+        let owners = sim.gpu_owners();
+        let colour = |j: JobId| format!("hsl({}, 65%, 55%)", (j * 137) % 360);
+        let active: Vec<JobId> = sim.active().to_vec();
+        let running: std::collections::BTreeSet<JobId> =
+            owners.iter().flatten().flatten().copied().collect();
+        let allocation = sim
+            .active()
+            .first()
+            .is_some_and(|&j| sim.allocation_row(j).is_some());
+        let shown = active.len().min(200);
+        html! {
+            <div class="state">
+                <div class="gpu-grid">
+                { for cluster.types.iter().zip(owners).map(|(t, own)| html! {
+                    <div class="gpu-type">
+                        <h3>{ format!("{} × {}", t.count, t.name) }</h3>
+                        <div class="gpus">
+                        { for own.iter().enumerate().map(|(g, o)| match o {
+                            Some(j) => html! { <span class="gpu busy" title={format!("GPU {g}: job {j}")} style={format!("background:{}", colour(*j))}></span> },
+                            None => html! { <span class="gpu" title={format!("GPU {g}: idle")}></span> },
+                        }) }
+                        </div>
+                    </div>
+                }) }
+                </div>
+                <table class="jobs">
+                    <thead><tr>
+                        <th>{ "job" }</th><th>{ "type" }</th><th>{ "GPUs" }</th><th>{ "state" }</th><th>{ "progress" }</th>
+                        if allocation { { for cluster.types.iter().map(|t| html! { <th>{ format!("x[{}]", t.name) }</th> }) } }
+                    </tr></thead>
+                    <tbody>
+                    { for active.iter().take(shown).map(|&j| {
+                        let spec = &sim.specs()[j];
+                        let s = &sim.states()[j];
+                        let frac = (s.steps_done / spec.total_steps).clamp(0.0, 1.0);
+                        html! {
+                            <tr>
+                                <td><span class="swatch" style={format!("background:{}", colour(j))}></span>{ j }</td>
+                                <td>{ &spec.job_type }</td>
+                                <td>{ spec.scale_factor }</td>
+                                <td>{ if running.contains(&j) { "running" } else { "queued" } }</td>
+                                <td><progress max="1" value={frac.to_string()} />{ format!(" {:.0}%", frac * 100.0) }</td>
+                                if allocation {
+                                    { for (0..cluster.num_types()).map(|t| html! { <td>{ sim.allocation_row(j).map(|r| format!("{:.3}", r[t])).unwrap_or_default() }</td> }) }
+                                }
+                            </tr>
+                        }
+                    }) }
+                    </tbody>
+                </table>
+                if active.len() > shown { <p class="hint">{ format!("… and {} more active jobs", active.len() - shown) }</p> }
+                <p class="hint">{ format!("{} jobs finished, {} active, {} events last round, recompute: {}", st.rec.jobs.iter().filter(|r| r.finish.is_some()).count(), active.len(), st.last_events.len(),
+                    policy::build(sim.policy_name()).map(|p| if p.traits().recompute == Recompute::EveryRound { "every round" } else { "when the job set changes" }).unwrap_or("—")) }</p>
+            </div>
+        }
+    }
+}
+
+fn clock(s: f64) -> String {
+    let t = s.max(0.0) as u64;
+    format!(
+        "{}d {:02}:{:02}:{:02}",
+        t / 86400,
+        (t / 3600) % 24,
+        (t / 60) % 60,
+        t % 60
+    )
+}

@@ -1,0 +1,154 @@
+//! The Web Worker that runs whole experiments off the page's thread, and the page's handle
+//! on it. Messages are JSON strings; a run posts progress at most every 100 ms and then its
+//! results. Cancelling terminates the worker.
+
+use crate::experiment::{self, Experiment, Progress};
+use crate::metrics::{SeriesPoint, Summary};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
+
+/// What the page asks the worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ToWorker {
+    /// Run every policy of the experiment.
+    Run(Box<Experiment>),
+}
+
+/// One policy's results, as the charts and tables need them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PolicyResult {
+    /// The summary.
+    pub summary: Summary,
+    /// JCTs of finished measured jobs, sorted (s).
+    pub jcts: Vec<f64>,
+    /// rho of finished measured jobs, sorted.
+    pub rhos: Vec<f64>,
+    /// Per-round series.
+    pub series: Vec<SeriesPoint>,
+    /// Per-job CSV.
+    pub jobs_csv: String,
+}
+
+/// What the worker answers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum FromWorker {
+    /// The worker is up.
+    Ready,
+    /// Progress of the current run.
+    Progress(Progress),
+    /// The results, in the experiment's policy order.
+    Done(Vec<PolicyResult>),
+    /// The run failed.
+    Failed(String),
+}
+
+/// Run an experiment into results (used by the worker; also callable on the page).
+pub fn run_experiment(
+    exp: &Experiment,
+    progress: impl FnMut(&Progress),
+) -> Result<Vec<PolicyResult>, String> {
+    let out = experiment::run_with_progress(exp, progress).map_err(|e| e.to_string())?;
+    let iso = out.isolated_jct.as_deref();
+    Ok(out
+        .results
+        .into_iter()
+        .map(|r| PolicyResult {
+            jcts: r.recorder.jct_values(exp.window),
+            rhos: r.recorder.rho_values(exp.window, iso),
+            jobs_csv: r.recorder.jobs_csv(iso),
+            summary: r.summary,
+            series: r.recorder.series,
+        })
+        .collect())
+}
+
+fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
+    if let Ok(text) = serde_json::to_string(msg) {
+        // A failed post means the page is gone; nothing to do.
+        let _ = scope.post_message(&JsValue::from_str(&text));
+    }
+}
+
+/// Entry point of the worker binary.
+pub fn worker_main() {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let reply_scope = scope.clone();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let text = e.data().as_string().unwrap_or_default();
+        let msg: ToWorker = match serde_json::from_str(&text) {
+            Ok(m) => m,
+            Err(err) => {
+                post(
+                    &reply_scope,
+                    &FromWorker::Failed(format!("bad request: {err}")),
+                );
+                return;
+            }
+        };
+        match msg {
+            ToWorker::Run(exp) => {
+                let mut last = 0.0;
+                let s = reply_scope.clone();
+                let result = run_experiment(&exp, |p| {
+                    let now = js_sys::Date::now();
+                    if now - last >= 100.0 {
+                        last = now;
+                        post(&s, &FromWorker::Progress(p.clone()));
+                    }
+                });
+                match result {
+                    Ok(r) => post(&reply_scope, &FromWorker::Done(r)),
+                    Err(e) => post(&reply_scope, &FromWorker::Failed(e)),
+                }
+            }
+        }
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    post(&scope, &FromWorker::Ready);
+}
+
+/// The page's handle on a worker; dropping it terminates the worker.
+pub struct WorkerHandle {
+    worker: Worker,
+    _on_message: Closure<dyn FnMut(MessageEvent)>,
+}
+
+impl WorkerHandle {
+    /// Start a worker; `on_message` gets its answers.
+    pub fn spawn(on_message: impl Fn(FromWorker) + 'static) -> Result<Self, String> {
+        let worker = Worker::new("./orrery-worker_loader.js")
+            .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+        let cb = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            let text = e.data().as_string().unwrap_or_default();
+            match serde_json::from_str::<FromWorker>(&text) {
+                Ok(m) => on_message(m),
+                Err(err) => on_message(FromWorker::Failed(format!(
+                    "bad answer from the worker: {err}"
+                ))),
+            }
+        });
+        worker.set_onmessage(Some(cb.as_ref().unchecked_ref()));
+        Ok(WorkerHandle {
+            worker,
+            _on_message: cb,
+        })
+    }
+
+    /// Send a request.
+    pub fn send(&self, msg: &ToWorker) -> Result<(), String> {
+        let text = serde_json::to_string(msg).map_err(|e| e.to_string())?;
+        self.worker
+            .post_message(&JsValue::from_str(&text))
+            .map_err(|e| format!("{e:?}"))
+    }
+}
+
+impl Drop for WorkerHandle {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}

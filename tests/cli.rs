@@ -1,0 +1,501 @@
+//! Integration tests of the `orrery` command line: every command on small inputs, output
+//! formats, determinism, and the exit code and message of bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn orrery(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_orrery"))
+        .args(args)
+        .output()
+        .expect("the orrery binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Run and require success; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let o = orrery(args);
+    assert!(
+        o.status.success(),
+        "orrery {args:?} failed ({:?}):\n{}",
+        o.status.code(),
+        stderr(&o)
+    );
+    stdout(&o)
+}
+
+/// Run and require exit code 2 with an `error:` message; returns stderr.
+fn bad(args: &[&str]) -> String {
+    let o = orrery(args);
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "orrery {args:?} should exit with 2; stdout:\n{}\nstderr:\n{err}",
+        stdout(&o)
+    );
+    assert!(err.starts_with("error:"), "no 'error:' prefix: {err}");
+    err
+}
+
+/// A temp file path unique to this process and call, removed on drop.
+struct Temp(PathBuf);
+
+impl Temp {
+    fn new(tag: &str, ext: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        Temp(std::env::temp_dir().join(format!(
+            "orrery-cli-test-{}-{n}-{tag}.{ext}",
+            std::process::id()
+        )))
+    }
+
+    fn with(tag: &str, ext: &str, text: &str) -> Self {
+        let t = Temp::new(tag, ext);
+        std::fs::write(&t.0, text).expect("write temp file");
+        t
+    }
+
+    fn s(&self) -> &str {
+        self.0.to_str().expect("utf-8 temp path")
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
+}
+
+/// A small generated trace (CSV) of `n` jobs at 4 jobs/hour.
+fn small_trace(n: usize) -> Temp {
+    let t = Temp::new("trace", "csv");
+    ok(&[
+        "generate",
+        "--num-jobs",
+        &n.to_string(),
+        "--jobs-per-hour",
+        "4",
+        "--seed",
+        "3",
+        "--cluster",
+        "v100:4,p100:4,k80:4",
+        "--out",
+        t.s(),
+    ]);
+    t
+}
+
+const SMALL_CLUSTER: &str = "v100:4,p100:4,k80:4";
+
+#[test]
+fn run_with_no_arguments_prints_a_table() {
+    let out = ok(&["run"]);
+    for key in ["policy", "avg JCT", "p99 JCT", "makespan", "utilization"] {
+        assert!(out.contains(key), "no '{key}' in:\n{out}");
+    }
+    assert!(
+        out.contains(" h ("),
+        "JCTs should be in hours and seconds:\n{out}"
+    );
+}
+
+#[test]
+fn run_json_has_the_summary_fields() {
+    let v = json(&ok(&["run", "--format", "json"]));
+    assert!(v.is_object());
+    for key in [
+        "avg_jct_s",
+        "p99_jct_s",
+        "makespan_s",
+        "utilization",
+        "avg_wait_s",
+        "num_jobs",
+        "policy",
+        "max_rho",
+    ] {
+        assert!(v.get(key).is_some(), "no '{key}' in {v}");
+    }
+    assert!(v["avg_jct_s"].as_f64().is_some_and(|x| x > 0.0));
+    assert!(v["num_jobs"].as_u64().is_some_and(|n| n > 0));
+    // The isolated baseline ran, so rho is there.
+    assert!(v["max_rho"].as_f64().is_some());
+}
+
+#[test]
+fn run_is_deterministic() {
+    let t = small_trace(25);
+    let args = [
+        "run",
+        "--trace",
+        t.s(),
+        "--cluster",
+        SMALL_CLUSTER,
+        "--policy",
+        "max_min_fairness_perf",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+    ];
+    let a = orrery(&args);
+    let b = orrery(&args);
+    assert!(a.status.success(), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout);
+    // And the default scenario too.
+    assert_eq!(
+        ok(&["run", "--format", "json"]),
+        ok(&["run", "--format", "json"])
+    );
+}
+
+#[test]
+fn compare_json_keeps_the_given_order() {
+    let t = small_trace(20);
+    let v = json(&ok(&[
+        "compare",
+        "--trace",
+        t.s(),
+        "--cluster",
+        SMALL_CLUSTER,
+        "--policy",
+        "las",
+        "--policy",
+        "max_min_fairness_perf",
+        "--format",
+        "json",
+    ]));
+    let arr = v.as_array().expect("an array");
+    assert_eq!(arr.len(), 2);
+    assert_eq!(arr[0]["policy"], "las");
+    assert_eq!(arr[1]["policy"], "max_min_fairness_perf");
+    assert!(arr.iter().all(|s| s["num_jobs"] == 20));
+}
+
+#[test]
+fn compare_table_and_csv_out() {
+    let t = small_trace(15);
+    let csv = Temp::new("compare", "csv");
+    let out = ok(&[
+        "compare",
+        "--trace",
+        t.s(),
+        "--cluster",
+        SMALL_CLUSTER,
+        "--policy",
+        "fifo",
+        "--policy",
+        "srtf",
+        "--no-fairness",
+        "--out",
+        csv.s(),
+    ]);
+    assert!(out.contains("avg JCT (h)") && out.contains("fifo") && out.contains("srtf"));
+    let text = std::fs::read_to_string(csv.path()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].starts_with("policy,num_jobs,"));
+    assert!(lines[1].starts_with("fifo,15,") && lines[2].starts_with("srtf,15,"));
+}
+
+#[test]
+fn jobs_csv_has_one_row_per_job() {
+    let t = small_trace(20);
+    let jobs = Temp::new("jobs", "csv");
+    ok(&[
+        "run",
+        "--trace",
+        t.s(),
+        "--cluster",
+        SMALL_CLUSTER,
+        "--policy",
+        "las",
+        "--jobs-csv",
+        jobs.s(),
+    ]);
+    let text = std::fs::read_to_string(jobs.path()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 21, "{text}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    for col in ["arrival_s", "finish_s", "jct_s", "rho"] {
+        assert!(header.contains(&col), "no '{col}' in {header:?}");
+    }
+    let rho = header.iter().position(|c| *c == "rho").unwrap();
+    for (i, l) in lines[1..].iter().enumerate() {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), header.len());
+        assert_eq!(f[0], i.to_string());
+        assert!(f[rho].parse::<f64>().is_ok(), "rho missing in {l}");
+    }
+}
+
+#[test]
+fn generated_traces_read_back() {
+    for format in ["csv", "json"] {
+        let t = Temp::new("gen", format);
+        ok(&[
+            "generate",
+            "--num-jobs",
+            "12",
+            "--jobs-per-hour",
+            "0",
+            "--multi-gpu",
+            "--priority-weights",
+            "--seed",
+            "5",
+            "--format",
+            format,
+            "--out",
+            t.s(),
+        ]);
+        let v = json(&ok(&[
+            "run",
+            "--trace",
+            t.s(),
+            "--policy",
+            "fifo_perf",
+            "--no-fairness",
+            "--format",
+            "json",
+        ]));
+        assert_eq!(v["num_jobs"], 12, "{format}: {v}");
+        assert_eq!(v["max_rho"], serde_json::Value::Null);
+    }
+    // Same seed, same trace; stdout by default.
+    let a = ok(&["generate", "--num-jobs", "30", "--seed", "9"]);
+    assert_eq!(a, ok(&["generate", "--num-jobs", "30", "--seed", "9"]));
+    assert_eq!(a.lines().count(), 31);
+    assert!(a.starts_with("job_type,arrival_s,total_steps"));
+    assert_ne!(a, ok(&["generate", "--num-jobs", "30", "--seed", "10"]));
+}
+
+#[test]
+fn config_file_with_overrides() {
+    let cfg = Temp::with(
+        "config",
+        "json",
+        r#"{
+  "cluster": "v100:4,p100:4,k80:4",
+  "workload": {"kind": "generated", "num_jobs": 10, "jobs_per_hour": 0, "seed": 2},
+  "profile": {"kind": "preset", "name": "gavel-types"},
+  "policies": ["sjf", "las"],
+  "fairness": false
+}"#,
+    );
+    let v = json(&ok(&["run", "--config", cfg.s(), "--format", "json"]));
+    assert_eq!(v["policy"], "sjf");
+    assert_eq!(v["num_jobs"], 10);
+    assert_eq!(v["max_rho"], serde_json::Value::Null);
+    // Flags override the file's fields.
+    let v = json(&ok(&[
+        "run",
+        "--config",
+        cfg.s(),
+        "--policy",
+        "las",
+        "--cluster",
+        "v100:6",
+        "--window",
+        "0:5",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(v["policy"], "las");
+    assert_eq!(v["num_jobs"], 5);
+    let types: Vec<&String> = v["utilization_by_type"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(types, ["v100"]);
+    // compare takes the file's policy list.
+    let v = json(&ok(&["compare", "--config", cfg.s(), "--format", "json"]));
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["policy"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["sjf", "las"]);
+    // A broken config names the file.
+    let broken = Temp::with("config-bad", "json", "{\"cluster\": 3}");
+    let err = bad(&["run", "--config", broken.s()]);
+    assert!(err.contains(broken.s()), "{err}");
+}
+
+#[test]
+fn sweep_writes_rows_in_a_fixed_order() {
+    let args = [
+        "sweep",
+        "--policy",
+        "las",
+        "--policy",
+        "fifo",
+        "--rates",
+        "2,1",
+        "--seeds",
+        "0..2",
+        "--num-jobs",
+        "12",
+        "--cluster",
+        SMALL_CLUSTER,
+    ];
+    let out = ok(&args);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "policy,jobs_per_hour,seed,num_jobs,avg_jct_s,p99_jct_s,makespan_s,avg_wait_s,utilization,max_rho"
+    );
+    let keys: Vec<String> = lines[1..]
+        .iter()
+        .map(|l| l.split(',').take(3).collect::<Vec<_>>().join(","))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "las,1,0", "las,1,1", "las,2,0", "las,2,1", "fifo,1,0", "fifo,1,1", "fifo,2,0",
+            "fifo,2,1"
+        ]
+    );
+    assert!(lines[1..].iter().all(|l| l.split(',').nth(3) == Some("12")));
+    assert!(lines[1..].iter().all(|l| l.split(',').count() == 10));
+    // Deterministic, and --out writes the same text.
+    assert_eq!(out, ok(&args));
+    let f = Temp::new("sweep", "csv");
+    let mut with_out = args.to_vec();
+    with_out.extend(["--out", f.s()]);
+    ok(&with_out);
+    assert_eq!(std::fs::read_to_string(f.path()).unwrap(), out);
+}
+
+#[test]
+fn policies_and_presets_are_listed() {
+    let out = ok(&["policies"]);
+    assert!(out.contains("max_min_fairness_perf") && out.contains("las"));
+    let v = json(&ok(&["policies", "--format", "json"]));
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"max_min_fairness_perf"));
+    assert!(v[0]["family"].is_string() && v[0]["params"].is_array());
+
+    let out = ok(&["presets"]);
+    assert!(out.contains("default") && out.contains("gavel-types"));
+    let v = json(&ok(&["presets", "--format", "json"]));
+    assert!(v["scenarios"].as_array().is_some_and(|s| !s.is_empty()));
+    assert!(v["traces"].is_array() && v["profiles"].is_array());
+}
+
+#[test]
+fn help_and_usage_errors() {
+    let out = ok(&["--help"]);
+    for cmd in [
+        "run", "compare", "sweep", "generate", "policies", "presets", "bench",
+    ] {
+        assert!(out.contains(cmd), "{cmd} not in --help");
+    }
+    assert!(ok(&["run", "--help"]).contains("--no-fairness"));
+    bad(&["run", "--format", "xml"]);
+    bad(&["run", "--no-such-flag"]);
+    bad(&["frobnicate"]);
+}
+
+/// A trace error names the file, the line and the field, with exit code 2.
+fn bad_trace(text: &str, line: usize, field: &str) {
+    let t = Temp::with("bad-trace", "csv", text);
+    let err = bad(&["run", "--trace", t.s(), "--no-fairness"]);
+    assert!(
+        err.contains(&format!("{}:{line}:", t.s())),
+        "no file:line in: {err}"
+    );
+    assert!(err.contains(&format!("'{field}'")), "no field in: {err}");
+}
+
+#[test]
+fn bad_traces_name_file_line_and_field() {
+    // Missing column.
+    bad_trace("job_type,arrival_s\nA3C,0\n", 1, "total_steps");
+    // Not a number.
+    bad_trace(
+        "job_type,arrival_s,total_steps\nA3C,0,100\nA3C,soon,100\n",
+        3,
+        "arrival_s",
+    );
+    // Negative.
+    bad_trace(
+        "job_type,arrival_s,total_steps\nA3C,0,100\nA3C,-5,100\n",
+        3,
+        "arrival_s",
+    );
+    // NaN.
+    bad_trace(
+        "job_type,arrival_s,total_steps\nA3C,0,NaN\n",
+        2,
+        "total_steps",
+    );
+    // Unknown job type.
+    bad_trace(
+        "job_type,arrival_s,total_steps\nA3C,0,100\nNoSuchNet,0,100\n",
+        3,
+        "job_type",
+    );
+    // Scale factor with no throughput.
+    bad_trace(
+        "job_type,arrival_s,total_steps,scale_factor\nA3C,0,100,3\n",
+        2,
+        "scale_factor",
+    );
+}
+
+#[test]
+fn bad_files_and_flags_exit_with_2() {
+    let err = bad(&["run", "--trace", "/no/such/dir/trace.csv"]);
+    assert!(err.contains("/no/such/dir/trace.csv"), "{err}");
+    let err = bad(&["run", "--profile", "/no/such/profile.json"]);
+    assert!(err.contains("/no/such/profile.json"), "{err}");
+    let err = bad(&["run", "--cluster", "v100:lots"]);
+    assert!(err.contains("cluster"), "{err}");
+    bad(&["run", "--cluster", "1:2"]);
+    let err = bad(&["run", "--policy", "no_such_policy"]);
+    assert!(err.contains("no_such_policy"), "{err}");
+    let err = bad(&["compare", "--policy", "las", "--policy", "las[nope=1]"]);
+    assert!(err.contains("nope"), "{err}");
+    let err = bad(&["run", "--window", "9:3"]);
+    assert!(err.contains("--window"), "{err}");
+    bad(&["run", "--window", "3"]);
+    bad(&["run", "--window", "a:b"]);
+    let err = bad(&["run", "--window", "0:1000000"]);
+    assert!(err.contains("window"), "{err}");
+    bad(&["run", "--round", "0"]);
+    bad(&["run", "--round", "NaN"]);
+    bad(&["run", "--restart-cost", "-1"]);
+    bad(&["run", "--seed", "-1"]);
+    bad(&["run", "--preset", "no_such_preset"]);
+    bad(&["run", "--jobs-csv", "/no/such/dir/jobs.csv"]);
+    bad(&["generate", "--num-jobs", "0"]);
+    bad(&["generate", "--jobs-per-hour", "-3"]);
+    bad(&["generate", "--cluster", "v100:"]);
+    bad(&["sweep", "--seeds", "4..2"]);
+    bad(&["sweep", "--rates", "1,x"]);
+    bad(&["sweep", "--policy", "no_such_policy"]);
+}
