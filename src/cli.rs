@@ -52,14 +52,20 @@ enum Command {
     Presets(ListArgs),
     /// Time the LP solver, the round mechanism and whole runs against performance targets.
     Bench(BenchArgs),
+    /// Print the share link of an experiment: opening it in a browser shows the same run.
+    Link(LinkArgs),
 }
 
 /// Flags that describe an experiment (shared by `run` and `compare`).
 #[derive(Args, Debug)]
 struct ExperimentArgs {
     /// Experiment JSON to start from; the other flags override its fields.
-    #[arg(long, value_name = "FILE", conflicts_with = "preset")]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "link"])]
     config: Option<PathBuf>,
+    /// Share link of the web playground (or its `#x1.` fragment) to start from; the other flags
+    /// override its fields.
+    #[arg(long, value_name = "URL", conflicts_with = "preset")]
+    link: Option<String>,
     /// Bundled scenario to start from (see `orrery presets`) [default: default].
     #[arg(long, value_name = "NAME")]
     preset: Option<String>,
@@ -106,6 +112,18 @@ struct RunArgs {
     /// Also write one CSV row per job (arrival, start, finish, JCT, rho, restarts) to FILE.
     #[arg(long, value_name = "FILE")]
     jobs_csv: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct LinkArgs {
+    #[command(flatten)]
+    exp: ExperimentArgs,
+    /// Policy spec to include; repeat for several [default: the scenario's policies].
+    #[arg(long, value_name = "SPEC")]
+    policy: Vec<String>,
+    /// Address of the page the link opens.
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/")]
+    base: String,
 }
 
 #[derive(Args, Debug)]
@@ -414,6 +432,7 @@ pub fn main() -> i32 {
         Command::Policies(a) => cmd_policies(a),
         Command::Presets(a) => cmd_presets(a),
         Command::Bench(a) => cmd_bench(a),
+        Command::Link(a) => cmd_link(a),
     };
     match result {
         Ok(()) => 0,
@@ -492,13 +511,16 @@ fn scenario_names() -> String {
 
 /// The experiment from `--config` or `--preset`, with the flags applied over it.
 fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
-    let mut exp = match &a.config {
-        Some(path) => {
+    let mut exp = match (&a.config, &a.link) {
+        (Some(path), _) => {
             let text = read_file(path, "config")?;
             Experiment::from_json(&text)
                 .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?
         }
-        None => {
+        (None, Some(link)) => {
+            Experiment::from_link(link).map_err(|e| CliError::Input(format!("--link: {e}")))?
+        }
+        (None, None) => {
             let name = a.preset.as_deref().unwrap_or("default");
             presets::scenario(name)
                 .ok_or_else(|| {
@@ -827,6 +849,16 @@ fn summaries_csv(summaries: &[Summary]) -> String {
 // ---------------------------------------------------------------------------------------
 // run / compare
 // ---------------------------------------------------------------------------------------
+
+fn cmd_link(a: LinkArgs) -> CliResult<()> {
+    let mut exp = build_experiment(&a.exp)?;
+    if !a.policy.is_empty() {
+        exp.policies = a.policy.clone();
+    }
+    exp.resolve().map_err(|e| CliError::Input(e.to_string()))?;
+    println!("{}", exp.to_link(&a.base));
+    Ok(())
+}
 
 fn cmd_run(a: RunArgs) -> CliResult<()> {
     let mut exp = build_experiment(&a.exp)?;

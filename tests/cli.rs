@@ -499,3 +499,34 @@ fn bad_files_and_flags_exit_with_2() {
     bad(&["sweep", "--rates", "1,x"]);
     bad(&["sweep", "--policy", "no_such_policy"]);
 }
+
+#[test]
+fn link_round_trips_to_the_same_numbers() {
+    let link = ok(&[
+        "link",
+        "--policy",
+        "las",
+        "--seed",
+        "4",
+        "--base",
+        "http://localhost:9000/",
+    ]);
+    let link = link.trim();
+    assert!(link.starts_with("http://localhost:9000/#x1."), "{link}");
+    let via_link = ok(&["run", "--link", link, "--no-fairness", "--format", "json"]);
+    let direct = ok(&[
+        "run",
+        "--policy",
+        "las",
+        "--seed",
+        "4",
+        "--no-fairness",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(via_link, direct);
+    let err = bad(&["run", "--link", "http://x/#x1.garbage!"]);
+    assert!(err.contains("--link") && err.contains("garbled"), "{err}");
+    let err = bad(&["run", "--link", &link[..link.len() - 12]]);
+    assert!(err.contains("--link"), "{err}");
+}

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# Runs every check and test of Orrery: formatting, clippy on both targets, the wasm32 build
-# of the core, and the whole test suite (unit, integration, fidelity against Gavel's
-# simulator when ../shared/reference is present). Installs what is missing, idempotently.
+# Runs every check and test of Orrery: formatting, clippy on both targets, the whole Rust test
+# suite (unit, integration, fidelity against Gavel's simulator when ../shared/reference is
+# present), then builds the web page with trunk and runs the end-to-end tests in headless
+# Chromium. Installs what is missing first (www/tools.sh), idempotently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
-step "toolchain"
-if ! command -v cargo >/dev/null 2>&1; then
-  echo "error: cargo is not installed (https://rustup.rs)" >&2
-  exit 1
-fi
-if command -v rustup >/dev/null 2>&1; then
-  installed_components=$(rustup component list --installed 2>/dev/null || true)
-  for c in rustfmt clippy; do
-    grep -q "^$c" <<<"$installed_components" || rustup component add "$c"
-  done
-  rustup target list --installed | grep -q '^wasm32-unknown-unknown$' || rustup target add wasm32-unknown-unknown
-fi
+step "tools"
+source www/tools.sh
+for c in rustfmt clippy; do
+  if command -v rustup >/dev/null && ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
+    rustup component add "$c"
+  fi
+done
 cargo --version
+trunk --version
+wasm-bindgen --version
+wasm-opt --version
+chromium --version
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -27,18 +27,30 @@ cargo fmt --all -- --check
 step "clippy (native, all targets)"
 cargo clippy --all-targets -- -D warnings
 
-step "clippy (wasm32 library)"
-cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+step "clippy (wasm32: library, page and worker)"
+cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
 
-step "tests (release)"
+step "Rust tests (release)"
 if [ ! -d ../shared/reference ]; then
   echo "note: ../shared/reference is absent: the fidelity tests will print SKIPPED"
 fi
+mkdir -p target
 cargo test --release --all-targets -- --show-output 2>&1 | tee target/test-output.txt
-passed=$(grep -Eo '[0-9]+ passed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
-failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
+rust_passed=$(grep -Eo '^test result: .*' target/test-output.txt | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
+rust_failed=$(grep -Eo '^test result: .*' target/test-output.txt | grep -Eo '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
+
+step "web page (trunk build --release)"
+cargo build --release --bin orrery
+trunk build --release
+
+step "browser tests (headless Chromium)"
+node tests/browser/e2e.mjs 2>&1 | tee target/browser-output.txt
+browser_line=$(grep -E '^browser: [0-9]+ passed, [0-9]+ failed' target/browser-output.txt | tail -n 1)
+browser_passed=$(grep -Eo '[0-9]+ passed' <<<"$browser_line" | grep -Eo '[0-9]+')
+browser_failed=$(grep -Eo '[0-9]+ failed' <<<"$browser_line" | grep -Eo '[0-9]+')
+
 skipped=$(grep -c '^SKIPPED' target/test-output.txt || true)
-printf '\nall: %s passed, %s failed\n' "$passed" "$failed"
 if [ "$skipped" -gt 0 ]; then
   echo "note: $skipped test(s) printed SKIPPED"
 fi
+printf '\nall: %s passed, %s failed\n' "$((rust_passed + browser_passed))" "$((rust_failed + browser_failed))"

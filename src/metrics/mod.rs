@@ -332,6 +332,42 @@ pub struct Summary {
     pub policy_failures: u64,
 }
 
+/// Time-weighted averages of a per-round quantity over `bins` equal spans of the run, so
+/// that charts of long runs show the trend rather than every round's jitter.
+pub fn binned(
+    series: &[SeriesPoint],
+    bins: usize,
+    value: impl Fn(&SeriesPoint) -> f64,
+) -> Vec<(f64, f64)> {
+    let t0 = series.first().map_or(0.0, |p| p.start);
+    let t1 = series.iter().map(|p| p.end).fold(t0, f64::max);
+    if series.is_empty() || t1 <= t0 || bins == 0 {
+        return Vec::new();
+    }
+    let width = (t1 - t0) / bins as f64;
+    let mut sum = vec![0.0; bins];
+    let mut weight = vec![0.0; bins];
+    for p in series {
+        let v = value(p);
+        let (mut a, b) = (p.start, p.end);
+        while a < b {
+            let k = (((a - t0) / width) as usize).min(bins - 1);
+            let edge = (t0 + (k + 1) as f64 * width).min(b);
+            let w = (edge - a).max(0.0);
+            sum[k] += v * w;
+            weight[k] += w;
+            if edge <= a {
+                break;
+            }
+            a = edge;
+        }
+    }
+    (0..bins)
+        .filter(|&k| weight[k] > 0.0)
+        .map(|k| (t0 + (k as f64 + 0.5) * width, sum[k] / weight[k]))
+        .collect()
+}
+
 fn in_window(window: Option<(usize, usize)>, id: usize) -> bool {
     window.is_none_or(|(a, b)| id >= a && id < b)
 }
@@ -362,6 +398,27 @@ pub fn percentile(sorted: &[f64], p: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binned_is_time_weighted() {
+        let p = |start: f64, end: f64, active: usize| SeriesPoint {
+            start,
+            end,
+            active,
+            running: 0,
+            busy_gpus: vec![],
+        };
+        // 0..10 s at 2, 10..30 s at 5: two bins of 15 s -> (2*10 + 5*5)/15 = 3, then 5.
+        let s = [p(0.0, 10.0, 2), p(10.0, 30.0, 5)];
+        let b = binned(&s, 2, |x| x.active as f64);
+        assert_eq!(b.len(), 2);
+        assert!(
+            (b[0].0 - 7.5).abs() < 1e-12 && (b[0].1 - 3.0).abs() < 1e-12,
+            "{b:?}"
+        );
+        assert!((b[1].1 - 5.0).abs() < 1e-12);
+        assert!(binned(&[], 5, |x| x.active as f64).is_empty());
+    }
 
     #[test]
     fn percentiles_like_numpy() {

@@ -2,6 +2,7 @@
 //! They read results only.
 
 use super::worker::PolicyResult;
+use crate::metrics::binned;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
@@ -178,7 +179,7 @@ pub fn draw_lines(
     root.present().map_err(err)
 }
 
-/// Utilization per GPU type over time for one policy: busy GPUs / GPUs, per round.
+/// Utilization per GPU type over time for one policy: busy GPUs / GPUs, time-averaged.
 pub fn utilization_series(
     result: &PolicyResult,
     types: &[(String, u32)],
@@ -187,27 +188,17 @@ pub fn utilization_series(
         .iter()
         .enumerate()
         .map(|(t, (name, count))| {
-            let pts = result
-                .series
-                .iter()
-                .filter(|p| p.end > p.start)
-                .map(|p| {
-                    (
-                        p.start,
-                        f64::from(*p.busy_gpus.get(t).unwrap_or(&0)) / f64::from((*count).max(1)),
-                    )
-                })
-                .collect();
+            let pts = binned(&result.series, 200, |p| {
+                f64::from(*p.busy_gpus.get(t).unwrap_or(&0)) / f64::from((*count).max(1))
+            });
             (name.clone(), pts)
         })
         .collect()
 }
 
-/// Queue length (active jobs not running) over time.
+/// Queue length (active jobs not running) over time, time-averaged.
 pub fn queue_series(result: &PolicyResult) -> Vec<(f64, f64)> {
-    result
-        .series
-        .iter()
-        .map(|p| (p.start, p.active.saturating_sub(p.running) as f64))
-        .collect()
+    binned(&result.series, 200, |p| {
+        p.active.saturating_sub(p.running) as f64
+    })
 }

@@ -19,6 +19,9 @@ use web_sys::{HtmlCanvasElement, HtmlInputElement, HtmlSelectElement, KeyboardEv
 use worker::{FromWorker, PolicyResult, ToWorker, WorkerHandle};
 use yew::prelude::*;
 
+/// Rows of the stepping table shown unless every job is asked for.
+const JOB_ROWS: usize = 40;
+
 /// Largest share link the page makes (characters).
 pub const MAX_LINK_LEN: usize = 100_000;
 
@@ -119,6 +122,8 @@ pub enum Msg {
     FocusPolicy(usize),
     /// A key was pressed.
     Key(KeyboardEvent),
+    /// Show every active job in the stepping table, or the first rows only.
+    ToggleAllJobs,
 }
 
 /// The playground.
@@ -140,13 +145,16 @@ pub struct App {
     worker: Option<WorkerHandle>,
     progress: Option<Progress>,
     results: Option<(Experiment, Vec<PolicyResult>)>,
+    results_complete: bool,
     run_error: Option<String>,
     notice: Option<(bool, String)>,
     charts: [NodeRef; 4],
     charts_dirty: bool,
     focus_policy: usize,
+    show_all_jobs: bool,
     run_started_ms: f64,
     last_run_ms: Option<f64>,
+    worker_ms: Option<f64>,
     first_chart_ms: Option<f64>,
     _keys: Option<Closure<dyn FnMut(KeyboardEvent)>>,
 }
@@ -290,6 +298,7 @@ impl App {
 
     fn start_compare(&mut self, ctx: &Context<Self>) {
         self.worker = None;
+        self.results_complete = false;
         self.run_error = None;
         if self.exp.policies.is_empty() {
             self.run_error = Some("select at least one policy".into());
@@ -469,13 +478,16 @@ impl Component for App {
             worker: None,
             progress: None,
             results: None,
+            results_complete: false,
             run_error: None,
             notice,
             charts: Default::default(),
             charts_dirty: false,
             focus_policy: 0,
+            show_all_jobs: false,
             run_started_ms: now_ms(),
             last_run_ms: None,
+            worker_ms: None,
             first_chart_ms: None,
             _keys: Some(keys),
         };
@@ -734,8 +746,15 @@ impl Component for App {
                     }
                 }
                 FromWorker::Progress(p) => self.progress = Some(p),
-                FromWorker::Done(r) => {
+                FromWorker::Partial(r) => {
                     self.results = Some((self.exp.clone(), r));
+                    self.results_complete = false;
+                    self.charts_dirty = true;
+                }
+                FromWorker::Done(r, worker_ms) => {
+                    self.worker_ms = Some(worker_ms);
+                    self.results = Some((self.exp.clone(), r));
+                    self.results_complete = true;
                     self.worker = None;
                     self.progress = None;
                     self.charts_dirty = true;
@@ -778,6 +797,7 @@ impl Component for App {
                 }
                 return false;
             }
+            Msg::ToggleAllJobs => self.show_all_jobs = !self.show_all_jobs,
             Msg::FocusPolicy(i) => {
                 self.focus_policy = i;
                 self.charts_dirty = true;
@@ -1125,10 +1145,14 @@ impl App {
                         <span class="progress-label">{ self.progress.as_ref().map(|p| format!("{} ({}/{})", p.policy, p.run + 1, p.runs)).unwrap_or_default() }</span>
                         <button id="cancel" onclick={link.callback(|_| Msg::Cancel)}>{ "Cancel" }</button>
                     }
-                    if let Some(ms) = self.last_run_ms { <span class="timing" id="run-ms" data-ms={format!("{ms:.0}")}>{ format!("last run {:.2} s", ms / 1000.0) }</span> }
+                    if let Some(ms) = self.last_run_ms {
+                        <span class="timing" id="run-ms" data-ms={format!("{ms:.0}")} data-compute-ms={format!("{:.0}", self.worker_ms.unwrap_or(0.0))}>
+                            { format!("last run {:.2} s ({:.2} s computing)", ms / 1000.0, self.worker_ms.unwrap_or(0.0) / 1000.0) }
+                        </span>
+                    }
                 </div>
                 if let Some(e) = &self.run_error { <p class="error" id="run-error">{ e }</p> }
-                <table id="summary" class="summary">
+                <table id="summary" class="summary" data-complete={self.results_complete.to_string()}>
                     <thead><tr>
                         <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
                         <th>{ "avg wait (h)" }</th><th>{ "utilization" }</th><th>{ "max rho" }</th><th>{ "restarts" }</th>
@@ -1200,12 +1224,12 @@ impl App {
                 </div>
                 <p class="hint">{ "Keys: space plays or pauses, → steps one round." }</p>
                 if let Some(e) = &self.step_error { <p class="error">{ e }</p> }
-                if let Some(st) = &self.stepper { { self.view_state(st) } }
+                if let Some(st) = &self.stepper { { self.view_state(ctx, st) } }
             </section>
         }
     }
 
-    fn view_state(&self, st: &Stepper) -> Html {
+    fn view_state(&self, ctx: &Context<Self>, st: &Stepper) -> Html {
         let sim = &st.sim;
         let cluster = sim.cluster();
         let owners = sim.gpu_owners();
@@ -1217,7 +1241,11 @@ impl App {
             .active()
             .first()
             .is_some_and(|&j| sim.allocation_row(j).is_some());
-        let shown = active.len().min(200);
+        let shown = if self.show_all_jobs {
+            active.len()
+        } else {
+            active.len().min(JOB_ROWS)
+        };
         html! {
             <div class="state">
                 <div class="gpu-grid">
@@ -1258,7 +1286,9 @@ impl App {
                     }) }
                     </tbody>
                 </table>
-                if active.len() > shown { <p class="hint">{ format!("… and {} more active jobs", active.len() - shown) }</p> }
+                if active.len() > JOB_ROWS {
+                    <label class="hint"><input type="checkbox" checked={self.show_all_jobs} onchange={ctx.link().callback(|_| Msg::ToggleAllJobs)} />{ format!(" show all {} active jobs ({} more)", active.len(), active.len().saturating_sub(JOB_ROWS)) }</label>
+                }
                 <p class="hint">{ format!("{} jobs finished, {} active, {} events last round, recompute: {}", st.rec.jobs.iter().filter(|r| r.finish.is_some()).count(), active.len(), st.last_events.len(),
                     policy::build(sim.policy_name()).map(|p| if p.traits().recompute == Recompute::EveryRound { "every round" } else { "when the job set changes" }).unwrap_or("—")) }</p>
             </div>

@@ -2,8 +2,10 @@
 //! on it. Messages are JSON strings; a run posts progress at most every 100 ms and then its
 //! results. Cancelling terminates the worker.
 
-use crate::experiment::{self, Experiment, Progress};
+use crate::experiment::{Experiment, Progress, Resolved};
+use crate::metrics::Recorder;
 use crate::metrics::{SeriesPoint, Summary};
+use crate::sim::SimEvent;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -38,29 +40,82 @@ pub enum FromWorker {
     Ready,
     /// Progress of the current run.
     Progress(Progress),
-    /// The results, in the experiment's policy order.
-    Done(Vec<PolicyResult>),
+    /// Results of the policies finished so far (without rho until the baseline has run).
+    Partial(Vec<PolicyResult>),
+    /// The results, in the experiment's policy order, and the worker's compute time (ms).
+    Done(Vec<PolicyResult>, f64),
     /// The run failed.
     Failed(String),
 }
 
-/// Run an experiment into results (used by the worker; also callable on the page).
+fn policy_result(
+    rec: Recorder,
+    policy: &str,
+    r: &Resolved,
+    window: Option<(usize, usize)>,
+    iso: Option<&[Option<f64>]>,
+) -> PolicyResult {
+    PolicyResult {
+        summary: rec.summary(policy, &r.cluster, window, iso),
+        jcts: rec.jct_values(window),
+        rhos: rec.rho_values(window, iso),
+        jobs_csv: rec.jobs_csv(iso),
+        series: rec.series,
+    }
+}
+
+/// Run an experiment into results: every policy in order (reporting each as it finishes
+/// through `partial`), then the isolated baseline for rho, after which the summaries are
+/// recomputed with it. The final numbers equal those of [`crate::experiment::run`].
 pub fn run_experiment(
     exp: &Experiment,
-    progress: impl FnMut(&Progress),
+    mut progress: impl FnMut(&Progress),
+    mut partial: impl FnMut(&[PolicyResult]),
 ) -> Result<Vec<PolicyResult>, String> {
-    let out = experiment::run_with_progress(exp, progress).map_err(|e| e.to_string())?;
-    let iso = out.isolated_jct.as_deref();
-    Ok(out
-        .results
-        .into_iter()
-        .map(|r| PolicyResult {
-            jcts: r.recorder.jct_values(exp.window),
-            rhos: r.recorder.rho_values(exp.window, iso),
-            jobs_csv: r.recorder.jobs_csv(iso),
-            summary: r.summary,
-            series: r.recorder.series,
+    let r = exp.resolve().map_err(|e| e.to_string())?;
+    let runs = exp.policies.len() + usize::from(exp.fairness);
+    let jobs = r.trace.jobs.len();
+    let mut run_one = |index: usize, policy: &str, window| {
+        let mut done = 0;
+        r.run_policy(policy, window, None, |report, _| {
+            done += report
+                .events
+                .iter()
+                .filter(|e| matches!(e, SimEvent::Finished { .. } | SimEvent::Dropped { .. }))
+                .count();
+            progress(&Progress {
+                run: index,
+                runs,
+                policy: policy.to_string(),
+                jobs_done: done,
+                jobs,
+            });
         })
+        .map_err(|e| e.to_string())
+    };
+    let mut recorders = Vec::with_capacity(exp.policies.len());
+    let mut results = Vec::with_capacity(exp.policies.len());
+    for (i, p) in exp.policies.iter().enumerate() {
+        let res = run_one(i, p, exp.window)?;
+        results.push(policy_result(
+            res.recorder.clone(),
+            &res.summary.policy,
+            &r,
+            exp.window,
+            None,
+        ));
+        recorders.push((res.summary.policy, res.recorder));
+        partial(&results);
+    }
+    if !exp.fairness {
+        return Ok(results);
+    }
+    let iso = run_one(exp.policies.len(), "isolated", None)?
+        .recorder
+        .jcts();
+    Ok(recorders
+        .into_iter()
+        .map(|(policy, rec)| policy_result(rec, &policy, &r, exp.window, Some(&iso)))
         .collect())
 }
 
@@ -90,17 +145,25 @@ pub fn worker_main() {
         };
         match msg {
             ToWorker::Run(exp) => {
+                let started = js_sys::Date::now();
                 let mut last = 0.0;
                 let s = reply_scope.clone();
-                let result = run_experiment(&exp, |p| {
-                    let now = js_sys::Date::now();
-                    if now - last >= 100.0 {
-                        last = now;
-                        post(&s, &FromWorker::Progress(p.clone()));
-                    }
-                });
+                let result = run_experiment(
+                    &exp,
+                    |p| {
+                        let now = js_sys::Date::now();
+                        if now - last >= 100.0 {
+                            last = now;
+                            post(&s, &FromWorker::Progress(p.clone()));
+                        }
+                    },
+                    |partial| post(&reply_scope, &FromWorker::Partial(partial.to_vec())),
+                );
                 match result {
-                    Ok(r) => post(&reply_scope, &FromWorker::Done(r)),
+                    Ok(r) => post(
+                        &reply_scope,
+                        &FromWorker::Done(r, js_sys::Date::now() - started),
+                    ),
                     Err(e) => post(&reply_scope, &FromWorker::Failed(e)),
                 }
             }

@@ -30,7 +30,7 @@ async function test(name, fn) {
 function assert(cond, msg) { if (!cond) throw new Error(msg); }
 
 async function summary(page, count, timeout = 120000) {
-  await page.waitForFunction((n) => document.querySelectorAll('#summary tbody tr').length >= n, count, { timeout });
+  await page.waitForFunction((n) => document.querySelector('#summary')?.getAttribute('data-complete') === 'true' && document.querySelectorAll('#summary tbody tr').length >= n, count, { timeout });
   return page.$$eval('#summary tbody tr', (rows) => rows.map((r) => ({
     policy: r.getAttribute('data-policy'),
     avg: Number(r.getAttribute('data-avg-jct-s')),

@@ -1,0 +1,84 @@
+// Benchmarks of the web playground in headless Chromium: time from navigation to the first
+// chart, one step with 200 active jobs including the redraw, and a full run of the default
+// scenario in the page (worker) against the native CLI. Prints a table; not a test.
+// Needs dist/ (trunk build --release) and target/release/orrery.
+import { createRequire } from 'node:module';
+import { spawn, execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import path from 'node:path';
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const require = createRequire(path.join(root, '.tools/node_modules/'));
+const { chromium } = require('playwright-core');
+const PORT = 8098;
+const BASE = `http://127.0.0.1:${PORT}/`;
+const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+
+const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', path.join(root, 'dist')], { stdio: 'ignore' });
+for (let i = 0; i < 50; i++) { try { if ((await fetch(BASE)).ok) break; } catch { /* starting */ } await sleep(100); }
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+const rows = [];
+try {
+  const wasm = ['orrery_bg.wasm', 'orrery-worker_bg.wasm'].map((f) => zlib.gzipSync(fs.readFileSync(path.join(root, 'dist', f)), { level: 9 }).length);
+  rows.push(['release wasm, gzip (page + worker)', `${((wasm[0] + wasm[1]) / 1048576).toFixed(2)} MB (${(wasm[0] / 1024).toFixed(0)} KB + ${(wasm[1] / 1024).toFixed(0)} KB)`, '<= 1.5 MB']);
+
+  const first = [];
+  const pageRun = [];
+  const computeRun = [];
+  for (let i = 0; i < 3; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await ctx.newPage();
+    const t0 = Date.now();
+    await page.goto(BASE);
+    await page.waitForFunction(() => document.documentElement.hasAttribute('data-first-chart-ms'), null, { timeout: 120000 });
+    const nav = await page.evaluate(() => Number(document.documentElement.getAttribute('data-first-chart-ms')));
+    first.push(nav);
+    pageRun.push(Number(await page.getAttribute('#run-ms', 'data-ms')));
+    computeRun.push(Number(await page.getAttribute('#run-ms', 'data-compute-ms')));
+    await ctx.close();
+  }
+  rows.push(['navigation to first chart (default scenario, 3 runs in the worker)', `${median(first).toFixed(0)} ms`, '<= 1000 ms']);
+
+  const link = execFileSync(path.join(root, 'target/release/orrery'), ['link'], { encoding: 'utf8' }).trim();
+  const nat = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = process.hrtime.bigint();
+    execFileSync(path.join(root, 'target/release/orrery'), ['compare', '--link', link, '--format', 'json'], { encoding: 'utf8', env: { ...process.env, RAYON_NUM_THREADS: '1' } });
+    nat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  rows.push(['full run of the default scenario: page (worker) / native CLI (1 thread)', `${median(pageRun).toFixed(0)} ms / ${median(nat).toFixed(0)} ms = ${(median(pageRun) / median(nat)).toFixed(2)}x`, '<= 1.5x']);
+  rows.push(['  of which computing in the worker', `${median(computeRun).toFixed(0)} ms = ${(median(computeRun) / median(nat)).toFixed(2)}x native`, '']);
+
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const page = await ctx.newPage();
+  await page.goto(BASE);
+  await page.waitForSelector('#summary[data-complete=true] tbody tr');
+  await page.fill('#workload-panel input[type=number] >> nth=0', '200');
+  await page.dispatchEvent('#workload-panel input[type=number] >> nth=0', 'change');
+  await page.fill('#workload-panel input[type=number] >> nth=1', '0');
+  await page.dispatchEvent('#workload-panel input[type=number] >> nth=1', 'change');
+  await page.click('#generate');
+  await page.selectOption('#step-policy', 'max_min_fairness_perf');
+  await page.click('#step');
+  await page.waitForFunction(() => document.querySelector('#clock').textContent.includes('round 1'));
+  const steps = await page.evaluate(async () => {
+    const times = [];
+    for (let i = 0; i < 20; i++) {
+      const before = document.querySelector('#clock').textContent;
+      const t0 = performance.now();
+      document.querySelector('#step').click();
+      while (document.querySelector('#clock').textContent === before) await new Promise((r) => setTimeout(r, 0));
+      await new Promise((r) => requestAnimationFrame(() => r()));
+      times.push(performance.now() - t0);
+    }
+    return times;
+  });
+  const active = await page.evaluate(() => document.querySelectorAll('.gpu.busy').length ? Number((document.querySelector('#step-panel label.hint')?.textContent.match(/all (\d+) active/) || [0, 0])[1]) : 0);
+  rows.push([`one step with ${active} active jobs, including the redraw (median of 20)`, `${median(steps).toFixed(1)} ms`, '<= 16 ms']);
+} finally {
+  await browser.close();
+  server.kill();
+}
+for (const [what, value, target] of rows) console.log(`${what.padEnd(70)} ${value.padEnd(34)} target ${target}`);
