@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ORRERY_NO_BROWSER=1 source www/tools.sh
-exec trunk serve --release --address 127.0.0.1 --port "${PORT:-8080}"
+exec trunk serve --release --no-autoreload --address 127.0.0.1 --port "${PORT:-8080}"

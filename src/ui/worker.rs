@@ -183,7 +183,7 @@ pub struct WorkerHandle {
 impl WorkerHandle {
     /// Start a worker; `on_message` gets its answers.
     pub fn spawn(on_message: impl Fn(FromWorker) + 'static) -> Result<Self, String> {
-        let worker = Worker::new("./orrery-worker_loader.js")
+        let worker = Worker::new("./worker-loader.js")
             .map_err(|e| format!("cannot start the worker: {e:?}"))?;
         let cb = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
             let text = e.data().as_string().unwrap_or_default();
