@@ -112,6 +112,10 @@ struct RunArgs {
     /// Also write one CSV row per job (arrival, start, finish, JCT, rho, restarts) to FILE.
     #[arg(long, value_name = "FILE")]
     jobs_csv: Option<PathBuf>,
+    /// Also write one CSV row per round (start, end, active and running jobs, busy GPUs per
+    /// type) to FILE.
+    #[arg(long, value_name = "FILE")]
+    series_csv: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -870,6 +874,7 @@ fn cmd_run(a: RunArgs) -> CliResult<()> {
     };
     exp.policies = vec![spec];
     let jobs_out = a.jobs_csv.as_deref().map(create_output).transpose()?;
+    let series_out = a.series_csv.as_deref().map(create_output).transpose()?;
     let r = exp.resolve()?;
     let runs = 1 + u64::from(exp.fairness);
     let pb = progress_bar(r.trace.jobs.len() as u64 * runs, "run");
@@ -879,6 +884,9 @@ fn cmd_run(a: RunArgs) -> CliResult<()> {
     let res = results.remove(0);
     if let Some(out) = jobs_out {
         write_file(out, &res.recorder.jobs_csv(iso.as_deref()))?;
+    }
+    if let Some(out) = series_out {
+        write_file(out, &res.recorder.series_csv(&r.cluster))?;
     }
     let text = match a.format {
         OutputFormat::Json => to_json(&res.summary)?,

@@ -530,3 +530,35 @@ fn link_round_trips_to_the_same_numbers() {
     let err = bad(&["run", "--link", &link[..link.len() - 12]]);
     assert!(err.contains("--link"), "{err}");
 }
+
+#[test]
+fn series_csv_has_a_row_per_round() {
+    let series = Temp::new("series", "csv");
+    let out = ok(&[
+        "run",
+        "--policy",
+        "las",
+        "--no-fairness",
+        "--format",
+        "json",
+        "--series-csv",
+        series.s(),
+    ]);
+    let rounds = out
+        .split("\"rounds\":")
+        .nth(1)
+        .unwrap()
+        .trim_start()
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse::<usize>()
+        .unwrap();
+    let text = std::fs::read_to_string(series.path()).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("round,start_s,end_s,active,running,busy_v100,busy_p100,busy_k80")
+    );
+    assert_eq!(lines.count(), rounds);
+}

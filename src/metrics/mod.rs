@@ -281,6 +281,26 @@ impl Recorder {
         out
     }
 
+    /// Per-round rows as CSV: round, start, end, active and running jobs, busy GPUs per type.
+    pub fn series_csv(&self, cluster: &ClusterSpec) -> String {
+        let mut out = String::from("round,start_s,end_s,active,running");
+        for t in &cluster.types {
+            out.push_str(&format!(",busy_{}", t.name));
+        }
+        out.push('\n');
+        for (i, p) in self.series.iter().enumerate() {
+            out.push_str(&format!(
+                "{i},{:.3},{:.3},{},{}",
+                p.start, p.end, p.active, p.running
+            ));
+            for b in &p.busy_gpus {
+                out.push_str(&format!(",{b}"));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
     /// JCT of every job (None where unfinished), by id.
     pub fn jcts(&self) -> Vec<Option<f64>> {
         self.jobs.iter().map(JobRecord::jct).collect()
