@@ -283,22 +283,7 @@ impl Recorder {
 
     /// Per-round rows as CSV: round, start, end, active and running jobs, busy GPUs per type.
     pub fn series_csv(&self, cluster: &ClusterSpec) -> String {
-        let mut out = String::from("round,start_s,end_s,active,running");
-        for t in &cluster.types {
-            out.push_str(&format!(",busy_{}", t.name));
-        }
-        out.push('\n');
-        for (i, p) in self.series.iter().enumerate() {
-            out.push_str(&format!(
-                "{i},{:.3},{:.3},{},{}",
-                p.start, p.end, p.active, p.running
-            ));
-            for b in &p.busy_gpus {
-                out.push_str(&format!(",{b}"));
-            }
-            out.push('\n');
-        }
-        out
+        series_csv(&self.series, cluster)
     }
 
     /// JCT of every job (None where unfinished), by id.
@@ -386,6 +371,26 @@ pub fn binned(
         .filter(|&k| weight[k] > 0.0)
         .map(|k| (t0 + (k as f64 + 0.5) * width, sum[k] / weight[k]))
         .collect()
+}
+
+/// Per-round rows as CSV: round, start, end, active and running jobs, busy GPUs per type.
+pub fn series_csv(series: &[SeriesPoint], cluster: &ClusterSpec) -> String {
+    let mut out = String::from("round,start_s,end_s,active,running");
+    for t in &cluster.types {
+        out.push_str(&format!(",busy_{}", t.name));
+    }
+    out.push('\n');
+    for (i, p) in series.iter().enumerate() {
+        out.push_str(&format!(
+            "{i},{:.3},{:.3},{},{}",
+            p.start, p.end, p.active, p.running
+        ));
+        for b in &p.busy_gpus {
+            out.push_str(&format!(",{b}"));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 fn in_window(window: Option<(usize, usize)>, id: usize) -> bool {

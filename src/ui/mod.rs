@@ -12,7 +12,6 @@ use crate::metrics::Recorder;
 use crate::policy::{self, Recompute};
 use crate::sim::{SimEvent, Simulator};
 use crate::workload::{presets, GeneratorConfig, Profile, Trace};
-use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
@@ -92,6 +91,10 @@ pub enum Msg {
     GavelCompat(bool),
     /// Set the restart cost.
     RestartCost(String),
+    /// Set the measurement window (`A:B` or empty).
+    Window(String),
+    /// Toggle the isolated baseline (rho).
+    Fairness(bool),
     /// Pick the policy to step through.
     StepPolicy(String),
     /// One round.
@@ -114,8 +117,8 @@ pub enum Msg {
     Worker(FromWorker),
     /// Copy the share link.
     CopyLink,
-    /// Download something: (file name, MIME type, contents).
-    Download(String, &'static str, String),
+    /// Download results: summaries CSV or JSON, per-job or per-round CSV.
+    Download(Export),
     /// Download a chart as PNG.
     DownloadChart(usize),
     /// Focus a policy in the utilization chart.
@@ -124,6 +127,19 @@ pub enum Msg {
     Key(KeyboardEvent),
     /// Show every active job in the stepping table, or the first rows only.
     ToggleAllJobs,
+}
+
+/// What a download button exports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Export {
+    /// Summaries as CSV.
+    SummaryCsv,
+    /// Summaries as JSON.
+    SummaryJson,
+    /// Per-job rows of every policy.
+    JobsCsv,
+    /// Per-round rows of every policy.
+    RoundsCsv,
 }
 
 /// The playground.
@@ -686,6 +702,35 @@ impl Component for App {
                     ))
                 }
             },
+            Msg::Window(v) => {
+                let v = v.trim();
+                if v.is_empty() {
+                    self.exp.window = None;
+                    self.run_error = None;
+                } else {
+                    let parsed = v.split_once(':').and_then(|(a, b)| {
+                        Some((
+                            a.trim().parse::<usize>().ok()?,
+                            b.trim().parse::<usize>().ok()?,
+                        ))
+                    });
+                    match parsed {
+                        Some(w) => {
+                            let candidate = Experiment {
+                                window: Some(w),
+                                ..self.exp.clone()
+                            };
+                            self.run_error = self.try_apply(candidate).err();
+                        }
+                        None => {
+                            self.run_error = Some(format!(
+                                "window: '{v}' must be A:B, job ids from A up to (not including) B"
+                            ))
+                        }
+                    }
+                }
+            }
+            Msg::Fairness(on) => self.exp.fairness = on,
             Msg::StepPolicy(p) => {
                 self.step_policy = p;
                 self.stepper = None;
@@ -783,9 +828,47 @@ impl Component for App {
                 }
                 Err(e) => self.notice = Some((false, e)),
             },
-            Msg::Download(name, mime, contents) => {
-                if let Err(e) = download(&name, mime, &contents) {
+            Msg::Download(what) => {
+                let Some((exp, results)) = &self.results else {
+                    return false;
+                };
+                let per_policy = |f: &dyn Fn(&PolicyResult) -> String| -> String {
+                    results
+                        .iter()
+                        .map(|r| format!("# policy: {}\n{}", r.summary.policy, f(r)))
+                        .collect()
+                };
+                let (name, mime, contents) = match what {
+                    Export::SummaryCsv => {
+                        ("orrery-summary.csv", "text/csv", summaries_csv(results))
+                    }
+                    Export::SummaryJson => (
+                        "orrery-summary.json",
+                        "application/json",
+                        serde_json::to_string_pretty(
+                            &results.iter().map(|r| &r.summary).collect::<Vec<_>>(),
+                        )
+                        .unwrap_or_default(),
+                    ),
+                    Export::JobsCsv => (
+                        "orrery-jobs.csv",
+                        "text/csv",
+                        per_policy(&|r| r.jobs_csv.clone()),
+                    ),
+                    Export::RoundsCsv => {
+                        let Ok(c) = ClusterSpec::parse(&exp.cluster) else {
+                            return false;
+                        };
+                        (
+                            "orrery-rounds.csv",
+                            "text/csv",
+                            per_policy(&|r| crate::metrics::series_csv(&r.series, &c)),
+                        )
+                    }
+                };
+                if let Err(e) = download(name, mime, &contents) {
                     self.notice = Some((false, format!("download failed: {e}")));
+                    return true;
                 }
                 return false;
             }
@@ -1113,7 +1196,9 @@ impl App {
                 <label>{ "seed " }<input id="seed" type="number" min="0" value={self.exp.seed.to_string()} onchange={link.callback(|e: Event| Msg::Seed(input_value(&e)))} /></label>
                 <label>{ "round (s) " }<input type="number" min="1" value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
                 <label>{ "restart cost (s) " }<input type="number" min="0" value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
+                <label>{ "measure jobs A:B " }<input id="window" type="text" placeholder="all" value={self.exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default()} onchange={link.callback(|e: Event| Msg::Window(input_value(&e)))} /></label>
                 <label><input type="checkbox" checked={self.exp.gavel_compat} onchange={link.callback(|e: Event| Msg::GavelCompat(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " Gavel-compatible mechanism" }</label>
+                <label><input type="checkbox" checked={self.exp.fairness} onchange={link.callback(|e: Event| Msg::Fairness(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " finish-time fairness (runs the isolated baseline)" }</label>
             </section>
         }
     }
@@ -1121,20 +1206,7 @@ impl App {
     fn view_compare(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
         let running = self.worker.is_some();
-        let results = self
-            .results
-            .as_ref()
-            .map(|r| r.1.clone())
-            .unwrap_or_default();
-        let results = Rc::new(results);
-        let csv = summaries_csv(&results);
-        let json =
-            serde_json::to_string_pretty(&results.iter().map(|r| &r.summary).collect::<Vec<_>>())
-                .unwrap_or_default();
-        let jobs_csv: String = results
-            .iter()
-            .map(|r| format!("# policy: {}\n{}", r.summary.policy, r.jobs_csv))
-            .collect();
+        let results: &[PolicyResult] = self.results.as_ref().map_or(&[], |r| r.1.as_slice());
         html! {
             <section class="panel wide" id="compare-panel">
                 <h2>{ "Compare policies" }</h2>
@@ -1178,9 +1250,10 @@ impl App {
                 </table>
                 if !results.is_empty() {
                     <div class="downloads">
-                        <button onclick={link.callback(move |_| Msg::Download("orrery-summary.csv".into(), "text/csv", csv.clone()))}>{ "Summary CSV" }</button>
-                        <button onclick={link.callback(move |_| Msg::Download("orrery-summary.json".into(), "application/json", json.clone()))}>{ "Summary JSON" }</button>
-                        <button onclick={link.callback(move |_| Msg::Download("orrery-jobs.csv".into(), "text/csv", jobs_csv.clone()))}>{ "Per-job CSV" }</button>
+                        <button onclick={link.callback(|_| Msg::Download(Export::SummaryCsv))}>{ "Summary CSV" }</button>
+                        <button onclick={link.callback(|_| Msg::Download(Export::SummaryJson))}>{ "Summary JSON" }</button>
+                        <button onclick={link.callback(|_| Msg::Download(Export::JobsCsv))}>{ "Per-job CSV" }</button>
+                        <button onclick={link.callback(|_| Msg::Download(Export::RoundsCsv))}>{ "Per-round CSV" }</button>
                         <label>{ "utilization of " }
                             <select onchange={link.callback(|e: Event| Msg::FocusPolicy(select_value(&e).parse().unwrap_or(0)))}>
                                 { for results.iter().enumerate().map(|(i, r)| html! { <option value={i.to_string()} selected={i == self.focus_policy}>{ r.summary.policy.clone() }</option> }) }
