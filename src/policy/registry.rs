@@ -150,6 +150,8 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| Ok(Box::new(classic::OrderPolicy::srtf(p.spec())))),
         entry!("las", "classic", "Least attained service (GPU-seconds) first, preemptive every round.", NO_PARAMS,
             |p| Ok(Box::new(classic::OrderPolicy::las(p.spec())))),
+        entry!("tiresias", "classic", "Tiresias: two-queue discretised LAS on GPU-hours (threshold 16), first come first served within a queue.", classic::tiresias::PARAMS,
+            classic::tiresias::Tiresias::build),
         entry!("isolated", "gavel", "Gavel's isolated: each job gets a static 1/n share of every GPU type.", NO_PARAMS,
             |p| Ok(Box::new(gavel::isolated::Isolated::new(p.spec())))),
         entry!("max_min_fairness", "gavel", "Gavel's LAS as an LP: maximise the least normalised share; all GPU types treated as equal.", gavel::max_min_fairness::PARAMS,

@@ -2,6 +2,8 @@
 //! fills GPUs greedily in that order (a job keeps its GPU type when it has room there, and
 //! otherwise goes to the type with the most free GPUs).
 
+pub mod tiresias;
+
 use super::{Decision, Policy, PolicyError, PolicyView};
 use crate::rng::Rng;
 
