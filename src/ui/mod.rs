@@ -55,6 +55,8 @@ struct Stepper {
 
 /// Messages of the app.
 pub enum Msg {
+    /// Load a bundled scenario (the whole experiment) and run it.
+    Scenario(String),
     /// Set the cluster spec text (applied when valid).
     ClusterText(String),
     /// Pick a cluster preset.
@@ -527,6 +529,25 @@ impl Component for App {
                         }
                     }
                     Err(e) => self.cluster_error = Some(e.to_string()),
+                }
+            }
+            Msg::Scenario(name) => {
+                if let Some(sc) = presets::scenario(&name) {
+                    let exp = sc.experiment();
+                    self.policy_params = parse_policy_list(&exp.policies);
+                    self.step_policy = self
+                        .policy_params
+                        .first()
+                        .map(|p| p.0.clone())
+                        .unwrap_or_default();
+                    self.cluster_text = exp.cluster.clone();
+                    self.cluster_error = None;
+                    self.workload_error = None;
+                    self.profile_error = None;
+                    match self.try_apply(exp) {
+                        Ok(()) => self.start_compare(ctx),
+                        Err(e) => self.run_error = Some(e),
+                    }
                 }
             }
             Msg::ClusterPreset(spec) => {
@@ -1004,6 +1025,12 @@ impl Component for App {
                 <header>
                     <h1>{ "Orrery" }</h1>
                     <span class="tagline">{ "a deep-learning cluster scheduling playground" }</span>
+                    <label class="scenario">{ "Scenario " }
+                        <select id="scenario" onchange={ctx.link().callback(|e: Event| Msg::Scenario(select_value(&e)))}>
+                            <option value="" selected=true disabled=true>{ "load a bundled scenario…" }</option>
+                            { for presets::SCENARIOS.iter().map(|sc| html! { <option value={sc.name} title={sc.description}>{ format!("{} — {}", sc.name, sc.description) }</option> }) }
+                        </select>
+                    </label>
                     <button id="copy-link" onclick={ctx.link().callback(|_| Msg::CopyLink)}>{ "Copy link" }</button>
                 </header>
                 { self.view_notice() }

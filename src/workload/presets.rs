@@ -122,8 +122,8 @@ pub const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "classic",
-        description: "Classic baselines (FIFO, SJF, SRTF, LAS) on the default trace",
-        build: || Experiment { policies: ["fifo", "sjf", "srtf", "las"].map(String::from).to_vec(), ..default_experiment() },
+        description: "Classic baselines (FIFO, SJF, SRTF, LAS, Tiresias) on the default trace",
+        build: || Experiment { policies: ["fifo", "sjf", "srtf", "las", "tiresias"].map(String::from).to_vec(), ..default_experiment() },
     },
 ];
 
