@@ -467,14 +467,26 @@ impl Simulator {
             self.type_shuffler.shuffle(&mut order);
         }
         let mut left: Vec<u32> = self.cluster.counts();
-        let mut scheduled = vec![false; self.specs.len()];
-        let mut out = Vec::new();
-        let mut entries: Vec<(f64, f64, f64, JobId)> = Vec::with_capacity(self.active.len());
+        // Whether each active job (by position in `active`) is placed this round.
+        let mut scheduled = vec![false; self.active.len()];
+        let mut out = Vec::with_capacity(left.iter().sum::<u32>() as usize);
+        // Per type, jobs in descending (priority, deficit, allocation), then ascending id;
+        // a greedy pass takes each job unless the type is full, the job is already placed,
+        // cannot run there or does not fit. Jobs skipped whatever their rank are left out
+        // before sorting. Keys are unique (ids), so only the prefix the pass reaches needs
+        // sorting, and any sort gives the same order.
+        let mut entries: Vec<([i64; 3], JobId, usize)> = Vec::with_capacity(self.active.len());
         for &t in &order {
             entries.clear();
             let w = self.mech.worker_time[t];
-            for &j in &self.active {
+            for (pos, &j) in self.active.iter().enumerate() {
+                if scheduled[pos] || self.thr[j][t] <= 0.0 {
+                    continue;
+                }
                 let a = self.mech.alloc[j].as_ref().map(|r| r[t]);
+                if a.is_none() && !self.cfg.gavel_compat {
+                    continue;
+                }
                 let alloc = a.unwrap_or(0.0);
                 let frac = if w == 0.0 {
                     0.0
@@ -482,46 +494,47 @@ impl Simulator {
                     self.mech.job_time[j][t] / w
                 };
                 let prio = match a {
-                    None => 0.0,
-                    Some(x) if x == 0.0 || self.thr[j][t] == 0.0 => 0.0,
-                    Some(x) => {
+                    Some(x) if x != 0.0 => {
                         if frac > 0.0 {
                             x / frac
                         } else {
                             x * 1e9
                         }
                     }
+                    _ => 0.0,
                 };
-                entries.push((prio, self.mech.deficits[j][t], alloc, j));
-            }
-            // Descending by (priority, deficit, allocation); ties keep ascending ids.
-            entries.sort_by(|a, b| {
-                b.0.total_cmp(&a.0)
-                    .then(b.1.total_cmp(&a.1))
-                    .then(b.2.total_cmp(&a.2))
-                    .then(a.3.cmp(&b.3))
-            });
-            for &(prio, _, _, j) in &entries {
-                if left[t] == 0 {
-                    break;
-                }
-                if scheduled[j] || self.thr[j][t] <= 0.0 {
-                    continue;
-                }
                 if !traits.fill_with_zero_priority && prio <= 0.0 {
                     continue;
                 }
-                let in_alloc = self.mech.alloc[j].is_some();
-                if !in_alloc && !self.cfg.gavel_compat {
-                    continue;
+                let key = [
+                    descending_key(prio),
+                    descending_key(self.mech.deficits[j][t]),
+                    descending_key(alloc),
+                ];
+                entries.push((key, j, pos));
+            }
+            let mut rest: &mut [([i64; 3], JobId, usize)] = &mut entries;
+            while left[t] > 0 && !rest.is_empty() {
+                // Each take uses at least one GPU: sort the next `left[t]` entries.
+                let k = (left[t] as usize).min(rest.len());
+                if k < rest.len() {
+                    rest.select_nth_unstable(k - 1);
                 }
-                let s = self.specs[j].scale_factor;
-                if s > left[t] {
-                    continue;
+                let (chunk, tail) = rest.split_at_mut(k);
+                chunk.sort_unstable();
+                for &(_, j, pos) in chunk.iter() {
+                    if left[t] == 0 {
+                        break;
+                    }
+                    let s = self.specs[j].scale_factor;
+                    if s > left[t] {
+                        continue;
+                    }
+                    left[t] -= s;
+                    scheduled[pos] = true;
+                    out.push((j, t, s, self.mech.alloc[j].is_some()));
                 }
-                left[t] -= s;
-                scheduled[j] = true;
-                out.push((j, t, s, in_alloc));
+                rest = tail;
             }
         }
         out
@@ -592,13 +605,17 @@ impl Simulator {
             }
         }
         self.decide(&mut report);
+        // About one `Ran` and at most one other event per active job.
+        report.events.reserve(2 * self.active.len() + 4);
 
         // Which jobs run where.
-        let picks = match self.mech.last_decision.clone() {
-            Some(Decision::Order(order)) => self.select_from_order(&order),
-            Some(Decision::Assignment(a)) => self.select_from_assignment(&a),
+        let decision = self.mech.last_decision.take();
+        let picks = match &decision {
+            Some(Decision::Order(order)) => self.select_from_order(order),
+            Some(Decision::Assignment(a)) => self.select_from_assignment(a),
             _ => self.select_from_allocation(),
         };
+        self.mech.last_decision = decision;
         let placements = self.place(picks);
 
         // Progress.
@@ -660,10 +677,14 @@ impl Simulator {
             start + self.cfg.round_len
         };
 
-        // Preemptions: ran last round, unfinished, not running now.
-        let running: std::collections::BTreeSet<JobId> = slices.iter().map(|s| s.0).collect();
-        for &j in &self.active.clone() {
-            if self.states[j].ran_last_round && !running.contains(&j) {
+        // Preemptions: ran last round, unfinished, not running now. Placements come sorted
+        // by job id, so `running` is sorted.
+        let running: Vec<JobId> = slices.iter().map(|s| s.0).collect();
+        debug_assert!(running.windows(2).all(|w| w[0] < w[1]));
+        let is_running = |j: JobId| running.binary_search(&j).is_ok();
+        for i in 0..self.active.len() {
+            let j = self.active[i];
+            if self.states[j].ran_last_round && !is_running(j) {
                 self.states[j].preemptions += 1;
                 self.emit(
                     &mut report,
@@ -790,7 +811,7 @@ impl Simulator {
             }
         }
         for &j in &self.active {
-            if !running.contains(&j) {
+            if !is_running(j) {
                 self.states[j].ran_last_round = false;
             }
         }
@@ -909,8 +930,9 @@ impl Simulator {
                 ));
             }
         }
-        self.last_owners = pools.iter().map(|p| p.owners().to_vec()).collect();
-        out.sort_by_key(|(j, _, _)| *j);
+        self.last_owners = pools.into_iter().map(TypePool::into_owners).collect();
+        // Job ids are unique.
+        out.sort_unstable_by_key(|(j, _, _)| *j);
         out
     }
 
@@ -920,6 +942,13 @@ impl Simulator {
             sink(&r);
         }
     }
+}
+
+/// A key whose ascending order is the descending [`f64::total_cmp`] order of `x`.
+fn descending_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    // `total_cmp`'s key: flip the magnitude bits of negative numbers.
+    !(bits ^ ((((bits >> 63) as u64) >> 1) as i64))
 }
 
 fn build_view<'a>(

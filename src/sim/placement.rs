@@ -9,6 +9,8 @@ pub struct TypePool {
     per_server: u32,
     owner: Vec<Option<JobId>>,
     free: u32,
+    /// Every GPU below this index is taken (GPUs are only taken during a round).
+    first_free: usize,
 }
 
 impl TypePool {
@@ -18,6 +20,7 @@ impl TypePool {
             per_server: per_server.max(1),
             owner: vec![None; count as usize],
             free: count,
+            first_free: 0,
         }
     }
 
@@ -31,7 +34,12 @@ impl TypePool {
         &self.owner
     }
 
-    /// Take exactly `ids` for `job` if they are all free.
+    /// Who holds each GPU, consuming the pool.
+    pub fn into_owners(self) -> Vec<Option<JobId>> {
+        self.owner
+    }
+
+    /// Take exactly `ids` for `job` if they are all free (and distinct).
     pub fn take_exact(&mut self, job: JobId, ids: &[u32]) -> bool {
         if ids
             .iter()
@@ -39,10 +47,12 @@ impl TypePool {
         {
             return false;
         }
-        let mut sorted = ids.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        if sorted.len() != ids.len() {
+        // Gangs are small: a quadratic check for duplicates avoids sorting a copy.
+        if ids
+            .iter()
+            .enumerate()
+            .any(|(k, i)| ids[k + 1..].contains(i))
+        {
             return false;
         }
         for &i in ids {
@@ -60,6 +70,22 @@ impl TypePool {
             return None;
         }
         let ps = self.per_server as usize;
+        if ps == 1 {
+            // One GPU per server: the lowest free ids.
+            let mut ids = Vec::with_capacity(n as usize);
+            for (g, o) in self.owner.iter_mut().enumerate().skip(self.first_free) {
+                if o.is_none() {
+                    *o = Some(job);
+                    ids.push(g as u32);
+                    if ids.len() as u32 == n {
+                        self.first_free = g + 1;
+                        break;
+                    }
+                }
+            }
+            self.free -= n;
+            return Some(ids);
+        }
         let servers = self.owner.len().div_ceil(ps);
         let free_on = |s: usize, owner: &[Option<JobId>]| {
             owner[s * ps..((s + 1) * ps).min(owner.len())]
@@ -67,36 +93,32 @@ impl TypePool {
                 .filter(|o| o.is_none())
                 .count() as u32
         };
+        // Best fit on one server; else the servers with the most free GPUs first.
+        let mut best: Option<(u32, usize)> = None;
+        for s in 0..servers {
+            let f = free_on(s, &self.owner);
+            if f >= n && best.is_none_or(|(bf, _)| f < bf) {
+                best = Some((f, s));
+            }
+        }
         let mut chosen_servers: Vec<usize> = Vec::new();
-        if ps > 1 {
-            // Best fit on one server.
-            let mut best: Option<(u32, usize)> = None;
-            for s in 0..servers {
-                let f = free_on(s, &self.owner);
-                if f >= n && best.is_none_or(|(bf, _)| f < bf) {
-                    best = Some((f, s));
-                }
-            }
-            if let Some((_, s)) = best {
-                chosen_servers.push(s);
-            } else {
-                let mut by_free: Vec<(u32, usize)> = (0..servers)
-                    .map(|s| (free_on(s, &self.owner), s))
-                    .filter(|(f, _)| *f > 0)
-                    .collect();
-                by_free.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-                let mut got = 0;
-                for (f, s) in by_free {
-                    chosen_servers.push(s);
-                    got += f;
-                    if got >= n {
-                        break;
-                    }
-                }
-                chosen_servers.sort_unstable();
-            }
+        if let Some((_, s)) = best {
+            chosen_servers.push(s);
         } else {
-            chosen_servers = (0..servers).collect();
+            let mut by_free: Vec<(u32, usize)> = (0..servers)
+                .map(|s| (free_on(s, &self.owner), s))
+                .filter(|(f, _)| *f > 0)
+                .collect();
+            by_free.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut got = 0;
+            for (f, s) in by_free {
+                chosen_servers.push(s);
+                got += f;
+                if got >= n {
+                    break;
+                }
+            }
+            chosen_servers.sort_unstable();
         }
         let mut ids = Vec::with_capacity(n as usize);
         'outer: for s in chosen_servers {

@@ -11,6 +11,8 @@ pub struct Lp {
     /// `x[job][type]`.
     pub x: Vec<Vec<Variable>>,
     constraints: Vec<Constraint>,
+    /// Whether Clarabel refines each KKT solve iteratively (its default).
+    refine: bool,
 }
 
 impl Lp {
@@ -42,7 +44,20 @@ impl Lp {
             vars,
             x,
             constraints,
+            refine: true,
         }
+    }
+
+    /// Solve without Clarabel's iterative refinement of the KKT solves, with a smaller
+    /// static regularisation (1e-10 instead of 1e-8) so that the unrefined Newton
+    /// directions stay close to the refined ones. The termination tolerances are
+    /// unchanged (1e-8), so the answer meets the same accuracy; the refinement (a KKT
+    /// product and often an extra solve per linear solve) is 20-30% of a solve's work.
+    /// Over the 596 max-min LPs of the continuous benchmark the allocations move by at
+    /// most 1.4e-6, about what merely reordering the constraints does (1e-6 to 3e-6).
+    pub fn without_refinement(mut self) -> Self {
+        self.refine = false;
+        self
     }
 
     /// Add a free variable (an epigraph variable, say).
@@ -66,12 +81,27 @@ impl Lp {
         e
     }
 
+    /// Add `bound <= sum_t coef[t] * x[job][t]` (an epigraph row), written directly as
+    /// `bound - sum_t coef[t] * x[job][t] <= 0`: the row `row_expr(job, coef).geq(bound)`
+    /// gives, coefficient for coefficient, without merging two expressions.
+    pub fn push_at_least(&mut self, job: usize, coef: &[f64], bound: Variable) {
+        let mut e = Expression::with_capacity(coef.len() + 1);
+        e.add_mul(1.0, bound);
+        for (t, &c) in coef.iter().enumerate() {
+            if c != 0.0 {
+                e.add_mul(-c, self.x[job][t]);
+            }
+        }
+        self.constraints.push(e.leq(0.0));
+    }
+
     /// Maximise `objective`; the fractions clipped to [0, 1], or the solver's complaint.
     pub fn maximise(self, objective: Expression) -> Result<Vec<Vec<f64>>, String> {
         let Lp {
             vars,
             x,
             constraints,
+            refine,
         } = self;
         let mut model = vars.maximise(objective).using(clarabel);
         model
@@ -80,6 +110,12 @@ impl Lp {
             .tol_gap_rel(1e-8)
             .tol_feas(1e-8)
             .max_iter(400);
+        if !refine {
+            model
+                .settings()
+                .iterative_refinement_enable(false)
+                .static_regularization_constant(1e-10);
+        }
         let solution = model
             .with_all(constraints)
             .solve()

@@ -63,11 +63,12 @@ impl MaxMinFairness {
         }
         let scale: Vec<f64> = view.jobs.iter().map(|j| f64::from(j.scale())).collect();
         let c = Self::coefficients(view, perf);
-        let mut lp = Lp::base(&scale, &view.counts());
+        // No iterative refinement: 20-30% faster, same tolerances (see `Lp`). Bisection
+        // policies keep it: their feasibility tests sit on the boundary.
+        let mut lp = Lp::base(&scale, &view.counts()).without_refinement();
         let t = lp.add_free();
         for (j, row) in c.iter().enumerate() {
-            let e = lp.row_expr(j, row);
-            lp.push(e.geq(t));
+            lp.push_at_least(j, row, t);
         }
         lp.maximise(t.into())
     }
