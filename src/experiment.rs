@@ -255,6 +255,22 @@ impl Resolved {
         })
     }
 
+    /// [`Resolved::run_policy`], calling `jobs_done` with the number of jobs finished (or
+    /// dropped) so far after every round.
+    pub fn run_reporting(
+        &self,
+        policy_spec: &str,
+        window: Option<(usize, usize)>,
+        isolated_jct: Option<&[Option<f64>]>,
+        mut jobs_done: impl FnMut(usize),
+    ) -> Result<RunResult, ExperimentError> {
+        let mut done = 0;
+        self.run_policy(policy_spec, window, isolated_jct, |report, _| {
+            done += report.jobs_ended();
+            jobs_done(done);
+        })
+    }
+
     /// JCTs under the isolated policy (the rho baseline).
     pub fn isolated_jcts(&self) -> Result<Vec<Option<f64>>, ExperimentError> {
         Ok(self
@@ -312,26 +328,14 @@ pub fn run_with_progress(
     let runs = exp.policies.len() + usize::from(exp.fairness);
     let jobs = r.trace.jobs.len();
     let mut run_one = |index: usize, policy: &str, window, iso: Option<&[Option<f64>]>| {
-        let mut done = 0;
-        r.run_policy(policy, window, iso, |report, _| {
-            done += report
-                .events
-                .iter()
-                .filter(|e| {
-                    matches!(
-                        e,
-                        crate::sim::SimEvent::Finished { .. }
-                            | crate::sim::SimEvent::Dropped { .. }
-                    )
-                })
-                .count();
+        r.run_reporting(policy, window, iso, |jobs_done| {
             progress(&Progress {
                 run: index,
                 runs,
                 policy: policy.to_string(),
-                jobs_done: done,
+                jobs_done,
                 jobs,
-            });
+            })
         })
     };
     let iso = if exp.fairness {

@@ -93,6 +93,16 @@ pub struct RoundReport {
     pub events: Vec<SimEvent>,
 }
 
+impl RoundReport {
+    /// Jobs that finished or were dropped in this round.
+    pub fn jobs_ended(&self) -> usize {
+        self.events
+            .iter()
+            .filter(|e| matches!(e, SimEvent::Finished { .. } | SimEvent::Dropped { .. }))
+            .count()
+    }
+}
+
 /// Per-job state the Gavel mechanism keeps (time received since the last reset, deficits).
 #[derive(Debug, Clone)]
 struct MechanismState {

@@ -5,7 +5,6 @@
 use crate::experiment::{Experiment, Progress, Resolved};
 use crate::metrics::Recorder;
 use crate::metrics::{SeriesPoint, Summary};
-use crate::sim::SimEvent;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -76,20 +75,14 @@ pub fn run_experiment(
     let runs = exp.policies.len() + usize::from(exp.fairness);
     let jobs = r.trace.jobs.len();
     let mut run_one = |index: usize, policy: &str, window| {
-        let mut done = 0;
-        r.run_policy(policy, window, None, |report, _| {
-            done += report
-                .events
-                .iter()
-                .filter(|e| matches!(e, SimEvent::Finished { .. } | SimEvent::Dropped { .. }))
-                .count();
+        r.run_reporting(policy, window, None, |jobs_done| {
             progress(&Progress {
                 run: index,
                 runs,
                 policy: policy.to_string(),
-                jobs_done: done,
+                jobs_done,
                 jobs,
-            });
+            })
         })
         .map_err(|e| e.to_string())
     };

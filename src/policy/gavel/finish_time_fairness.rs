@@ -11,7 +11,7 @@
 
 use super::lp::Lp;
 use crate::job::JobId;
-use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
+use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 use std::collections::BTreeMap;
 
@@ -143,15 +143,11 @@ impl Policy for FinishTimeFairness {
             );
         }
         self.memory = next;
-        let (fractions, _) =
-            Self::solve(view, self.perf, &cumulative).map_err(|reason| PolicyError::Failed {
-                policy: self.name.clone(),
-                reason,
-            })?;
-        Ok(Decision::Allocation(Allocation {
-            jobs: view.jobs.iter().map(|j| j.id).collect(),
-            fractions,
-        }))
+        super::allocation(
+            view,
+            &self.name,
+            Self::solve(view, self.perf, &cumulative).map(|(x, _)| x),
+        )
     }
 
     fn traits(&self) -> PolicyTraits {

@@ -7,7 +7,7 @@
 
 use super::lp::Lp;
 use crate::policy::registry::{ParamInfo, Params};
-use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
+use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 
 /// Parameters (none yet; the list is kept for the registry).
@@ -80,14 +80,7 @@ impl Policy for MaxMinFairness {
     }
 
     fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
-        let fractions = Self::solve(view, self.perf).map_err(|reason| PolicyError::Failed {
-            policy: self.name.clone(),
-            reason,
-        })?;
-        Ok(Decision::Allocation(Allocation {
-            jobs: view.jobs.iter().map(|j| j.id).collect(),
-            fractions,
-        }))
+        super::allocation(view, &self.name, Self::solve(view, self.perf))
     }
 
     fn traits(&self) -> PolicyTraits {

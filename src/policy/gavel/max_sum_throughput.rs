@@ -2,7 +2,7 @@
 //! constraints (heterogeneity-aware).
 
 use super::lp::Lp;
-use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
+use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 use good_lp::Expression;
 
@@ -39,14 +39,7 @@ impl Policy for MaxSumThroughput {
     }
 
     fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
-        let fractions = Self::solve(view).map_err(|reason| PolicyError::Failed {
-            policy: self.name.clone(),
-            reason,
-        })?;
-        Ok(Decision::Allocation(Allocation {
-            jobs: view.jobs.iter().map(|j| j.id).collect(),
-            fractions,
-        }))
+        super::allocation(view, &self.name, Self::solve(view))
     }
 
     fn traits(&self) -> PolicyTraits {

@@ -4,7 +4,7 @@
 //! (start [100 s, 10^6 s], widened tenfold until feasible; stop when the bracket is within 5%).
 
 use super::lp::Lp;
-use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
+use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 
 /// The makespan-minimising policy, plain or `_perf`.
@@ -72,15 +72,11 @@ impl Policy for MinTotalDuration {
     }
 
     fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
-        let (fractions, _) =
-            Self::solve(view, self.perf).map_err(|reason| PolicyError::Failed {
-                policy: self.name.clone(),
-                reason,
-            })?;
-        Ok(Decision::Allocation(Allocation {
-            jobs: view.jobs.iter().map(|j| j.id).collect(),
-            fractions,
-        }))
+        super::allocation(
+            view,
+            &self.name,
+            Self::solve(view, self.perf).map(|(x, _)| x),
+        )
     }
 
     fn traits(&self) -> PolicyTraits {

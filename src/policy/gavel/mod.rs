@@ -27,6 +27,23 @@ pub(crate) fn traits(perf: bool) -> PolicyTraits {
     }
 }
 
+/// The decision for an LP's result: the allocation over the view's jobs, or the solver's
+/// complaint as a policy failure (the mechanism then keeps the previous allocation).
+pub(crate) fn allocation(
+    view: &PolicyView,
+    policy: &str,
+    solved: Result<Vec<Vec<f64>>, String>,
+) -> Result<super::Decision, super::PolicyError> {
+    let fractions = solved.map_err(|reason| super::PolicyError::Failed {
+        policy: policy.to_string(),
+        reason,
+    })?;
+    Ok(super::Decision::Allocation(super::Allocation {
+        jobs: view.jobs.iter().map(|j| j.id).collect(),
+        fractions,
+    }))
+}
+
 /// The throughput matrix an LP uses: the real one for `_perf` policies; for plain ones every
 /// type is valued at the job's throughput on the first GPU type of the cluster where it can
 /// run (v100 in Gavel's clusters), so the LP cannot tell the types apart.
