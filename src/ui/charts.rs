@@ -3,6 +3,8 @@
 
 use super::worker::PolicyResult;
 use crate::metrics::binned;
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
@@ -58,56 +60,49 @@ pub fn draw_cdf(
         .x_label_area_size(40)
         .y_label_area_size(50);
     if log_x && lo > 0.0 {
-        let mut ctx = chart
+        let ctx = chart
             .build_cartesian_2d((lo * 0.9..hi * 1.1).log_scale(), 0.0..1.0)
             .map_err(err)?;
-        ctx.configure_mesh()
-            .x_desc(x_label)
-            .y_desc("fraction of jobs")
-            .draw()
-            .map_err(err)?;
-        for (i, (name, vals)) in series.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            ctx.draw_series(LineSeries::new(cdf_points(vals), color.stroke_width(2)))
-                .map_err(err)?
-                .label(name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                });
-        }
-        ctx.configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
-            .map_err(err)?;
+        draw_cdf_lines(ctx, x_label, series)?;
     } else {
         let span = (hi - lo).max(1e-9);
-        let mut ctx = chart
+        let ctx = chart
             .build_cartesian_2d((lo - 0.02 * span)..(hi + 0.02 * span), 0.0..1.0)
             .map_err(err)?;
-        ctx.configure_mesh()
-            .x_desc(x_label)
-            .y_desc("fraction of jobs")
-            .draw()
-            .map_err(err)?;
-        for (i, (name, vals)) in series.iter().enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
-            ctx.draw_series(LineSeries::new(cdf_points(vals), color.stroke_width(2)))
-                .map_err(err)?
-                .label(name.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-                });
-        }
-        ctx.configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()
-            .map_err(err)?;
+        draw_cdf_lines(ctx, x_label, series)?;
     }
     root.present().map_err(err)
+}
+
+/// Axes, one line per series and the legend, on a linear or a logarithmic x axis.
+fn draw_cdf_lines<'a, X>(
+    mut ctx: ChartContext<'a, CanvasBackend, Cartesian2d<X, RangedCoordf64>>,
+    x_label: &str,
+    series: &[(String, Vec<f64>)],
+) -> Result<(), String>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    ctx.configure_mesh()
+        .x_desc(x_label)
+        .y_desc("fraction of jobs")
+        .draw()
+        .map_err(err)?;
+    for (i, (name, vals)) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        ctx.draw_series(LineSeries::new(cdf_points(vals), color.stroke_width(2)))
+            .map_err(err)?
+            .label(name.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+            });
+    }
+    ctx.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(err)
 }
 
 fn cdf_points(vals: &[f64]) -> Vec<(f64, f64)> {
