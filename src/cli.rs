@@ -11,7 +11,7 @@ use orrery::experiment::{
     Experiment, ExperimentError, ProfileSource, Resolved, RunResult, WorkloadSource,
 };
 use orrery::job::JobSpec;
-use orrery::metrics::Summary;
+use orrery::metrics::{csv_num, csv_opt, summaries_csv, Summary};
 use orrery::policy::gavel::max_min_fairness::MaxMinFairness;
 use orrery::policy::{self, JobView, PolicyError, PolicyView};
 use orrery::sim::{SimConfig, SimEvent, Simulator};
@@ -771,85 +771,6 @@ fn summary_kv(
     rows
 }
 
-fn csv_num(v: f64) -> String {
-    v.to_string()
-}
-
-fn csv_opt(v: Option<f64>) -> String {
-    v.map(csv_num).unwrap_or_default()
-}
-
-/// Summaries as CSV, one row each.
-fn summaries_csv(summaries: &[Summary]) -> String {
-    let types: Vec<String> = summaries
-        .first()
-        .map(|s| s.utilization_by_type.keys().cloned().collect())
-        .unwrap_or_default();
-    let mut header: Vec<String> = [
-        "policy",
-        "num_jobs",
-        "unfinished",
-        "avg_jct_s",
-        "median_jct_s",
-        "p95_jct_s",
-        "p99_jct_s",
-        "makespan_s",
-        "avg_wait_s",
-        "utilization",
-    ]
-    .map(String::from)
-    .to_vec();
-    header.extend(types.iter().map(|t| quote(&format!("utilization_{t}"))));
-    header.extend(
-        [
-            "max_rho",
-            "mean_rho",
-            "jain_index",
-            "restarts",
-            "preemptions",
-            "gpu_hours",
-            "cost",
-            "rounds",
-            "policy_failures",
-        ]
-        .map(String::from),
-    );
-    let mut out = header.join(",") + "\n";
-    for s in summaries {
-        let mut row = vec![
-            quote(&s.policy),
-            s.num_jobs.to_string(),
-            s.unfinished.to_string(),
-            csv_num(s.avg_jct_s),
-            csv_num(s.median_jct_s),
-            csv_num(s.p95_jct_s),
-            csv_num(s.p99_jct_s),
-            csv_num(s.makespan_s),
-            csv_num(s.avg_wait_s),
-            csv_num(s.utilization),
-        ];
-        row.extend(
-            types
-                .iter()
-                .map(|t| csv_opt(s.utilization_by_type.get(t).copied())),
-        );
-        row.extend([
-            csv_opt(s.max_rho),
-            csv_opt(s.mean_rho),
-            csv_opt(s.jain_index),
-            s.restarts.to_string(),
-            s.preemptions.to_string(),
-            csv_num(s.gpu_hours),
-            csv_opt(s.cost),
-            s.rounds.to_string(),
-            s.policy_failures.to_string(),
-        ]);
-        out.push_str(&row.join(","));
-        out.push('\n');
-    }
-    out
-}
-
 // ---------------------------------------------------------------------------------------
 // run / compare
 // ---------------------------------------------------------------------------------------
@@ -1404,17 +1325,7 @@ impl BenchWorld {
     fn new(cluster: ClusterSpec, specs: Vec<JobSpec>, profile: &Profile) -> Self {
         let thr = specs
             .iter()
-            .map(|s| {
-                cluster
-                    .types
-                    .iter()
-                    .map(|t| {
-                        profile
-                            .throughput(&s.job_type, s.scale_factor, &t.name)
-                            .unwrap_or(0.0)
-                    })
-                    .collect()
-            })
+            .map(|s| profile.throughputs_on(&s.job_type, s.scale_factor, &cluster))
             .collect();
         let time = vec![0.0; cluster.num_types()];
         BenchWorld {

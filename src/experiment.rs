@@ -255,19 +255,26 @@ impl Resolved {
         })
     }
 
-    /// [`Resolved::run_policy`], calling `jobs_done` with the number of jobs finished (or
-    /// dropped) so far after every round.
+    /// [`Resolved::run_policy`] as run `run` of `runs`, reporting [`Progress`] after every
+    /// round.
     pub fn run_reporting(
         &self,
         policy_spec: &str,
         window: Option<(usize, usize)>,
         isolated_jct: Option<&[Option<f64>]>,
-        mut jobs_done: impl FnMut(usize),
+        (run, runs): (usize, usize),
+        mut progress: impl FnMut(&Progress),
     ) -> Result<RunResult, ExperimentError> {
-        let mut done = 0;
+        let mut p = Progress {
+            run,
+            runs,
+            policy: policy_spec.to_string(),
+            jobs_done: 0,
+            jobs: self.trace.jobs.len(),
+        };
         self.run_policy(policy_spec, window, isolated_jct, |report, _| {
-            done += report.jobs_ended();
-            jobs_done(done);
+            p.jobs_done += report.jobs_ended();
+            progress(&p);
         })
     }
 
@@ -326,17 +333,8 @@ pub fn run_with_progress(
 ) -> Result<Outcome, ExperimentError> {
     let r = exp.resolve()?;
     let runs = exp.policies.len() + usize::from(exp.fairness);
-    let jobs = r.trace.jobs.len();
     let mut run_one = |index: usize, policy: &str, window, iso: Option<&[Option<f64>]>| {
-        r.run_reporting(policy, window, iso, |jobs_done| {
-            progress(&Progress {
-                run: index,
-                runs,
-                policy: policy.to_string(),
-                jobs_done,
-                jobs,
-            })
-        })
+        r.run_reporting(policy, window, iso, (index, runs), &mut progress)
     };
     let iso = if exp.fairness {
         Some(run_one(0, "isolated", None, None)?.recorder.jcts())

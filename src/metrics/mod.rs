@@ -5,6 +5,7 @@
 use crate::cluster::ClusterSpec;
 use crate::job::{JobId, JobSpec};
 use crate::sim::SimEvent;
+use crate::workload::csv::quote;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -388,6 +389,88 @@ pub fn series_csv(series: &[SeriesPoint], cluster: &ClusterSpec) -> String {
         for b in &p.busy_gpus {
             out.push_str(&format!(",{b}"));
         }
+        out.push('\n');
+    }
+    out
+}
+
+/// A number for CSV: the shortest text that reads back as the same value.
+pub fn csv_num(v: f64) -> String {
+    v.to_string()
+}
+
+/// An optional number for CSV (empty when absent).
+pub fn csv_opt(v: Option<f64>) -> String {
+    v.map(csv_num).unwrap_or_default()
+}
+
+/// Summaries as CSV, one row each (every field of [`Summary`]; utilization per type after
+/// overall utilization).
+pub fn summaries_csv(summaries: &[Summary]) -> String {
+    let types: Vec<String> = summaries
+        .first()
+        .map(|s| s.utilization_by_type.keys().cloned().collect())
+        .unwrap_or_default();
+    let mut header: Vec<String> = [
+        "policy",
+        "num_jobs",
+        "unfinished",
+        "avg_jct_s",
+        "median_jct_s",
+        "p95_jct_s",
+        "p99_jct_s",
+        "makespan_s",
+        "avg_wait_s",
+        "utilization",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(types.iter().map(|t| quote(&format!("utilization_{t}"))));
+    header.extend(
+        [
+            "max_rho",
+            "mean_rho",
+            "jain_index",
+            "restarts",
+            "preemptions",
+            "gpu_hours",
+            "cost",
+            "rounds",
+            "policy_failures",
+        ]
+        .map(String::from),
+    );
+    let mut out = header.join(",") + "\n";
+    for s in summaries {
+        let mut row = vec![
+            quote(&s.policy),
+            s.num_jobs.to_string(),
+            s.unfinished.to_string(),
+            csv_num(s.avg_jct_s),
+            csv_num(s.median_jct_s),
+            csv_num(s.p95_jct_s),
+            csv_num(s.p99_jct_s),
+            csv_num(s.makespan_s),
+            csv_num(s.avg_wait_s),
+            csv_num(s.utilization),
+        ];
+        row.extend(
+            types
+                .iter()
+                .map(|t| csv_opt(s.utilization_by_type.get(t).copied())),
+        );
+        row.extend([
+            csv_opt(s.max_rho),
+            csv_opt(s.mean_rho),
+            csv_opt(s.jain_index),
+            s.restarts.to_string(),
+            s.preemptions.to_string(),
+            csv_num(s.gpu_hours),
+            csv_opt(s.cost),
+            s.rounds.to_string(),
+            s.policy_failures.to_string(),
+        ]);
+        out.push_str(&row.join(","));
         out.push('\n');
     }
     out

@@ -205,15 +205,7 @@ impl Simulator {
             if !profile.job_types.contains_key(&s.job_type) {
                 return Err(bad("job type not in the profile".into()));
             }
-            let row: Vec<f64> = cluster
-                .types
-                .iter()
-                .map(|t| {
-                    profile
-                        .throughput(&s.job_type, s.scale_factor, &t.name)
-                        .unwrap_or(0.0)
-                })
-                .collect();
+            let row = profile.throughputs_on(&s.job_type, s.scale_factor, &cluster);
             let runnable = row
                 .iter()
                 .zip(&cluster.types)

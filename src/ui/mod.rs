@@ -404,33 +404,6 @@ fn read_file(file: web_sys::File, link: yew::html::Scope<App>, is_trace: bool) {
     });
 }
 
-fn summaries_csv(results: &[PolicyResult]) -> String {
-    let mut out = String::from("policy,num_jobs,avg_jct_s,median_jct_s,p95_jct_s,p99_jct_s,makespan_s,avg_wait_s,utilization,max_rho,mean_rho,jain_index,restarts,preemptions,gpu_hours\n");
-    let o = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-    for r in results {
-        let s = &r.summary;
-        out.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            crate::workload::csv::quote(&s.policy),
-            s.num_jobs,
-            s.avg_jct_s,
-            s.median_jct_s,
-            s.p95_jct_s,
-            s.p99_jct_s,
-            s.makespan_s,
-            s.avg_wait_s,
-            s.utilization,
-            o(s.max_rho),
-            o(s.mean_rho),
-            o(s.jain_index),
-            s.restarts,
-            s.preemptions,
-            s.gpu_hours
-        ));
-    }
-    out
-}
-
 impl Component for App {
     type Message = Msg;
     type Properties = ();
@@ -861,7 +834,12 @@ impl Component for App {
                 };
                 let (name, mime, contents) = match what {
                     Export::SummaryCsv => {
-                        ("orrery-summary.csv", "text/csv", summaries_csv(results))
+                        let summaries: Vec<_> = results.iter().map(|r| r.summary.clone()).collect();
+                        (
+                            "orrery-summary.csv",
+                            "text/csv",
+                            crate::metrics::summaries_csv(&summaries),
+                        )
                     }
                     Export::SummaryJson => (
                         "orrery-summary.json",

@@ -73,18 +73,9 @@ pub fn run_experiment(
 ) -> Result<Vec<PolicyResult>, String> {
     let r = exp.resolve().map_err(|e| e.to_string())?;
     let runs = exp.policies.len() + usize::from(exp.fairness);
-    let jobs = r.trace.jobs.len();
     let mut run_one = |index: usize, policy: &str, window| {
-        r.run_reporting(policy, window, None, |jobs_done| {
-            progress(&Progress {
-                run: index,
-                runs,
-                policy: policy.to_string(),
-                jobs_done,
-                jobs,
-            })
-        })
-        .map_err(|e| e.to_string())
+        r.run_reporting(policy, window, None, (index, runs), &mut progress)
+            .map_err(|e| e.to_string())
     };
     let mut recorders = Vec::with_capacity(exp.policies.len());
     let mut results = Vec::with_capacity(exp.policies.len());

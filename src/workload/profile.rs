@@ -13,6 +13,7 @@
 
 use super::csv::records;
 use super::{line_of_offset, parse_count, parse_nonneg, WorkloadError};
+use crate::cluster::ClusterSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -66,6 +67,16 @@ impl Profile {
             .get(&scale)?
             .get(gpu)
             .copied()
+    }
+
+    /// Steps/s of `job_type` at `scale` GPUs on each GPU type of `cluster`, in the cluster's
+    /// order; 0 where it is not profiled.
+    pub fn throughputs_on(&self, job_type: &str, scale: u32, cluster: &ClusterSpec) -> Vec<f64> {
+        cluster
+            .types
+            .iter()
+            .map(|t| self.throughput(job_type, scale, &t.name).unwrap_or(0.0))
+            .collect()
     }
 
     /// Steps/s of `job_type` (at `scale`) when colocated with `other` (at `other_scale`) on
