@@ -95,28 +95,20 @@ fn every_policy_finishes_every_job_within_capacity() {
     }
 }
 
+/// The summaries of every policy of `exp`, as JSON.
+fn summaries_json(exp: &Experiment) -> String {
+    let results = experiment::run(exp).unwrap();
+    serde_json::to_string(&results.iter().map(|r| &r.summary).collect::<Vec<_>>()).unwrap()
+}
+
 #[test]
 fn same_experiment_gives_identical_json() {
     let exp = Experiment {
         policies: vec!["max_min_fairness_perf".into(), "las".into(), "fifo".into()],
         ..generated(40, 3.0, true, 11)
     };
-    let a = serde_json::to_string(
-        &experiment::run(&exp)
-            .unwrap()
-            .iter()
-            .map(|r| &r.summary)
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
-    let b = serde_json::to_string(
-        &experiment::run(&exp)
-            .unwrap()
-            .iter()
-            .map(|r| &r.summary)
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
+    let a = summaries_json(&exp);
+    let b = summaries_json(&exp);
     assert_eq!(a, b);
     let other = Experiment {
         seed: 12,
@@ -129,14 +121,7 @@ fn same_experiment_gives_identical_json() {
         }),
         ..exp
     };
-    let c = serde_json::to_string(
-        &experiment::run(&other)
-            .unwrap()
-            .iter()
-            .map(|r| &r.summary)
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
+    let c = summaries_json(&other);
     assert_ne!(a, c);
 }
 

@@ -19,7 +19,7 @@ pub use events::SimEvent;
 
 use crate::cluster::{ClusterSpec, TypeIdx};
 use crate::job::{JobId, JobSpec, JobState, Placement};
-use crate::policy::{Decision, JobView, Policy, PolicyView, Recompute};
+use crate::policy::{Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute};
 use crate::rng::{PyRandom, Rng};
 use crate::workload::Profile;
 use placement::TypePool;
@@ -298,6 +298,10 @@ impl Simulator {
     /// The policy's name.
     pub fn policy_name(&self) -> &str {
         self.policy.name()
+    }
+    /// What the mechanism knows about the policy (when it decides, how rounds are filled).
+    pub fn policy_traits(&self) -> PolicyTraits {
+        self.policy.traits()
     }
     /// Steps/s of a job on each type.
     pub fn throughputs(&self, job: JobId) -> &[f64] {

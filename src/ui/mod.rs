@@ -1368,7 +1368,7 @@ impl App {
                     <label class="hint"><input type="checkbox" checked={self.show_all_jobs} onchange={ctx.link().callback(|_| Msg::ToggleAllJobs)} />{ format!(" show all {} active jobs ({} more)", active.len(), active.len().saturating_sub(JOB_ROWS)) }</label>
                 }
                 <p class="hint">{ format!("{} jobs finished, {} active, {} events last round, recompute: {}", st.rec.jobs.iter().filter(|r| r.finish.is_some()).count(), active.len(), st.last_events.len(),
-                    policy::build(sim.policy_name()).map(|p| if p.traits().recompute == Recompute::EveryRound { "every round" } else { "when the job set changes" }).unwrap_or("—")) }</p>
+                    if sim.policy_traits().recompute == Recompute::EveryRound { "every round" } else { "when the job set changes" }) }</p>
             </div>
         }
     }
