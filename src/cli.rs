@@ -447,6 +447,42 @@ pub fn main() -> i32 {
     }
 }
 
+/// The files of a profile folder and of its sub-folders (one level), with paths relative
+/// to it, sorted.
+fn read_folder(dir: &Path) -> CliResult<Vec<orrery::workload::InlineFile>> {
+    let list = |d: &Path| -> CliResult<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .map_err(|e| CliError::Input(format!("cannot read folder '{}': {e}", d.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    let mut files = Vec::new();
+    for entry in list(dir)? {
+        let inner = if entry.is_dir() {
+            list(&entry)?
+        } else {
+            vec![entry.clone()]
+        };
+        for f in inner.into_iter().filter(|f| f.is_file()) {
+            let rel = f
+                .strip_prefix(dir)
+                .unwrap_or(&f)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let ok = rel.ends_with(".csv") || rel.ends_with(".json");
+            if ok {
+                files.push(orrery::workload::InlineFile {
+                    text: read_file(&f, "profile file")?,
+                    path: rel,
+                });
+            }
+        }
+    }
+    Ok(files)
+}
+
 fn read_file(path: &Path, what: &str) -> CliResult<String> {
     std::fs::read_to_string(path)
         .map_err(|e| CliError::Input(format!("cannot read {what} '{}': {e}", path.display())))
@@ -542,11 +578,28 @@ fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
             text: read_file(path, "trace")?,
         };
     }
+    let was_elastic = exp.is_elastic();
     if let Some(path) = &a.profile {
-        exp.profile = ProfileSource::Inline {
-            name: path.display().to_string(),
-            text: read_file(path, "profile")?,
+        exp.profile = if path.is_dir() {
+            ProfileSource::Files {
+                name: path.display().to_string(),
+                files: read_folder(path)?,
+            }
+        } else {
+            ProfileSource::Inline {
+                name: path.display().to_string(),
+                text: read_file(path, "profile")?,
+            }
         };
+    }
+    if exp.is_elastic() && !was_elastic {
+        // Pollux's settings unless the flags say otherwise.
+        exp.round_s = 60.0;
+        exp.restart_cost_s = 30.0;
+        exp.policies = ["pollux", "tiresias", "optimus"].map(String::from).to_vec();
+    }
+    if exp.is_elastic() {
+        exp.fairness = false;
     }
     if let Some(c) = &a.cluster {
         exp.cluster = c.clone();
@@ -610,7 +663,7 @@ fn run_policies(
     let results: Vec<Result<RunResult, ExperimentError>> = tasks
         .par_iter()
         .map(|t| {
-            let progress = |rep: &orrery::sim::RoundReport, _: &Simulator| {
+            let progress = |rep: &orrery::sim::RoundReport| {
                 pb.inc(jobs_done(&rep.events));
             };
             match t {
@@ -979,8 +1032,8 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
         .map(|&(w, p)| {
             let r = &resolved[w];
             let res = match p {
-                None => r.run_policy("isolated", None, None, |_, _| {}),
-                Some(p) => r.run_policy(&policies[p], window, None, |_, _| {}),
+                None => r.run_policy("isolated", None, None, |_| {}),
+                Some(p) => r.run_policy(&policies[p], window, None, |_| {}),
             };
             pb.inc(1);
             res
@@ -1107,8 +1160,36 @@ struct PolicyJson {
     params: Vec<ParamJson>,
 }
 
+/// A policy of either registry, for listings.
+struct Listed {
+    name: &'static str,
+    family: &'static str,
+    description: &'static str,
+    params: &'static [policy::ParamInfo],
+}
+
+/// Every policy: the round-based registry, then the elastic one (family `pollux`).
+fn all_policies() -> Vec<Listed> {
+    let mut v: Vec<Listed> = policy::policies()
+        .iter()
+        .map(|p| Listed {
+            name: p.name,
+            family: p.family,
+            description: p.description,
+            params: p.params,
+        })
+        .collect();
+    v.extend(policy::pollux::policies().iter().map(|p| Listed {
+        name: p.name,
+        family: "pollux",
+        description: p.description,
+        params: p.params,
+    }));
+    v
+}
+
 fn cmd_policies(a: ListArgs) -> CliResult<()> {
-    let list = policy::policies();
+    let list = all_policies();
     let text = match a.format {
         ListFormat::Json => {
             let v: Vec<PolicyJson> = list
@@ -1154,7 +1235,7 @@ fn cmd_policies(a: ListArgs) -> CliResult<()> {
                     ));
                 }
             }
-            s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las.\n");
+            s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las.\nFamily `pollux` runs on elastic workloads (a profile of elastic applications, e.g. --preset pollux).\n");
             s
         }
     };
@@ -1393,7 +1474,7 @@ fn bench_whole_run(exp: &Experiment, reps: usize) -> CliResult<(Vec<f64>, usize)
     let mut times = Vec::with_capacity(reps);
     let mut finished = 0;
     for _ in 0..reps {
-        let (t, res) = time_it(|| r.run_policy("max_min_fairness_perf", None, None, |_, _| {}));
+        let (t, res) = time_it(|| r.run_policy("max_min_fairness_perf", None, None, |_| {}));
         let res = res?;
         finished = res.summary.num_jobs;
         times.push(t);

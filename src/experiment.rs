@@ -5,9 +5,13 @@
 use crate::cluster::{ClusterError, ClusterSpec};
 use crate::metrics::{Recorder, Summary};
 use crate::policy::{self, PolicyError};
+use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
 use crate::sim::{RoundReport, SimConfig, SimError, Simulator};
-use crate::workload::{generate, presets, GeneratorConfig, Profile, Trace, WorkloadError};
+use crate::workload::{
+    generate, presets, Apps, GeneratorConfig, InlineFile, Profile, Trace, WorkloadError,
+};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Current schema version of [`Experiment`].
@@ -48,6 +52,14 @@ pub enum ProfileSource {
         name: String,
         /// The text.
         text: String,
+    },
+    /// A folder of files: the Pollux simulator's application folders (one sub-folder per
+    /// application with `placements.csv`, `scalability.csv` and `validation-<batch>.csv`).
+    Files {
+        /// Folder name, for messages.
+        name: String,
+        /// The files, with paths relative to the folder.
+        files: Vec<InlineFile>,
     },
 }
 
@@ -132,6 +144,9 @@ pub struct Resolved {
     pub profile: Profile,
     /// Simulator settings.
     pub sim: SimConfig,
+    /// Elastic applications, when the profile is one: the experiment then runs in the
+    /// elastic simulator with the elastic policies (Pollux and its baselines).
+    pub apps: Option<Arc<Apps>>,
 }
 
 /// The outcome of one policy's run.
@@ -168,21 +183,44 @@ impl Experiment {
     /// Parse and check every input.
     pub fn resolve(&self) -> Result<Resolved, ExperimentError> {
         let cluster = ClusterSpec::parse(&self.cluster)?;
-        let profile = match &self.profile {
-            ProfileSource::Preset { name } => presets::profile(name)?,
-            ProfileSource::Inline { name, text } => Profile::parse(text, name)?,
+        let (profile, apps) = match &self.profile {
+            ProfileSource::Preset { name } => match presets::elastic_apps(name) {
+                Some(apps) => (Profile::default(), Some(apps?)),
+                None => (presets::profile(name)?, None),
+            },
+            ProfileSource::Inline { name, text } if Apps::is_apps_json(text) => {
+                (Profile::default(), Some(Apps::from_json(text, name)?))
+            }
+            ProfileSource::Inline { name, text } => (Profile::parse(text, name)?, None),
+            ProfileSource::Files { name, files } => (
+                Profile::default(),
+                Some(Apps::from_pollux_files(name, files)?),
+            ),
         };
-        let trace = match &self.workload {
+        let mut trace = match &self.workload {
             WorkloadSource::Preset { name } => presets::trace(name)?,
-            WorkloadSource::Generated(g) => generate(&profile, &cluster, g)?,
+            WorkloadSource::Generated(g) => match &apps {
+                Some(apps) => crate::workload::generator::generate_elastic(apps, g)?,
+                None => generate(&profile, &cluster, g)?,
+            },
             WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
         };
-        trace.check_against(&profile, &cluster)?;
         if self.policies.is_empty() {
             return Err(ExperimentError::Invalid("no policies to run".into()));
         }
-        for p in &self.policies {
-            policy::build(p)?;
+        match &apps {
+            Some(apps) => {
+                check_elastic(&mut trace, apps, &cluster)?;
+                for p in &self.policies {
+                    policy::pollux::build(p)?;
+                }
+            }
+            None => {
+                trace.check_against(&profile, &cluster)?;
+                for p in &self.policies {
+                    policy::build(p)?;
+                }
+            }
         }
         if let Some((a, b)) = self.window {
             if a >= b || b > trace.jobs.len() {
@@ -209,8 +247,72 @@ impl Experiment {
             trace,
             profile,
             sim,
+            apps: apps.map(Arc::new),
         })
     }
+
+    /// Whether the experiment's profile is one of elastic applications (Pollux-style).
+    pub fn is_elastic(&self) -> bool {
+        match &self.profile {
+            ProfileSource::Preset { name } => presets::elastic_apps(name).is_some(),
+            ProfileSource::Inline { text, .. } => Apps::is_apps_json(text),
+            ProfileSource::Files { .. } => true,
+        }
+    }
+}
+
+/// Check an elastic trace against its applications and set each job's work to its
+/// application's (progress at the end of its last epoch).
+fn check_elastic(
+    trace: &mut Trace,
+    apps: &Apps,
+    cluster: &ClusterSpec,
+) -> Result<(), WorkloadError> {
+    let total = cluster
+        .types
+        .first()
+        .map_or(0, |t| t.count - t.count % t.per_server.max(1));
+    for (i, job) in trace.jobs.iter_mut().enumerate() {
+        let line = trace.lines.get(i).copied().unwrap_or(0);
+        let Some(app) = apps.index(&job.job_type).map(|k| &apps.apps[k]) else {
+            return Err(WorkloadError::field(
+                &trace.name,
+                line,
+                "application",
+                format!(
+                    "'{}' is not an application of the profile ({})",
+                    job.job_type,
+                    apps.names().join(", ")
+                ),
+            ));
+        };
+        if job.scale_factor > total {
+            return Err(WorkloadError::field(
+                &trace.name,
+                line,
+                "num_replicas",
+                format!(
+                    "{} GPUs asked, the cluster has {total} in whole servers",
+                    job.scale_factor
+                ),
+            ));
+        }
+        if let Some(b) = job.batch_size {
+            if b < app.init_batch_size || b > app.max_batch_size {
+                return Err(WorkloadError::field(
+                    &trace.name,
+                    line,
+                    "batch_size",
+                    format!(
+                        "{b} is outside {}'s batch sizes [{}, {}]",
+                        app.name, app.init_batch_size, app.max_batch_size
+                    ),
+                ));
+            }
+        }
+        job.total_steps = app.target_progress();
+    }
+    Ok(())
 }
 
 impl Resolved {
@@ -233,26 +335,60 @@ impl Resolved {
         policy_spec: &str,
         window: Option<(usize, usize)>,
         isolated_jct: Option<&[Option<f64>]>,
-        mut progress: impl FnMut(&RoundReport, &Simulator),
+        mut progress: impl FnMut(&RoundReport),
     ) -> Result<RunResult, ExperimentError> {
-        let mut sim = self.simulator(policy_spec)?;
         let mut rec = Recorder::new(&self.trace.jobs, self.cluster.num_types());
-        while let Some(report) = sim.step_round() {
+        let mut observe = |report: &RoundReport, done: &dyn Fn(usize) -> bool| {
             for e in &report.events {
                 rec.observe(e);
             }
-            progress(&report, &sim);
-            if let Some((a, b)) = window {
-                if sim.states()[a..b].iter().all(|s| s.is_done()) {
+            progress(report);
+            window.is_some_and(|(a, b)| (a..b).all(done))
+        };
+        let name = if let Some(apps) = &self.apps {
+            let mut sim = self.elastic_simulator(policy_spec, apps)?;
+            while let Some(report) = sim.step_round() {
+                if observe(&report, &|j| sim.job_done(j)) {
                     break;
                 }
             }
-        }
-        let summary = rec.summary(sim.policy_name(), &self.cluster, window, isolated_jct);
+            sim.policy_name().to_string()
+        } else {
+            let mut sim = self.simulator(policy_spec)?;
+            while let Some(report) = sim.step_round() {
+                if observe(&report, &|j| sim.states()[j].is_done()) {
+                    break;
+                }
+            }
+            sim.policy_name().to_string()
+        };
+        let summary = rec.summary(&name, &self.cluster, window, isolated_jct);
         Ok(RunResult {
             summary,
             recorder: rec,
         })
+    }
+
+    /// An elastic simulator for one policy (the experiment's profile must be elastic).
+    pub fn elastic_simulator(
+        &self,
+        policy_spec: &str,
+        apps: &Arc<Apps>,
+    ) -> Result<ElasticSimulator, ExperimentError> {
+        let p = policy::pollux::build(policy_spec)?;
+        let cfg = ElasticConfig {
+            interval: self.sim.round_len,
+            restart_s: self.sim.restart_cost,
+            seed: self.sim.seed,
+            ..ElasticConfig::default()
+        };
+        Ok(ElasticSimulator::new(
+            cfg,
+            self.cluster.clone(),
+            self.trace.jobs.clone(),
+            Arc::clone(apps),
+            p,
+        )?)
     }
 
     /// [`Resolved::run_policy`] as run `run` of `runs`, reporting [`Progress`] after every
@@ -272,7 +408,7 @@ impl Resolved {
             jobs_done: 0,
             jobs: self.trace.jobs.len(),
         };
-        self.run_policy(policy_spec, window, isolated_jct, |report, _| {
+        self.run_policy(policy_spec, window, isolated_jct, |report| {
             p.jobs_done += report.jobs_ended();
             progress(&p);
         })
@@ -281,7 +417,7 @@ impl Resolved {
     /// JCTs under the isolated policy (the rho baseline).
     pub fn isolated_jcts(&self) -> Result<Vec<Option<f64>>, ExperimentError> {
         Ok(self
-            .run_policy("isolated", None, None, |_, _| {})?
+            .run_policy("isolated", None, None, |_| {})?
             .recorder
             .jcts())
     }

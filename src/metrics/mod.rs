@@ -28,6 +28,22 @@ pub struct JobRecord {
     pub preemptions: u32,
     /// GPU-seconds held, per type.
     pub gpu_seconds: Vec<f64>,
+    /// Elastic jobs: every change of GPU count or batch size, in time order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resizes: Vec<ResizePoint>,
+}
+
+/// An elastic job's configuration from a time on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ResizePoint {
+    /// From this time (s).
+    pub time: f64,
+    /// GPUs held.
+    pub gpus: u32,
+    /// Servers spanned.
+    pub nodes: u32,
+    /// Total batch size.
+    pub batch_size: u32,
 }
 
 impl JobRecord {
@@ -130,6 +146,18 @@ impl Recorder {
                 });
                 self.end_time = self.end_time.max(*end);
             }
+            SimEvent::Resized {
+                job,
+                time,
+                gpus,
+                nodes,
+                batch_size,
+            } => self.jobs[*job].resizes.push(ResizePoint {
+                time: *time,
+                gpus: *gpus,
+                nodes: *nodes,
+                batch_size: *batch_size,
+            }),
             SimEvent::Admitted { .. } | SimEvent::Decided { .. } => {}
         }
     }

@@ -3,6 +3,7 @@
 
 pub mod classic;
 pub mod gavel;
+pub mod pollux;
 pub mod registry;
 
 pub use registry::{build, parse_spec, policies, ParamInfo, PolicyInfo};

@@ -178,26 +178,28 @@ pub fn policies() -> &'static [PolicyInfo] {
 
 /// Build a policy from its spec.
 pub fn build(spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
-    let (name, values) = parse_spec(spec)?;
+    let (name, _) = parse_spec(spec)?;
     let info = policies()
         .iter()
         .find(|p| p.name == name)
         .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
+    (info.builder)(&checked_params(spec, info.params)?)
+}
+
+/// Parse `spec` and check its keys against `known`, giving the canonical spec.
+pub(crate) fn checked_params(spec: &str, known: &[ParamInfo]) -> Result<Params, PolicyError> {
+    let (name, values) = parse_spec(spec)?;
     for k in values.keys() {
-        if !info.params.iter().any(|p| p.name == k) {
+        if !known.iter().any(|p| p.name == k) {
             return Err(PolicyError::Param {
                 policy: name.clone(),
                 param: k.clone(),
                 reason: format!(
                     "unknown parameter (known: {})",
-                    if info.params.is_empty() {
+                    if known.is_empty() {
                         "none".to_string()
                     } else {
-                        info.params
-                            .iter()
-                            .map(|p| p.name)
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        known.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
                     }
                 ),
             });
@@ -209,12 +211,11 @@ pub fn build(spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
         let kv: Vec<String> = values.iter().map(|(k, v)| format!("{k}={v}")).collect();
         format!("{name}[{}]", kv.join(","))
     };
-    let params = Params {
+    Ok(Params {
         policy: name,
         spec: canonical,
         values,
-    };
-    (info.builder)(&params)
+    })
 }
 
 #[cfg(test)]

@@ -76,6 +76,19 @@ pub enum SimEvent {
         /// The policy's message.
         reason: String,
     },
+    /// An elastic job's GPU count or batch size changed (reported at the end of a tick).
+    Resized {
+        /// The job.
+        job: JobId,
+        /// Time (s).
+        time: f64,
+        /// GPUs held (0 when suspended).
+        gpus: u32,
+        /// Servers spanned.
+        nodes: u32,
+        /// Total batch size (0 when suspended).
+        batch_size: u32,
+    },
     /// A round ended.
     RoundEnded {
         /// Round number (0-based).

@@ -12,6 +12,7 @@
 //!   (seed + 5) for heterogeneity-unaware policies, and jobs that are not yet in the
 //!   allocation hold the GPUs they were picked for without running.
 
+pub mod elastic;
 pub mod events;
 pub mod placement;
 

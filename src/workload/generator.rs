@@ -195,3 +195,90 @@ mod tests {
         assert!(s.jobs.iter().all(|j| j.arrival == 0.0));
     }
 }
+
+/// Probability of each job-size class (GPU-hours on one GPU at the initial batch size:
+/// under 1, 1-10, 10-100, over 100), the mix of Pollux's evaluation workloads.
+pub const ELASTIC_SIZE_MIX: [f64; 4] = [0.72, 0.20, 0.06, 0.02];
+
+/// GPU-hours an application's job takes on one GPU at its initial batch size (None if the
+/// application cannot say).
+pub fn elastic_gpu_hours(app: &super::ElasticApp) -> Option<f64> {
+    let local = app.init_batch_size.min(app.max_local_bsz);
+    let accum = app.init_batch_size.div_ceil(local.max(1)).saturating_sub(1);
+    let (step, sync) = app.step_time(&[1], local)?;
+    let per_step = step + (step - sync) * f64::from(accum);
+    Some(app.target_progress() * per_step / 3600.0)
+}
+
+/// Generate an elastic workload like Pollux's: Poisson arrivals at `jobs_per_hour` (Pollux
+/// uses 160 jobs over 8 hours, 20 per hour), each job's application drawn by size class
+/// ([`ELASTIC_SIZE_MIX`], uniformly within a class; empty classes are skipped), and the
+/// GPU count and batch size a user would pick for it (from the application's
+/// `user_configs`, or a quarter to a half of its largest batch on enough GPUs).
+pub fn generate_elastic(apps: &super::Apps, cfg: &GeneratorConfig) -> Result<Trace, WorkloadError> {
+    let name = "generated";
+    if cfg.num_jobs == 0 || cfg.num_jobs > 1_000_000 {
+        return Err(WorkloadError::field(
+            name,
+            0,
+            "num_jobs",
+            "must be between 1 and 1,000,000",
+        ));
+    }
+    if !(cfg.jobs_per_hour.is_finite() && cfg.jobs_per_hour >= 0.0) {
+        return Err(WorkloadError::field(
+            name,
+            0,
+            "jobs_per_hour",
+            "must be a non-negative number",
+        ));
+    }
+    let mut classes: [Vec<usize>; 4] = Default::default();
+    for (i, app) in apps.apps.iter().enumerate() {
+        let h = elastic_gpu_hours(app).unwrap_or(0.0);
+        let c = if h < 1.0 {
+            0
+        } else if h < 10.0 {
+            1
+        } else if h < 100.0 {
+            2
+        } else {
+            3
+        };
+        classes[c].push(i);
+    }
+    let weights: Vec<f64> = classes
+        .iter()
+        .zip(ELASTIC_SIZE_MIX)
+        .map(|(c, w)| if c.is_empty() { 0.0 } else { w })
+        .collect();
+    if weights.iter().all(|&w| w == 0.0) {
+        return Err(WorkloadError::file(name, "the profile has no applications"));
+    }
+    let mut rng = Rng::for_purpose(cfg.seed, "elastic-workload");
+    let mut t = 0.0f64;
+    let mut jobs = Vec::with_capacity(cfg.num_jobs);
+    for _ in 0..cfg.num_jobs {
+        if cfg.jobs_per_hour > 0.0 {
+            t += rng.exponential(cfg.jobs_per_hour / 3600.0);
+        }
+        let class = &classes[rng.weighted(&weights)];
+        let app = &apps.apps[class[rng.below(class.len() as u64) as usize]];
+        let [gpus, batch] = if let Some(b) = app.fixed_batch_size {
+            [app.max_replicas.unwrap_or(1), b]
+        } else if !app.user_configs.is_empty() {
+            app.user_configs[rng.below(app.user_configs.len() as u64) as usize]
+        } else {
+            let batch =
+                (app.max_batch_size / (2 + 2 * rng.below(2) as u32)).max(app.init_batch_size);
+            let least = batch.div_ceil(app.max_local_bsz.max(1)).max(1);
+            let most = (batch / app.min_local_bsz.max(1)).max(1);
+            [(least * (1 + rng.below(2) as u32)).min(most), batch]
+        };
+        let mut job = JobSpec::new(app.name.clone(), t.round(), app.target_progress().max(1.0));
+        job.scale_factor = gpus.max(1);
+        job.batch_size = Some(batch);
+        jobs.push(job);
+    }
+    Ok(Trace::from_jobs(name, jobs))
+}

@@ -6,11 +6,14 @@
 //! line and the field.
 
 pub mod csv;
+pub mod elastic;
 pub mod generator;
+pub mod interp;
 pub mod presets;
 pub mod profile;
 pub mod trace;
 
+pub use elastic::{Apps, ElasticApp, InlineFile};
 pub use generator::{generate, GeneratorConfig};
 pub use profile::{JobTypeProfile, Profile};
 pub use trace::Trace;

@@ -25,6 +25,20 @@ pub const PROFILES: &[Bundled] = &[Bundled {
     text: include_str!("../../traces/gavel_types_profile.json"),
 }];
 
+/// Bundled elastic-application profiles (Pollux-style).
+pub const ELASTIC_PROFILES: &[Bundled] = &[Bundled {
+    name: "pollux-apps",
+    description: "Six elastic applications (ResNet-18/CIFAR-10, ResNet-50/ImageNet, BERT/SQuAD, DeepSpeech2, YOLOv3, NCF) in Pollux's goodput model; Orrery's own estimates from published figures",
+    file: "pollux_apps.json",
+    text: include_str!("../../traces/pollux_apps.json"),
+}];
+
+/// A bundled elastic-application profile by name (None if no such elastic profile).
+pub fn elastic_apps(name: &str) -> Option<Result<super::Apps, WorkloadError>> {
+    let b = ELASTIC_PROFILES.iter().find(|b| b.name == name)?;
+    Some(super::Apps::from_json(b.text, b.file))
+}
+
 /// Bundled traces.
 pub const TRACES: &[Bundled] = &[Bundled {
     name: "default",

@@ -11,6 +11,10 @@
 //!   priority_weight, SLO (-1 = none), arrival_time); the older 9-field form without
 //!   working_directory and the 7-field form (..., total_steps, arrival_time, scale_factor)
 //!   are read too.
+//! - The Pollux simulator's workload CSV: `name,time,application,num_replicas,batch_size`
+//!   (submission time in seconds; the application names an elastic application of the
+//!   profile; replicas and batch size are the user's choice, which the non-adaptive
+//!   baselines keep). Jobs read from it are elastic: their work is the application's.
 
 use super::csv::{quote, records, split_line};
 use super::{line_of_offset, parse_count, parse_nonneg, Profile, WorkloadError};
@@ -76,6 +80,11 @@ impl Trace {
                 .unwrap_or("");
             if first.contains('\t') && !first.contains(',') {
                 Self::parse_gavel(text, file)?
+            } else if split_line(first, ',')
+                .iter()
+                .any(|c| c.trim().eq_ignore_ascii_case("application"))
+            {
+                Self::parse_pollux(text, file)?
             } else {
                 Self::parse_csv(text, file)?
             }
@@ -197,6 +206,71 @@ impl Trace {
                     }
                     _ => {}
                 }
+            }
+            jobs.push(job);
+            lines.push(r.line);
+        }
+        Ok(Trace {
+            name: file.into(),
+            jobs,
+            lines,
+        })
+    }
+
+    fn parse_pollux(text: &str, file: &str) -> Result<Self, WorkloadError> {
+        let recs = records(text, ',');
+        let header = recs
+            .first()
+            .ok_or_else(|| WorkloadError::file(file, "no header"))?;
+        let cols: Vec<String> = header
+            .fields
+            .iter()
+            .map(|f| f.trim().to_ascii_lowercase())
+            .collect();
+        let col = |n: &str| cols.iter().position(|c| c == n);
+        let (Some(ct), Some(ca)) = (col("time"), col("application")) else {
+            let missing = if col("time").is_none() {
+                "time"
+            } else {
+                "application"
+            };
+            return Err(WorkloadError::field(
+                file,
+                header.line,
+                missing,
+                "missing column",
+            ));
+        };
+        let (cr, cb) = (col("num_replicas"), col("batch_size"));
+        let mut jobs = Vec::new();
+        let mut lines = Vec::new();
+        for r in &recs[1..] {
+            let get = |i: usize, name: &str| {
+                r.fields
+                    .get(i)
+                    .map(|s| s.trim())
+                    .ok_or_else(|| WorkloadError::field(file, r.line, name, "missing value"))
+            };
+            let app = get(ca, "application")?;
+            if app.is_empty() {
+                return Err(WorkloadError::field(file, r.line, "application", "empty"));
+            }
+            let mut job = JobSpec::new(
+                app,
+                parse_nonneg(file, r.line, "time", get(ct, "time")?)?,
+                1.0,
+            );
+            if let Some(i) = cr {
+                job.scale_factor =
+                    parse_count(file, r.line, "num_replicas", get(i, "num_replicas")?)?;
+            }
+            if let Some(i) = cb {
+                job.batch_size = Some(parse_count(
+                    file,
+                    r.line,
+                    "batch_size",
+                    get(i, "batch_size")?,
+                )?);
             }
             jobs.push(job);
             lines.push(r.line);

@@ -1,0 +1,178 @@
+//! Pollux (OSDI'21): goodput-optimised co-adaptive scheduling of elastic jobs, and the two
+//! baselines of its evaluation, Tiresias and Optimus+Oracle, as that evaluation ran them.
+//!
+//! These policies run in the elastic simulator ([`crate::sim::elastic`]): they see jobs
+//! with their applications, epochs, progress and fitted models, and answer with a list of
+//! server ids per job, one entry per GPU (the order decides which servers a placement
+//! lists first). They are built from `name[k=v,...]` specs by [`build`] and listed by
+//! [`policies`].
+
+pub mod ga;
+pub mod goodput;
+pub mod optimus;
+pub mod pollux;
+pub mod tiresias;
+
+use super::registry::{checked_params, Params};
+use super::{parse_spec, ParamInfo, PolicyError};
+use crate::job::{JobId, JobSpec};
+use crate::rng::Rng;
+use crate::sim::elastic::ElasticJobState;
+use crate::workload::ElasticApp;
+
+/// One active elastic job as a policy sees it.
+#[derive(Debug, Clone)]
+pub struct ElasticJobView<'a> {
+    /// The job's id.
+    pub id: JobId,
+    /// Its trace entry (the user's GPU count and batch size).
+    pub spec: &'a JobSpec,
+    /// Its application.
+    pub app: &'a ElasticApp,
+    /// Its state in the simulator (allocation, epoch, progress, fitted model, restarts).
+    pub state: &'a ElasticJobState,
+    /// Seconds since submission.
+    pub age: f64,
+}
+
+/// What an elastic policy sees.
+#[derive(Debug, Clone)]
+pub struct ElasticView<'a> {
+    /// Simulated time (s).
+    pub now: f64,
+    /// Servers.
+    pub num_nodes: u32,
+    /// GPUs per server.
+    pub gpus_per_node: u32,
+    /// Active jobs by ascending id (submission order for Pollux workloads).
+    pub jobs: Vec<ElasticJobView<'a>>,
+}
+
+impl ElasticView<'_> {
+    /// Total GPUs.
+    pub fn total_gpus(&self) -> u32 {
+        self.num_nodes * self.gpus_per_node
+    }
+}
+
+/// A policy for elastic jobs.
+pub trait ElasticPolicy {
+    /// Its spec.
+    fn name(&self) -> &str;
+    /// Whether jobs adapt their batch size to their allocation under this policy (if not,
+    /// each job keeps the batch size of its trace entry).
+    fn adapts_batch(&self) -> bool;
+    /// Server ids per active job (one entry per GPU), in the order of `view.jobs`.
+    fn decide(&mut self, view: &ElasticView, rng: &mut Rng) -> Result<Vec<Vec<u32>>, PolicyError>;
+}
+
+/// A registered elastic policy.
+#[derive(Clone, Copy)]
+pub struct ElasticPolicyInfo {
+    /// Name used in specs.
+    pub name: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamInfo],
+    builder: fn(&Params) -> Result<Box<dyn ElasticPolicy>, PolicyError>,
+}
+
+impl std::fmt::Debug for ElasticPolicyInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ElasticPolicyInfo")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+/// Policies for elastic workloads (a profile of elastic applications), in listing order.
+pub fn policies() -> &'static [ElasticPolicyInfo] {
+    const LIST: &[ElasticPolicyInfo] = &[
+        ElasticPolicyInfo {
+            name: "pollux",
+            description: "Pollux: GPU counts, placements and batch sizes chosen for goodput by a genetic algorithm over the cluster; fairness as a power mean of speedups over the fair share.",
+            params: pollux::PARAMS,
+            builder: pollux::Pollux::build,
+        },
+        ElasticPolicyInfo {
+            name: "tiresias",
+            description: "Tiresias as Pollux's evaluation ran it: two-queue discretised LAS (16 GPU-hours), each job with its user's GPU count and batch size, all or nothing.",
+            params: tiresias::PARAMS,
+            builder: tiresias::Tiresias::build,
+        },
+        ElasticPolicyInfo {
+            name: "optimus",
+            description: "Optimus+Oracle: fixed batch sizes; GPUs given one at a time to the job whose remaining time drops most.",
+            params: &[],
+            builder: optimus::Optimus::build,
+        },
+    ];
+    LIST
+}
+
+/// Build an elastic policy from its spec.
+pub fn build(spec: &str) -> Result<Box<dyn ElasticPolicy>, PolicyError> {
+    let (name, _) = parse_spec(spec)?;
+    let info = policies()
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
+    (info.builder)(&checked_params(spec, info.params)?)
+}
+
+/// Greedy placement used by Tiresias and Optimus in Pollux's simulator: take GPUs from the
+/// server with the most free GPUs (ties to the lowest id) until `count` are placed.
+/// `free` lists (server, free GPUs) in server order; servers that fill up stay listed.
+pub(crate) fn place_most_free(free: &mut [(u32, u32)], count: u32) -> Vec<u32> {
+    let mut alloc = Vec::with_capacity(count as usize);
+    while (alloc.len() as u32) < count {
+        let mut best: Option<usize> = None;
+        for (i, &(_, f)) in free.iter().enumerate() {
+            if best.is_none_or(|b| f > free[b].1) {
+                best = Some(i);
+            }
+        }
+        let Some(b) = best else { break };
+        let (node, f) = free[b];
+        if f == 0 {
+            break;
+        }
+        let take = f.min(count - alloc.len() as u32);
+        alloc.extend(std::iter::repeat_n(node, take as usize));
+        free[b].1 -= take;
+    }
+    alloc
+}
+
+/// Free GPUs per server after the kept allocations, as (server, free) for servers with
+/// at least one free GPU, in server order.
+pub(crate) fn free_map(view: &ElasticView, kept: &[Vec<u32>]) -> Vec<(u32, u32)> {
+    let mut used = vec![0u32; view.num_nodes as usize];
+    for a in kept {
+        for &n in a {
+            if let Some(u) = used.get_mut(n as usize) {
+                *u += 1;
+            }
+        }
+    }
+    used.iter()
+        .enumerate()
+        .filter(|(_, &u)| u < view.gpus_per_node)
+        .map(|(n, &u)| (n as u32, view.gpus_per_node - u))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn most_free_placement_prefers_emptier_then_lower_servers() {
+        let mut free = vec![(0, 2), (1, 4), (2, 4)];
+        assert_eq!(place_most_free(&mut free, 6), vec![1, 1, 1, 1, 2, 2]);
+        assert_eq!(free, vec![(0, 2), (1, 0), (2, 2)]);
+        assert_eq!(place_most_free(&mut free, 3), vec![0, 0, 2]);
+        assert_eq!(place_most_free(&mut free, 5), vec![2]);
+    }
+}

@@ -1,0 +1,245 @@
+//! The Pollux policy: every interval, choose each job's GPUs (how many and on which
+//! servers) to maximise a fairness-weighted sum of goodput speedups, and let each job pick
+//! its goodput-maximising batch size for what it gets.
+//!
+//! A job's speedup on an allocation is its best goodput there divided by its best goodput
+//! on its fair share (all GPUs / active jobs, on one server); jobs with no fitted model yet
+//! count GPUs instead. A job may at most double the largest GPU count it has run on, so
+//! its model is extrapolated only so far. The search is [`super::ga`]'s genetic algorithm,
+//! warm-started from the previous interval's best states; its fitness is the power mean
+//! (p = -1) of speedups discounted by the restart penalty.
+
+use super::ga::{self, GaJob, GaParams, Problem, Speedup};
+use super::goodput::GoodputFunction;
+use super::{ElasticPolicy, ElasticView};
+use crate::job::JobId;
+use crate::policy::registry::{ParamInfo, Params};
+use crate::policy::PolicyError;
+use crate::rng::Rng;
+use std::collections::BTreeMap;
+
+/// Parameters of Pollux.
+pub const PARAMS: &[ParamInfo] = &[
+    ParamInfo {
+        name: "population",
+        default: "100",
+        help: "states in the genetic algorithm's population",
+    },
+    ParamInfo {
+        name: "generations",
+        default: "100",
+        help: "generations per interval (the first is the warm-started population)",
+    },
+    ParamInfo {
+        name: "crossover",
+        default: "0.9",
+        help: "probability that two parents exchange job rows",
+    },
+    ParamInfo {
+        name: "mutation",
+        default: "0.1",
+        help: "probability of each mutation step per job row (reset, mark, zero an entry)",
+    },
+    ParamInfo {
+        name: "p",
+        default: "-1",
+        help: "exponent of the power mean of speedups (-1 = harmonic; lower is fairer)",
+    },
+    ParamInfo {
+        name: "restart_penalty_s",
+        default: "30",
+        help: "restart cost the search charges a job whose allocation changes",
+    },
+];
+
+/// The Pollux policy.
+#[derive(Debug, Clone)]
+pub struct Pollux {
+    name: String,
+    params: GaParams,
+    /// The previous interval's best states by job, for the warm start.
+    front: Vec<BTreeMap<JobId, Vec<u32>>>,
+}
+
+impl Pollux {
+    /// Build from registry parameters.
+    pub fn build(p: &Params) -> Result<Box<dyn ElasticPolicy>, PolicyError> {
+        let mutation = p.f64("mutation", 0.1, 0.0, 1.0)?;
+        let params = GaParams {
+            population: p.u64("population", 100, 2, 10_000)? as usize,
+            generations: p.u64("generations", 100, 1, 100_000)? as usize,
+            crossover_prob: p.f64("crossover", 0.9, 0.0, 1.0)?,
+            reset_prob: mutation,
+            mark_prob: mutation,
+            zero_prob: mutation,
+            restart_penalty_s: p.f64("restart_penalty_s", 30.0, 0.0, 1e9)?,
+            power: p.f64("p", -1.0, -100.0, 1.0)?,
+        };
+        if params.power == 0.0 {
+            return Err(PolicyError::Param {
+                policy: "pollux".into(),
+                param: "p".into(),
+                reason: "0 is not allowed (use a small negative number for a geometric mean)"
+                    .into(),
+            });
+        }
+        Ok(Box::new(Pollux {
+            name: p.spec().to_string(),
+            params,
+            front: Vec::new(),
+        }))
+    }
+}
+
+/// Speedups of the jobs of one interval, memoised.
+struct Speedups<'a> {
+    funcs: Vec<Option<(GoodputFunction, f64, f64, (u32, u32))>>,
+    fair_replicas: f64,
+    total: usize,
+    table: Vec<Vec<f64>>,
+    _view: &'a ElasticView<'a>,
+}
+
+impl Speedup for Speedups<'_> {
+    fn speedup(&mut self, job: usize, nodes: u32, replicas: u32) -> f64 {
+        if replicas == 0 {
+            return 0.0;
+        }
+        let key = nodes as usize * (self.total + 1) + replicas as usize;
+        if let Some(v) = self
+            .table
+            .get(job)
+            .and_then(|t| t.get(key))
+            .filter(|v| !v.is_nan())
+        {
+            return *v;
+        }
+        let v = match self.funcs.get(job).copied().flatten() {
+            None => f64::from(replicas) / self.fair_replicas,
+            Some((g, max_b, base, range)) => {
+                let best = g.optimize(nodes, replicas, max_b, range, true).goodput;
+                if base > 0.0 {
+                    best / base
+                } else {
+                    0.0
+                }
+            }
+        };
+        if let Some(slot) = self.table.get_mut(job).and_then(|t| t.get_mut(key)) {
+            *slot = v;
+        }
+        v
+    }
+}
+
+impl ElasticPolicy for Pollux {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn adapts_batch(&self) -> bool {
+        true
+    }
+
+    fn decide(&mut self, view: &ElasticView, rng: &mut Rng) -> Result<Vec<Vec<u32>>, PolicyError> {
+        let nodes = view.num_nodes as usize;
+        let total = view.total_gpus();
+        let mut order: Vec<usize> = (0..view.jobs.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (ja, jb) = (&view.jobs[a], &view.jobs[b]);
+            ja.state
+                .attained_service
+                .total_cmp(&jb.state.attained_service)
+                .then(ja.spec.arrival.total_cmp(&jb.spec.arrival))
+        });
+        let jn = order.len();
+        let fair = (f64::from(total) / jn.max(1) as f64).ceil().max(1.0);
+        let mut jobs = Vec::with_capacity(jn);
+        let mut base = vec![0u32; jn * nodes];
+        let mut funcs = Vec::with_capacity(jn);
+        for (row, &i) in order.iter().enumerate() {
+            let j = &view.jobs[i];
+            let app = j.app;
+            let by_batch = app.max_batch_size / app.min_local_bsz.max(1);
+            let mut max_r = (2 * j.state.max_profiled_replicas())
+                .max(1)
+                .min(total)
+                .min(by_batch.max(1));
+            if let Some(m) = app.max_replicas {
+                max_r = max_r.min(m);
+            }
+            jobs.push(GaJob {
+                max_replicas: max_r,
+                age_s: j.age,
+                num_restarts: j.state.num_restarts.unwrap_or(0),
+            });
+            for &n in &j.state.allocation {
+                if let Some(c) = base.get_mut(row * nodes + n as usize) {
+                    *c += 1;
+                }
+            }
+            funcs.push(j.state.perf.map(|perf| {
+                let g = GoodputFunction::new(perf, j.state.grad, f64::from(app.init_batch_size));
+                let range = (app.min_local_bsz, app.max_local_bsz);
+                let max_b = f64::from(app.max_batch_size);
+                let base_goodput = g.optimize(1, fair as u32, max_b, range, true).goodput;
+                (g, max_b, base_goodput, range)
+            }));
+        }
+        let initial: Vec<Vec<u32>> = self
+            .front
+            .iter()
+            .map(|state| {
+                let mut s = vec![0u32; jn * nodes];
+                for (row, &i) in order.iter().enumerate() {
+                    if let Some(r) = state.get(&view.jobs[i].id) {
+                        if r.len() == nodes {
+                            s[row * nodes..(row + 1) * nodes].copy_from_slice(r);
+                        }
+                    }
+                }
+                s
+            })
+            .collect();
+        let mut speedups = Speedups {
+            funcs,
+            fair_replicas: fair,
+            total: total as usize,
+            table: vec![vec![f64::NAN; (nodes + 1) * (total as usize + 1)]; jn],
+            _view: view,
+        };
+        let problem = Problem {
+            jobs: &jobs,
+            num_nodes: nodes,
+            gpus_per_node: view.gpus_per_node,
+            base: &base,
+        };
+        let result = ga::optimize(&problem, &mut speedups, &initial, &self.params, rng);
+        self.front = result
+            .front
+            .iter()
+            .map(|s| {
+                order
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(row, &i)| {
+                        Some((
+                            view.jobs[i].id,
+                            s.get(row * nodes..(row + 1) * nodes)?.to_vec(),
+                        ))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut alloc = vec![Vec::new(); view.jobs.len()];
+        for (row, &i) in order.iter().enumerate() {
+            let Some(r) = result.best.get(row * nodes..(row + 1) * nodes) else {
+                continue;
+            };
+            for (n, &c) in r.iter().enumerate() {
+                alloc[i].extend(std::iter::repeat_n(n as u32, c as usize));
+            }
+        }
+        Ok(alloc)
+    }
+}

@@ -1,0 +1,646 @@
+//! The elastic simulator: jobs whose GPU count, placement over servers and batch size
+//! change over time, as in Pollux's evaluation.
+//!
+//! Time advances in ticks (60 s by default). At every tick each running job trains for the
+//! tick at the speed its application gives for its placement and per-GPU batch, in chunks
+//! that end at epoch boundaries; then the policy sees the active jobs and answers with a
+//! list of server ids per job (one entry per GPU). A job whose list changed restarts: it
+//! spends the restart delay (30 s by default) of the next tick without progress, the first
+//! allocation included. Progress is counted in steps at the application's initial batch
+//! size, each step at batch `B` being worth the statistical-efficiency gain
+//! `(var + sqr) / (var / scale + sqr)` with `scale = B / init`; a job is done at the
+//! progress milestone of its last epoch. Time is kept in whole seconds: an epoch boundary
+//! inside a tick is rounded to the nearest second (half to even), as Pollux's simulator
+//! does, so runs can be compared job by job.
+//!
+//! Jobs that adapt their batch size (under policies that say so) pick the
+//! goodput-maximising batch for their allocation after every chunk, with a throughput model
+//! fitted to the step times they have observed so far.
+
+use super::{RoundReport, SimEvent};
+use crate::cluster::ClusterSpec;
+use crate::job::{JobId, JobSpec};
+use crate::policy::pollux::goodput::{
+    fit_perf_params, GoodputFunction, GradParams, Observation, PerfParams,
+};
+use crate::policy::pollux::{ElasticJobView, ElasticPolicy, ElasticView};
+use crate::rng::Rng;
+use crate::workload::{Apps, ElasticApp};
+use std::sync::Arc;
+
+/// Settings of the elastic simulator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElasticConfig {
+    /// Seconds between scheduling decisions.
+    pub interval: f64,
+    /// Seconds without progress after every change of a job's allocation.
+    pub restart_s: f64,
+    /// Experiment seed.
+    pub seed: u64,
+    /// Stop after this many ticks even if jobs remain.
+    pub max_ticks: u64,
+}
+
+impl Default for ElasticConfig {
+    fn default() -> Self {
+        ElasticConfig {
+            interval: 60.0,
+            restart_s: 30.0,
+            seed: 0,
+            max_ticks: 500_000,
+        }
+    }
+}
+
+/// What the elastic simulator knows about one job.
+#[derive(Debug, Clone)]
+pub struct ElasticJobState {
+    /// Index of its application.
+    pub app: usize,
+    /// GPUs the user asked for (kept by policies that do not scale jobs).
+    pub target_replicas: u32,
+    /// Total batch size it must use, if it does not adapt it.
+    pub target_batch: Option<u32>,
+    /// Completion time (s).
+    pub completion: Option<f64>,
+    /// Seconds of restart still to spend.
+    pub rescale_time: f64,
+    /// Server ids, one per GPU, as the policy gave them.
+    pub allocation: Vec<u32>,
+    /// GPUs per server in allocation order.
+    pub placement: Vec<u32>,
+    /// Examples per GPU per step.
+    pub atomic_bsz: u32,
+    /// Gradient-accumulation steps per optimiser step.
+    pub accum_steps: u32,
+    /// Observed step times by (nodes, replicas, per-GPU batch), in the order first seen.
+    pub observations: Vec<Observation>,
+    /// Fitted throughput model.
+    pub perf: Option<PerfParams>,
+    /// Latest gradient statistics.
+    pub grad: GradParams,
+    /// Progress (steps at the initial batch size).
+    pub progress: f64,
+    /// Epochs completed.
+    pub epoch: u32,
+    /// GPU-seconds held, restarts included.
+    pub attained_service: f64,
+    /// Restarts after the first allocation (None before it).
+    pub num_restarts: Option<u32>,
+    /// Whether it has been admitted.
+    pub admitted: bool,
+}
+
+impl ElasticJobState {
+    /// GPUs held.
+    pub fn replicas(&self) -> u32 {
+        self.placement.iter().sum()
+    }
+
+    /// Servers spanned.
+    pub fn nodes(&self) -> u32 {
+        self.placement.iter().filter(|&&g| g > 0).count() as u32
+    }
+
+    /// Total batch size in use (0 when not running).
+    pub fn batch_size(&self) -> u32 {
+        self.replicas() * self.atomic_bsz * (self.accum_steps + 1)
+    }
+
+    /// Largest GPU count it has run on.
+    pub fn max_profiled_replicas(&self) -> u32 {
+        self.observations
+            .iter()
+            .map(|o| o.replicas)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// The elastic simulator.
+pub struct ElasticSimulator {
+    config: ElasticConfig,
+    cluster: ClusterSpec,
+    num_nodes: u32,
+    gpus_per_node: u32,
+    specs: Vec<JobSpec>,
+    apps: Arc<Apps>,
+    states: Vec<ElasticJobState>,
+    policy: Box<dyn ElasticPolicy>,
+    adapts: bool,
+    rng: Rng,
+    now: f64,
+    tick: u64,
+    last_shown: Vec<(u32, u32)>,
+}
+
+impl std::fmt::Debug for ElasticSimulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ElasticSimulator")
+            .field("policy", &self.policy.name())
+            .field("now", &self.now)
+            .finish()
+    }
+}
+
+fn config_err(field: &str, reason: String) -> super::SimError {
+    super::SimError::Config {
+        field: field.into(),
+        reason,
+    }
+}
+
+/// Python's `math.ceil(x - 1e-8)`, the rounding Pollux uses for batch arithmetic.
+fn ceil_eps(x: f64) -> f64 {
+    (x - 1e-8).ceil()
+}
+
+impl ElasticSimulator {
+    /// A simulator of `specs` (job types naming applications of `apps`) on the first GPU
+    /// type of `cluster` (servers of `per_server` GPUs) under `policy`.
+    pub fn new(
+        config: ElasticConfig,
+        cluster: ClusterSpec,
+        specs: Vec<JobSpec>,
+        apps: Arc<Apps>,
+        policy: Box<dyn ElasticPolicy>,
+    ) -> Result<Self, super::SimError> {
+        let ty = cluster
+            .types
+            .first()
+            .ok_or_else(|| config_err("cluster", "the cluster has no GPUs".into()))?;
+        let gpus_per_node = ty.per_server.max(1);
+        let num_nodes = ty.count / gpus_per_node;
+        if num_nodes == 0 {
+            return Err(config_err(
+                "cluster",
+                format!("{} GPUs make no whole server of {gpus_per_node}", ty.count),
+            ));
+        }
+        if !(config.interval.is_finite() && config.interval >= 1.0) {
+            return Err(config_err(
+                "round_s",
+                "the scheduling interval must be at least 1 s".into(),
+            ));
+        }
+        let adapts = policy.adapts_batch();
+        let mut states = Vec::with_capacity(specs.len());
+        for (id, s) in specs.iter().enumerate() {
+            let app = apps
+                .index(&s.job_type)
+                .ok_or_else(|| super::SimError::Job {
+                    job: id,
+                    job_type: s.job_type.clone(),
+                    reason: "not an application of the profile".into(),
+                })?;
+            let a = &apps.apps[app];
+            let target_batch = if adapts {
+                a.fixed_batch_size
+            } else {
+                Some(
+                    a.fixed_batch_size
+                        .or(s.batch_size)
+                        .unwrap_or(a.init_batch_size)
+                        .clamp(a.init_batch_size, a.max_batch_size),
+                )
+            };
+            states.push(ElasticJobState {
+                app,
+                target_replicas: s.scale_factor,
+                target_batch,
+                completion: None,
+                rescale_time: 0.0,
+                allocation: Vec::new(),
+                placement: Vec::new(),
+                atomic_bsz: 0,
+                accum_steps: 0,
+                observations: Vec::new(),
+                perf: None,
+                grad: GradParams { sqr: 0.0, var: 0.0 },
+                progress: 0.0,
+                epoch: 0,
+                attained_service: 0.0,
+                num_restarts: None,
+                admitted: false,
+            });
+        }
+        let rng = Rng::for_purpose(config.seed, "elastic-policy");
+        let n = specs.len();
+        Ok(ElasticSimulator {
+            config,
+            cluster,
+            num_nodes,
+            gpus_per_node,
+            specs,
+            apps,
+            states,
+            policy,
+            adapts,
+            rng,
+            now: 0.0,
+            tick: 0,
+            last_shown: vec![(0, 0); n],
+        })
+    }
+
+    /// Simulated time (s).
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// Ticks simulated.
+    pub fn round(&self) -> u64 {
+        self.tick
+    }
+
+    /// The cluster.
+    pub fn cluster(&self) -> &ClusterSpec {
+        &self.cluster
+    }
+
+    /// Servers and GPUs per server.
+    pub fn shape(&self) -> (u32, u32) {
+        (self.num_nodes, self.gpus_per_node)
+    }
+
+    /// The jobs.
+    pub fn specs(&self) -> &[JobSpec] {
+        &self.specs
+    }
+
+    /// Per-job state.
+    pub fn states(&self) -> &[ElasticJobState] {
+        &self.states
+    }
+
+    /// The applications.
+    pub fn apps(&self) -> &Apps {
+        &self.apps
+    }
+
+    /// The policy's spec.
+    pub fn policy_name(&self) -> &str {
+        self.policy.name()
+    }
+
+    /// Whether every job has finished.
+    pub fn is_done(&self) -> bool {
+        self.states.iter().all(|s| s.completion.is_some()) || self.tick >= self.config.max_ticks
+    }
+
+    /// Whether job `id` has finished.
+    pub fn job_done(&self, id: JobId) -> bool {
+        self.states.get(id).is_some_and(|s| s.completion.is_some())
+    }
+
+    fn app(&self, id: JobId) -> &ElasticApp {
+        &self.apps.apps[self.states[id].app]
+    }
+
+    /// Choose the per-GPU batch and accumulation for the job's placement.
+    fn update_local_bsz(&mut self, id: JobId) {
+        let app = &self.apps.apps[self.states[id].app];
+        let st = &mut self.states[id];
+        let r = st.replicas();
+        if r == 0 {
+            return;
+        }
+        let n = st.nodes();
+        let rf = f64::from(r);
+        let max_b = f64::from(app.max_batch_size);
+        let init = f64::from(app.init_batch_size);
+        let b = match (st.target_batch, &st.perf) {
+            (Some(b), _) => Some(f64::from(b)),
+            (None, None) => Some(init.max(f64::from(app.min_local_bsz) * rf)),
+            (None, Some(_)) => None,
+        };
+        let (mut atomic, accum) = match (b, &st.perf) {
+            (Some(b), _) => {
+                let local = ceil_eps(b / rf);
+                let mut accum = (ceil_eps(local / f64::from(app.max_local_bsz)) - 1.0).max(0.0);
+                if r == 1 && b > init {
+                    accum = accum.max(1.0);
+                }
+                (ceil_eps(local / (accum + 1.0)), accum)
+            }
+            (None, Some(perf)) => {
+                let g = GoodputFunction::new(*perf, st.grad, init);
+                let c = g.optimize(n, r, max_b, (app.min_local_bsz, app.max_local_bsz), true);
+                (f64::from(c.atomic_bsz), f64::from(c.accum_steps))
+            }
+            (None, None) => (f64::from(app.min_local_bsz), 0.0),
+        };
+        let count = rf * (accum + 1.0);
+        atomic = atomic.min((max_b / count).floor()).max(1.0);
+        st.atomic_bsz = atomic as u32;
+        st.accum_steps = accum as u32;
+    }
+
+    fn reallocate(&mut self, id: JobId, allocation: Vec<u32>, events: &mut Vec<SimEvent>) {
+        let mut placement: Vec<u32> = Vec::new();
+        let mut last = None;
+        for &node in &allocation {
+            if last == Some(node) {
+                if let Some(c) = placement.last_mut() {
+                    *c += 1;
+                }
+            } else {
+                placement.push(1);
+                last = Some(node);
+            }
+        }
+        let now = self.now;
+        let restart = self.config.restart_s;
+        let st = &mut self.states[id];
+        let was_running = !st.placement.is_empty();
+        st.allocation = allocation;
+        st.placement = placement;
+        if st.placement.is_empty() {
+            st.atomic_bsz = 0;
+            if was_running {
+                events.push(SimEvent::Preempted { job: id, time: now });
+            }
+            return;
+        }
+        st.rescale_time = restart;
+        st.num_restarts = Some(st.num_restarts.map_or(0, |n| n + 1));
+        if st.num_restarts != Some(0) {
+            events.push(SimEvent::Restarted { job: id, time: now });
+        }
+        self.update_local_bsz(id);
+    }
+
+    /// Train job `id` for `seconds` from `now`.
+    fn step_job(&mut self, id: JobId, mut seconds: f64, events: &mut Vec<SimEvent>) {
+        let start = self.now;
+        let mut t = self.now;
+        if self.states[id].placement.is_empty() || self.states[id].completion.is_some() {
+            return;
+        }
+        let replicas = self.states[id].replicas();
+        let progress_before = self.states[id].progress;
+        let delay = self.states[id].rescale_time.min(seconds);
+        {
+            let st = &mut self.states[id];
+            t += delay;
+            st.attained_service += delay * f64::from(replicas);
+            st.rescale_time -= delay;
+        }
+        seconds -= delay;
+        let mut failed = false;
+        while seconds > 0.0 && self.states[id].completion.is_none() {
+            let app = self.app(id);
+            let st = &self.states[id];
+            let (r, n) = (st.replicas(), st.nodes());
+            let batch = f64::from(r * st.atomic_bsz * (st.accum_steps + 1));
+            let scale = batch / f64::from(app.init_batch_size);
+            let Some((step, sync)) = app.step_time(&st.placement, st.atomic_bsz) else {
+                failed = true;
+                break;
+            };
+            let accum_time = step - sync;
+            let grad = app.grad_stats(batch, st.epoch);
+            let denom = grad.var / scale + grad.sqr;
+            let gain = if denom > 0.0 {
+                (grad.var + grad.sqr) / denom
+            } else {
+                1.0
+            };
+            let total = step + accum_time * f64::from(st.accum_steps);
+            let next_p = app.progress_at_epoch(st.epoch + 1);
+            let max_epochs = app.max_epochs;
+            let goodput = if total > 0.0 { gain / total } else { 0.0 };
+            let atomic = st.atomic_bsz;
+            let adapts = self.adapts;
+            let st = &mut self.states[id];
+            st.grad = grad;
+            if adapts
+                && !st
+                    .observations
+                    .iter()
+                    .any(|o| o.nodes == n && o.replicas == r && o.atomic_bsz == atomic)
+            {
+                st.observations.push(Observation {
+                    nodes: n,
+                    replicas: r,
+                    atomic_bsz: atomic,
+                    accum_step_time: accum_time,
+                    optim_step_time: step,
+                });
+                st.perf = Some(fit_perf_params(&st.observations));
+            }
+            if goodput <= 0.0 || !goodput.is_finite() {
+                failed = true;
+                break;
+            }
+            if st.progress + goodput * seconds < next_p {
+                st.progress += goodput * seconds;
+                t += seconds;
+                st.attained_service += seconds * f64::from(r);
+                seconds = 0.0;
+            } else {
+                st.epoch += 1;
+                let delta = ((next_p - st.progress) / goodput)
+                    .round_ties_even()
+                    .min(seconds);
+                if st.epoch + 1 > max_epochs {
+                    st.completion = Some(t + delta);
+                }
+                st.progress = next_p;
+                t += delta;
+                st.attained_service += delta * f64::from(r);
+                seconds -= delta;
+            }
+            self.update_local_bsz(id);
+        }
+        if failed {
+            events.push(SimEvent::PolicyFailed {
+                time: t,
+                reason: format!(
+                    "job {id} ({}): no step time for {} GPUs on {:?} at per-GPU batch {}; it waits",
+                    self.specs[id].job_type,
+                    replicas,
+                    self.states[id].placement,
+                    self.states[id].atomic_bsz
+                ),
+            });
+        }
+        let st = &self.states[id];
+        let end = st.completion.unwrap_or(start + self.config.interval);
+        events.push(SimEvent::Ran {
+            job: id,
+            gpu_type: 0,
+            gpus: replicas,
+            start,
+            end,
+            busy_s: end - start,
+            steps: st.progress - progress_before,
+            overhead_s: delay,
+        });
+        if let Some(c) = st.completion {
+            events.push(SimEvent::Finished { job: id, time: c });
+        }
+    }
+
+    /// The policy's view of the active jobs.
+    pub fn view(&self) -> ElasticView<'_> {
+        build_view(
+            self.now,
+            (self.num_nodes, self.gpus_per_node),
+            &self.specs,
+            &self.apps,
+            &self.states,
+        )
+    }
+
+    fn valid(&self, decision: &[Vec<u32>], jobs: usize) -> Result<(), String> {
+        if decision.len() != jobs {
+            return Err(format!(
+                "{} allocations for {jobs} active jobs",
+                decision.len()
+            ));
+        }
+        let mut used = vec![0u32; self.num_nodes as usize];
+        for a in decision {
+            for &n in a {
+                let Some(u) = used.get_mut(n as usize) else {
+                    return Err(format!("server {n} does not exist"));
+                };
+                *u += 1;
+                if *u > self.gpus_per_node {
+                    return Err(format!("server {n} over-allocated"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Simulate one tick: train every running job, then let the policy reallocate. None
+    /// once every job is done.
+    pub fn step_round(&mut self) -> Option<RoundReport> {
+        if self.is_done() {
+            return None;
+        }
+        let start = self.now;
+        let mut events = Vec::new();
+        let running: usize = self
+            .states
+            .iter()
+            .filter(|s| !s.placement.is_empty() && s.completion.is_none())
+            .count();
+        let busy: u32 = self
+            .states
+            .iter()
+            .filter(|s| s.completion.is_none())
+            .map(|s| s.replicas())
+            .sum();
+        let active_before = self
+            .states
+            .iter()
+            .filter(|s| s.admitted && s.completion.is_none())
+            .count();
+        for id in 0..self.states.len() {
+            self.step_job(id, self.config.interval, &mut events);
+        }
+        self.now = start + self.config.interval;
+        events.push(SimEvent::RoundEnded {
+            round: self.tick,
+            start,
+            end: self.now,
+            active: active_before,
+            running,
+            busy_gpus: vec![busy],
+        });
+        for id in 0..self.states.len() {
+            let st = &mut self.states[id];
+            if st.completion.is_some() && !st.placement.is_empty() {
+                st.placement.clear();
+                st.allocation.clear();
+            }
+            if !st.admitted && self.specs[id].arrival <= self.now {
+                st.admitted = true;
+                events.push(SimEvent::Admitted {
+                    job: id,
+                    time: self.now,
+                });
+            }
+        }
+        let view = build_view(
+            self.now,
+            (self.num_nodes, self.gpus_per_node),
+            &self.specs,
+            &self.apps,
+            &self.states,
+        );
+        if !view.jobs.is_empty() {
+            let ids: Vec<JobId> = view.jobs.iter().map(|j| j.id).collect();
+            let decision = self.policy.decide(&view, &mut self.rng);
+            drop(view);
+            let decision = decision
+                .map_err(|e| e.to_string())
+                .and_then(|d| self.valid(&d, ids.len()).map(|()| d));
+            match decision {
+                Ok(d) => {
+                    events.push(SimEvent::Decided { time: self.now });
+                    for (id, alloc) in ids.into_iter().zip(d) {
+                        if alloc != self.states[id].allocation {
+                            self.reallocate(id, alloc, &mut events);
+                        }
+                    }
+                }
+                Err(reason) => events.push(SimEvent::PolicyFailed {
+                    time: self.now,
+                    reason,
+                }),
+            }
+        }
+        for id in 0..self.states.len() {
+            let st = &self.states[id];
+            let shown = (st.replicas(), st.batch_size());
+            if st.completion.is_none() && shown != self.last_shown[id] {
+                self.last_shown[id] = shown;
+                events.push(SimEvent::Resized {
+                    job: id,
+                    time: self.now,
+                    gpus: shown.0,
+                    nodes: st.nodes(),
+                    batch_size: shown.1,
+                });
+            }
+        }
+        self.tick += 1;
+        Some(RoundReport {
+            round: self.tick - 1,
+            start,
+            end: self.now,
+            events,
+        })
+    }
+}
+
+fn build_view<'a>(
+    now: f64,
+    (num_nodes, gpus_per_node): (u32, u32),
+    specs: &'a [JobSpec],
+    apps: &'a Apps,
+    states: &'a [ElasticJobState],
+) -> ElasticView<'a> {
+    let jobs = states
+        .iter()
+        .enumerate()
+        .filter(|(_, st)| st.admitted && st.completion.is_none())
+        .map(|(id, st)| ElasticJobView {
+            id,
+            spec: &specs[id],
+            app: &apps.apps[st.app],
+            state: st,
+            age: now - specs[id].arrival,
+        })
+        .collect();
+    ElasticView {
+        now,
+        num_nodes,
+        gpus_per_node,
+        jobs,
+    }
+}
