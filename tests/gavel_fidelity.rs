@@ -41,7 +41,7 @@ fn run(dir: &Path, trace: &str, cluster: &str, policy: &str) -> (f64, f64, Vec<f
         ..Experiment::default()
     };
     let r = exp.resolve().unwrap();
-    let res = r.run_policy(policy, None, None, |_, _| {}).unwrap();
+    let res = r.run_policy(policy, None, None, |_| {}).unwrap();
     let jcts: Vec<f64> = res
         .recorder
         .jcts()

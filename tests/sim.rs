@@ -184,10 +184,10 @@ fn window_measures_only_its_jobs_and_stops_when_they_are_done() {
     };
     let r = exp.resolve().unwrap();
     let full = r
-        .run_policy("max_min_fairness_perf", None, None, |_, _| {})
+        .run_policy("max_min_fairness_perf", None, None, |_| {})
         .unwrap();
     let win = r
-        .run_policy("max_min_fairness_perf", Some((10, 20)), None, |_, _| {})
+        .run_policy("max_min_fairness_perf", Some((10, 20)), None, |_| {})
         .unwrap();
     assert_eq!(win.summary.num_jobs, 10);
     let jcts = full.recorder.jcts();
