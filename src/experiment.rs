@@ -316,6 +316,12 @@ fn check_elastic(
 }
 
 impl Resolved {
+    /// Whether finish-time fairness (rho) can be computed: it needs the isolated policy,
+    /// which exists for round-based experiments only.
+    pub fn supports_fairness(&self) -> bool {
+        self.apps.is_none()
+    }
+
     /// A simulator for one policy.
     pub fn simulator(&self, policy_spec: &str) -> Result<Simulator, ExperimentError> {
         let p = policy::build(policy_spec)?;
@@ -468,16 +474,17 @@ pub fn run_with_progress(
     mut progress: impl FnMut(&Progress),
 ) -> Result<Outcome, ExperimentError> {
     let r = exp.resolve()?;
-    let runs = exp.policies.len() + usize::from(exp.fairness);
+    let fairness = exp.fairness && r.supports_fairness();
+    let runs = exp.policies.len() + usize::from(fairness);
     let mut run_one = |index: usize, policy: &str, window, iso: Option<&[Option<f64>]>| {
         r.run_reporting(policy, window, iso, (index, runs), &mut progress)
     };
-    let iso = if exp.fairness {
+    let iso = if fairness {
         Some(run_one(0, "isolated", None, None)?.recorder.jcts())
     } else {
         None
     };
-    let first = usize::from(exp.fairness);
+    let first = usize::from(fairness);
     let results = exp
         .policies
         .iter()

@@ -1095,6 +1095,9 @@ impl App {
         let profile_name = match &self.exp.profile {
             ProfileSource::Preset { name } => name.clone(),
             ProfileSource::Inline { name, .. } => format!("uploaded '{name}'"),
+            ProfileSource::Files { name, files } => {
+                format!("uploaded folder '{name}' ({} files)", files.len())
+            }
         };
         html! {
             <section class="panel" id="workload-panel">

@@ -72,7 +72,8 @@ pub fn run_experiment(
     mut partial: impl FnMut(&[PolicyResult]),
 ) -> Result<Vec<PolicyResult>, String> {
     let r = exp.resolve().map_err(|e| e.to_string())?;
-    let runs = exp.policies.len() + usize::from(exp.fairness);
+    let fairness = exp.fairness && r.supports_fairness();
+    let runs = exp.policies.len() + usize::from(fairness);
     let mut run_one = |index: usize, policy: &str, window| {
         r.run_reporting(policy, window, None, (index, runs), &mut progress)
             .map_err(|e| e.to_string())
@@ -91,7 +92,7 @@ pub fn run_experiment(
         recorders.push((res.summary.policy, res.recorder));
         partial(&results);
     }
-    if !exp.fairness {
+    if !fairness {
         return Ok(results);
     }
     let iso = run_one(exp.policies.len(), "isolated", None)?

@@ -130,6 +130,23 @@ pub struct ElasticApp {
     pub user_configs: Vec<[u32; 2]>,
 }
 
+/// The best configuration of an application at one GPU count.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// GPUs.
+    pub gpus: u32,
+    /// Servers spanned.
+    pub nodes: u32,
+    /// Goodput-maximising total batch size.
+    pub batch_size: u32,
+    /// Examples per second.
+    pub throughput: f64,
+    /// Statistical efficiency at that batch (1 at the initial batch size).
+    pub efficiency: f64,
+    /// Throughput x efficiency.
+    pub goodput: f64,
+}
+
 /// The applications of an elastic workload, by name.
 #[derive(Debug, Clone, Default)]
 pub struct Apps {
@@ -325,6 +342,82 @@ impl ElasticApp {
                 Some((step, sync))
             }
         }
+    }
+
+    /// Statistical efficiency of total batch `batch` during `epoch`: progress per example
+    /// relative to the initial batch size (1 there, lower for larger batches).
+    pub fn efficiency(&self, batch: f64, epoch: u32) -> f64 {
+        let g = self.grad_stats(batch, epoch);
+        let scale = batch / f64::from(self.init_batch_size);
+        let denom = g.var / scale + g.sqr;
+        let gain = if denom > 0.0 {
+            (g.var + g.sqr) / denom
+        } else {
+            1.0
+        };
+        gain / scale
+    }
+
+    /// Best goodput at each GPU count from 1 to `max_gpus` (packed on servers of
+    /// `per_node` GPUs) during `epoch`, over 50 geometrically spaced total batch sizes with
+    /// gradient accumulation, from the application's own step times.
+    pub fn goodput_curve(&self, epoch: u32, per_node: u32, max_gpus: u32) -> Vec<CurvePoint> {
+        let per_node = per_node.max(1);
+        let mut out = Vec::new();
+        for r in 1..=max_gpus.min(self.max_replicas.unwrap_or(u32::MAX)) {
+            let mut placement = vec![per_node; (r / per_node) as usize];
+            if r % per_node > 0 {
+                placement.push(r % per_node);
+            }
+            let rf = f64::from(r);
+            let lo = f64::from(self.init_batch_size).max(f64::from(self.min_local_bsz) * rf);
+            let hi = f64::from(self.fixed_batch_size.unwrap_or(self.max_batch_size));
+            if lo > hi {
+                break;
+            }
+            let mut best: Option<CurvePoint> = None;
+            for i in 0..50 {
+                let b = if self.fixed_batch_size.is_some() {
+                    hi
+                } else {
+                    lo * (hi / lo).powf(f64::from(i) / 49.0)
+                };
+                let local = b / rf;
+                let mut accum =
+                    ((local / f64::from(self.max_local_bsz) - 1e-8).ceil() - 1.0).max(0.0);
+                if r == 1 && local > f64::from(self.init_batch_size) + 1e-8 {
+                    accum = accum.max(1.0);
+                }
+                let atomic = (local / (accum + 1.0) - 1e-8).ceil();
+                if atomic < f64::from(self.min_local_bsz) || atomic > f64::from(self.max_local_bsz)
+                {
+                    continue;
+                }
+                let Some((step, sync)) = self.step_time(&placement, atomic as u32) else {
+                    continue;
+                };
+                let time = step + (step - sync) * accum;
+                let batch = rf * atomic * (accum + 1.0);
+                if time <= 0.0 {
+                    continue;
+                }
+                let throughput = batch / time;
+                let efficiency = self.efficiency(batch.max(f64::from(self.init_batch_size)), epoch);
+                let p = CurvePoint {
+                    gpus: r,
+                    nodes: placement.len() as u32,
+                    batch_size: batch as u32,
+                    throughput,
+                    efficiency,
+                    goodput: throughput * efficiency,
+                };
+                if best.is_none_or(|b| p.goodput > b.goodput) {
+                    best = Some(p);
+                }
+            }
+            out.extend(best);
+        }
+        out
     }
 
     /// Whether this application's numbers come from measurements.

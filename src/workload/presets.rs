@@ -117,6 +117,29 @@ pub fn default_experiment() -> Experiment {
     }
 }
 
+/// Pollux's setting: 160 elastic jobs arriving over 8 hours on 16 servers of 4 GPUs,
+/// Pollux against the two baselines of its evaluation.
+pub fn pollux_experiment() -> Experiment {
+    Experiment {
+        cluster: "gpu:64/4".into(),
+        workload: WorkloadSource::Generated(super::GeneratorConfig {
+            num_jobs: 160,
+            jobs_per_hour: 20.0,
+            multi_gpu: true,
+            priority_weights: false,
+            seed: 1,
+        }),
+        profile: ProfileSource::Preset {
+            name: "pollux-apps".into(),
+        },
+        policies: vec!["pollux".into(), "tiresias".into(), "optimus".into()],
+        round_s: 60.0,
+        restart_cost_s: 30.0,
+        fairness: false,
+        ..default_experiment()
+    }
+}
+
 /// Bundled scenarios.
 pub const SCENARIOS: &[Scenario] = &[
     Scenario {
@@ -138,6 +161,11 @@ pub const SCENARIOS: &[Scenario] = &[
         name: "classic",
         description: "Classic baselines (FIFO, SJF, SRTF, LAS, Tiresias) on the default trace",
         build: || Experiment { policies: ["fifo", "sjf", "srtf", "las", "tiresias"].map(String::from).to_vec(), ..default_experiment() },
+    },
+    Scenario {
+        name: "pollux",
+        description: "Pollux vs Tiresias vs Optimus: 160 elastic jobs over 8 hours on 16 servers x 4 GPUs (Pollux's setting), six applications of the bundled pollux-apps profile",
+        build: pollux_experiment,
     },
 ];
 
