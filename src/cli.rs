@@ -214,6 +214,11 @@ struct GenerateArgs {
     /// Cluster whose GPU types the jobs may run on.
     #[arg(long, value_name = "SPEC", default_value = "v100:36,p100:36,k80:36")]
     cluster: String,
+    /// Generate elastic jobs (Pollux's workload) for these applications: a bundled name
+    /// (pollux-apps), an orrery-elastic-apps JSON file or a Pollux application folder. The
+    /// CSV output is then the Pollux simulator's workload format.
+    #[arg(long, value_name = "SOURCE")]
+    apps: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TraceFormat::Csv)]
     format: TraceFormat,
@@ -1115,7 +1120,41 @@ fn load_profile(path: Option<&Path>) -> CliResult<(Profile, String)> {
     }
 }
 
+/// Elastic applications from a bundled name, a JSON file or a Pollux folder.
+fn load_apps(source: &Path) -> CliResult<orrery::workload::Apps> {
+    let name = source.display().to_string();
+    let apps = if let Some(bundled) = presets::elastic_apps(&name) {
+        bundled
+    } else if source.is_dir() {
+        orrery::workload::Apps::from_pollux_files(&name, &read_folder(source)?)
+    } else {
+        orrery::workload::Apps::from_json(&read_file(source, "applications")?, &name)
+    };
+    apps.map_err(|e| CliError::Input(e.to_string()))
+}
+
 fn cmd_generate(a: GenerateArgs) -> CliResult<()> {
+    let cfg = GeneratorConfig {
+        num_jobs: a.num_jobs,
+        jobs_per_hour: a.jobs_per_hour,
+        multi_gpu: a.multi_gpu,
+        priority_weights: a.priority_weights,
+        seed: a.seed,
+    };
+    if let Some(source) = &a.apps {
+        let apps = load_apps(source)?;
+        let out = a.out.as_deref().map(create_output).transpose()?;
+        let trace = orrery::workload::generator::generate_elastic(&apps, &cfg)
+            .map_err(|e| CliError::Input(e.to_string()))?;
+        let text = match a.format {
+            TraceFormat::Csv => trace.to_pollux_csv(),
+            TraceFormat::Json => format!("{}\n", trace.to_json()),
+        };
+        return match out {
+            Some(out) => write_file(out, &text),
+            None => print_stdout(&text),
+        };
+    }
     let (profile, _) = load_profile(a.profile.as_deref())?;
     let cluster = ClusterSpec::parse(&a.cluster).map_err(|e| CliError::Input(e.to_string()))?;
     let cfg = GeneratorConfig {

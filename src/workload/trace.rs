@@ -427,6 +427,23 @@ impl Trace {
         Ok(())
     }
 
+    /// The Pollux simulator's workload CSV (`name,time,application,num_replicas,batch_size`)
+    /// for elastic jobs; names are `<application>-<id>` and times whole seconds.
+    pub fn to_pollux_csv(&self) -> String {
+        let mut out = String::from("name,time,application,num_replicas,batch_size\n");
+        for (i, j) in self.jobs.iter().enumerate() {
+            out.push_str(&format!(
+                "{}-{i},{},{},{},{}\n",
+                quote(&j.job_type),
+                j.arrival.round(),
+                quote(&j.job_type),
+                j.scale_factor,
+                j.batch_size.map(|b| b.to_string()).unwrap_or_default()
+            ));
+        }
+        out
+    }
+
     /// Orrery's JSON trace.
     pub fn to_json(&self) -> String {
         let f = TraceFile {
