@@ -1513,7 +1513,11 @@ fn bench_whole_run(exp: &Experiment, reps: usize) -> CliResult<(Vec<f64>, usize)
     let mut times = Vec::with_capacity(reps);
     let mut finished = 0;
     for _ in 0..reps {
-        let (t, res) = time_it(|| r.run_policy("max_min_fairness_perf", None, None, |_| {}));
+        let policy = exp
+            .policies
+            .first()
+            .map_or("max_min_fairness_perf", String::as_str);
+        let (t, res) = time_it(|| r.run_policy(policy, None, None, |_| {}));
         let res = res?;
         finished = res.summary.num_jobs;
         times.push(t);
@@ -1700,6 +1704,27 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             format!("generated at 5 jobs/h (seed 0), bundled gavel-types profile; 36:36:36, Gavel-compatible, {finished} jobs finished"),
             times,
             Some(0.100),
+        ));
+    }
+
+    // (e) Pollux's setting: 160 elastic jobs over 8 hours on 16 servers x 4 GPUs, each
+    // elastic policy in turn (Pollux's own Python simulator needs up to about 30 minutes).
+    for (policy, target) in [
+        ("pollux", Some(10.0)),
+        ("tiresias", None),
+        ("optimus", None),
+    ] {
+        progress(&format!("160-job elastic run with {policy}"));
+        let exp = Experiment {
+            policies: vec![policy.into()],
+            ..presets::pollux_experiment()
+        };
+        let (times, finished) = bench_whole_run(&exp, if a.quick { 1 } else { 3 })?;
+        rows.push(BenchRow::new(
+            format!("elastic run, 160 jobs, {policy}"),
+            format!("bundled pollux scenario (generated, seed 1, pollux-apps profile); 16 servers x 4 GPUs, 60 s ticks; {finished} jobs finished"),
+            times,
+            target,
         ));
     }
 
