@@ -59,6 +59,9 @@ pub struct Pollux {
     params: GaParams,
     /// The previous interval's best states by job, for the warm start.
     front: Vec<BTreeMap<JobId, Vec<u32>>>,
+    /// Each job's memoised speedups and what they were computed from (model, gradient
+    /// statistics, fair share, cluster size): reused while those stay the same.
+    cache: BTreeMap<JobId, (Vec<f64>, Vec<f64>)>,
 }
 
 impl Pollux {
@@ -87,6 +90,7 @@ impl Pollux {
             name: p.spec().to_string(),
             params,
             front: Vec::new(),
+            cache: BTreeMap::new(),
         }))
     }
 }
@@ -201,11 +205,40 @@ impl ElasticPolicy for Pollux {
                 s
             })
             .collect();
+        let size = (nodes + 1) * (total as usize + 1);
+        let keys: Vec<Vec<f64>> = order
+            .iter()
+            .map(|&i| {
+                let st = view.jobs[i].state;
+                let mut k = vec![
+                    fair,
+                    f64::from(total),
+                    nodes as f64,
+                    st.grad.sqr,
+                    st.grad.var,
+                ];
+                if let Some(p) = st.perf {
+                    k.extend([
+                        p.alpha_c, p.beta_c, p.alpha_n, p.beta_n, p.alpha_r, p.beta_r, p.gamma,
+                    ]);
+                }
+                k
+            })
+            .collect();
+        let table = order
+            .iter()
+            .zip(&keys)
+            .map(|(&i, k)| match self.cache.remove(&view.jobs[i].id) {
+                Some((key, t)) if key == *k && t.len() == size => t,
+                _ => vec![f64::NAN; size],
+            })
+            .collect();
+        self.cache.clear();
         let mut speedups = Speedups {
             funcs,
             fair_replicas: fair,
             total: total as usize,
-            table: vec![vec![f64::NAN; (nodes + 1) * (total as usize + 1)]; jn],
+            table,
             _view: view,
         };
         let problem = Problem {
@@ -215,6 +248,9 @@ impl ElasticPolicy for Pollux {
             base: &base,
         };
         let result = ga::optimize(&problem, &mut speedups, &initial, &self.params, rng);
+        for ((&i, key), table) in order.iter().zip(keys).zip(speedups.table) {
+            self.cache.insert(view.jobs[i].id, (key, table));
+        }
         self.front = result
             .front
             .iter()
