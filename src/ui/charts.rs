@@ -197,3 +197,251 @@ pub fn queue_series(result: &PolicyResult) -> Vec<(f64, f64)> {
         p.active.saturating_sub(p.running) as f64
     })
 }
+
+/// A chart that has nothing to show: its title and a line saying why.
+pub fn draw_message(canvas: HtmlCanvasElement, title: &str, message: &str) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2D canvas")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let area = root.titled(title, ("sans-serif", 16)).map_err(err)?;
+    let (w, h) = area.dim_in_pixel();
+    let style = TextStyle::from(("sans-serif", 13).into_font())
+        .color(&RGBColor(103, 112, 133))
+        .pos(plotters::style::text_anchor::Pos::new(
+            plotters::style::text_anchor::HPos::Center,
+            plotters::style::text_anchor::VPos::Center,
+        ));
+    // Wrap at about 70 characters so long messages stay on the canvas.
+    let mut lines: Vec<String> = Vec::new();
+    for word in message.split_whitespace() {
+        match lines.last_mut() {
+            Some(l) if l.len() + word.len() < 70 => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    let n = lines.len() as i32;
+    for (i, l) in lines.iter().enumerate() {
+        let y = h as i32 / 2 + (i as i32 - n / 2) * 18;
+        area.draw_text(l, &style, (w as i32 / 2, y)).map_err(err)?;
+    }
+    root.present().map_err(err)
+}
+
+/// A named step series: (time s, value) corners, already step-shaped.
+pub type Steps = (String, Vec<(f64, f64)>);
+
+/// An elastic job's configuration over time, one line per policy: GPUs on top, total batch
+/// size below, over `[t0, t1]` seconds shown in hours.
+pub fn draw_job_history(
+    canvas: HtmlCanvasElement,
+    title: &str,
+    gpus: &[Steps],
+    batch: &[Steps],
+    (t0, t1): (f64, f64),
+) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2D canvas")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let area = root.titled(title, ("sans-serif", 16)).map_err(err)?;
+    let panels = area.split_evenly((2, 1));
+    let (x0, x1) = (t0 / 3600.0, (t1 / 3600.0).max(t0 / 3600.0 + 1e-3));
+    for (k, (panel, series)) in panels.iter().zip([gpus, batch]).enumerate() {
+        let y_max = series
+            .iter()
+            .flat_map(|s| s.1.iter().map(|p| p.1))
+            .fold(1.0, f64::max);
+        let mut ctx = ChartBuilder::on(panel)
+            .margin(8)
+            .margin_right(24)
+            .x_label_area_size(if k == 1 { 36 } else { 22 })
+            .y_label_area_size(56)
+            .build_cartesian_2d(x0..x1, 0.0..y_max * 1.08)
+            .map_err(err)?;
+        let mut mesh = ctx.configure_mesh();
+        let x_fmt = |v: &f64| {
+            if x1 - x0 >= 5.0 {
+                format!("{v:.0}")
+            } else {
+                format!("{v:.1}")
+            }
+        };
+        mesh.y_desc(if k == 0 { "GPUs" } else { "total batch size" })
+            .y_label_formatter(&|v| format!("{v:.0}"))
+            .x_label_formatter(&x_fmt);
+        if k == 1 {
+            mesh.x_desc("time (h)");
+        }
+        mesh.draw().map_err(err)?;
+        for (i, (name, pts)) in series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            let width = 2 + u32::from(i == 0);
+            ctx.draw_series(LineSeries::new(
+                pts.iter().map(|(t, v)| (t / 3600.0, *v)),
+                color.stroke_width(width),
+            ))
+            .map_err(err)?
+            .label(name.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+            });
+        }
+        if k == 0 && !series.is_empty() {
+            ctx.configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::UpperRight)
+                .draw()
+                .map_err(err)?;
+        }
+    }
+    root.present().map_err(err)
+}
+
+/// An application's best configuration at each GPU count: goodput and throughput on top
+/// (examples/s), statistical efficiency and the goodput-maximising total batch size below.
+/// `mark` draws a vertical line at a GPU count (the user's choice).
+pub fn draw_goodput(
+    canvas: HtmlCanvasElement,
+    title: &str,
+    curve: &[crate::workload::elastic::CurvePoint],
+    mark: Option<(u32, &str)>,
+) -> Result<(), String> {
+    if curve.is_empty() {
+        return draw_message(
+            canvas,
+            title,
+            "The application has no configuration that fits this cluster.",
+        );
+    }
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2D canvas")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let area = root.titled(title, ("sans-serif", 16)).map_err(err)?;
+    let panels = area.split_evenly((2, 1));
+    let g_max = curve.iter().map(|p| p.gpus).max().unwrap_or(1).max(2);
+    let x = 0.5..f64::from(g_max) + 0.5;
+    let finite = |v: f64| if v.is_finite() { v } else { 0.0 };
+    let y_max = curve
+        .iter()
+        .map(|p| finite(p.throughput).max(finite(p.goodput)))
+        .fold(1e-9, f64::max);
+    let (blue, grey, green, orange, red) = (
+        PALETTE[0],
+        RGBColor(120, 120, 120),
+        PALETTE[2],
+        PALETTE[1],
+        PALETTE[3],
+    );
+    let legend = |c: RGBColor| {
+        move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+    };
+    // Top: goodput and throughput.
+    // The right margin stands for the bottom panel's right axis, so the x axes line up.
+    let mut top = ChartBuilder::on(&panels[0])
+        .margin(8)
+        .margin_right(8 + 56)
+        .x_label_area_size(22)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x.clone(), 0.0..y_max * 1.08)
+        .map_err(err)?;
+    top.configure_mesh()
+        .y_desc("examples/s")
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .draw()
+        .map_err(err)?;
+    top.draw_series(LineSeries::new(
+        curve.iter().map(|p| (f64::from(p.gpus), finite(p.goodput))),
+        blue.stroke_width(3),
+    ))
+    .map_err(err)?
+    .label("goodput")
+    .legend(legend(blue));
+    top.draw_series(DashedLineSeries::new(
+        curve
+            .iter()
+            .map(|p| (f64::from(p.gpus), finite(p.throughput))),
+        6,
+        4,
+        grey.stroke_width(2),
+    ))
+    .map_err(err)?
+    .label("throughput")
+    .legend(legend(grey));
+    if let Some((g, label)) = mark {
+        let g = f64::from(g);
+        top.draw_series(DashedLineSeries::new(
+            [(g, 0.0), (g, y_max * 1.08)],
+            3,
+            3,
+            red.stroke_width(2),
+        ))
+        .map_err(err)?
+        .label(label)
+        .legend(legend(red));
+    }
+    top.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(err)?;
+    // Bottom: efficiency (left axis) and the chosen batch (right axis).
+    let b_max = curve
+        .iter()
+        .map(|p| f64::from(p.batch_size))
+        .fold(1.0, f64::max);
+    let mut bottom = ChartBuilder::on(&panels[1])
+        .margin(8)
+        .x_label_area_size(36)
+        .y_label_area_size(60)
+        .right_y_label_area_size(56)
+        .build_cartesian_2d(x.clone(), 0.0..1.05)
+        .map_err(err)?
+        .set_secondary_coord(x, 0.0..b_max * 1.08);
+    bottom
+        .configure_mesh()
+        .x_desc("GPUs")
+        .y_desc("efficiency")
+        .draw()
+        .map_err(err)?;
+    bottom
+        .configure_secondary_axes()
+        .y_desc("total batch")
+        .label_style(("sans-serif", 12).into_font().color(&orange))
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .draw()
+        .map_err(err)?;
+    bottom
+        .draw_series(LineSeries::new(
+            curve
+                .iter()
+                .map(|p| (f64::from(p.gpus), finite(p.efficiency))),
+            green.stroke_width(2),
+        ))
+        .map_err(err)?
+        .label("efficiency")
+        .legend(legend(green));
+    bottom
+        .draw_secondary_series(DashedLineSeries::new(
+            curve
+                .iter()
+                .map(|p| (f64::from(p.gpus), f64::from(p.batch_size))),
+            6,
+            4,
+            orange.stroke_width(2),
+        ))
+        .map_err(err)?
+        .label("batch size (right axis)")
+        .legend(legend(orange));
+    bottom
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::LowerRight)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}

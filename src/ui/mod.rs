@@ -3,15 +3,18 @@
 //! Charts read result series only; no user-supplied text is ever inserted as HTML.
 
 pub mod charts;
+pub mod elastic;
 pub mod worker;
 
 use crate::cluster::ClusterSpec;
-use crate::experiment::{Experiment, ProfileSource, Progress, WorkloadSource};
+use crate::experiment::{Experiment, ProfileSource, Progress, Resolved, WorkloadSource};
 use crate::job::JobId;
 use crate::metrics::Recorder;
-use crate::policy::{self, Recompute};
-use crate::sim::{SimEvent, Simulator};
-use crate::workload::{presets, GeneratorConfig, Profile, Trace};
+use crate::policy::{self, ParamInfo, PolicyError, Recompute};
+use crate::sim::elastic::ElasticSimulator;
+use crate::sim::{RoundReport, SimEvent, Simulator};
+use crate::workload::{presets, Apps, GeneratorConfig, InlineFile, Profile, Trace};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlInputElement, HtmlSelectElement, KeyboardEvent};
@@ -21,8 +24,11 @@ use yew::prelude::*;
 /// Rows of the stepping table shown unless every job is asked for.
 const JOB_ROWS: usize = 40;
 
-/// Largest share link the page makes (characters).
-pub const MAX_LINK_LEN: usize = 100_000;
+/// Share links longer than this (characters) get a warning: some tools cut long links.
+pub const LONG_LINK_LEN: usize = 100_000;
+
+/// Largest share link the page makes (characters): browsers refuse longer addresses.
+pub const MAX_LINK_LEN: usize = 2_000_000;
 
 /// Mount the app on the page's body.
 pub fn start() {
@@ -46,9 +52,47 @@ pub const CLUSTER_PRESETS: [(&str, &str); 3] = [
     ),
 ];
 
+/// The simulator being stepped: round-based or elastic.
+enum StepSim {
+    /// Rounds of the round-based simulator.
+    Rounds(Box<Simulator>),
+    /// Ticks of the elastic simulator.
+    Elastic(Box<ElasticSimulator>),
+}
+
+impl StepSim {
+    fn step_round(&mut self) -> Option<RoundReport> {
+        match self {
+            StepSim::Rounds(s) => s.step_round(),
+            StepSim::Elastic(s) => s.step_round(),
+        }
+    }
+
+    fn now(&self) -> f64 {
+        match self {
+            StepSim::Rounds(s) => s.now(),
+            StepSim::Elastic(s) => s.now(),
+        }
+    }
+
+    fn round(&self) -> u64 {
+        match self {
+            StepSim::Rounds(s) => s.round(),
+            StepSim::Elastic(s) => s.round(),
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        match self {
+            StepSim::Rounds(s) => s.is_done(),
+            StepSim::Elastic(s) => s.is_done(),
+        }
+    }
+}
+
 /// A stepping simulation on the page's thread.
 struct Stepper {
-    sim: Simulator,
+    sim: StepSim,
     rec: Recorder,
     last_events: Vec<SimEvent>,
 }
@@ -77,6 +121,10 @@ pub enum Msg {
     TraceFile(String, String),
     /// A profile file's text arrived.
     ProfileFile(String, String),
+    /// A profile folder's files arrived: folder name, files, files skipped.
+    ProfileFolder(String, Vec<InlineFile>, usize),
+    /// A profile file or folder could not be read.
+    ProfileFileError(String),
     /// Pick a bundled profile.
     ProfilePreset(String),
     /// A file could not be read.
@@ -129,6 +177,10 @@ pub enum Msg {
     Key(KeyboardEvent),
     /// Show every active job in the stepping table, or the first rows only.
     ToggleAllJobs,
+    /// Pick the job of the elastic panel.
+    ElasticJob(usize),
+    /// Set the epoch of the goodput chart.
+    ElasticEpoch(u32),
 }
 
 /// What a download button exports.
@@ -142,6 +194,8 @@ pub enum Export {
     JobsCsv,
     /// Per-round rows of every policy.
     RoundsCsv,
+    /// Elastic jobs' changes of GPU count and batch size, every policy.
+    ResizesCsv,
 }
 
 /// The playground.
@@ -166,8 +220,26 @@ pub struct App {
     results_complete: bool,
     run_error: Option<String>,
     notice: Option<(bool, String)>,
-    charts: [NodeRef; 4],
+    charts: [NodeRef; CHARTS],
     charts_dirty: bool,
+    elastic_dirty: bool,
+    /// Whether the current experiment's profile is one of elastic applications.
+    elastic: bool,
+    /// Resolved experiments, most recent first (at most two: the current one and the
+    /// results').
+    resolved: Vec<(Experiment, Rc<Resolved>)>,
+    /// The experiment sent to the worker.
+    sent_exp: Option<Experiment>,
+    /// Results of the run in progress, as the worker reports them.
+    run_results: Vec<PolicyResult>,
+    /// The results' experiment, resolved.
+    results_resolved: Option<Rc<Resolved>>,
+    /// The job of the elastic panel the user picked (None: the most resized one).
+    elastic_job: Option<usize>,
+    /// Epoch of the goodput chart.
+    elastic_epoch: u32,
+    /// Bytes received from the worker in the last run.
+    transfer_bytes: Option<usize>,
     focus_policy: usize,
     show_all_jobs: bool,
     run_started_ms: f64,
@@ -205,13 +277,114 @@ fn hours(s: f64) -> String {
     format!("{:.2}", s / 3600.0)
 }
 
+/// A policy as the policy panel lists it, from either registry.
+struct PolicyRow {
+    name: &'static str,
+    family: &'static str,
+    description: &'static str,
+    params: &'static [ParamInfo],
+}
+
+/// The policies of the round-based registry, or of the elastic one.
+fn policy_rows(elastic: bool) -> Vec<PolicyRow> {
+    if elastic {
+        policy::pollux::policies()
+            .iter()
+            .map(|p| PolicyRow {
+                name: p.name,
+                family: "elastic",
+                description: p.description,
+                params: p.params,
+            })
+            .collect()
+    } else {
+        policy::policies()
+            .iter()
+            .map(|p| PolicyRow {
+                name: p.name,
+                family: p.family,
+                description: p.description,
+                params: p.params,
+            })
+            .collect()
+    }
+}
+
+/// Check a policy spec against the registry of its family.
+fn check_policy(elastic: bool, spec: &str) -> Result<(), PolicyError> {
+    if elastic {
+        policy::pollux::build(spec).map(drop)
+    } else {
+        policy::build(spec).map(drop)
+    }
+}
+
+/// Give `c` the settings of its profile's family (Pollux's for elastic applications, the
+/// default scenario's otherwise): policies, round length, restart cost, fairness, and for
+/// elastic experiments a one-type cluster. Returns what changed, for people.
+fn adopt_family(c: &mut Experiment, elastic: bool) -> Vec<String> {
+    let d = if elastic {
+        presets::pollux_experiment()
+    } else {
+        presets::default_experiment()
+    };
+    let mut changed = vec![
+        format!("policies {}", d.policies.join(", ")),
+        format!("round {} s", d.round_s),
+        format!("restart cost {} s", d.restart_cost_s),
+    ];
+    c.policies = d.policies;
+    c.round_s = d.round_s;
+    c.restart_cost_s = d.restart_cost_s;
+    c.fairness = d.fairness;
+    c.gavel_compat = false;
+    c.window = None;
+    let types = ClusterSpec::parse(&c.cluster).map_or(0, |k| k.types.len());
+    if elastic && types != 1 {
+        changed.push(format!("cluster {}", d.cluster));
+        c.cluster = d.cluster;
+    }
+    changed
+}
+
+/// Whether an uploaded profile file is one of elastic applications.
+fn is_elastic_profile_text(text: &str) -> bool {
+    Apps::is_apps_json(text)
+}
+
+/// Files of a profile folder the core reads (the rest is not read, nor put in links).
+fn wanted_profile_file(path: &str) -> bool {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    base == "placements.csv"
+        || base == "scalability.csv"
+        || base == "app.json"
+        || (base.starts_with("validation-") && base.ends_with(".csv"))
+}
+
+/// A file's path inside the folder the user chose: the chosen folder's own name is dropped
+/// (`traces/cifar10/placements.csv` -> `cifar10/placements.csv`) unless the folder is an
+/// application folder itself (`cifar10/placements.csv` stays).
+fn folder_relative(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    match path.split_once('/') {
+        Some((_, rest)) if rest.contains('/') => rest.to_string(),
+        _ => path,
+    }
+}
+
+/// Largest profile folder read (bytes of wanted files).
+const MAX_FOLDER_BYTES: f64 = 32.0 * 1024.0 * 1024.0;
+
 impl App {
     fn workload_label_of(exp: &Experiment) -> String {
         match &exp.workload {
             WorkloadSource::Preset { name } => format!("bundled trace '{name}'"),
             WorkloadSource::Generated(g) => format!(
-                "generated: {} jobs, {} jobs/h, seed {}",
-                g.num_jobs, g.jobs_per_hour, g.seed
+                "generated{}: {} jobs, {} jobs/h, seed {}",
+                if exp.is_elastic() { " (elastic)" } else { "" },
+                g.num_jobs,
+                g.jobs_per_hour,
+                g.seed
             ),
             WorkloadSource::Inline { name, .. } => format!("uploaded '{name}'"),
         }
@@ -244,14 +417,122 @@ impl App {
             .unwrap_or_else(|| self.step_policy.clone())
     }
 
+    /// The experiment resolved, from the cache when it was resolved before.
+    fn resolve_cached(&mut self, exp: &Experiment) -> Result<Rc<Resolved>, String> {
+        if let Some(i) = self.resolved.iter().position(|(e, _)| e == exp) {
+            let hit = self.resolved.remove(i);
+            let r = Rc::clone(&hit.1);
+            self.resolved.insert(0, hit);
+            return Ok(r);
+        }
+        let r = Rc::new(exp.resolve().map_err(|e| e.to_string())?);
+        self.resolved.insert(0, (exp.clone(), Rc::clone(&r)));
+        self.resolved.truncate(2);
+        Ok(r)
+    }
+
     /// Try a changed experiment: keep it only if it resolves.
     fn try_apply(&mut self, candidate: Experiment) -> Result<(), String> {
-        candidate.resolve().map_err(|e| e.to_string())?;
+        let r = self.resolve_cached(&candidate)?;
+        self.elastic = r.apps.is_some();
+        let policies_changed = candidate.policies != self.exp.policies;
         self.exp = candidate;
         self.workload_label = Self::workload_label_of(&self.exp);
+        if policies_changed {
+            self.policy_params = parse_policy_list(&self.exp.policies);
+            self.sync_policies();
+        }
+        if let WorkloadSource::Generated(g) = &self.exp.workload {
+            self.generator = g.clone();
+        }
         self.stepper = None;
         self.playing = false;
         Ok(())
+    }
+
+    /// Show the experiment's cluster in the spec field when a family switch changed it
+    /// (the text the user typed stays otherwise).
+    fn sync_cluster_text(&mut self) {
+        if ClusterSpec::parse(&self.cluster_text).ok() != ClusterSpec::parse(&self.exp.cluster).ok()
+        {
+            self.cluster_text = self.exp.cluster.clone();
+            self.cluster_error = None;
+        }
+    }
+
+    /// Try a new profile. When it changes the family (elastic applications or not), the
+    /// experiment takes that family's settings, and the family's default workload if its
+    /// own does not fit. Returns a note saying what changed.
+    fn try_profile(&mut self, profile: ProfileSource) -> Result<Option<String>, String> {
+        let mut c = Experiment {
+            profile,
+            ..self.exp.clone()
+        };
+        let elastic = c.is_elastic();
+        if elastic == self.elastic {
+            return self.try_apply(c).map(|()| None);
+        }
+        let mut changed = adopt_family(&mut c, elastic);
+        let d = if elastic {
+            presets::pollux_experiment()
+        } else {
+            presets::default_experiment()
+        };
+        // The workload, then the cluster, of the family's own scenario when they do not fit.
+        if self.resolve_cached(&c).is_err() && c.workload != d.workload {
+            c.workload = d.workload;
+            changed.push(format!("workload: {}", Self::workload_label_of(&c)));
+        }
+        if self.resolve_cached(&c).is_err() && c.cluster != d.cluster {
+            changed.push(format!("cluster {}", d.cluster));
+            c.cluster = d.cluster;
+        }
+        self.try_apply(c)?;
+        self.sync_cluster_text();
+        Ok(Some(format!(
+            "{} profile: switched to {}.",
+            if elastic {
+                "Elastic-applications"
+            } else {
+                "Round-based"
+            },
+            changed.join("; ")
+        )))
+    }
+
+    /// Try an uploaded trace. If its jobs do not fit the current profile but do fit a
+    /// bundled profile of the other family (a Pollux workload on a throughput profile, say),
+    /// switch to that profile and its family's settings.
+    fn try_trace(&mut self, name: String, text: String) -> Result<Option<String>, String> {
+        let c = Experiment {
+            workload: WorkloadSource::Inline { name, text },
+            ..self.exp.clone()
+        };
+        let first_error = match self.try_apply(c.clone()) {
+            Ok(()) => return Ok(None),
+            Err(e) => e,
+        };
+        let others: Vec<&str> = if self.elastic {
+            presets::PROFILES.iter().map(|p| p.name).collect()
+        } else {
+            presets::ELASTIC_PROFILES.iter().map(|p| p.name).collect()
+        };
+        for other in others {
+            let mut alt = Experiment {
+                profile: ProfileSource::Preset { name: other.into() },
+                ..c.clone()
+            };
+            let elastic = !self.elastic;
+            let changed = adopt_family(&mut alt, elastic);
+            if self.try_apply(alt).is_ok() {
+                self.sync_cluster_text();
+                return Ok(Some(format!(
+                    "The trace's jobs fit the bundled profile '{other}': switched to it, with {}.",
+                    changed.join("; ")
+                )));
+            }
+        }
+        Err(first_error)
     }
 
     fn ensure_stepper(&mut self) -> bool {
@@ -263,11 +544,18 @@ impl App {
             self.step_error = Some("select a policy first".into());
             return false;
         }
-        match self
-            .exp
-            .resolve()
-            .and_then(|r| Ok((r.simulator(&spec)?, r)))
-        {
+        let exp = self.exp.clone();
+        let made = self.resolve_cached(&exp).and_then(|r| {
+            let sim = match &r.apps {
+                Some(apps) => StepSim::Elastic(Box::new(
+                    r.elastic_simulator(&spec, apps)
+                        .map_err(|e| e.to_string())?,
+                )),
+                None => StepSim::Rounds(Box::new(r.simulator(&spec).map_err(|e| e.to_string())?)),
+            };
+            Ok((sim, r))
+        });
+        match made {
             Ok((sim, r)) => {
                 let rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
                 self.stepper = Some(Stepper {
@@ -279,7 +567,7 @@ impl App {
                 true
             }
             Err(e) => {
-                self.step_error = Some(e.to_string());
+                self.step_error = Some(e);
                 false
             }
         }
@@ -322,9 +610,14 @@ impl App {
             self.run_error = Some("select at least one policy".into());
             return;
         }
-        if let Err(e) = self.exp.resolve() {
-            self.run_error = Some(e.to_string());
+        let exp = self.exp.clone();
+        if let Err(e) = self.resolve_cached(&exp) {
+            self.run_error = Some(e);
             return;
+        }
+        if self.results.as_ref().is_some_and(|(e, _)| *e != exp) {
+            self.elastic_job = None;
+            self.elastic_epoch = 0;
         }
         let link = ctx.link().clone();
         match WorkerHandle::spawn(move |m| link.send_message(Msg::Worker(m))) {
@@ -332,7 +625,7 @@ impl App {
                 self.worker = Some(w);
                 self.progress = Some(Progress {
                     run: 0,
-                    runs: self.exp.policies.len() + usize::from(self.exp.fairness),
+                    runs: self.exp.policies.len() + usize::from(self.exp.fairness && !self.elastic),
                     policy: String::new(),
                     jobs_done: 0,
                     jobs: 1,
@@ -343,19 +636,78 @@ impl App {
         }
     }
 
-    fn share_link(&self) -> Result<String, String> {
+    /// The share link, and a warning when it is long.
+    fn share_link(&self) -> Result<(String, Option<String>), String> {
         let base = web_sys::window()
             .and_then(|w| w.location().href().ok())
             .unwrap_or_default();
         let link = self.exp.to_link(&base);
         if link.len() > MAX_LINK_LEN {
             return Err(format!(
-                "The link would be {} KB, over the {} KB limit, because the uploaded trace or profile travels inside it. Share the file alongside the settings instead.",
-                link.len() / 1024,
-                MAX_LINK_LEN / 1024
+                "The link would be {} KB, more than browsers accept ({} KB), because the uploaded trace or profile travels inside it. Share the files alongside the settings instead.",
+                link.len() / 1000,
+                MAX_LINK_LEN / 1000
             ));
         }
-        Ok(link)
+        let warning = (link.len() > LONG_LINK_LEN).then(|| {
+            format!(
+                "Link copied, but it is long ({} KB) because the uploaded {} travels inside it: some chat and mail tools cut links this long. It opens fine in a browser and with orrery run --link.",
+                link.len() / 1000,
+                match (&self.exp.workload, &self.exp.profile) {
+                    (_, ProfileSource::Files { .. }) => "profile folder",
+                    (_, ProfileSource::Inline { .. }) => "profile",
+                    _ => "trace",
+                }
+            )
+        });
+        Ok((link, warning))
+    }
+
+    /// Try a profile, keeping the previous one on error (the error is returned for the
+    /// profile's message line); a family switch is announced in the notice.
+    fn apply_profile(&mut self, profile: ProfileSource) -> Option<String> {
+        match self.try_profile(profile) {
+            Ok(note) => {
+                self.note(note);
+                None
+            }
+            Err(e) => Some(format!("{e} — the previous profile is kept")),
+        }
+    }
+
+    fn note(&mut self, note: Option<String>) {
+        if let Some(n) = note {
+            self.notice = Some((true, n));
+        }
+    }
+
+    /// Results from the worker, for the experiment that was sent.
+    fn set_results(&mut self, r: Vec<PolicyResult>) {
+        let exp = self.sent_exp.clone().unwrap_or_else(|| self.exp.clone());
+        self.results_resolved = self.resolve_cached(&exp).ok();
+        self.results = Some((exp, r));
+        self.charts_dirty = true;
+        self.elastic_dirty = true;
+    }
+
+    /// The most useful job to show first in the elastic panel: the one resized most often
+    /// across the policies (the lowest id on ties).
+    fn default_elastic_job(&self) -> usize {
+        let Some((_, results)) = &self.results else {
+            return 0;
+        };
+        let mut counts: Vec<usize> = Vec::new();
+        for e in results.iter().filter_map(|r| r.elastic.as_ref()) {
+            counts.resize(counts.len().max(e.resizes.len()), 0);
+            for (c, r) in counts.iter_mut().zip(&e.resizes) {
+                *c += r.len();
+            }
+        }
+        counts
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))
+            .map_or(0, |(i, _)| i)
     }
 }
 
@@ -397,10 +749,70 @@ fn read_file(file: web_sys::File, link: yew::html::Scope<App>, is_trace: bool) {
                     Msg::ProfileFile(name, text)
                 });
             }
-            Err(e) => link.send_message(Msg::FileError(format!(
-                "{name}: cannot read the file ({e:?})"
-            ))),
+            Err(e) => {
+                let text = format!("{name}: cannot read the file ({e:?})");
+                link.send_message(if is_trace {
+                    Msg::FileError(text)
+                } else {
+                    Msg::ProfileFileError(text)
+                })
+            }
         }
+    });
+}
+
+/// Read the files of a chosen folder (an `<input webkitdirectory>`), keeping those the core
+/// reads, with paths relative to the folder; then send them as one message.
+fn read_folder(list: web_sys::FileList, link: yew::html::Scope<App>) {
+    let mut files: Vec<(String, web_sys::File)> = (0..list.length())
+        .filter_map(|i| list.get(i))
+        .map(|f| {
+            let rel = js_sys::Reflect::get(&f, &JsValue::from_str("webkitRelativePath"))
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            (if rel.is_empty() { f.name() } else { rel }, f)
+        })
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    let folder = files
+        .first()
+        .and_then(|(p, _)| p.split('/').next())
+        .unwrap_or("folder")
+        .to_string();
+    wasm_bindgen_futures::spawn_local(async move {
+        let mut out = Vec::new();
+        let mut skipped = 0;
+        let mut bytes = 0.0;
+        for (path, file) in files {
+            let rel = folder_relative(&path);
+            if !wanted_profile_file(&rel) {
+                skipped += 1;
+                continue;
+            }
+            bytes += file.size();
+            if bytes > MAX_FOLDER_BYTES {
+                link.send_message(Msg::ProfileFileError(format!(
+                    "{folder}: more than {} MB of application files; choose the folder of the applications only",
+                    MAX_FOLDER_BYTES / (1024.0 * 1024.0)
+                )));
+                return;
+            }
+            match wasm_bindgen_futures::JsFuture::from(file.text()).await {
+                Ok(v) => out.push(InlineFile {
+                    path: rel,
+                    text: v.as_string().unwrap_or_default(),
+                }),
+                Err(e) => {
+                    link.send_message(Msg::ProfileFileError(format!(
+                        "{path}: cannot read the file ({})",
+                        e.as_string().unwrap_or_else(|| format!("{e:?}"))
+                    )));
+                    return;
+                }
+            }
+        }
+        link.send_message(Msg::ProfileFolder(folder, out, skipped));
     });
 }
 
@@ -413,10 +825,14 @@ impl Component for App {
         let hash = web_sys::window()
             .and_then(|w| w.location().hash().ok())
             .unwrap_or_default();
+        let mut resolved = None;
         let exp = if hash.len() > 1 {
             match Experiment::from_link(&hash) {
                 Ok(e) => match e.resolve() {
-                    Ok(_) => e,
+                    Ok(r) => {
+                        resolved = Some(r);
+                        e
+                    }
                     Err(err) => {
                         notice = Some((false, format!("This link's experiment could not be set up ({err}); the default scenario is loaded instead.")));
                         Experiment::default()
@@ -430,6 +846,11 @@ impl Component for App {
         } else {
             Experiment::default()
         };
+        let resolved: Vec<(Experiment, Rc<Resolved>)> = resolved
+            .or_else(|| exp.resolve().ok())
+            .map(|r| vec![(exp.clone(), Rc::new(r))])
+            .unwrap_or_default();
+        let elastic = resolved.first().is_some_and(|(_, r)| r.apps.is_some());
         let link = ctx.link().clone();
         let keys = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
             link.send_message(Msg::Key(e))
@@ -474,6 +895,15 @@ impl Component for App {
             notice,
             charts: Default::default(),
             charts_dirty: false,
+            elastic_dirty: false,
+            elastic,
+            resolved,
+            sent_exp: None,
+            run_results: Vec::new(),
+            results_resolved: None,
+            elastic_job: None,
+            elastic_epoch: 0,
+            transfer_bytes: None,
             focus_policy: 0,
             show_all_jobs: false,
             run_started_ms: now_ms(),
@@ -517,6 +947,7 @@ impl Component for App {
                     self.cluster_error = None;
                     self.workload_error = None;
                     self.profile_error = None;
+                    self.run_error = None;
                     match self.try_apply(exp) {
                         Ok(()) => self.start_compare(ctx),
                         Err(e) => self.run_error = Some(e),
@@ -608,37 +1039,57 @@ impl Component for App {
             Msg::TraceFile(name, text) => {
                 self.workload_error = match Trace::parse(&text, &name) {
                     Err(e) => Some(format!("{e} — the previous workload is kept")),
-                    Ok(_) => {
-                        let candidate = Experiment {
-                            workload: WorkloadSource::Inline { name, text },
-                            ..self.exp.clone()
-                        };
-                        self.try_apply(candidate)
-                            .err()
-                            .map(|e| format!("{e} — the previous workload is kept"))
-                    }
+                    Ok(_) => match self.try_trace(name, text) {
+                        Ok(note) => {
+                            self.note(note);
+                            None
+                        }
+                        Err(e) => Some(format!("{e} — the previous workload is kept")),
+                    },
                 };
             }
             Msg::ProfileFile(name, text) => {
-                self.profile_error = match Profile::parse(&text, &name) {
+                let parsed = if is_elastic_profile_text(&text) {
+                    Apps::from_json(&text, &name).map(drop)
+                } else {
+                    Profile::parse(&text, &name).map(drop)
+                };
+                self.profile_error = match parsed {
                     Err(e) => Some(format!("{e} — the previous profile is kept")),
-                    Ok(_) => {
-                        let candidate = Experiment {
-                            profile: ProfileSource::Inline { name, text },
-                            ..self.exp.clone()
-                        };
-                        self.try_apply(candidate)
-                            .err()
-                            .map(|e| format!("{e} — the previous profile is kept"))
+                    Ok(()) => self.apply_profile(ProfileSource::Inline { name, text }),
+                };
+            }
+            Msg::ProfileFolder(name, files, skipped) => {
+                self.profile_error = match Apps::from_pollux_files(&name, &files) {
+                    Err(e) => Some(format!("{e} — the previous profile is kept")),
+                    Ok(apps) => {
+                        let n = apps.apps.len();
+                        let error = self.apply_profile(ProfileSource::Files {
+                            name: name.clone(),
+                            files,
+                        });
+                        if error.is_none() {
+                            let extra = if skipped > 0 {
+                                format!(" ({skipped} other files not needed were left out)")
+                            } else {
+                                String::new()
+                            };
+                            let before = self.notice.take().map(|n| n.1);
+                            self.notice = Some((
+                                true,
+                                format!(
+                                    "Read {n} applications from folder '{name}'{extra}.{}",
+                                    before.map(|b| format!(" {b}")).unwrap_or_default()
+                                ),
+                            ));
+                        }
+                        error
                     }
                 };
             }
+            Msg::ProfileFileError(e) => self.profile_error = Some(e),
             Msg::ProfilePreset(name) => {
-                let candidate = Experiment {
-                    profile: ProfileSource::Preset { name },
-                    ..self.exp.clone()
-                };
-                self.profile_error = self.try_apply(candidate).err();
+                self.profile_error = self.apply_profile(ProfileSource::Preset { name });
             }
             Msg::FileError(e) => self.workload_error = Some(e),
             Msg::TogglePolicy(name) => {
@@ -656,11 +1107,12 @@ impl Component for App {
                 }
                 self.sync_policies();
                 self.stepper = None;
+                let elastic = self.elastic;
                 self.run_error = self
                     .exp
                     .policies
                     .iter()
-                    .find_map(|p| policy::build(p).err())
+                    .find_map(|p| check_policy(elastic, p).err())
                     .map(|e| e.to_string());
             }
             Msg::Seed(v) => match v.trim().parse() {
@@ -745,11 +1197,15 @@ impl Component for App {
                 if !self.playing || generation != self.play_gen {
                     return false;
                 }
-                // At full speed, several rounds per frame.
-                let rounds = if self.speed_ms == 0 { 25 } else { 1 };
-                for _ in 0..rounds {
+                // At full speed, as many rounds as fit in about 40 ms, then a frame.
+                let budget_ms = if self.speed_ms == 0 { 40.0 } else { 0.0 };
+                let started = now_ms();
+                loop {
                     if !self.step_once() {
                         self.playing = false;
+                        break;
+                    }
+                    if now_ms() - started >= budget_ms {
                         break;
                     }
                 }
@@ -778,21 +1234,30 @@ impl Component for App {
             Msg::Worker(m) => match m {
                 FromWorker::Ready => {
                     if let Some(w) = &self.worker {
-                        if let Err(e) = w.send(&ToWorker::Run(Box::new(self.exp.clone()))) {
+                        let exp = self.exp.clone();
+                        if let Err(e) = w.send(&ToWorker::Run(Box::new(exp.clone()))) {
                             self.run_error = Some(e);
                             self.worker = None;
                         }
+                        self.sent_exp = Some(exp);
+                        self.run_results.clear();
                     }
                 }
                 FromWorker::Progress(p) => self.progress = Some(p),
-                FromWorker::Partial(r) => {
-                    self.results = Some((self.exp.clone(), r));
+                FromWorker::Partial(i, r) => {
+                    if i <= self.run_results.len() {
+                        self.run_results.truncate(i);
+                        self.run_results.push(*r);
+                        self.set_results(self.run_results.clone());
+                    }
                     self.results_complete = false;
-                    self.charts_dirty = true;
                 }
                 FromWorker::Done(r, worker_ms) => {
                     self.worker_ms = Some(worker_ms);
-                    self.results = Some((self.exp.clone(), r));
+                    self.transfer_bytes = self.worker.as_ref().map(|w| w.received_bytes());
+                    let r = r.unwrap_or_else(|| std::mem::take(&mut self.run_results));
+                    self.run_results.clear();
+                    self.set_results(r);
                     self.results_complete = true;
                     self.worker = None;
                     self.progress = None;
@@ -807,18 +1272,21 @@ impl Component for App {
                 }
             },
             Msg::CopyLink => match self.share_link() {
-                Ok(link) => {
+                Ok((link, warning)) => {
                     if let Some(w) = web_sys::window() {
                         if let Ok(h) = w.history() {
                             let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&link));
                         }
                         let _ = w.navigator().clipboard().write_text(&link);
                     }
-                    self.notice = Some((
-                        true,
-                        "Link copied: it restores every setting and reproduces these numbers."
-                            .into(),
-                    ));
+                    self.notice = Some(match warning {
+                        Some(w) => (false, w),
+                        None => (
+                            true,
+                            "Link copied: it restores every setting and reproduces these numbers."
+                                .into(),
+                        ),
+                    });
                 }
                 Err(e) => self.notice = Some((false, e)),
             },
@@ -864,6 +1332,11 @@ impl Component for App {
                             per_policy(&|r| crate::metrics::series_csv(&r.series, &c)),
                         )
                     }
+                    Export::ResizesCsv => (
+                        "orrery-elastic-jobs.csv",
+                        "text/csv",
+                        elastic::resizes_csv(results),
+                    ),
                 };
                 if let Err(e) = download(name, mime, &contents) {
                     self.notice = Some((false, format!("download failed: {e}")));
@@ -872,14 +1345,27 @@ impl Component for App {
                 return false;
             }
             Msg::DownloadChart(i) => {
-                if let Some(c) = self.charts[i].cast::<HtmlCanvasElement>() {
+                if let (Some(c), Some(name)) = (
+                    self.charts
+                        .get(i)
+                        .and_then(|c| c.cast::<HtmlCanvasElement>()),
+                    CHART_NAMES.get(i),
+                ) {
                     if let Ok(url) = c.to_data_url() {
-                        let _ = download_url(&format!("orrery-chart-{}.png", CHART_NAMES[i]), &url);
+                        let _ = download_url(&format!("orrery-chart-{name}.png"), &url);
                     }
                 }
                 return false;
             }
             Msg::ToggleAllJobs => self.show_all_jobs = !self.show_all_jobs,
+            Msg::ElasticJob(j) => {
+                self.elastic_job = Some(j);
+                self.elastic_dirty = true;
+            }
+            Msg::ElasticEpoch(e) => {
+                self.elastic_epoch = e;
+                self.elastic_dirty = true;
+            }
             Msg::FocusPolicy(i) => {
                 self.focus_policy = i;
                 self.charts_dirty = true;
@@ -911,13 +1397,21 @@ impl Component for App {
     }
 
     fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
-        if !self.charts_dirty {
+        if std::mem::take(&mut self.elastic_dirty) {
+            if let Err(e) = self.draw_elastic_charts() {
+                self.run_error = Some(format!("chart: {e}"));
+            }
+        }
+        if !std::mem::take(&mut self.charts_dirty) {
             return;
         }
-        self.charts_dirty = false;
         let Some((exp, results)) = &self.results else {
             return;
         };
+        let elastic = self
+            .results_resolved
+            .as_ref()
+            .is_some_and(|r| r.apps.is_some());
         let canvases: Vec<Option<HtmlCanvasElement>> = self
             .charts
             .iter()
@@ -946,33 +1440,41 @@ impl Component for App {
         }
         if let Some(c) = canvases[1].clone() {
             let s = named(&|r| r.rhos.clone());
-            errors.extend(
-                charts::draw_cdf(
+            let title = "Finish-time fairness rho (CDF)";
+            let drawn = if elastic {
+                charts::draw_message(c, title, "Not computed for elastic experiments: rho needs the isolated policy, which exists for round-based experiments only.")
+            } else if s.iter().all(|x| x.1.is_empty()) {
+                charts::draw_message(
                     c,
-                    "Finish-time fairness rho (CDF)",
-                    "rho = JCT / isolated JCT",
-                    &s,
-                    false,
+                    title,
+                    if exp.fairness {
+                        "No rho yet: it appears once the isolated baseline has run."
+                    } else {
+                        "Fairness is off: tick 'finish-time fairness' in Run settings to run the isolated baseline."
+                    },
                 )
-                .err(),
-            );
+            } else {
+                charts::draw_cdf(c, title, "rho = JCT / isolated JCT", &s, false)
+            };
+            errors.extend(drawn.err());
         }
         if let Some(c) = canvases[2].clone() {
             let types: Vec<(String, u32)> = ClusterSpec::parse(&exp.cluster)
                 .map(|c| c.types.iter().map(|t| (t.name.clone(), t.count)).collect())
                 .unwrap_or_default();
-            let r = &results[self.focus_policy.min(results.len().saturating_sub(1))];
-            let s = charts::utilization_series(r, &types);
-            errors.extend(
-                charts::draw_lines(
-                    c,
-                    &format!("Utilization per GPU type ({})", r.summary.policy),
-                    "busy GPUs / GPUs",
-                    &s,
-                    Some(1.0),
-                )
-                .err(),
-            );
+            if let Some(r) = results.get(self.focus_policy.min(results.len().saturating_sub(1))) {
+                let s = charts::utilization_series(r, &types);
+                errors.extend(
+                    charts::draw_lines(
+                        c,
+                        &format!("Utilization per GPU type ({})", r.summary.policy),
+                        "busy GPUs / GPUs",
+                        &s,
+                        Some(1.0),
+                    )
+                    .err(),
+                );
+            }
         }
         if let Some(c) = canvases[3].clone() {
             let s: Vec<(String, Vec<(f64, f64)>)> = results
@@ -1021,6 +1523,7 @@ impl Component for App {
                     </aside>
                     <main>
                         { self.view_compare(ctx) }
+                        { self.view_elastic(ctx) }
                         { self.view_stepper(ctx) }
                     </main>
                 </div>
@@ -1030,7 +1533,17 @@ impl Component for App {
     }
 }
 
-const CHART_NAMES: [&str; 4] = ["jct-cdf", "rho-cdf", "utilization", "queue"];
+/// Canvases of the page: the four of the comparison, then the two of the elastic panel.
+const CHARTS: usize = 6;
+
+const CHART_NAMES: [&str; CHARTS] = [
+    "jct-cdf",
+    "rho-cdf",
+    "utilization",
+    "queue",
+    "job-history",
+    "goodput",
+];
 
 fn input_value(e: &Event) -> String {
     e.target_unchecked_into::<HtmlInputElement>().value()
@@ -1072,6 +1585,16 @@ impl App {
                 input.set_value("");
             })
         };
+        let on_folder = {
+            let link = link.clone();
+            Callback::from(move |e: Event| {
+                let input: HtmlInputElement = e.target_unchecked_into();
+                if let Some(list) = input.files().filter(|l| l.length() > 0) {
+                    read_folder(list, link.clone());
+                }
+                input.set_value("");
+            })
+        };
         let on_drop = {
             let link = link.clone();
             Callback::from(move |e: DragEvent| {
@@ -1103,8 +1626,8 @@ impl App {
             <section class="panel" id="workload-panel">
                 <h2>{ "Workload" }</h2>
                 <p class="current" id="workload-label">{ &self.workload_label }</p>
-                <label>{ "Bundled trace " }
-                    <select onchange={link.callback(|e: Event| Msg::TracePreset(select_value(&e)))}>
+                <label title={if self.elastic { "The bundled traces name round-based job types; elastic experiments use the generator or an uploaded Pollux workload" } else { "" }}>{ "Bundled trace " }
+                    <select id="trace-preset" disabled={self.elastic} onchange={link.callback(|e: Event| Msg::TracePreset(select_value(&e)))}>
                         <option value="" selected={preset_name.is_empty()} disabled=true>{ "—" }</option>
                         { for presets::TRACES.iter().map(|t| html! { <option value={t.name} selected={preset_name == t.name} title={t.description}>{ t.name }</option> }) }
                     </select>
@@ -1114,22 +1637,28 @@ impl App {
                     <label>{ "jobs " }<input type="number" min="1" value={g.num_jobs.to_string()} onchange={link.callback(|e: Event| Msg::Generator("num_jobs", input_value(&e)))} /></label>
                     <label>{ "jobs/hour (0 = all at t=0) " }<input type="number" min="0" step="0.1" value={g.jobs_per_hour.to_string()} onchange={link.callback(|e: Event| Msg::Generator("jobs_per_hour", input_value(&e)))} /></label>
                     <label>{ "seed " }<input type="number" min="0" value={g.seed.to_string()} onchange={link.callback(|e: Event| Msg::Generator("seed", input_value(&e)))} /></label>
-                    <label><input type="checkbox" checked={g.multi_gpu} onchange={link.callback(|e: Event| Msg::Generator("multi_gpu", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " multi-GPU jobs" }</label>
-                    <label><input type="checkbox" checked={g.priority_weights} onchange={link.callback(|e: Event| Msg::Generator("priority_weights", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " priority weights" }</label>
+                    if self.elastic {
+                        <p class="hint">{ "Elastic jobs: each draws an application by size class (Pollux's mix) and its user's GPU count and batch size." }</p>
+                    } else {
+                        <label><input type="checkbox" checked={g.multi_gpu} onchange={link.callback(|e: Event| Msg::Generator("multi_gpu", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " multi-GPU jobs" }</label>
+                        <label><input type="checkbox" checked={g.priority_weights} onchange={link.callback(|e: Event| Msg::Generator("priority_weights", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " priority weights" }</label>
+                    }
                     <button id="generate" onclick={link.callback(|_| Msg::Generate)}>{ "Generate" }</button>
                 </fieldset>
                 <div class="drop" ondragover={Callback::from(|e: DragEvent| e.prevent_default())} ondrop={on_drop}>
-                    <label>{ "Trace file (Orrery CSV/JSON, Gavel .trace) " }<input id="trace-file" type="file" accept=".csv,.json,.trace,.txt" onchange={on_trace} /></label>
+                    <label>{ "Trace file (Orrery CSV/JSON, Gavel .trace, Pollux workload CSV) " }<input id="trace-file" type="file" accept=".csv,.json,.trace,.txt" onchange={on_trace} /></label>
                     <p class="hint">{ "or drop a file here" }</p>
                 </div>
                 if let Some(e) = &self.workload_error { <p class="error" id="workload-error">{ e }</p> }
                 <label>{ "Profile " }
-                    <select onchange={link.callback(|e: Event| Msg::ProfilePreset(select_value(&e)))}>
+                    <select id="profile-preset" onchange={link.callback(|e: Event| Msg::ProfilePreset(select_value(&e)))}>
                         { for presets::PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ p.name }</option> }) }
-                        if !presets::PROFILES.iter().any(|p| p.name == profile_name) { <option selected=true disabled=true>{ profile_name.clone() }</option> }
+                        { for presets::ELASTIC_PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ format!("{} (elastic)", p.name) }</option> }) }
+                        if !presets::PROFILES.iter().chain(presets::ELASTIC_PROFILES).any(|p| p.name == profile_name) { <option selected=true disabled=true>{ profile_name.clone() }</option> }
                     </select>
                 </label>
-                <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
+                <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON, Orrery elastic-apps JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
+                <label title="A folder with one sub-folder per application holding placements.csv, scalability.csv and validation-<batch>.csv, like the Pollux simulator's traces/ folder">{ "Pollux application folders " }<input id="profile-folder" type="file" webkitdirectory=true multiple=true onchange={on_folder} /></label>
                 if let Some(e) = &self.profile_error { <p class="error" id="profile-error">{ e }</p> }
             </section>
         }
@@ -1165,6 +1694,7 @@ impl App {
                     </table>
                     <button onclick={link.callback(|_| Msg::ClusterAddType)}>{ "Add GPU type" }</button>
                 }
+                if let Some(w) = self.elastic_cluster_warning() { <p class="hint" id="cluster-warning">{ w }</p> }
                 if let Some(e) = &self.cluster_error { <p class="error" id="cluster-error">{ e }</p> }
             </section>
         }
@@ -1175,8 +1705,9 @@ impl App {
         html! {
             <section class="panel" id="policy-panel">
                 <h2>{ "Policies" }</h2>
+                if self.elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model)." }</p> }
                 <ul class="policies">
-                { for policy::policies().iter().map(|info| {
+                { for policy_rows(self.elastic).iter().map(|info| {
                     let name = info.name.to_string();
                     let selected = self.policy_params.iter().find(|(n, _)| n == info.name);
                     let toggle = { let name = name.clone(); link.callback(move |_| Msg::TogglePolicy(name.clone())) };
@@ -1202,11 +1733,15 @@ impl App {
             <section class="panel" id="settings-panel">
                 <h2>{ "Run settings" }</h2>
                 <label>{ "seed " }<input id="seed" type="number" min="0" value={self.exp.seed.to_string()} onchange={link.callback(|e: Event| Msg::Seed(input_value(&e)))} /></label>
-                <label>{ "round (s) " }<input type="number" min="1" value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
+                <label title={if self.elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else { "" }}>{ if self.elastic { "scheduling interval (s) " } else { "round (s) " } }<input id="round" type="number" min="1" value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
                 <label>{ "restart cost (s) " }<input type="number" min="0" value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
                 <label>{ "measure jobs A:B " }<input id="window" type="text" placeholder="all" value={self.exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default()} onchange={link.callback(|e: Event| Msg::Window(input_value(&e)))} /></label>
-                <label><input type="checkbox" checked={self.exp.gavel_compat} onchange={link.callback(|e: Event| Msg::GavelCompat(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " Gavel-compatible mechanism" }</label>
-                <label><input type="checkbox" checked={self.exp.fairness} onchange={link.callback(|e: Event| Msg::Fairness(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " finish-time fairness (runs the isolated baseline)" }</label>
+                if self.elastic {
+                    <p class="hint" id="elastic-settings">{ "Elastic experiments: Gavel's mechanism and finish-time fairness (rho) do not apply; every allocation change costs the restart cost." }</p>
+                } else {
+                    <label><input type="checkbox" checked={self.exp.gavel_compat} onchange={link.callback(|e: Event| Msg::GavelCompat(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " Gavel-compatible mechanism" }</label>
+                    <label><input type="checkbox" checked={self.exp.fairness} onchange={link.callback(|e: Event| Msg::Fairness(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " finish-time fairness (runs the isolated baseline)" }</label>
+                }
             </section>
         }
     }
@@ -1215,6 +1750,7 @@ impl App {
         let link = ctx.link();
         let running = self.worker.is_some();
         let results: &[PolicyResult] = self.results.as_ref().map_or(&[], |r| r.1.as_slice());
+        let elastic = self.results_elastic();
         html! {
             <section class="panel wide" id="compare-panel">
                 <h2>{ "Compare policies" }</h2>
@@ -1222,12 +1758,12 @@ impl App {
                     <button id="compare" disabled={running} onclick={link.callback(|_| Msg::Compare)}>{ "Run comparison" }</button>
                     if running {
                         <progress id="progress" max="1" value={self.progress.as_ref().map_or(0.0, |p| p.fraction()).to_string()} />
-                        <span class="progress-label">{ self.progress.as_ref().map(|p| format!("{} ({}/{})", p.policy, p.run + 1, p.runs)).unwrap_or_default() }</span>
+                        <span class="progress-label">{ self.progress.as_ref().map(progress_label).unwrap_or_default() }</span>
                         <button id="cancel" onclick={link.callback(|_| Msg::Cancel)}>{ "Cancel" }</button>
                     }
                     if let Some(ms) = self.last_run_ms {
-                        <span class="timing" id="run-ms" data-ms={format!("{ms:.0}")} data-compute-ms={format!("{:.0}", self.worker_ms.unwrap_or(0.0))}>
-                            { format!("last run {:.2} s ({:.2} s computing)", ms / 1000.0, self.worker_ms.unwrap_or(0.0) / 1000.0) }
+                        <span class="timing" id="run-ms" data-ms={format!("{ms:.0}")} data-compute-ms={format!("{:.0}", self.worker_ms.unwrap_or(0.0))} data-transfer-bytes={self.transfer_bytes.unwrap_or(0).to_string()}>
+                            { format!("last run {:.2} s ({:.2} s computing, {} kB of results)", ms / 1000.0, self.worker_ms.unwrap_or(0.0) / 1000.0, self.transfer_bytes.unwrap_or(0) / 1000) }
                         </span>
                     }
                 </div>
@@ -1235,22 +1771,40 @@ impl App {
                 <table id="summary" class="summary" data-complete={self.results_complete.to_string()}>
                     <thead><tr>
                         <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
-                        <th>{ "avg wait (h)" }</th><th>{ "utilization" }</th><th>{ "max rho" }</th><th>{ "restarts" }</th>
+                        <th>{ "avg wait (h)" }</th><th>{ "utilization" }</th>
+                        if elastic {
+                            <th title="GPU-hours held by jobs, restarts included">{ "GPU-h" }</th>
+                            <th title="GPUs per running job, time-weighted">{ "avg GPUs/job" }</th>
+                            <th title="Allocation changes after a job's first (each costs the restart cost)">{ "restarts" }</th>
+                            <th title="Jobs stopped with no GPUs left">{ "preemptions" }</th>
+                            <th title="Changes of a job's GPU count or total batch size, the first allocation included">{ "resizes" }</th>
+                        } else {
+                            <th>{ "max rho" }</th><th>{ "restarts" }</th>
+                        }
                     </tr></thead>
                     <tbody>
                     { for results.iter().enumerate().map(|(i, r)| {
                         let s = &r.summary;
+                        let stats = r.elastic.as_ref().map(|e| elastic::run_stats(e, s.makespan_s));
                         html! {
-                            <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()}>
+                            <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}>
                                 <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
-                                <td>{ s.num_jobs }</td>
+                                <td>{ s.num_jobs } if s.unfinished > 0 { <span class="hint">{ format!(" +{} unfinished", s.unfinished) }</span> }</td>
                                 <td>{ hours(s.avg_jct_s) }</td>
                                 <td>{ hours(s.p99_jct_s) }</td>
                                 <td>{ hours(s.makespan_s) }</td>
                                 <td>{ hours(s.avg_wait_s) }</td>
                                 <td>{ format!("{:.1}%", s.utilization * 100.0) }</td>
-                                <td>{ s.max_rho.map(|r| format!("{r:.2}")).unwrap_or_else(|| "—".into()) }</td>
-                                <td>{ s.restarts }</td>
+                                if elastic {
+                                    <td>{ format!("{:.1}", s.gpu_hours) }</td>
+                                    <td>{ stats.map(|x| format!("{:.2}", x.avg_gpus)).unwrap_or_else(|| "—".into()) }</td>
+                                    <td>{ s.restarts }</td>
+                                    <td>{ s.preemptions }</td>
+                                    <td>{ stats.map(|x| x.resizes.to_string()).unwrap_or_else(|| "—".into()) }</td>
+                                } else {
+                                    <td>{ s.max_rho.map(|r| format!("{r:.2}")).unwrap_or_else(|| "—".into()) }</td>
+                                    <td>{ s.restarts }</td>
+                                }
                             </tr>
                         }
                     }) }
@@ -1262,6 +1816,7 @@ impl App {
                         <button onclick={link.callback(|_| Msg::Download(Export::SummaryJson))}>{ "Summary JSON" }</button>
                         <button onclick={link.callback(|_| Msg::Download(Export::JobsCsv))}>{ "Per-job CSV" }</button>
                         <button onclick={link.callback(|_| Msg::Download(Export::RoundsCsv))}>{ "Per-round CSV" }</button>
+                        if elastic { <button id="download-resizes" onclick={link.callback(|_| Msg::Download(Export::ResizesCsv))}>{ "Elastic jobs CSV" }</button> }
                         <label>{ "utilization of " }
                             <select onchange={link.callback(|e: Event| Msg::FocusPolicy(select_value(&e).parse().unwrap_or(0)))}>
                                 { for results.iter().enumerate().map(|(i, r)| html! { <option value={i.to_string()} selected={i == self.focus_policy}>{ r.summary.policy.clone() }</option> }) }
@@ -1300,10 +1855,10 @@ impl App {
                     <label>{ "speed " }<input id="speed" type="range" min="0" max="1000" step="50" value={(1000 - self.speed_ms.min(1000)).to_string()} oninput={link.callback(|e: InputEvent| Msg::Speed((1000 - e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>().unwrap_or(800)).to_string()))} /></label>
                     <button id="run-to-end" onclick={link.callback(|_| Msg::RunToEnd)} disabled={done}>{ "Run to end" }</button>
                     <button id="reset" onclick={link.callback(|_| Msg::Reset)}>{ "Reset" }</button>
-                    <span class="clock" id="clock" data-now-s={now.to_string()}>{ format!("t = {} · round {}", clock(now), round) }</span>
+                    <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {} {}", clock(now), if self.elastic { "tick" } else { "round" }, round) }</span>
                     if done { <span class="done">{ "finished" }</span> }
                 </div>
-                <p class="hint">{ "Keys: space plays or pauses, → steps one round." }</p>
+                <p class="hint">{ if self.elastic { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
                 if let Some(e) = &self.step_error { <p class="error">{ e }</p> }
                 if let Some(st) = &self.stepper { { self.view_state(ctx, st) } }
             </section>
@@ -1311,7 +1866,10 @@ impl App {
     }
 
     fn view_state(&self, ctx: &Context<Self>, st: &Stepper) -> Html {
-        let sim = &st.sim;
+        let sim = match &st.sim {
+            StepSim::Rounds(s) => s,
+            StepSim::Elastic(s) => return self.view_elastic_state(ctx, st, s),
+        };
         let cluster = sim.cluster();
         let owners = sim.gpu_owners();
         let colour = |j: JobId| format!("hsl({}, 65%, 55%)", (j * 137) % 360);
@@ -1375,6 +1933,10 @@ impl App {
             </div>
         }
     }
+}
+
+fn progress_label(p: &Progress) -> String {
+    format!("{} ({}/{})", p.policy, p.run + 1, p.runs)
 }
 
 fn clock(s: f64) -> String {

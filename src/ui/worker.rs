@@ -30,6 +30,61 @@ pub struct PolicyResult {
     pub series: Vec<SeriesPoint>,
     /// Per-job CSV.
     pub jobs_csv: String,
+    /// Elastic experiments: every job's changes of GPU count and batch size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elastic: Option<ElasticJobs>,
+}
+
+/// One change of an elastic job's configuration, compact for the worker's messages (a JSON
+/// array): from `time` (s) on, `gpus` GPUs on `nodes` servers at total batch `batch`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Resize(pub f64, pub u32, pub u32, pub u32);
+
+impl Resize {
+    /// From this time on (s).
+    pub fn time(&self) -> f64 {
+        self.0
+    }
+    /// GPUs held (0 = not running).
+    pub fn gpus(&self) -> u32 {
+        self.1
+    }
+    /// Servers spanned.
+    pub fn nodes(&self) -> u32 {
+        self.2
+    }
+    /// Total batch size (0 when not running).
+    pub fn batch(&self) -> u32 {
+        self.3
+    }
+}
+
+/// What the elastic charts need of one policy's run, by job id.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ElasticJobs {
+    /// Completion time (s), None if unfinished.
+    pub finish: Vec<Option<f64>>,
+    /// Changes of GPU count or batch size, in time order (the first allocation included).
+    pub resizes: Vec<Vec<Resize>>,
+}
+
+impl ElasticJobs {
+    /// From a recorder of an elastic run.
+    pub fn from_recorder(rec: &Recorder) -> Self {
+        ElasticJobs {
+            finish: rec.jobs.iter().map(|j| j.finish).collect(),
+            resizes: rec
+                .jobs
+                .iter()
+                .map(|j| {
+                    j.resizes
+                        .iter()
+                        .map(|p| Resize(p.time, p.gpus, p.nodes, p.batch_size))
+                        .collect()
+                })
+                .collect(),
+        }
+    }
 }
 
 /// What the worker answers.
@@ -39,10 +94,12 @@ pub enum FromWorker {
     Ready,
     /// Progress of the current run.
     Progress(Progress),
-    /// Results of the policies finished so far (without rho until the baseline has run).
-    Partial(Vec<PolicyResult>),
-    /// The results, in the experiment's policy order, and the worker's compute time (ms).
-    Done(Vec<PolicyResult>, f64),
+    /// The result of the policy at this index of the experiment's list, as soon as it has
+    /// run (without rho until the baseline has run).
+    Partial(usize, Box<PolicyResult>),
+    /// The results, in the experiment's policy order (None when they are the partial
+    /// results already sent, as when no baseline runs), and the worker's compute time (ms).
+    Done(Option<Vec<PolicyResult>>, f64),
     /// The run failed.
     Failed(String),
 }
@@ -59,17 +116,18 @@ fn policy_result(
         jcts: rec.jct_values(window),
         rhos: rec.rho_values(window, iso),
         jobs_csv: rec.jobs_csv(iso),
+        elastic: r.apps.is_some().then(|| ElasticJobs::from_recorder(&rec)),
         series: rec.series,
     }
 }
 
 /// Run an experiment into results: every policy in order (reporting each as it finishes
-/// through `partial`), then the isolated baseline for rho, after which the summaries are
+/// through `partial`, with its index), then the isolated baseline for rho, after which the summaries are
 /// recomputed with it. The final numbers equal those of [`crate::experiment::run`].
 pub fn run_experiment(
     exp: &Experiment,
     mut progress: impl FnMut(&Progress),
-    mut partial: impl FnMut(&[PolicyResult]),
+    mut partial: impl FnMut(usize, &PolicyResult),
 ) -> Result<Vec<PolicyResult>, String> {
     let r = exp.resolve().map_err(|e| e.to_string())?;
     let fairness = exp.fairness && r.supports_fairness();
@@ -90,7 +148,7 @@ pub fn run_experiment(
             None,
         ));
         recorders.push((res.summary.policy, res.recorder));
-        partial(&results);
+        partial(i, &results[i]);
     }
     if !fairness {
         return Ok(results);
@@ -133,6 +191,7 @@ pub fn worker_main() {
                 let started = js_sys::Date::now();
                 let mut last = 0.0;
                 let s = reply_scope.clone();
+                let mut sent = Vec::new();
                 let result = run_experiment(
                     &exp,
                     |p| {
@@ -142,13 +201,20 @@ pub fn worker_main() {
                             post(&s, &FromWorker::Progress(p.clone()));
                         }
                     },
-                    |partial| post(&reply_scope, &FromWorker::Partial(partial.to_vec())),
+                    |i, r| {
+                        post(&reply_scope, &FromWorker::Partial(i, Box::new(r.clone())));
+                        sent.push(r.clone());
+                    },
                 );
                 match result {
-                    Ok(r) => post(
-                        &reply_scope,
-                        &FromWorker::Done(r, js_sys::Date::now() - started),
-                    ),
+                    Ok(r) => {
+                        // Results equal to the partial ones are not sent twice.
+                        let changed = (r != sent).then_some(r);
+                        post(
+                            &reply_scope,
+                            &FromWorker::Done(changed, js_sys::Date::now() - started),
+                        )
+                    }
                     Err(e) => post(&reply_scope, &FromWorker::Failed(e)),
                 }
             }
@@ -162,6 +228,7 @@ pub fn worker_main() {
 /// The page's handle on a worker; dropping it terminates the worker.
 pub struct WorkerHandle {
     worker: Worker,
+    received: std::rc::Rc<std::cell::Cell<usize>>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
 }
 
@@ -170,8 +237,11 @@ impl WorkerHandle {
     pub fn spawn(on_message: impl Fn(FromWorker) + 'static) -> Result<Self, String> {
         let worker = Worker::new("./worker-loader.js")
             .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+        let received = std::rc::Rc::new(std::cell::Cell::new(0));
+        let counter = received.clone();
         let cb = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
             let text = e.data().as_string().unwrap_or_default();
+            counter.set(counter.get() + text.len());
             match serde_json::from_str::<FromWorker>(&text) {
                 Ok(m) => on_message(m),
                 Err(err) => on_message(FromWorker::Failed(format!(
@@ -182,8 +252,14 @@ impl WorkerHandle {
         worker.set_onmessage(Some(cb.as_ref().unchecked_ref()));
         Ok(WorkerHandle {
             worker,
+            received,
             _on_message: cb,
         })
+    }
+
+    /// Bytes of JSON received from the worker so far.
+    pub fn received_bytes(&self) -> usize {
+        self.received.get()
     }
 
     /// Send a request.
