@@ -216,6 +216,8 @@ pub struct App {
     speed_ms: u32,
     worker: Option<WorkerHandle>,
     progress: Option<Progress>,
+    /// The progress bar and its label, updated in place.
+    progress_refs: [NodeRef; 2],
     results: Option<(Experiment, Vec<PolicyResult>)>,
     results_complete: bool,
     run_error: Option<String>,
@@ -889,6 +891,7 @@ impl Component for App {
             speed_ms: 200,
             worker: None,
             progress: None,
+            progress_refs: Default::default(),
             results: None,
             results_complete: false,
             run_error: None,
@@ -1243,7 +1246,19 @@ impl Component for App {
                         self.run_results.clear();
                     }
                 }
-                FromWorker::Progress(p) => self.progress = Some(p),
+                FromWorker::Progress(p) => {
+                    // The bar and its label are updated in place: re-rendering the page ten
+                    // times a second would also reset any field the user is typing in.
+                    let (fraction, label) = (p.fraction(), progress_label(&p));
+                    self.progress = Some(p);
+                    let bar = self.progress_refs[0].cast::<web_sys::Element>();
+                    let text = self.progress_refs[1].cast::<web_sys::Element>();
+                    if let (Some(bar), Some(text)) = (bar, text) {
+                        let _ = bar.set_attribute("value", &fraction.to_string());
+                        text.set_text_content(Some(&label));
+                        return false;
+                    }
+                }
                 FromWorker::Partial(i, r) => {
                     if i <= self.run_results.len() {
                         self.run_results.truncate(i);
@@ -1757,8 +1772,8 @@ impl App {
                 <div class="controls">
                     <button id="compare" disabled={running} onclick={link.callback(|_| Msg::Compare)}>{ "Run comparison" }</button>
                     if running {
-                        <progress id="progress" max="1" value={self.progress.as_ref().map_or(0.0, |p| p.fraction()).to_string()} />
-                        <span class="progress-label">{ self.progress.as_ref().map(progress_label).unwrap_or_default() }</span>
+                        <progress id="progress" ref={self.progress_refs[0].clone()} max="1" value={self.progress.as_ref().map_or(0.0, |p| p.fraction()).to_string()} />
+                        <span class="progress-label" ref={self.progress_refs[1].clone()}>{ self.progress.as_ref().map(progress_label).unwrap_or_default() }</span>
                         <button id="cancel" onclick={link.callback(|_| Msg::Cancel)}>{ "Cancel" }</button>
                     }
                     if let Some(ms) = self.last_run_ms {
