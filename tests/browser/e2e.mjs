@@ -1,12 +1,18 @@
 // End-to-end tests of the web playground in headless Chromium (Debian's), driven by
 // playwright-core. Serves dist/ (built by `trunk build --release`) on 127.0.0.1 and checks
 // what a person would do: load, run, read the summary, share, reopen, upload a bad file,
-// step rounds, open a garbled link; and that the page's numbers equal the native CLI's.
+// step rounds, open a garbled link; the same for an elastic (Pollux) experiment with its
+// panel, charts, uploads and stepping; and that the page's numbers equal the native CLI's
+// (target/release/orrery, built by `cargo build --release`). The Pollux simulator's data in
+// ../shared/reference/pollux is used when present (the folder-upload test says SKIPPED
+// otherwise).
 import { createRequire } from 'node:module';
 import { spawn, execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import fs from 'node:fs';
+import os from 'node:os';
+import zlib from 'node:zlib';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const require = createRequire(path.join(root, '.tools/node_modules/'));
@@ -14,6 +20,7 @@ const { chromium } = require('playwright-core');
 const PORT = Number(process.env.ORRERY_TEST_PORT || 8099);
 const BASE = `http://127.0.0.1:${PORT}/`;
 const ORRERY = path.join(root, 'target/release/orrery');
+const POLLUX_REF = path.resolve(root, '../shared/reference/pollux');
 
 const results = [];
 async function test(name, fn) {
@@ -29,13 +36,54 @@ async function test(name, fn) {
 }
 function assert(cond, msg) { if (!cond) throw new Error(msg); }
 
-async function summary(page, count, timeout = 120000) {
-  await page.waitForFunction((n) => document.querySelector('#summary')?.getAttribute('data-complete') === 'true' && document.querySelectorAll('#summary tbody tr').length >= n, count, { timeout });
+async function summary(page, count, timeout = 120000, first = null) {
+  await page.waitForFunction(([n, p]) => document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
+    && document.querySelectorAll('#summary tbody tr').length >= n
+    && (p === null || document.querySelector('#summary tbody tr')?.getAttribute('data-policy') === p), [count, first], { timeout });
   return page.$$eval('#summary tbody tr', (rows) => rows.map((r) => ({
     policy: r.getAttribute('data-policy'),
     avg: Number(r.getAttribute('data-avg-jct-s')),
     makespan: Number(r.getAttribute('data-makespan-s')),
   })));
+}
+
+// Every figure of a summary row the native JSON also has, for exact comparisons.
+async function fullSummary(page) {
+  return page.$$eval('#summary tbody tr', (rows) => rows.map((r) => ({
+    policy: r.getAttribute('data-policy'),
+    avg: Number(r.getAttribute('data-avg-jct-s')),
+    p99: Number(r.getAttribute('data-p99-jct-s')),
+    makespan: Number(r.getAttribute('data-makespan-s')),
+    restarts: Number(r.getAttribute('data-restarts')),
+    gpuHours: Number(r.getAttribute('data-gpu-hours')),
+  })));
+}
+
+// The native summaries of a share link. Links longer than one command-line argument may be
+// (128 kB on Linux) go through --config with the experiment the link carries.
+function nativeSummary(link) {
+  let args = ['compare', '--link', link, '--format', 'json'];
+  let tmp;
+  if (link.length > 100000) {
+    const data = link.slice(link.indexOf('#x1.') + 4).replace(/-/g, '+').replace(/_/g, '/');
+    const json = zlib.inflateRawSync(Buffer.from(data, 'base64')).toString('utf8');
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'orrery-link-'));
+    fs.writeFileSync(path.join(tmp, 'experiment.json'), json);
+    args = ['compare', '--config', path.join(tmp, 'experiment.json'), '--format', 'json'];
+  }
+  const out = execFileSync(ORRERY, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  return JSON.parse(out).map((s) => ({ policy: s.policy, avg: s.avg_jct_s, p99: s.p99_jct_s, makespan: s.makespan_s, restarts: s.restarts, gpuHours: s.gpu_hours }));
+}
+
+// Whether a canvas has anything but white on it.
+async function canvasDrawn(page, selector) {
+  return page.$eval(selector, (c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let ink = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) ink++;
+    return ink;
+  });
 }
 
 const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', path.join(root, 'dist')], { stdio: 'ignore' });
@@ -124,6 +172,164 @@ try {
     await cut.waitForSelector('#notice.error');
     await p.close();
     await cut.close();
+  });
+
+  // Elastic jobs (Pollux's model). The page's Pollux runs use a lighter genetic search
+  // (20 generations instead of 100) to keep the suite quick; the link carries the spec, so
+  // the native comparison is exact all the same.
+  let polluxLink;
+  let polluxRows;
+  await test('the pollux preset loads elastic policies and runs them in the worker', async () => {
+    await page.selectOption('#scenario', 'pollux');
+    await page.waitForSelector('#policy-panel input[data-policy="optimus"]');
+    // The preset starts running at once: cancel it to run the lighter search instead.
+    await page.click('#cancel', { timeout: 5000 }).catch(() => { /* already finished */ });
+    const label = await page.textContent('#workload-label');
+    assert(label.includes('elastic') && label.includes('160 jobs'), label);
+    const boxes = await page.$$eval('#policy-panel input[type=checkbox]', (xs) => xs.map((x) => x.getAttribute('data-policy')));
+    assert(JSON.stringify(boxes) === JSON.stringify(['pollux', 'tiresias', 'optimus']), JSON.stringify(boxes));
+    await page.fill('#policy-panel li:has(input[data-policy="pollux"]) input[type=text]', 'generations=20');
+    await page.press('#policy-panel li:has(input[data-policy="pollux"]) input[type=text]', 'Enter');
+    await page.click('#settings-panel h2');
+    const t0 = Date.now();
+    await page.click('#compare');
+    const rows = await summary(page, 3, 300000, 'pollux[generations=20]');
+    assert(rows.map((r) => r.policy).join() === 'pollux[generations=20],tiresias,optimus', JSON.stringify(rows));
+    assert(rows.every((r) => r.avg > 0 && Number.isFinite(r.avg) && r.makespan >= r.avg), JSON.stringify(rows));
+    const head = await page.$$eval('#summary thead th', (ths) => ths.map((t) => t.textContent));
+    assert(!head.includes('max rho') && head.includes('GPU-h') && head.includes('preemptions'), JSON.stringify(head));
+    const util = await page.$$eval('#summary tbody tr td:nth-child(7)', (tds) => tds.map((t) => parseFloat(t.textContent)));
+    assert(util.every((u) => u > 0 && u <= 100), JSON.stringify(util));
+    const ms = await page.getAttribute('#run-ms', 'data-compute-ms');
+    const kb = Number(await page.getAttribute('#run-ms', 'data-transfer-bytes')) / 1000;
+    console.log(`     3 elastic policies in ${Date.now() - t0} ms (${ms} ms computing in the worker, ${kb.toFixed(0)} kB of results): ${JSON.stringify(rows)}`);
+    polluxRows = await fullSummary(page);
+  });
+
+  await test('the elastic panel shows a job over time and its goodput curve, with an epoch slider', async () => {
+    await page.waitForSelector('#elastic-panel');
+    await page.waitForFunction(() => Number(document.querySelector('#chart-job-history')?.getAttribute('data-points')) > 0
+      && Number(document.querySelector('#chart-goodput')?.getAttribute('data-points')) > 0);
+    assert(await canvasDrawn(page, '#chart-job-history') > 1000, 'job history chart is blank');
+    assert(await canvasDrawn(page, '#chart-goodput') > 1000, 'goodput chart is blank');
+    const options = await page.$$eval('#elastic-job option', (os) => os.length);
+    assert(options === 160, `${options} jobs in the selector`);
+    const perPolicy = await page.$$eval('#elastic-job-table tbody tr', (rows) => rows.length);
+    assert(perPolicy === 3, `${perPolicy} rows in the job table`);
+    // Another job, then another epoch: both charts are redrawn for them.
+    await page.selectOption('#elastic-job', '3');
+    await page.waitForFunction(() => document.querySelector('#elastic-job').value === '3');
+    const max = Number(await page.getAttribute('#elastic-epoch', 'max'));
+    assert(max >= 1, `epoch slider max ${max}`);
+    await page.$eval('#elastic-epoch', (el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, max);
+    await page.waitForFunction((v) => document.querySelector('#chart-goodput').getAttribute('data-epoch') === String(v), max);
+    assert(Number(await page.getAttribute('#chart-goodput', 'data-points')) > 0, 'no goodput points at the last epoch');
+    const rho = await canvasDrawn(page, '#chart-rho-cdf');
+    assert(rho > 0, 'rho chart should explain itself');
+  });
+
+  await test('a copied link of the pollux experiment reproduces the native numbers exactly', async () => {
+    await page.click('#copy-link');
+    await page.waitForFunction((old) => location.href !== old, link);
+    await page.waitForSelector('#notice.ok');
+    polluxLink = page.url();
+    const native = nativeSummary(polluxLink);
+    assert(JSON.stringify(native) === JSON.stringify(polluxRows), `native ${JSON.stringify(native)} != page ${JSON.stringify(polluxRows)}`);
+    const fresh = await context.newPage();
+    fresh.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await fresh.goto(polluxLink);
+    await summary(fresh, 3, 300000, 'pollux[generations=20]');
+    const again = await fullSummary(fresh);
+    assert(JSON.stringify(again) === JSON.stringify(polluxRows), `${JSON.stringify(again)} != ${JSON.stringify(polluxRows)}`);
+    await fresh.waitForSelector('#elastic-panel');
+    await fresh.close();
+  });
+
+  await test('stepping an elastic experiment shows servers, GPUs, batch sizes and epochs', async () => {
+    await page.click('#reset');
+    for (let i = 0; i < 3; i++) await page.click('#step');
+    await page.waitForFunction(() => document.querySelector('#clock').textContent.includes('tick 3'));
+    await page.waitForFunction(() => document.querySelectorAll('#servers .gpu.busy').length > 0);
+    const rows = await page.$$eval('#elastic-step-jobs tbody tr', (rs) => rs.map((r) => Number(r.getAttribute('data-gpus'))));
+    assert(rows.length > 0 && rows.some((g) => g > 0), JSON.stringify(rows));
+    await page.selectOption('#step-policy', 'tiresias');
+    await page.click('#step');
+    await page.waitForFunction(() => document.querySelector('#clock').textContent.includes('tick 1'));
+  });
+
+  await test('a Pollux workload CSV on a round-based profile switches to the elastic applications', async () => {
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.setInputFiles('#trace-file', { name: 'tiny-pollux.csv', mimeType: 'text/csv', buffer: Buffer.from('name,time,application,num_replicas,batch_size\ncifar10-0,0,cifar10,2,256\nbert-1,120,bert,1,24\nbogus\n') });
+    await p.waitForSelector('#workload-error');
+    const bad = await p.textContent('#workload-error');
+    assert(bad.includes('tiny-pollux.csv:4'), bad);
+    await p.setInputFiles('#trace-file', { name: 'tiny-pollux.csv', mimeType: 'text/csv', buffer: Buffer.from('name,time,application,num_replicas,batch_size\ncifar10-0,0,cifar10,2,256\nbert-1,120,bert,1,24\n') });
+    await p.waitForFunction(() => document.querySelector('#workload-label').textContent.includes('tiny-pollux.csv'));
+    const notice = await p.textContent('#notice');
+    assert(notice.includes('pollux-apps'), notice);
+    await p.waitForSelector('#policy-panel input[data-policy="optimus"]');
+    await p.click('#compare');
+    const rows = await summary(p, 3, 300000, 'pollux');
+    assert(rows.length === 3 && rows.every((r) => r.avg > 0), JSON.stringify(rows));
+    // And back: a round-based profile brings the round-based policies and a workload that fits.
+    await p.selectOption('#profile-preset', 'gavel-types');
+    await p.waitForSelector('#policy-panel input[data-policy="max_min_fairness_perf"]');
+    const back = await p.textContent('#notice');
+    assert(back.includes('Round-based profile'), back);
+    assert(!(await p.$('#elastic-settings')), 'elastic settings still shown');
+    await p.close();
+  });
+
+  await test('a profile folder with a bad file names file, line and field; the profile stays', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orrery-apps-'));
+    const app = path.join(dir, 'apps', 'toy');
+    fs.mkdirSync(app, { recursive: true });
+    fs.writeFileSync(path.join(app, 'placements.csv'), 'placement,local_bsz,step_time,sync_time\n1,32,0.04,0.001\n2,32,oops,0.01\n');
+    fs.writeFileSync(path.join(app, 'validation-128.csv'), 'progress,iteration,metric,grad_sqr,grad_var\n391,390,0.4,8.9,5.0\n');
+    const before = await page.$eval('#profile-preset', (s) => s.options[s.selectedIndex].textContent);
+    await page.setInputFiles('#profile-folder', path.join(dir, 'apps'));
+    await page.waitForSelector('#profile-error');
+    const msg = await page.textContent('#profile-error');
+    assert(msg.includes('toy/placements.csv:3') && msg.includes("field 'step_time'"), msg);
+    const after = await page.$eval('#profile-preset', (s) => s.options[s.selectedIndex].textContent);
+    assert(after === before, `profile changed: ${before} -> ${after}`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  await test('the Pollux simulator\'s folders and workload upload, run, and travel in a link', async () => {
+    if (!fs.existsSync(path.join(POLLUX_REF, 'traces'))) {
+      console.log('SKIPPED: ../shared/reference/pollux is absent');
+      return;
+    }
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.setInputFiles('#trace-file', path.join(POLLUX_REF, 'workload-6.csv'));
+    await p.waitForFunction(() => document.querySelector('#workload-label').textContent.includes('workload-6.csv'));
+    await p.setInputFiles('#profile-folder', path.join(POLLUX_REF, 'traces'));
+    await p.waitForFunction(() => document.querySelector('#notice')?.textContent.includes("Read 6 applications from folder 'traces'"));
+    const profile = await p.$eval('#profile-preset', (s) => s.options[s.selectedIndex].textContent);
+    assert(profile.includes("uploaded folder 'traces'"), profile);
+    await p.fill('#policy-panel li:has(input[data-policy="pollux"]) input[type=text]', 'generations=20');
+    await p.press('#policy-panel li:has(input[data-policy="pollux"]) input[type=text]', 'Enter');
+    await p.click('#settings-panel h2');
+    await p.click('#compare');
+    await summary(p, 3, 300000, 'pollux[generations=20]');
+    const rows = await fullSummary(p);
+    await p.click('#copy-link');
+    await p.waitForSelector('#notice');
+    const notice = await p.textContent('#notice');
+    const link = p.url();
+    assert(link.includes('#x1.'), 'no link in the address bar');
+    if (link.length > 100000) assert(notice.includes('long'), `no warning for a ${link.length}-character link: ${notice}`);
+    const native = nativeSummary(link);
+    assert(JSON.stringify(native) === JSON.stringify(rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(rows)}`);
+    console.log(`     link ${(link.length / 1000).toFixed(0)} kB; ${JSON.stringify(rows)}`);
+    await p.close();
   });
 
   await test('no uncaught errors in the page', async () => {
