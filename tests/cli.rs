@@ -562,3 +562,88 @@ fn series_csv_has_a_row_per_round() {
     );
     assert_eq!(lines.count(), rounds);
 }
+
+#[test]
+fn pollux_preset_prints_one_summary_per_policy() {
+    let out = json(&ok(&["compare", "--preset", "pollux", "--format", "json"]));
+    let arr = out.as_array().expect("an array of summaries");
+    let names: Vec<&str> = arr.iter().map(|s| s["policy"].as_str().unwrap()).collect();
+    assert_eq!(names, ["pollux", "tiresias", "optimus"]);
+    for s in arr {
+        assert_eq!(s["num_jobs"], 160);
+        assert_eq!(s["unfinished"], 0);
+        assert!(s["avg_jct_s"].as_f64().unwrap() > 0.0);
+        assert!(s["restarts"].as_u64().is_some());
+        assert!(s["max_rho"].is_null(), "no rho for elastic runs");
+    }
+    assert!(arr[0]["avg_jct_s"].as_f64() < arr[1]["avg_jct_s"].as_f64());
+}
+
+#[test]
+fn elastic_workloads_generate_and_run() {
+    let w = Temp::new("pollux-workload", "csv");
+    ok(&[
+        "generate",
+        "--apps",
+        "pollux-apps",
+        "--num-jobs",
+        "12",
+        "--jobs-per-hour",
+        "30",
+        "--seed",
+        "4",
+        "--out",
+        w.s(),
+    ]);
+    let text = std::fs::read_to_string(w.path()).unwrap();
+    assert!(text.starts_with("name,time,application,num_replicas,batch_size\n"));
+    assert_eq!(text.lines().count(), 13);
+    let exp = ok(&[
+        "link",
+        "--preset",
+        "pollux",
+        "--trace",
+        w.s(),
+        "--policy",
+        "tiresias",
+        "--policy",
+        "optimus",
+    ]);
+    assert!(exp.contains('#'), "a link: {exp}");
+    let a = ok(&[
+        "compare",
+        "--preset",
+        "pollux",
+        "--trace",
+        w.s(),
+        "--policy",
+        "tiresias",
+        "--policy",
+        "optimus",
+        "--format",
+        "json",
+    ]);
+    let b = ok(&["compare", "--link", exp.trim(), "--format", "json"]);
+    assert_eq!(a, b, "the link reproduces the run");
+    let listed = ok(&["policies"]);
+    assert!(listed.contains("pollux ") && listed.contains("optimus"));
+    // An application the profile does not have: file, line and field.
+    let bad_w = Temp::with(
+        "pollux-bad",
+        "csv",
+        "name,time,application,num_replicas,batch_size\nx-0,0,resnet,1,128\n",
+    );
+    let err = bad(&[
+        "run",
+        "--preset",
+        "pollux",
+        "--trace",
+        bad_w.s(),
+        "--policy",
+        "tiresias",
+    ]);
+    assert!(
+        err.contains(":2: field 'application': 'resnet' is not an application"),
+        "{err}"
+    );
+}
