@@ -193,12 +193,13 @@ struct SweepArgs {
 
 #[derive(Args, Debug)]
 struct GenerateArgs {
-    /// Number of jobs.
-    #[arg(long, value_name = "N", default_value_t = 100, value_parser = parse_num_jobs)]
-    num_jobs: usize,
-    /// Poisson arrival rate in jobs/hour (0 = every job at t = 0).
-    #[arg(long, value_name = "RATE", default_value_t = 0.0, value_parser = parse_rate, allow_hyphen_values = true)]
-    jobs_per_hour: f64,
+    /// Number of jobs [default: 100; 160 with --apps, as in Pollux's workloads].
+    #[arg(long, value_name = "N", value_parser = parse_num_jobs)]
+    num_jobs: Option<usize>,
+    /// Poisson arrival rate in jobs/hour, 0 = every job at t = 0 [default: 0; 20 with
+    /// --apps, Pollux's 160 jobs over 8 hours].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, allow_hyphen_values = true)]
+    jobs_per_hour: Option<f64>,
     /// Draw multi-GPU jobs (scale factors 1/2/4/8 with probabilities 0.7/0.1/0.15/0.05).
     #[arg(long)]
     multi_gpu: bool,
@@ -1134,9 +1135,10 @@ fn load_apps(source: &Path) -> CliResult<orrery::workload::Apps> {
 }
 
 fn cmd_generate(a: GenerateArgs) -> CliResult<()> {
+    let elastic = a.apps.is_some();
     let cfg = GeneratorConfig {
-        num_jobs: a.num_jobs,
-        jobs_per_hour: a.jobs_per_hour,
+        num_jobs: a.num_jobs.unwrap_or(if elastic { 160 } else { 100 }),
+        jobs_per_hour: a.jobs_per_hour.unwrap_or(if elastic { 20.0 } else { 0.0 }),
         multi_gpu: a.multi_gpu,
         priority_weights: a.priority_weights,
         seed: a.seed,
@@ -1157,13 +1159,6 @@ fn cmd_generate(a: GenerateArgs) -> CliResult<()> {
     }
     let (profile, _) = load_profile(a.profile.as_deref())?;
     let cluster = ClusterSpec::parse(&a.cluster).map_err(|e| CliError::Input(e.to_string()))?;
-    let cfg = GeneratorConfig {
-        num_jobs: a.num_jobs,
-        jobs_per_hour: a.jobs_per_hour,
-        multi_gpu: a.multi_gpu,
-        priority_weights: a.priority_weights,
-        seed: a.seed,
-    };
     let out = a.out.as_deref().map(create_output).transpose()?;
     let trace = generate(&profile, &cluster, &cfg).map_err(|e| CliError::Input(e.to_string()))?;
     let text = match a.format {
