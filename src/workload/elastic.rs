@@ -34,6 +34,9 @@ struct ValidationRow {
     grad_var: f64,
 }
 
+/// Validation rows of one batch size.
+type BatchRows = (u32, Vec<ValidationRow>);
+
 /// An application measured on real hardware (the Pollux simulator's inputs).
 #[derive(Debug, Clone)]
 pub struct MeasuredApp {
@@ -220,7 +223,7 @@ fn interp1d(rows: &[[f64; 3]], x: f64) -> Option<(f64, f64)> {
 
 impl MeasuredApp {
     /// Validation rows bracketing total batch `b` (clamped to the measured range).
-    fn bracket(&self, b: f64) -> Option<(&(u32, Vec<ValidationRow>), &(u32, Vec<ValidationRow>))> {
+    fn bracket(&self, b: f64) -> Option<(&BatchRows, &BatchRows)> {
         let first = self.validation.first()?;
         let last = self.validation.last()?;
         let lower = self
@@ -366,7 +369,7 @@ impl ElasticApp {
         let mut out = Vec::new();
         for r in 1..=max_gpus.min(self.max_replicas.unwrap_or(u32::MAX)) {
             let mut placement = vec![per_node; (r / per_node) as usize];
-            if r % per_node > 0 {
+            if !r.is_multiple_of(per_node) {
                 placement.push(r % per_node);
             }
             let rf = f64::from(r);
@@ -428,7 +431,9 @@ impl ElasticApp {
 
 /// Settings the Pollux simulator gives each of its applications in code rather than in
 /// its data folders: epochs to train, and the few special cases.
-const POLLUX_APP_DEFAULTS: &[(&str, u32, Option<u32>, Option<u32>, Option<u32>)] = &[
+type AppDefault = (&'static str, u32, Option<u32>, Option<u32>, Option<u32>);
+
+const POLLUX_APP_DEFAULTS: &[AppDefault] = &[
     // (name, epochs, max local batch override, fixed batch size, max replicas)
     ("bert", 2, None, None, None),
     ("cifar10", 100, None, None, None),
@@ -512,10 +517,13 @@ fn parse_validation(file: &str, text: &str) -> Result<Vec<ValidationRow>, Worklo
 
 type Measurement = ([i64; 3], [f64; 2]);
 
+/// Measured (local batch, step, sync) rows per placement shape.
+type ShapeRows = BTreeMap<Vec<u32>, Vec<[f64; 3]>>;
+
 fn parse_placements(
     file: &str,
     text: &str,
-) -> Result<(BTreeMap<Vec<u32>, Vec<[f64; 3]>>, Vec<Measurement>), WorkloadError> {
+) -> Result<(ShapeRows, Vec<Measurement>), WorkloadError> {
     let recs = records(text, ',');
     let header = recs
         .first()
@@ -686,7 +694,7 @@ impl Apps {
             let ps = [
                 p.alpha_c, p.beta_c, p.alpha_n, p.beta_n, p.alpha_r, p.beta_r,
             ];
-            if !ps.iter().all(|v| v.is_finite() && *v > 0.0) || !(p.gamma >= 1.0 && p.gamma <= 10.0)
+            if !(ps.iter().all(|v| v.is_finite() && *v > 0.0) && p.gamma >= 1.0 && p.gamma <= 10.0)
             {
                 return bad(
                     "perf",

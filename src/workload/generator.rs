@@ -120,82 +120,6 @@ pub fn generate(
     Ok(Trace::from_jobs(name, jobs))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn profile() -> Profile {
-        let mut p = Profile::default();
-        p.set("A", 1, "v100", 10.0);
-        p.set("A", 1, "k80", 2.0);
-        p.set("B", 1, "v100", 5.0);
-        p.set("A", 4, "v100", 30.0);
-        p
-    }
-
-    #[test]
-    fn deterministic_and_shaped() {
-        let types = ClusterSpec::parse("v100:8,k80:8").unwrap();
-        let cfg = GeneratorConfig {
-            num_jobs: 2000,
-            jobs_per_hour: 6.0,
-            multi_gpu: true,
-            priority_weights: true,
-            seed: 7,
-        };
-        let a = generate(&profile(), &types, &cfg).unwrap();
-        let b = generate(&profile(), &types, &cfg).unwrap();
-        assert_eq!(a, b);
-        let span_h = a.jobs.last().unwrap().arrival / 3600.0;
-        let rate = (a.jobs.len() - 1) as f64 / span_h;
-        assert!((rate - 6.0).abs() < 0.5, "{rate}");
-        // Only A has a 4-GPU profile; scale 2 and 8 fall back to 1.
-        assert!(a
-            .jobs
-            .iter()
-            .all(|j| j.scale_factor == 1 || (j.scale_factor == 4 && j.job_type == "A")));
-        let four = a.jobs.iter().filter(|j| j.scale_factor == 4).count() as f64 / 2000.0;
-        assert!((four - 0.15).abs() < 0.03, "{four}");
-        // Durations: steps / fastest throughput in [10^1.5, 10^4] minutes.
-        for j in &a.jobs {
-            let thr = if j.scale_factor == 4 {
-                30.0
-            } else if j.job_type == "A" {
-                10.0
-            } else {
-                5.0
-            };
-            let min = j.total_steps / thr / 60.0;
-            assert!(
-                (10f64.powf(1.5) * 0.99..=1e4 * 1.01).contains(&min),
-                "{min}"
-            );
-        }
-        let weighted = a.jobs.iter().filter(|j| j.priority_weight == 5.0).count() as f64 / 2000.0;
-        assert!((weighted - 0.2).abs() < 0.03);
-        let c = generate(
-            &profile(),
-            &types,
-            &GeneratorConfig {
-                seed: 8,
-                ..cfg.clone()
-            },
-        )
-        .unwrap();
-        assert_ne!(a, c);
-        let s = generate(
-            &profile(),
-            &types,
-            &GeneratorConfig {
-                jobs_per_hour: 0.0,
-                ..cfg
-            },
-        )
-        .unwrap();
-        assert!(s.jobs.iter().all(|j| j.arrival == 0.0));
-    }
-}
-
 /// Probability of each job-size class (GPU-hours on one GPU at the initial batch size:
 /// under 1, 1-10, 10-100, over 100), the mix of Pollux's evaluation workloads.
 pub const ELASTIC_SIZE_MIX: [f64; 4] = [0.72, 0.20, 0.06, 0.02];
@@ -281,4 +205,80 @@ pub fn generate_elastic(apps: &super::Apps, cfg: &GeneratorConfig) -> Result<Tra
         jobs.push(job);
     }
     Ok(Trace::from_jobs(name, jobs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile() -> Profile {
+        let mut p = Profile::default();
+        p.set("A", 1, "v100", 10.0);
+        p.set("A", 1, "k80", 2.0);
+        p.set("B", 1, "v100", 5.0);
+        p.set("A", 4, "v100", 30.0);
+        p
+    }
+
+    #[test]
+    fn deterministic_and_shaped() {
+        let types = ClusterSpec::parse("v100:8,k80:8").unwrap();
+        let cfg = GeneratorConfig {
+            num_jobs: 2000,
+            jobs_per_hour: 6.0,
+            multi_gpu: true,
+            priority_weights: true,
+            seed: 7,
+        };
+        let a = generate(&profile(), &types, &cfg).unwrap();
+        let b = generate(&profile(), &types, &cfg).unwrap();
+        assert_eq!(a, b);
+        let span_h = a.jobs.last().unwrap().arrival / 3600.0;
+        let rate = (a.jobs.len() - 1) as f64 / span_h;
+        assert!((rate - 6.0).abs() < 0.5, "{rate}");
+        // Only A has a 4-GPU profile; scale 2 and 8 fall back to 1.
+        assert!(a
+            .jobs
+            .iter()
+            .all(|j| j.scale_factor == 1 || (j.scale_factor == 4 && j.job_type == "A")));
+        let four = a.jobs.iter().filter(|j| j.scale_factor == 4).count() as f64 / 2000.0;
+        assert!((four - 0.15).abs() < 0.03, "{four}");
+        // Durations: steps / fastest throughput in [10^1.5, 10^4] minutes.
+        for j in &a.jobs {
+            let thr = if j.scale_factor == 4 {
+                30.0
+            } else if j.job_type == "A" {
+                10.0
+            } else {
+                5.0
+            };
+            let min = j.total_steps / thr / 60.0;
+            assert!(
+                (10f64.powf(1.5) * 0.99..=1e4 * 1.01).contains(&min),
+                "{min}"
+            );
+        }
+        let weighted = a.jobs.iter().filter(|j| j.priority_weight == 5.0).count() as f64 / 2000.0;
+        assert!((weighted - 0.2).abs() < 0.03);
+        let c = generate(
+            &profile(),
+            &types,
+            &GeneratorConfig {
+                seed: 8,
+                ..cfg.clone()
+            },
+        )
+        .unwrap();
+        assert_ne!(a, c);
+        let s = generate(
+            &profile(),
+            &types,
+            &GeneratorConfig {
+                jobs_per_hour: 0.0,
+                ..cfg
+            },
+        )
+        .unwrap();
+        assert!(s.jobs.iter().all(|j| j.arrival == 0.0));
+    }
 }

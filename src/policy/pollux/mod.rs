@@ -10,7 +10,7 @@
 pub mod ga;
 pub mod goodput;
 pub mod optimus;
-pub mod pollux;
+pub mod scheduler;
 pub mod tiresias;
 
 use super::registry::{checked_params, Params};
@@ -92,8 +92,8 @@ pub fn policies() -> &'static [ElasticPolicyInfo] {
         ElasticPolicyInfo {
             name: "pollux",
             description: "Pollux: GPU counts, placements and batch sizes chosen for goodput by a genetic algorithm over the cluster; fairness as a power mean of speedups over the fair share.",
-            params: pollux::PARAMS,
-            builder: pollux::Pollux::build,
+            params: scheduler::PARAMS,
+            builder: scheduler::Pollux::build,
         },
         ElasticPolicyInfo {
             name: "tiresias",

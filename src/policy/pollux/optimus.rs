@@ -35,7 +35,7 @@ pub fn predict_step_time(app: &ElasticApp, batch: u32, r: u32, per_node: u32) ->
     }
     let full = r / per_node;
     let mut placement = vec![per_node; full as usize];
-    if r % per_node > 0 {
+    if !r.is_multiple_of(per_node) {
         placement.push(r % per_node);
     }
     let rf = f64::from(r);

@@ -70,8 +70,8 @@ impl ElasticPolicy for Tiresias {
         }
         self.book.retain(|j, _| active.contains_key(j));
         for j in &view.jobs {
-            if !self.book.contains_key(&j.id) {
-                self.book.insert(j.id, JobBook::default());
+            if let std::collections::btree_map::Entry::Vacant(e) = self.book.entry(j.id) {
+                e.insert(JobBook::default());
                 self.queues[0].push(j.id);
             }
         }

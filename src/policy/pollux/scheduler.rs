@@ -95,9 +95,13 @@ impl Pollux {
     }
 }
 
+/// A job's goodput function, largest batch, goodput on its fair share and per-GPU batch
+/// range.
+type JobModel = (GoodputFunction, f64, f64, (u32, u32));
+
 /// Speedups of the jobs of one interval, memoised.
 struct Speedups<'a> {
-    funcs: Vec<Option<(GoodputFunction, f64, f64, (u32, u32))>>,
+    funcs: Vec<Option<JobModel>>,
     fair_replicas: f64,
     total: usize,
     table: Vec<Vec<f64>>,
