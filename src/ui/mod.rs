@@ -196,6 +196,8 @@ pub enum Export {
     RoundsCsv,
     /// Elastic jobs' changes of GPU count and batch size, every policy.
     ResizesCsv,
+    /// The results' experiment, for `orrery run --config`.
+    ExperimentJson,
 }
 
 /// The playground.
@@ -653,7 +655,7 @@ impl App {
         }
         let warning = (link.len() > LONG_LINK_LEN).then(|| {
             format!(
-                "Link copied, but it is long ({} KB) because the uploaded {} travels inside it: some chat and mail tools cut links this long. It opens fine in a browser and with orrery run --link.",
+                "Link copied, but it is long ({} KB) because the uploaded {} travels inside it: some chat and mail tools cut links this long, and a shell passes at most 128 KB in one argument. It opens fine in a browser; on the command line, use the Experiment JSON download with orrery compare --config experiment.json.",
                 link.len() / 1000,
                 match (&self.exp.workload, &self.exp.profile) {
                     (_, ProfileSource::Files { .. }) => "profile folder",
@@ -1352,6 +1354,9 @@ impl Component for App {
                         "text/csv",
                         elastic::resizes_csv(results),
                     ),
+                    Export::ExperimentJson => {
+                        ("experiment.json", "application/json", exp.to_json())
+                    }
                 };
                 if let Err(e) = download(name, mime, &contents) {
                     self.notice = Some((false, format!("download failed: {e}")));
@@ -1832,6 +1837,7 @@ impl App {
                         <button onclick={link.callback(|_| Msg::Download(Export::JobsCsv))}>{ "Per-job CSV" }</button>
                         <button onclick={link.callback(|_| Msg::Download(Export::RoundsCsv))}>{ "Per-round CSV" }</button>
                         if elastic { <button id="download-resizes" onclick={link.callback(|_| Msg::Download(Export::ResizesCsv))}>{ "Elastic jobs CSV" }</button> }
+                        <button id="download-experiment" title="The experiment of these results: orrery compare --config experiment.json reproduces them" onclick={link.callback(|_| Msg::Download(Export::ExperimentJson))}>{ "Experiment JSON" }</button>
                         <label>{ "utilization of " }
                             <select onchange={link.callback(|e: Event| Msg::FocusPolicy(select_value(&e).parse().unwrap_or(0)))}>
                                 { for results.iter().enumerate().map(|(i, r)| html! { <option value={i.to_string()} selected={i == self.focus_policy}>{ r.summary.policy.clone() }</option> }) }

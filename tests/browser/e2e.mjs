@@ -59,20 +59,19 @@ async function fullSummary(page) {
   })));
 }
 
-// The native summaries of a share link. Links longer than one command-line argument may be
-// (128 kB on Linux) go through --config with the experiment the link carries.
-function nativeSummary(link) {
-  let args = ['compare', '--link', link, '--format', 'json'];
-  let tmp;
-  if (link.length > 100000) {
-    const data = link.slice(link.indexOf('#x1.') + 4).replace(/-/g, '+').replace(/_/g, '/');
-    const json = zlib.inflateRawSync(Buffer.from(data, 'base64')).toString('utf8');
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'orrery-link-'));
-    fs.writeFileSync(path.join(tmp, 'experiment.json'), json);
-    args = ['compare', '--config', path.join(tmp, 'experiment.json'), '--format', 'json'];
-  }
+// The experiment a share link carries (deflate, base64url), as an object.
+function linkExperiment(link) {
+  const data = link.slice(link.indexOf('#x1.') + 4).replace(/-/g, '+').replace(/_/g, '/');
+  return JSON.parse(zlib.inflateRawSync(Buffer.from(data, 'base64')).toString('utf8'));
+}
+
+// The native summaries of a share link, or of an experiment file (`{ config: path }`) for
+// links longer than one command-line argument may be (128 kB on Linux).
+function nativeSummary(source) {
+  const args = typeof source === 'string'
+    ? ['compare', '--link', source, '--format', 'json']
+    : ['compare', '--config', source.config, '--format', 'json'];
   const out = execFileSync(ORRERY, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
-  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   return JSON.parse(out).map((s) => ({ policy: s.policy, avg: s.avg_jct_s, p99: s.p99_jct_s, makespan: s.makespan_s, restarts: s.restarts, gpuHours: s.gpu_hours }));
 }
 
@@ -325,8 +324,14 @@ try {
     const notice = await p.textContent('#notice');
     const link = p.url();
     assert(link.includes('#x1.'), 'no link in the address bar');
-    if (link.length > 100000) assert(notice.includes('long'), `no warning for a ${link.length}-character link: ${notice}`);
-    const native = nativeSummary(link);
+    if (link.length > 100000) assert(notice.includes('long') && notice.includes('--config'), `no warning for a ${link.length}-character link: ${notice}`);
+    // The experiment download carries what the link carries, and the CLI runs it.
+    const [download] = await Promise.all([p.waitForEvent('download'), p.click('#download-experiment')]);
+    const config = await download.path();
+    const fromFile = JSON.parse(fs.readFileSync(config, 'utf8'));
+    assert(JSON.stringify(fromFile) === JSON.stringify(linkExperiment(link)), 'the link and the experiment download differ');
+    assert(fromFile.profile.kind === 'files' && fromFile.profile.files.some((f) => f.path === 'cifar10/placements.csv'), JSON.stringify(fromFile.profile.files.map((f) => f.path)).slice(0, 300));
+    const native = nativeSummary({ config });
     assert(JSON.stringify(native) === JSON.stringify(rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(rows)}`);
     console.log(`     link ${(link.length / 1000).toFixed(0)} kB; ${JSON.stringify(rows)}`);
     await p.close();
