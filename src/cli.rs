@@ -827,6 +827,16 @@ fn summary_kv(
         kv("rounds", s.rounds.to_string()),
         kv("policy failures", s.policy_failures.to_string()),
     ]);
+    if let Some(e) = s.elastic {
+        rows.extend([
+            kv("resizes", e.resizes.to_string()),
+            kv(
+                "avg GPUs per running job",
+                format!("{:.2} (max {})", e.avg_gpus, e.max_gpus),
+            ),
+            kv("avg batch size", format!("{:.0}", e.avg_batch_size)),
+        ]);
+    }
     rows
 }
 

@@ -575,6 +575,8 @@ fn pollux_preset_prints_one_summary_per_policy() {
         assert!(s["avg_jct_s"].as_f64().unwrap() > 0.0);
         assert!(s["restarts"].as_u64().is_some());
         assert!(s["max_rho"].is_null(), "no rho for elastic runs");
+        assert!(s["elastic"]["avg_gpus"].as_f64().unwrap() >= 1.0);
+        assert!(s["elastic"]["avg_batch_size"].as_f64().unwrap() > 0.0);
     }
     assert!(arr[0]["avg_jct_s"].as_f64() < arr[1]["avg_jct_s"].as_f64());
 }

@@ -284,7 +284,37 @@ impl Recorder {
             cost,
             rounds: self.series.len() as u64,
             policy_failures: self.policy_failures,
+            elastic: self.elastic_figures(&measured),
         }
+    }
+
+    /// Sizing figures of the jobs' resize histories, None when no job was resized.
+    fn elastic_figures(&self, jobs: &[&JobRecord]) -> Option<ElasticFigures> {
+        let resizes: u64 = jobs.iter().map(|r| r.resizes.len() as u64).sum();
+        if resizes == 0 {
+            return None;
+        }
+        let (mut t, mut g, mut b, mut max) = (0.0, 0.0, 0.0, 0u32);
+        for r in jobs {
+            let end = r.finish.unwrap_or(self.end_time);
+            for (i, p) in r.resizes.iter().enumerate() {
+                let until = r.resizes.get(i + 1).map_or(end, |n| n.time).min(end);
+                let dt = (until - p.time).max(0.0);
+                if p.gpus > 0 {
+                    t += dt;
+                    g += dt * f64::from(p.gpus);
+                    b += dt * f64::from(p.batch_size);
+                    max = max.max(p.gpus);
+                }
+            }
+        }
+        let avg = |x: f64| if t > 0.0 { x / t } else { 0.0 };
+        Some(ElasticFigures {
+            resizes,
+            avg_gpus: avg(g),
+            max_gpus: max,
+            avg_batch_size: avg(b),
+        })
     }
 
     /// Per-job rows as CSV: id, arrival, first start, finish, JCT and rho.
@@ -364,6 +394,22 @@ pub struct Summary {
     pub rounds: u64,
     /// Times the policy failed and the previous decision was kept.
     pub policy_failures: u64,
+    /// Elastic runs only: how jobs were sized.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elastic: Option<ElasticFigures>,
+}
+
+/// How an elastic run sized its jobs (time-weighted over the time jobs held GPUs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ElasticFigures {
+    /// Changes of a job's GPU count or batch size.
+    pub resizes: u64,
+    /// Average GPUs a running job held.
+    pub avg_gpus: f64,
+    /// Largest GPU count any job held.
+    pub max_gpus: u32,
+    /// Average total batch size of a running job.
+    pub avg_batch_size: f64,
 }
 
 /// Time-weighted averages of a per-round quantity over `bins` equal spans of the run, so
@@ -465,6 +511,9 @@ pub fn summaries_csv(summaries: &[Summary]) -> String {
             "cost",
             "rounds",
             "policy_failures",
+            "resizes",
+            "avg_gpus",
+            "avg_batch_size",
         ]
         .map(String::from),
     );
@@ -497,6 +546,9 @@ pub fn summaries_csv(summaries: &[Summary]) -> String {
             csv_opt(s.cost),
             s.rounds.to_string(),
             s.policy_failures.to_string(),
+            s.elastic.map(|e| e.resizes.to_string()).unwrap_or_default(),
+            csv_opt(s.elastic.map(|e| e.avg_gpus)),
+            csv_opt(s.elastic.map(|e| e.avg_batch_size)),
         ]);
         out.push_str(&row.join(","));
         out.push('\n');
