@@ -627,6 +627,8 @@ impl App {
         match WorkerHandle::spawn(move |m| link.send_message(Msg::Worker(m))) {
             Ok(w) => {
                 self.worker = Some(w);
+                self.sent_exp = Some(exp);
+                self.run_results.clear();
                 self.progress = Some(Progress {
                     run: 0,
                     runs: self.exp.policies.len() + usize::from(self.exp.fairness && !self.elastic),
@@ -1238,14 +1240,19 @@ impl Component for App {
             }
             Msg::Worker(m) => match m {
                 FromWorker::Ready => {
-                    if let Some(w) = &self.worker {
-                        let exp = self.exp.clone();
-                        if let Err(e) = w.send(&ToWorker::Run(Box::new(exp.clone()))) {
+                    // The experiment as it was when the run was asked for.
+                    let exp = self.sent_exp.clone().unwrap_or_else(|| self.exp.clone());
+                    let sent = self
+                        .worker
+                        .as_ref()
+                        .map(|w| w.send(&ToWorker::Run(Box::new(exp))));
+                    match sent {
+                        Some(Err(e)) => {
                             self.run_error = Some(e);
                             self.worker = None;
                         }
-                        self.sent_exp = Some(exp);
-                        self.run_results.clear();
+                        // Nothing to show yet; a render now would only reset fields being typed in.
+                        _ => return false,
                     }
                 }
                 FromWorker::Progress(p) => {
