@@ -1,6 +1,7 @@
 //! Scheduling policies: the [`Policy`] trait, what a policy sees ([`PolicyView`]), what it
 //! answers ([`Decision`]), and the registry of `name[k=v,...]` specs.
 
+pub mod aryl;
 pub mod classic;
 pub mod gavel;
 pub mod pollux;
