@@ -2,43 +2,12 @@
 //! job's GPUs and batch size over time under each policy, its application's goodput against
 //! GPUs), the stepping view of the elastic simulator, and the numbers behind them.
 
-use super::worker::{ElasticJobs, PolicyResult, Resize};
+use super::worker::{PolicyResult, Resize};
 use super::{charts, App, Msg, Stepper, JOB_ROWS};
 use crate::job::JobId;
 use crate::sim::elastic::ElasticSimulator;
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
-
-/// Numbers of one policy's elastic run for the summary table.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunStats {
-    /// GPUs per running job, time-weighted.
-    pub avg_gpus: f64,
-    /// Changes of GPU count or batch size, first allocations included.
-    pub resizes: usize,
-}
-
-/// Time-weighted GPUs per running job and the number of resizes of a run whose last event
-/// is at `end` (s).
-pub fn run_stats(e: &ElasticJobs, end: f64) -> RunStats {
-    let (mut gpu_s, mut run_s, mut resizes) = (0.0, 0.0, 0);
-    for (j, pts) in e.resizes.iter().enumerate() {
-        resizes += pts.len();
-        let stop = e.finish.get(j).copied().flatten().unwrap_or(end);
-        for (k, p) in pts.iter().enumerate() {
-            let next = pts.get(k + 1).map_or(stop, Resize::time).min(stop);
-            let dt = (next - p.time()).max(0.0);
-            if p.gpus() > 0 {
-                gpu_s += f64::from(p.gpus()) * dt;
-                run_s += dt;
-            }
-        }
-    }
-    RunStats {
-        avg_gpus: if run_s > 0.0 { gpu_s / run_s } else { 0.0 },
-        resizes,
-    }
-}
 
 /// Every policy's resizes as CSV: policy, job, time, GPUs, servers, total batch size.
 pub fn resizes_csv(results: &[PolicyResult]) -> String {

@@ -1802,6 +1802,7 @@ impl App {
                         if elastic {
                             <th title="GPU-hours held by jobs, restarts included">{ "GPU-h" }</th>
                             <th title="GPUs per running job, time-weighted">{ "avg GPUs/job" }</th>
+                            <th title="Total batch size of a running job, time-weighted">{ "avg batch" }</th>
                             <th title="Allocation changes after a job's first (each costs the restart cost)">{ "restarts" }</th>
                             <th title="Jobs stopped with no GPUs left">{ "preemptions" }</th>
                             <th title="Changes of a job's GPU count or total batch size, the first allocation included">{ "resizes" }</th>
@@ -1812,7 +1813,7 @@ impl App {
                     <tbody>
                     { for results.iter().enumerate().map(|(i, r)| {
                         let s = &r.summary;
-                        let stats = r.elastic.as_ref().map(|e| elastic::run_stats(e, s.makespan_s));
+                        let sized = s.elastic;
                         html! {
                             <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}>
                                 <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
@@ -1824,10 +1825,11 @@ impl App {
                                 <td>{ format!("{:.1}%", s.utilization * 100.0) }</td>
                                 if elastic {
                                     <td>{ format!("{:.1}", s.gpu_hours) }</td>
-                                    <td>{ stats.map(|x| format!("{:.2}", x.avg_gpus)).unwrap_or_else(|| "—".into()) }</td>
+                                    <td title={sized.map(|x| format!("largest: {} GPUs", x.max_gpus)).unwrap_or_default()}>{ sized.map(|x| format!("{:.2}", x.avg_gpus)).unwrap_or_else(|| "—".into()) }</td>
+                                    <td>{ sized.map(|x| format!("{:.0}", x.avg_batch_size)).unwrap_or_else(|| "—".into()) }</td>
                                     <td>{ s.restarts }</td>
                                     <td>{ s.preemptions }</td>
-                                    <td>{ stats.map(|x| x.resizes.to_string()).unwrap_or_else(|| "—".into()) }</td>
+                                    <td>{ sized.map(|x| x.resizes.to_string()).unwrap_or_else(|| "—".into()) }</td>
                                 } else {
                                     <td>{ s.max_rho.map(|r| format!("{r:.2}")).unwrap_or_else(|| "—".into()) }</td>
                                     <td>{ s.restarts }</td>
