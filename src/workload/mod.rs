@@ -9,6 +9,7 @@ pub mod csv;
 pub mod elastic;
 pub mod generator;
 pub mod interp;
+pub mod pai;
 pub mod presets;
 pub mod profile;
 pub mod trace;
