@@ -602,6 +602,7 @@ fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         // Pollux's settings unless the flags say otherwise.
         exp.round_s = 60.0;
         exp.restart_cost_s = 30.0;
+        exp.cluster = "gpu:64/4".into();
         exp.policies = ["pollux", "tiresias", "optimus"].map(String::from).to_vec();
     }
     if exp.is_elastic() {
@@ -998,6 +999,13 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
         },
         None => base.profile.clone(),
     };
+    if let ProfileSource::Inline { text, .. } = &profile {
+        if orrery::workload::Apps::is_apps_json(text) {
+            return Err(CliError::Input(
+                "sweep covers round-based experiments; for elastic (Pollux) workloads run `orrery compare` per seed".into(),
+            ));
+        }
+    }
     let cluster = a.cluster.clone().unwrap_or(base.cluster.clone());
     let out = a.out.as_deref().map(create_output).transpose()?;
 

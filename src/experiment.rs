@@ -210,6 +210,17 @@ impl Experiment {
         }
         match &apps {
             Some(apps) => {
+                if self.gavel_compat {
+                    return Err(ExperimentError::Invalid(
+                        "gavel_compat applies to round-based experiments, not elastic ones".into(),
+                    ));
+                }
+                if cluster.types.len() != 1 {
+                    return Err(ExperimentError::Invalid(format!(
+                        "elastic experiments run on one GPU type in servers (e.g. gpu:64/4), not '{}'",
+                        self.cluster
+                    )));
+                }
                 check_elastic(&mut trace, apps, &cluster)?;
                 for p in &self.policies {
                     policy::pollux::build(p)?;

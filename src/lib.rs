@@ -11,6 +11,7 @@
 pub mod cluster;
 pub mod experiment;
 pub mod job;
+pub mod math;
 pub mod metrics;
 pub mod policy;
 pub mod rng;

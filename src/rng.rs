@@ -96,14 +96,14 @@ impl Rng {
 
     /// Exponential with the given rate (mean 1/rate).
     pub fn exponential(&mut self, rate: f64) -> f64 {
-        -(1.0 - self.uniform()).ln() / rate
+        -crate::math::ln(1.0 - self.uniform()) / rate
     }
 
     /// Standard normal (Box-Muller).
     pub fn normal(&mut self) -> f64 {
         let u1 = 1.0 - self.uniform();
         let u2 = self.uniform();
-        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+        (-2.0 * crate::math::ln(u1)).sqrt() * crate::math::cos(2.0 * std::f64::consts::PI * u2)
     }
 
     /// Index drawn with the given non-negative weights (the last index if all are zero).

@@ -89,6 +89,8 @@ pub struct ElasticJobState {
     pub num_restarts: Option<u32>,
     /// Whether it has been admitted.
     pub admitted: bool,
+    /// Given up on: its application cannot say how fast it runs where it was placed.
+    pub dropped: bool,
 }
 
 impl ElasticJobState {
@@ -104,7 +106,14 @@ impl ElasticJobState {
 
     /// Total batch size in use (0 when not running).
     pub fn batch_size(&self) -> u32 {
-        self.replicas() * self.atomic_bsz * (self.accum_steps + 1)
+        self.replicas()
+            .saturating_mul(self.atomic_bsz)
+            .saturating_mul(self.accum_steps.saturating_add(1))
+    }
+
+    /// Whether it has left the system (finished or given up on).
+    pub fn is_over(&self) -> bool {
+        self.completion.is_some() || self.dropped
     }
 
     /// Largest GPU count it has run on.
@@ -143,6 +152,14 @@ impl std::fmt::Debug for ElasticSimulator {
     }
 }
 
+/// Most servers an elastic cluster may have (the policies' search grows with them).
+pub const MAX_SERVERS: u32 = 1024;
+/// Most GPUs an elastic cluster may have.
+pub const MAX_GPUS: u32 = 8192;
+
+/// Chunks (epoch boundaries) a job may cross within one tick before it is given up on.
+const MAX_CHUNKS_PER_TICK: u32 = 100_000;
+
 fn config_err(field: &str, reason: String) -> super::SimError {
     super::SimError::Config {
         field: field.into(),
@@ -177,6 +194,24 @@ impl ElasticSimulator {
                 format!("{} GPUs make no whole server of {gpus_per_node}", ty.count),
             ));
         }
+        if num_nodes > MAX_SERVERS || ty.count > MAX_GPUS {
+            return Err(config_err(
+                "cluster",
+                format!("elastic clusters have at most {MAX_SERVERS} servers and {MAX_GPUS} GPUs"),
+            ));
+        }
+        if cluster.types.len() > 1 {
+            return Err(config_err(
+                "cluster",
+                "elastic experiments run on one GPU type (e.g. gpu:64/4)".into(),
+            ));
+        }
+        if !(config.restart_s.is_finite() && (0.0..=86_400.0).contains(&config.restart_s)) {
+            return Err(config_err(
+                "restart_cost_s",
+                "the restart delay must be between 0 and 86,400 s".into(),
+            ));
+        }
         if !(config.interval.is_finite() && config.interval >= 1.0) {
             return Err(config_err(
                 "round_s",
@@ -198,8 +233,8 @@ impl ElasticSimulator {
                 a.fixed_batch_size
             } else {
                 Some(
-                    a.fixed_batch_size
-                        .or(s.batch_size)
+                    s.batch_size
+                        .or(a.fixed_batch_size)
                         .unwrap_or(a.init_batch_size)
                         .clamp(a.init_batch_size, a.max_batch_size),
                 )
@@ -222,6 +257,7 @@ impl ElasticSimulator {
                 attained_service: 0.0,
                 num_restarts: None,
                 admitted: false,
+                dropped: false,
             });
         }
         let rng = Rng::for_purpose(config.seed, "elastic-policy");
@@ -285,12 +321,12 @@ impl ElasticSimulator {
 
     /// Whether every job has finished.
     pub fn is_done(&self) -> bool {
-        self.states.iter().all(|s| s.completion.is_some()) || self.tick >= self.config.max_ticks
+        self.states.iter().all(ElasticJobState::is_over) || self.tick >= self.config.max_ticks
     }
 
     /// Whether job `id` has finished.
     pub fn job_done(&self, id: JobId) -> bool {
-        self.states.get(id).is_some_and(|s| s.completion.is_some())
+        self.states.get(id).is_some_and(ElasticJobState::is_over)
     }
 
     fn app(&self, id: JobId) -> &ElasticApp {
@@ -374,7 +410,7 @@ impl ElasticSimulator {
     fn step_job(&mut self, id: JobId, mut seconds: f64, events: &mut Vec<SimEvent>) {
         let start = self.now;
         let mut t = self.now;
-        if self.states[id].placement.is_empty() || self.states[id].completion.is_some() {
+        if self.states[id].placement.is_empty() || self.states[id].is_over() {
             return;
         }
         let replicas = self.states[id].replicas();
@@ -388,7 +424,13 @@ impl ElasticSimulator {
         }
         seconds -= delay;
         let mut failed = false;
+        let mut chunks = 0u32;
         while seconds > 0.0 && self.states[id].completion.is_none() {
+            chunks += 1;
+            if chunks > MAX_CHUNKS_PER_TICK {
+                failed = true;
+                break;
+            }
             let app = self.app(id);
             let st = &self.states[id];
             let (r, n) = (st.replicas(), st.nodes());
@@ -453,18 +495,6 @@ impl ElasticSimulator {
             }
             self.update_local_bsz(id);
         }
-        if failed {
-            events.push(SimEvent::PolicyFailed {
-                time: t,
-                reason: format!(
-                    "job {id} ({}): no step time for {} GPUs on {:?} at per-GPU batch {}; it waits",
-                    self.specs[id].job_type,
-                    replicas,
-                    self.states[id].placement,
-                    self.states[id].atomic_bsz
-                ),
-            });
-        }
         let st = &self.states[id];
         let end = st.completion.unwrap_or(start + self.config.interval);
         events.push(SimEvent::Ran {
@@ -479,6 +509,18 @@ impl ElasticSimulator {
         });
         if let Some(c) = st.completion {
             events.push(SimEvent::Finished { job: id, time: c });
+        }
+        if failed {
+            let reason = format!(
+                "its application gives no usable step time for {} GPUs on servers {:?} at per-GPU batch {}",
+                replicas, st.placement, st.atomic_bsz
+            );
+            self.states[id].dropped = true;
+            events.push(SimEvent::Dropped {
+                job: id,
+                time: t,
+                reason,
+            });
         }
     }
 
@@ -526,18 +568,18 @@ impl ElasticSimulator {
         let running: usize = self
             .states
             .iter()
-            .filter(|s| !s.placement.is_empty() && s.completion.is_none())
+            .filter(|s| !s.placement.is_empty() && !s.is_over())
             .count();
         let busy: u32 = self
             .states
             .iter()
-            .filter(|s| s.completion.is_none())
+            .filter(|s| !s.is_over())
             .map(|s| s.replicas())
             .sum();
         let active_before = self
             .states
             .iter()
-            .filter(|s| s.admitted && s.completion.is_none())
+            .filter(|s| s.admitted && !s.is_over())
             .count();
         for id in 0..self.states.len() {
             self.step_job(id, self.config.interval, &mut events);
@@ -553,7 +595,7 @@ impl ElasticSimulator {
         });
         for id in 0..self.states.len() {
             let st = &mut self.states[id];
-            if st.completion.is_some() && !st.placement.is_empty() {
+            if st.is_over() && !st.placement.is_empty() {
                 st.placement.clear();
                 st.allocation.clear();
             }
@@ -597,7 +639,7 @@ impl ElasticSimulator {
         for id in 0..self.states.len() {
             let st = &self.states[id];
             let shown = (st.replicas(), st.batch_size());
-            if st.completion.is_none() && shown != self.last_shown[id] {
+            if !st.is_over() && shown != self.last_shown[id] {
                 self.last_shown[id] = shown;
                 events.push(SimEvent::Resized {
                     job: id,
@@ -628,7 +670,7 @@ fn build_view<'a>(
     let jobs = states
         .iter()
         .enumerate()
-        .filter(|(_, st)| st.admitted && st.completion.is_none())
+        .filter(|(_, st)| st.admitted && !st.is_over())
         .map(|(id, st)| ElasticJobView {
             id,
             spec: &specs[id],

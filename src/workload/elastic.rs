@@ -301,7 +301,7 @@ impl ElasticApp {
                 let span = f64::from(self.max_epochs.saturating_sub(1).max(1));
                 let f = (f64::from(epoch) / span).min(1.0);
                 let [a, b] = m.noise_scale;
-                let phi = a * (b / a).powf(f);
+                let phi = a * crate::math::powf(b / a, f);
                 GradParams {
                     sqr: 1.0,
                     var: phi / f64::from(self.init_batch_size),
@@ -383,7 +383,7 @@ impl ElasticApp {
                 let b = if self.fixed_batch_size.is_some() {
                     hi
                 } else {
-                    lo * (hi / lo).powf(f64::from(i) / 49.0)
+                    lo * crate::math::powf(hi / lo, f64::from(i) / 49.0)
                 };
                 let local = b / rf;
                 let mut accum =
@@ -564,10 +564,9 @@ fn parse_placements(
         g.0 += step;
         g.1 += sync;
         g.2 += 1.0;
-        by_shape
-            .entry(normalize_placement(&digits))
-            .or_default()
-            .push([b, step, sync]);
+        // Keyed as written: lookups use the smallest rotation, so rows of a shape written
+        // in another rotation are not found by them (as in Pollux's simulator).
+        by_shape.entry(digits).or_default().push([b, step, sync]);
     }
     for rows in by_shape.values_mut() {
         rows.sort_by(|a, b| a[0].total_cmp(&b[0]));
@@ -673,6 +672,17 @@ impl Apps {
             }
             if !(a.model.dataset_size.is_finite() && a.model.dataset_size > 0.0) {
                 return bad("dataset_size", "must be a positive number");
+            }
+            if a.max_epochs > 100_000 {
+                return bad("max_epochs", "at most 100,000");
+            }
+            if a.max_replicas == Some(0) {
+                return bad("max_replicas", "must be at least 1");
+            }
+            if a.fixed_batch_size
+                .is_some_and(|b| b < a.init_batch_size || b > a.max_batch_size)
+            {
+                return bad("fixed_batch_size", "must be within the batch range");
             }
             for &[g, b] in &a.user_configs {
                 if g == 0 || b < a.init_batch_size || b > a.max_batch_size {
@@ -841,6 +851,39 @@ fn read_measured_app(app: &str, files: &[&InlineFile]) -> Result<ElasticApp, Wor
     }
     let init = validation.first().map(|v| v.0).unwrap_or(1);
     let max = validation.last().map(|v| v.0).unwrap_or(init);
+    let bad = |field: &str, reason: &str| {
+        Err(WorkloadError::file(
+            &format!("{folder}app.json"),
+            format!("{field}: {reason}"),
+        ))
+    };
+    if settings.max_replicas == Some(0) {
+        return bad("max_replicas", "must be at least 1");
+    }
+    if settings
+        .max_local_bsz
+        .is_some_and(|m| m == 0 || f64::from(m) < min_local)
+    {
+        return bad(
+            "max_local_bsz",
+            "must be at least the smallest measured per-GPU batch",
+        );
+    }
+    if settings
+        .fixed_batch_size
+        .is_some_and(|b| b < init || b > max)
+    {
+        return bad(
+            "fixed_batch_size",
+            "must be within the validation files' batch sizes",
+        );
+    }
+    if min_local < 1.0 {
+        return Err(WorkloadError::file(
+            &format!("{folder}placements.csv"),
+            "local_bsz must be at least 1",
+        ));
+    }
     Ok(ElasticApp {
         name: app.to_string(),
         init_batch_size: init,

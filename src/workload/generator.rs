@@ -106,9 +106,9 @@ pub fn generate(
         let scale = scales[si].0;
         let jt = &by_scale[si][rng.below(by_scale[si].len() as u64) as usize];
         let minutes = if rng.uniform() < 0.8 {
-            10f64.powf(rng.range(1.5, 3.0))
+            crate::math::powf(10.0, rng.range(1.5, 3.0))
         } else {
-            10f64.powf(rng.range(3.0, 4.0))
+            crate::math::powf(10.0, rng.range(3.0, 4.0))
         };
         let steps = (minutes * 60.0 * fastest(jt, scale)).round().max(1.0);
         let mut job = JobSpec::new(jt.clone(), t, steps).with_scale(scale);
@@ -186,7 +186,14 @@ pub fn generate_elastic(apps: &super::Apps, cfg: &GeneratorConfig) -> Result<Tra
         if cfg.jobs_per_hour > 0.0 {
             t += rng.exponential(cfg.jobs_per_hour / 3600.0);
         }
-        let class = &classes[rng.weighted(&weights)];
+        let drawn = rng.weighted(&weights);
+        let Some(class) = classes
+            .get(drawn)
+            .filter(|c| !c.is_empty())
+            .or_else(|| classes.iter().find(|c| !c.is_empty()))
+        else {
+            return Err(WorkloadError::file(name, "the profile has no applications"));
+        };
         let app = &apps.apps[class[rng.below(class.len() as u64) as usize]];
         let [gpus, batch] = if let Some(b) = app.fixed_batch_size {
             [app.max_replicas.unwrap_or(1), b]

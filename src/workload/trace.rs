@@ -433,8 +433,8 @@ impl Trace {
         let mut out = String::from("name,time,application,num_replicas,batch_size\n");
         for (i, j) in self.jobs.iter().enumerate() {
             out.push_str(&format!(
-                "{}-{i},{},{},{},{}\n",
-                quote(&j.job_type),
+                "{},{},{},{},{}\n",
+                quote(&format!("{}-{i}", j.job_type)),
                 j.arrival.round(),
                 quote(&j.job_type),
                 j.scale_factor,

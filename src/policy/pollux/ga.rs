@@ -325,8 +325,8 @@ impl Objective {
         match self.mean {
             Mean::Harmonic => 1.0 / x,
             Mean::Arithmetic => x,
-            Mean::Geometric => x.ln(),
-            Mean::Power(p) => x.powf(p),
+            Mean::Geometric => crate::math::ln(x),
+            Mean::Power(p) => crate::math::powf(x, p),
         }
     }
 
@@ -343,8 +343,8 @@ impl Objective {
         let fair = -match self.mean {
             Mean::Harmonic => 1.0 / m,
             Mean::Arithmetic => m,
-            Mean::Geometric => m.exp(),
-            Mean::Power(p) => m.powf(1.0 / p),
+            Mean::Geometric => crate::math::exp(m),
+            Mean::Power(p) => crate::math::powf(m, 1.0 / p),
         };
         let util = if used_nodes == 0 {
             0.0
@@ -515,14 +515,14 @@ impl Geometric {
         if p.is_nan() || p <= 0.0 {
             return Geometric::Never;
         }
-        let log_q = (-p).ln_1p();
-        if (64.0 * log_q).exp() > 0.5 {
+        let log_q = crate::math::ln_1p(-p);
+        if crate::math::exp(64.0 * log_q) > 0.5 {
             return Geometric::Log(1.0 / log_q);
         }
         let mut cdf = [0u64; 64];
         for (k, v) in cdf.iter_mut().enumerate() {
             // 1 - q^(k + 1), computed without cancellation.
-            let c = -((k as f64 + 1.0) * log_q).exp_m1();
+            let c = -crate::math::exp_m1((k as f64 + 1.0) * log_q);
             *v = (c * 18_446_744_073_709_551_616.0) as u64;
         }
         let mut bucket = [(0u8, 0u8); 256];
@@ -563,7 +563,7 @@ impl Geometric {
                 // u in (0, 1]: ln(u) <= 0 and inv < 0, so the quotient is >= 0 and the
                 // conversion truncates it like floor (saturating for huge values).
                 let u = 1.0 - rng.uniform();
-                (u.ln() * inv) as usize
+                (crate::math::ln(u) * inv) as usize
             }
         }
     }

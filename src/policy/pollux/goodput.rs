@@ -26,6 +26,8 @@
 //! root-mean-square error of log step times (plus two small regularisers) under box bounds
 //! with a bounded limited-memory quasi-Newton method.
 
+use crate::math::{exp, ln, log10, powf};
+
 /// Tolerance used by the floor/ceil operations of the batch-size search, and the floor of
 /// every time parameter.
 const EPS: f64 = 1e-8;
@@ -173,7 +175,7 @@ impl GoodputFunction {
         let gamma = self.perf.gamma;
         let accum = self.accum_time(atomic_bsz);
         let network = self.network_time(nodes, replicas);
-        ((accum.powf(gamma) + network.powf(gamma)).ln() / gamma).exp()
+        exp(ln(powf(accum, gamma) + powf(network, gamma)) / gamma)
     }
 
     /// System throughput in examples per second:
@@ -244,6 +246,7 @@ impl GoodputFunction {
         let batch_sizes = geomspace(min_batch_size, max_batch_size);
 
         let mut best: Option<BatchChoice> = None;
+        let mut last: Option<(f64, f64)> = None;
         for &batch in batch_sizes.iter() {
             let local = batch / r;
             let (accum, atomic) = if accumulation {
@@ -257,6 +260,12 @@ impl GoodputFunction {
             } else {
                 (0.0, (local - EPS).ceil())
             };
+            // Neighbouring batch sizes often round to the same configuration, whose goodput
+            // cannot beat the one just scored.
+            if best.is_some() && last == Some((accum, atomic)) {
+                continue;
+            }
+            last = Some((accum, atomic));
             let in_range = (min_atomic <= atomic && atomic <= max_atomic)
                 && (0.0..=f64::from(u32::MAX)).contains(&accum);
             let goodput = if in_range {
@@ -357,11 +366,11 @@ fn network_time_of(x: &[f64; 7], nodes: u32, replicas: u32) -> f64 {
 /// `numpy.geomspace(start, stop, 50)`: `10 ** linspace(log10(start), log10(stop), 50)` with
 /// the end points set to `start` and `stop` exactly.
 fn geomspace(start: f64, stop: f64) -> [f64; NUM_CANDIDATES] {
-    let (log_start, log_stop) = (start.log10(), stop.log10());
+    let (log_start, log_stop) = (log10(start), log10(stop));
     let step = (log_stop - log_start) / (NUM_CANDIDATES - 1) as f64;
     let mut out = [0.0; NUM_CANDIDATES];
     for (i, v) in out.iter_mut().enumerate() {
-        *v = 10f64.powf(i as f64 * step + log_start);
+        *v = powf(10.0, i as f64 * step + log_start);
     }
     out[0] = start;
     out[NUM_CANDIDATES - 1] = stop;
@@ -401,8 +410,8 @@ impl Sample {
             replicas: o.replicas,
             link: Link::of(o.nodes, o.replicas),
             retro: retrogression(o.replicas),
-            log_accum: o.accum_step_time.ln(),
-            log_optim: o.optim_step_time.ln(),
+            log_accum: ln(o.accum_step_time),
+            log_optim: ln(o.optim_step_time),
         })
     }
 }
@@ -435,11 +444,11 @@ fn objective(x: &[f64; 7], samples: &[Sample], grad: Option<&mut [f64; 7]>) -> f
             Some((ia, ib)) => x[ia] + x[ib] * s.retro,
             None => EPS + EPS * s.retro,
         };
-        let (ln_a, ln_n) = (accum.ln(), network.ln());
+        let (ln_a, ln_n) = (ln(accum), ln(network));
         let (u, v) = (gamma * ln_a, gamma * ln_n);
         let m = u.max(v);
-        let lse = m + ((u - m).exp() + (v - m).exp()).ln();
-        let (w_a, w_n) = ((u - lse).exp(), (v - lse).exp());
+        let lse = m + ln(exp(u - m) + exp(v - m));
+        let (w_a, w_n) = (exp(u - lse), exp(v - lse));
         let log_optim = lse / gamma;
 
         let e1 = ln_a - s.log_accum;

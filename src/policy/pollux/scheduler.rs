@@ -103,7 +103,9 @@ type JobModel = (GoodputFunction, f64, f64, (u32, u32));
 struct Speedups<'a> {
     funcs: Vec<Option<JobModel>>,
     fair_replicas: f64,
-    total: usize,
+    /// Per job: one more than the most GPUs (and so servers) it may get; its table is
+    /// dim x dim, indexed by (servers, GPUs).
+    dims: Vec<usize>,
     table: Vec<Vec<f64>>,
     _view: &'a ElasticView<'a>,
 }
@@ -113,7 +115,13 @@ impl Speedup for Speedups<'_> {
         if replicas == 0 {
             return 0.0;
         }
-        let key = nodes as usize * (self.total + 1) + replicas as usize;
+        let dim = self.dims.get(job).copied().unwrap_or(0);
+        let (n, r) = (nodes as usize, replicas as usize);
+        let key = if n < dim && r < dim {
+            n * dim + r
+        } else {
+            usize::MAX
+        };
         if let Some(v) = self
             .table
             .get(job)
@@ -209,7 +217,7 @@ impl ElasticPolicy for Pollux {
                 s
             })
             .collect();
-        let size = (nodes + 1) * (total as usize + 1);
+        let dims: Vec<usize> = jobs.iter().map(|j| j.max_replicas as usize + 1).collect();
         let keys: Vec<Vec<f64>> = order
             .iter()
             .map(|&i| {
@@ -232,16 +240,17 @@ impl ElasticPolicy for Pollux {
         let table = order
             .iter()
             .zip(&keys)
-            .map(|(&i, k)| match self.cache.remove(&view.jobs[i].id) {
-                Some((key, t)) if key == *k && t.len() == size => t,
-                _ => vec![f64::NAN; size],
+            .zip(&dims)
+            .map(|((&i, k), &d)| match self.cache.remove(&view.jobs[i].id) {
+                Some((key, t)) if key == *k && t.len() == d * d => t,
+                _ => vec![f64::NAN; d * d],
             })
             .collect();
         self.cache.clear();
         let mut speedups = Speedups {
             funcs,
             fair_replicas: fair,
-            total: total as usize,
+            dims,
             table,
             _view: view,
         };
