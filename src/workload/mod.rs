@@ -8,6 +8,7 @@
 pub mod csv;
 pub mod elastic;
 pub mod generator;
+pub mod inference;
 pub mod interp;
 pub mod pai;
 pub mod presets;
