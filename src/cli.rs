@@ -1021,6 +1021,7 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
                     jobs_per_hour: rate,
                     multi_gpu: a.multi_gpu,
                     priority_weights: a.priority_weights,
+                    elastic_fraction: 0.0,
                     seed,
                 }),
                 profile: profile.clone(),
@@ -1031,6 +1032,7 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
                 restart_cost_s: a.restart_cost,
                 window: a.window.map(|Window(s, e)| (s, e)),
                 fairness: !a.no_fairness,
+                inference: None,
             };
             workloads.push((rate, seed, exp));
         }
@@ -1159,6 +1161,7 @@ fn cmd_generate(a: GenerateArgs) -> CliResult<()> {
         jobs_per_hour: a.jobs_per_hour.unwrap_or(if elastic { 20.0 } else { 0.0 }),
         multi_gpu: a.multi_gpu,
         priority_weights: a.priority_weights,
+        elastic_fraction: 0.0,
         seed: a.seed,
     };
     if let Some(source) = &a.apps {
@@ -1441,6 +1444,7 @@ fn gen_jobs(
         jobs_per_hour,
         multi_gpu: false,
         priority_weights: false,
+        elastic_fraction: 0.0,
         seed: 0,
     };
     generate(profile, cluster, &cfg).map_err(|e| CliError::Failure(e.to_string()))
@@ -1678,6 +1682,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                     jobs_per_hour: 0.0,
                     multi_gpu: false,
                     priority_weights: false,
+                    elastic_fraction: 0.0,
                     seed: 0,
                 }),
                 ProfileSource::Preset {
@@ -1705,6 +1710,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                 jobs_per_hour: 5.0,
                 multi_gpu: false,
                 priority_weights: false,
+                elastic_fraction: 0.0,
                 seed: 0,
             }),
             ProfileSource::Preset {

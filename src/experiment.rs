@@ -6,7 +6,9 @@ use crate::cluster::{ClusterError, ClusterSpec};
 use crate::metrics::{Recorder, Summary};
 use crate::policy::{self, PolicyError};
 use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
+use crate::sim::pooled::{PooledConfig, PooledSimulator};
 use crate::sim::{RoundReport, SimConfig, SimError, Simulator};
+use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
 use crate::workload::{
     generate, presets, Apps, GeneratorConfig, InlineFile, Profile, Trace, WorkloadError,
 };
@@ -105,6 +107,25 @@ pub struct Experiment {
     /// Also run the isolated policy to compute finish-time fairness (rho).
     #[serde(default = "default_true")]
     pub fairness: bool,
+    /// An inference pool's load (Aryl): the cluster's `inference` GPU type serves it, and
+    /// its idle servers may be loaned to training.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<InferenceSource>,
+}
+
+/// Where an inference pool's load comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum InferenceSource {
+    /// The bundled day-shaped curve.
+    Diurnal(DiurnalConfig),
+    /// A CSV of `time_s,servers`.
+    Inline {
+        /// File name.
+        name: String,
+        /// The text.
+        text: String,
+    },
 }
 
 impl Default for Experiment {
@@ -147,6 +168,9 @@ pub struct Resolved {
     /// Elastic applications, when the profile is one: the experiment then runs in the
     /// elastic simulator with the elastic policies (Pollux and its baselines).
     pub apps: Option<Arc<Apps>>,
+    /// The inference load, when the experiment has an inference pool: it then runs in the
+    /// pooled simulator with Aryl.
+    pub load: Option<LoadCurve>,
 }
 
 /// The outcome of one policy's run.
@@ -226,6 +250,11 @@ impl Experiment {
                     policy::pollux::build(p)?;
                 }
             }
+            None if self.inference.is_some() => {
+                for p in &self.policies {
+                    policy::aryl::build(p)?;
+                }
+            }
             None => {
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
@@ -233,6 +262,31 @@ impl Experiment {
                 }
             }
         }
+        let load = match &self.inference {
+            None => None,
+            Some(_) if apps.is_some() => {
+                return Err(ExperimentError::Invalid(
+                    "an inference pool goes with a round-based profile, not elastic applications"
+                        .into(),
+                ))
+            }
+            Some(src) => {
+                let inf = cluster
+                    .types
+                    .iter()
+                    .find(|t| t.name == "inference")
+                    .ok_or_else(|| {
+                        ExperimentError::Invalid(
+                            "an inference pool needs a GPU type named 'inference' in the cluster (e.g. v100:128/8,inference:128/8)".into(),
+                        )
+                    })?;
+                let servers = inf.count / inf.per_server.max(1);
+                Some(match src {
+                    InferenceSource::Diurnal(c) => diurnal(c, servers)?,
+                    InferenceSource::Inline { name, text } => LoadCurve::parse_csv(text, name)?,
+                })
+            }
+        };
         if let Some((a, b)) = self.window {
             if a >= b || b > trace.jobs.len() {
                 return Err(ExperimentError::Invalid(format!(
@@ -259,6 +313,7 @@ impl Experiment {
             profile,
             sim,
             apps: apps.map(Arc::new),
+            load,
         })
     }
 
@@ -330,7 +385,7 @@ impl Resolved {
     /// Whether finish-time fairness (rho) can be computed: it needs the isolated policy,
     /// which exists for round-based experiments only.
     pub fn supports_fairness(&self) -> bool {
-        self.apps.is_none()
+        self.apps.is_none() && self.load.is_none()
     }
 
     /// A simulator for one policy.
@@ -362,7 +417,15 @@ impl Resolved {
             progress(report);
             window.is_some_and(|(a, b)| (a..b).all(done))
         };
-        let name = if let Some(apps) = &self.apps {
+        let name = if let Some(load) = &self.load {
+            let mut sim = self.pooled_simulator(policy_spec, load)?;
+            while let Some(report) = sim.step_round() {
+                if observe(&report, &|j| sim.job_done(j)) {
+                    break;
+                }
+            }
+            sim.policy_name().to_string()
+        } else if let Some(apps) = &self.apps {
             let mut sim = self.elastic_simulator(policy_spec, apps)?;
             while let Some(report) = sim.step_round() {
                 if observe(&report, &|j| sim.job_done(j)) {
@@ -384,6 +447,28 @@ impl Resolved {
             summary,
             recorder: rec,
         })
+    }
+
+    /// A pooled (Aryl) simulator for one policy.
+    pub fn pooled_simulator(
+        &self,
+        policy_spec: &str,
+        load: &LoadCurve,
+    ) -> Result<PooledSimulator, ExperimentError> {
+        let p = policy::aryl::build(policy_spec)?;
+        let cfg = PooledConfig {
+            tick: self.sim.round_len,
+            restart_s: self.sim.restart_cost,
+            ..PooledConfig::default()
+        };
+        Ok(PooledSimulator::new(
+            cfg,
+            self.cluster.clone(),
+            self.trace.jobs.clone(),
+            &self.profile,
+            load.clone(),
+            p,
+        )?)
     }
 
     /// An elastic simulator for one policy (the experiment's profile must be elastic).

@@ -106,6 +106,7 @@ fn small(policies: &[&str], seed: u64) -> Experiment {
         jobs_per_hour: 30.0,
         multi_gpu: true,
         priority_weights: false,
+        elastic_fraction: 0.0,
         seed: 3,
     });
     e.cluster = "gpu:32/4".into();

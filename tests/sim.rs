@@ -16,6 +16,7 @@ fn generated(num_jobs: usize, rate: f64, multi: bool, seed: u64) -> Experiment {
             jobs_per_hour: rate,
             multi_gpu: multi,
             priority_weights: true,
+            elastic_fraction: 0.0,
             seed,
         }),
         profile: ProfileSource::Preset {
@@ -117,6 +118,7 @@ fn same_experiment_gives_identical_json() {
             jobs_per_hour: 3.0,
             multi_gpu: true,
             priority_weights: true,
+            elastic_fraction: 0.0,
             seed: 12,
         }),
         ..exp

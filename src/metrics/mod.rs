@@ -81,6 +81,31 @@ pub struct Recorder {
     pub end_time: f64,
     /// Policy failures seen.
     pub policy_failures: u64,
+    /// Pooled runs: loans, reclaims and the inference pool over time.
+    #[serde(default)]
+    pub pool: PoolRecord,
+}
+
+/// The inference pool of a pooled (Aryl) run.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PoolRecord {
+    /// Servers loaned, summed over loans.
+    pub loans: u64,
+    /// Servers reclaimed, summed over reclaims.
+    pub reclaims: u64,
+    /// Demand and loans per tick.
+    pub series: Vec<PoolPoint>,
+}
+
+/// The inference pool at one tick.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PoolPoint {
+    /// Time (s).
+    pub time: f64,
+    /// Inference servers needed.
+    pub demand: u32,
+    /// Inference servers loaned to training.
+    pub loaned: u32,
 }
 
 impl Recorder {
@@ -101,6 +126,7 @@ impl Recorder {
             busy_seconds: vec![0.0; num_types],
             end_time: 0.0,
             policy_failures: 0,
+            pool: PoolRecord::default(),
         }
     }
 
@@ -157,6 +183,17 @@ impl Recorder {
                 gpus: *gpus,
                 nodes: *nodes,
                 batch_size: *batch_size,
+            }),
+            SimEvent::Loaned { servers, .. } => self.pool.loans += u64::from(*servers),
+            SimEvent::Reclaimed { servers, .. } => self.pool.reclaims += u64::from(*servers),
+            SimEvent::PoolState {
+                time,
+                demand,
+                loaned,
+            } => self.pool.series.push(PoolPoint {
+                time: *time,
+                demand: *demand,
+                loaned: *loaned,
             }),
             SimEvent::Admitted { .. } | SimEvent::Decided { .. } => {}
         }

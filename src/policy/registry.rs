@@ -83,6 +83,16 @@ impl Params {
         }
     }
 
+    /// A yes/no parameter (`true`/`false`, `1`/`0`), or its default.
+    pub fn bool(&self, key: &str, default: bool) -> Result<bool, PolicyError> {
+        match self.values.get(key).map(|v| v.to_ascii_lowercase()) {
+            None => Ok(default),
+            Some(v) if v == "true" || v == "1" => Ok(true),
+            Some(v) if v == "false" || v == "0" => Ok(false),
+            Some(v) => Err(self.err(key, format!("'{v}' is not true or false"))),
+        }
+    }
+
     fn err(&self, key: &str, reason: String) -> PolicyError {
         PolicyError::Param {
             policy: self.policy.clone(),

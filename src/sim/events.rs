@@ -89,6 +89,29 @@ pub enum SimEvent {
         /// Total batch size (0 when suspended).
         batch_size: u32,
     },
+    /// Inference servers were loaned to training.
+    Loaned {
+        /// Time (s).
+        time: f64,
+        /// Servers loaned.
+        servers: u32,
+    },
+    /// Loaned servers went back to inference.
+    Reclaimed {
+        /// Time (s).
+        time: f64,
+        /// Servers returned.
+        servers: u32,
+    },
+    /// The inference pool at the start of a tick (pooled simulations).
+    PoolState {
+        /// Time (s).
+        time: f64,
+        /// Inference servers needed by the load.
+        demand: u32,
+        /// Inference servers loaned to training.
+        loaned: u32,
+    },
     /// A round ended.
     RoundEnded {
         /// Round number (0-based).

@@ -15,6 +15,7 @@
 pub mod elastic;
 pub mod events;
 pub mod placement;
+pub mod pooled;
 
 pub use events::SimEvent;
 

@@ -872,6 +872,7 @@ impl Component for App {
                 jobs_per_hour: 2.0,
                 multi_gpu: true,
                 priority_weights: false,
+                elastic_fraction: 0.0,
                 seed: exp.seed,
             },
         };

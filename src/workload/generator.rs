@@ -24,9 +24,17 @@ pub struct GeneratorConfig {
     /// Give 20% of the jobs priority weight 5.
     #[serde(default)]
     pub priority_weights: bool,
+    /// Share of jobs made elastic: they run on their scale factor and can use up to four
+    /// times as many GPUs (drawn from their own stream, so other draws do not change).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub elastic_fraction: f64,
     /// Seed of the workload (derived from the experiment seed when not given).
     #[serde(default)]
     pub seed: u64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Default for GeneratorConfig {
@@ -36,6 +44,7 @@ impl Default for GeneratorConfig {
             jobs_per_hour: 0.0,
             multi_gpu: false,
             priority_weights: false,
+            elastic_fraction: 0.0,
             seed: 0,
         }
     }
@@ -116,6 +125,15 @@ pub fn generate(
             job.priority_weight = 5.0;
         }
         jobs.push(job);
+    }
+    if cfg.elastic_fraction > 0.0 {
+        let mut er = Rng::for_purpose(cfg.seed, "elastic-jobs");
+        for j in &mut jobs {
+            if er.uniform() < cfg.elastic_fraction {
+                j.min_gpus = Some(j.scale_factor);
+                j.max_gpus = Some(j.scale_factor * 4);
+            }
+        }
     }
     Ok(Trace::from_jobs(name, jobs))
 }
@@ -235,6 +253,7 @@ mod tests {
             jobs_per_hour: 6.0,
             multi_gpu: true,
             priority_weights: true,
+            elastic_fraction: 0.0,
             seed: 7,
         };
         let a = generate(&profile(), &types, &cfg).unwrap();

@@ -114,6 +114,7 @@ pub fn default_experiment() -> Experiment {
         restart_cost_s: 0.0,
         window: None,
         fairness: true,
+        inference: None,
     }
 }
 
@@ -127,6 +128,7 @@ pub fn pollux_experiment() -> Experiment {
             jobs_per_hour: 20.0,
             multi_gpu: true,
             priority_weights: false,
+            elastic_fraction: 0.0,
             seed: 1,
         }),
         profile: ProfileSource::Preset {
@@ -136,6 +138,41 @@ pub fn pollux_experiment() -> Experiment {
         round_s: 60.0,
         restart_cost_s: 30.0,
         fairness: false,
+        ..default_experiment()
+    }
+}
+
+/// Aryl's setting: a training pool and an inference pool of 8-GPU servers, the inference
+/// load following a day-shaped curve; Aryl against itself without loaning, without
+/// elasticity and without either.
+pub fn aryl_experiment() -> Experiment {
+    Experiment {
+        cluster: "v100:128/8,inference:128/8".into(),
+        workload: WorkloadSource::Generated(super::GeneratorConfig {
+            num_jobs: 400,
+            jobs_per_hour: 16.0,
+            multi_gpu: true,
+            priority_weights: false,
+            elastic_fraction: 0.5,
+            seed: 1,
+        }),
+        policies: [
+            "aryl",
+            "aryl[loaning=false]",
+            "aryl[elastic=false]",
+            "aryl[elastic=false,loaning=false]",
+        ]
+        .map(String::from)
+        .to_vec(),
+        round_s: 60.0,
+        restart_cost_s: 30.0,
+        fairness: false,
+        inference: Some(crate::experiment::InferenceSource::Diurnal(
+            super::inference::DiurnalConfig {
+                seed: 1,
+                ..Default::default()
+            },
+        )),
         ..default_experiment()
     }
 }
@@ -166,6 +203,11 @@ pub const SCENARIOS: &[Scenario] = &[
         name: "pollux",
         description: "Pollux vs Tiresias vs Optimus: 160 elastic jobs over 8 hours on 16 servers x 4 GPUs (Pollux's setting), six applications of the bundled pollux-apps profile",
         build: pollux_experiment,
+    },
+    Scenario {
+        name: "aryl",
+        description: "Aryl: 400 jobs (half elastic) on 128 training GPUs with 128 inference GPUs following a daily load; loaning and elastic scaling against their ablations",
+        build: aryl_experiment,
     },
 ];
 

@@ -1,0 +1,715 @@
+//! The pooled simulator of Aryl: a training pool and an inference pool of GPU servers. The
+//! inference side needs a number of servers that follows a load curve; the servers it does
+//! not need may be loaned to training, and are reclaimed when its demand rises.
+//!
+//! Every tick (60 s by default):
+//! 1. jobs that have arrived join the queue;
+//! 2. if inference needs back more servers than are idle, the policy picks which loaned
+//!    servers to return; every job on them loses those GPUs: an elastic job that keeps at
+//!    least its minimum shrinks (and pays the resize delay), any other job stops, goes back
+//!    to the queue and loses the work since its last checkpoint;
+//! 3. if loaning is on, idle inference servers are loaned to training;
+//! 4. the policy admits queued jobs at their minimum GPU count and gives elastic jobs extra
+//!    GPUs;
+//! 5. running jobs train: a job on `k` GPUs makes `speed(k)` steps per second, `speed` from
+//!    the throughput profile (interpolated between profiled GPU counts); a job that starts,
+//!    resumes or resizes spends the restart delay first; jobs checkpoint every
+//!    `checkpoint_s` of running.
+
+use super::{RoundReport, SimError, SimEvent};
+use crate::cluster::ClusterSpec;
+use crate::job::{JobId, JobSpec};
+use crate::workload::inference::LoadCurve;
+use crate::workload::Profile;
+use std::collections::BTreeMap;
+
+/// Settings of the pooled simulator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PooledConfig {
+    /// Seconds per tick.
+    pub tick: f64,
+    /// Seconds without progress when a job starts, resumes or changes its GPU count.
+    pub restart_s: f64,
+    /// Seconds of running between checkpoints.
+    pub checkpoint_s: f64,
+    /// Stop after this many ticks even if jobs remain.
+    pub max_ticks: u64,
+}
+
+impl Default for PooledConfig {
+    fn default() -> Self {
+        PooledConfig {
+            tick: 60.0,
+            restart_s: 30.0,
+            checkpoint_s: 1800.0,
+            max_ticks: 2_000_000,
+        }
+    }
+}
+
+/// Which pool a server belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pool {
+    /// Training servers.
+    Training,
+    /// Inference servers (loanable).
+    Inference,
+}
+
+/// One server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Server {
+    /// Its pool.
+    pub pool: Pool,
+    /// GPUs.
+    pub gpus: u32,
+    /// Whether it is loaned to training (inference servers only).
+    pub loaned: bool,
+    /// (job, GPUs) running on it.
+    pub used: Vec<(JobId, u32)>,
+}
+
+impl Server {
+    /// GPUs not in use.
+    pub fn free(&self) -> u32 {
+        self.gpus
+            .saturating_sub(self.used.iter().map(|u| u.1).sum::<u32>())
+    }
+
+    /// Whether training may use it.
+    pub fn usable(&self) -> bool {
+        self.pool == Pool::Training || self.loaned
+    }
+}
+
+/// What the pooled simulator knows about a job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PooledJob {
+    /// Fewest GPUs it runs on.
+    pub min_gpus: u32,
+    /// Most GPUs it can use.
+    pub max_gpus: u32,
+    /// Steps to do.
+    pub total: f64,
+    /// Steps done.
+    pub progress: f64,
+    /// Steps saved at the last checkpoint.
+    pub saved: f64,
+    /// Seconds run since the last checkpoint.
+    pub since_checkpoint: f64,
+    /// Seconds of restart still to spend.
+    pub overhead: f64,
+    /// (server, GPUs) it holds.
+    pub placement: Vec<(usize, u32)>,
+    /// Whether it is in the queue.
+    pub queued: bool,
+    /// Completion time.
+    pub finish: Option<f64>,
+    /// Given up on (it can never fit).
+    pub dropped: bool,
+    /// Steps per second by GPU count (index = GPUs).
+    pub speed: Vec<f64>,
+}
+
+impl PooledJob {
+    /// GPUs held.
+    pub fn gpus(&self) -> u32 {
+        self.placement.iter().map(|p| p.1).sum()
+    }
+
+    /// Whether it holds GPUs.
+    pub fn running(&self) -> bool {
+        !self.placement.is_empty()
+    }
+
+    /// Steps per second on `k` GPUs.
+    pub fn speed_at(&self, k: u32) -> f64 {
+        self.speed.get(k as usize).copied().unwrap_or(0.0)
+    }
+
+    /// Seconds left at `k` GPUs.
+    pub fn remaining_at(&self, k: u32) -> f64 {
+        let s = self.speed_at(k);
+        if s > 0.0 {
+            (self.total - self.progress).max(0.0) / s
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+/// What a pooled policy decides in a tick.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PoolPlan {
+    /// Loaned servers to return (at least the number asked).
+    pub reclaim: Vec<usize>,
+    /// Whether to loan idle inference servers to training.
+    pub loan: bool,
+    /// Queued jobs to start, with their placements.
+    pub start: Vec<(JobId, Vec<(usize, u32)>)>,
+    /// Running jobs to give more GPUs, with the extra placements.
+    pub grow: Vec<(JobId, Vec<(usize, u32)>)>,
+}
+
+/// What a pooled policy sees.
+#[derive(Debug)]
+pub struct PoolView<'a> {
+    /// Time (s).
+    pub now: f64,
+    /// Servers.
+    pub servers: &'a [Server],
+    /// Jobs by id.
+    pub jobs: &'a [PooledJob],
+    /// Queued job ids in arrival order.
+    pub queue: Vec<JobId>,
+    /// Running job ids.
+    pub running: Vec<JobId>,
+    /// Loaned servers the inference side needs back now.
+    pub must_reclaim: usize,
+    /// Inference servers the load leaves idle (loaned or not).
+    pub idle_inference: usize,
+    /// Restart delay (s).
+    pub restart_s: f64,
+    /// Seconds of running between checkpoints.
+    pub checkpoint_s: f64,
+}
+
+/// A scheduler for the pooled simulator.
+pub trait PooledPolicy {
+    /// Its spec.
+    fn name(&self) -> &str;
+    /// Decide the tick. Reclaims are applied first, then starts, then growth; the
+    /// simulator checks capacities and ignores what does not fit.
+    fn plan(&mut self, view: &PoolView) -> PoolPlan;
+}
+
+/// Steps per second of `job_type` at each GPU count from 0 to `max`, from the profile's
+/// throughputs on `gpu` at the profiled counts: per-GPU efficiency is interpolated
+/// linearly between profiled counts and held beyond the largest.
+pub fn speed_curve(profile: &Profile, job_type: &str, gpu: &str, max: u32) -> Vec<f64> {
+    let known: Vec<(u32, f64)> = profile
+        .job_types
+        .get(job_type)
+        .map(|p| {
+            p.throughputs
+                .iter()
+                .filter_map(|(k, by)| Some((*k, *by.get(gpu)?)))
+                .filter(|(k, v)| *k > 0 && *v > 0.0)
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(&(k0, v0)) = known.first() else {
+        return vec![0.0; max as usize + 1];
+    };
+    let per_gpu0 = v0 / f64::from(k0);
+    let eff = |k: u32| -> f64 {
+        let e = |(kk, vv): (u32, f64)| vv / f64::from(kk) / per_gpu0;
+        match known.iter().position(|&(kk, _)| kk >= k) {
+            Some(0) => e(known[0]),
+            Some(i) => {
+                let (a, b) = (known[i - 1], known[i]);
+                let f = f64::from(k - a.0) / f64::from(b.0 - a.0);
+                e(a) + f * (e(b) - e(a))
+            }
+            None => known.last().map_or(1.0, |&l| e(l)),
+        }
+    };
+    (0..=max)
+        .map(|k| {
+            if k == 0 {
+                0.0
+            } else {
+                f64::from(k) * per_gpu0 * eff(k)
+            }
+        })
+        .collect()
+}
+
+/// The pooled simulator.
+pub struct PooledSimulator {
+    config: PooledConfig,
+    cluster: ClusterSpec,
+    specs: Vec<JobSpec>,
+    jobs: Vec<PooledJob>,
+    servers: Vec<Server>,
+    load: LoadCurve,
+    inference_servers: usize,
+    policy: Box<dyn PooledPolicy>,
+    queue: Vec<JobId>,
+    now: f64,
+    tick: u64,
+    next_arrival: usize,
+    order: Vec<JobId>,
+    /// Loans and reclaims so far.
+    pub loans: u64,
+    /// Servers reclaimed so far.
+    pub reclaims: u64,
+    /// Jobs stopped by reclaims.
+    pub reclaim_preemptions: u64,
+}
+
+impl std::fmt::Debug for PooledSimulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PooledSimulator")
+            .field("policy", &self.policy.name())
+            .field("now", &self.now)
+            .finish()
+    }
+}
+
+fn cfg_err(field: &str, reason: impl Into<String>) -> SimError {
+    SimError::Config {
+        field: field.into(),
+        reason: reason.into(),
+    }
+}
+
+impl PooledSimulator {
+    /// A simulator of `specs` on `cluster`, whose type named `inference` is the inference
+    /// pool and whose first other type is the training pool.
+    pub fn new(
+        config: PooledConfig,
+        cluster: ClusterSpec,
+        specs: Vec<JobSpec>,
+        profile: &Profile,
+        load: LoadCurve,
+        policy: Box<dyn PooledPolicy>,
+    ) -> Result<Self, SimError> {
+        let inf = cluster
+            .types
+            .iter()
+            .find(|t| t.name == "inference")
+            .ok_or_else(|| {
+                cfg_err(
+                    "cluster",
+                    "no GPU type named 'inference' (the inference pool)",
+                )
+            })?;
+        let train = cluster
+            .types
+            .iter()
+            .find(|t| t.name != "inference")
+            .ok_or_else(|| cfg_err("cluster", "no training GPU type"))?;
+        if !(config.tick.is_finite() && config.tick >= 1.0) {
+            return Err(cfg_err("round_s", "the tick must be at least 1 s"));
+        }
+        if !(config.restart_s.is_finite() && (0.0..=86_400.0).contains(&config.restart_s)) {
+            return Err(cfg_err("restart_cost_s", "between 0 and 86,400 s"));
+        }
+        let mut servers = Vec::new();
+        for (pool, t) in [(Pool::Training, train), (Pool::Inference, inf)] {
+            let per = t.per_server.max(1);
+            for _ in 0..t.count / per {
+                servers.push(Server {
+                    pool,
+                    gpus: per,
+                    loaned: false,
+                    used: Vec::new(),
+                });
+            }
+        }
+        let inference_servers = servers.iter().filter(|s| s.pool == Pool::Inference).count();
+        let capacity: u32 = servers.iter().map(|s| s.gpus).sum();
+        let jobs = specs
+            .iter()
+            .map(|s| {
+                let min = s.min_gpus.unwrap_or(s.scale_factor).max(1);
+                let max = s.max_gpus.unwrap_or(min).max(min);
+                PooledJob {
+                    min_gpus: min,
+                    max_gpus: max,
+                    total: s.total_steps,
+                    progress: 0.0,
+                    saved: 0.0,
+                    since_checkpoint: 0.0,
+                    overhead: 0.0,
+                    placement: Vec::new(),
+                    queued: false,
+                    finish: None,
+                    dropped: min > capacity,
+                    speed: speed_curve(profile, &s.job_type, &train.name, max.min(capacity)),
+                }
+            })
+            .collect();
+        let mut order: Vec<JobId> = (0..specs.len()).collect();
+        order.sort_by(|&a, &b| {
+            specs[a]
+                .arrival
+                .total_cmp(&specs[b].arrival)
+                .then(a.cmp(&b))
+        });
+        Ok(PooledSimulator {
+            config,
+            cluster,
+            specs,
+            jobs,
+            servers,
+            load,
+            inference_servers,
+            policy,
+            queue: Vec::new(),
+            now: 0.0,
+            tick: 0,
+            next_arrival: 0,
+            order,
+            loans: 0,
+            reclaims: 0,
+            reclaim_preemptions: 0,
+        })
+    }
+
+    /// Time (s).
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// The servers.
+    pub fn servers(&self) -> &[Server] {
+        &self.servers
+    }
+
+    /// The jobs.
+    pub fn jobs(&self) -> &[PooledJob] {
+        &self.jobs
+    }
+
+    /// The cluster.
+    pub fn cluster(&self) -> &ClusterSpec {
+        &self.cluster
+    }
+
+    /// The policy's spec.
+    pub fn policy_name(&self) -> &str {
+        self.policy.name()
+    }
+
+    /// Inference servers needed at the current time.
+    pub fn demand(&self) -> usize {
+        (self.load.demand(self.now).max(0.0) as usize).min(self.inference_servers)
+    }
+
+    /// Whether job `id` has left the system.
+    pub fn job_done(&self, id: JobId) -> bool {
+        self.jobs
+            .get(id)
+            .is_some_and(|j| j.finish.is_some() || j.dropped)
+    }
+
+    /// Whether every job is done (or the tick limit is reached).
+    pub fn is_done(&self) -> bool {
+        self.jobs.iter().all(|j| j.finish.is_some() || j.dropped)
+            || self.tick >= self.config.max_ticks
+    }
+
+    fn remove_gpus(&mut self, job: JobId, server: usize) -> u32 {
+        let s = &mut self.servers[server];
+        let taken: u32 = s.used.iter().filter(|u| u.0 == job).map(|u| u.1).sum();
+        s.used.retain(|u| u.0 != job);
+        self.jobs[job].placement.retain(|p| p.0 != server);
+        taken
+    }
+
+    fn stop(&mut self, job: JobId, events: &mut Vec<SimEvent>) {
+        let servers: Vec<usize> = self.jobs[job].placement.iter().map(|p| p.0).collect();
+        for s in servers {
+            self.remove_gpus(job, s);
+        }
+        let j = &mut self.jobs[job];
+        j.progress = j.saved;
+        j.since_checkpoint = 0.0;
+        j.queued = true;
+        events.push(SimEvent::Preempted {
+            job,
+            time: self.now,
+        });
+        let pos = self
+            .queue
+            .partition_point(|&q| (self.specs[q].arrival, q) < (self.specs[job].arrival, job));
+        self.queue.insert(pos, job);
+    }
+
+    fn place(&mut self, job: JobId, placement: &[(usize, u32)]) -> bool {
+        let ok = placement.iter().all(|&(s, g)| {
+            self.servers
+                .get(s)
+                .is_some_and(|sv| sv.usable() && sv.free() >= g)
+        }) && {
+            let mut seen: Vec<usize> = placement.iter().map(|p| p.0).collect();
+            seen.sort_unstable();
+            seen.windows(2).all(|w| w[0] != w[1])
+        };
+        if !ok {
+            return false;
+        }
+        for &(s, g) in placement.iter().filter(|p| p.1 > 0) {
+            let sv = &mut self.servers[s];
+            match sv.used.iter_mut().find(|u| u.0 == job) {
+                Some(u) => u.1 += g,
+                None => sv.used.push((job, g)),
+            }
+            let j = &mut self.jobs[job];
+            match j.placement.iter_mut().find(|p| p.0 == s) {
+                Some(p) => p.1 += g,
+                None => j.placement.push((s, g)),
+            }
+        }
+        true
+    }
+
+    /// Simulate one tick; None once every job is done.
+    pub fn step_round(&mut self) -> Option<RoundReport> {
+        if self.is_done() {
+            return None;
+        }
+        let start = self.now;
+        let end = start + self.config.tick;
+        let mut events = Vec::new();
+        // 1. Arrivals.
+        while let Some(&j) = self.order.get(self.next_arrival) {
+            if self.specs[j].arrival > start {
+                break;
+            }
+            self.next_arrival += 1;
+            if self.jobs[j].dropped {
+                events.push(SimEvent::Dropped {
+                    job: j,
+                    time: start,
+                    reason: format!(
+                        "needs {} GPUs, more than the cluster has",
+                        self.jobs[j].min_gpus
+                    ),
+                });
+                continue;
+            }
+            self.jobs[j].queued = true;
+            self.queue.push(j);
+            events.push(SimEvent::Admitted {
+                job: j,
+                time: start,
+            });
+        }
+        // 2-4. The policy's plan.
+        let demand = self.demand();
+        let idle_inference = self.inference_servers - demand;
+        let loaned = self.servers.iter().filter(|s| s.loaned).count();
+        let must_reclaim = loaned.saturating_sub(idle_inference);
+        let plan = {
+            let running = (0..self.jobs.len())
+                .filter(|&j| self.jobs[j].running())
+                .collect();
+            let view = PoolView {
+                now: start,
+                servers: &self.servers,
+                jobs: &self.jobs,
+                queue: self.queue.clone(),
+                running,
+                must_reclaim,
+                idle_inference,
+                restart_s: self.config.restart_s,
+                checkpoint_s: self.config.checkpoint_s,
+            };
+            self.policy.plan(&view)
+        };
+        // Reclaim: the policy's choice first, then (if it chose too few) the lowest ids.
+        let mut back: Vec<usize> = plan
+            .reclaim
+            .iter()
+            .copied()
+            .filter(|&s| self.servers.get(s).is_some_and(|sv| sv.loaned))
+            .collect();
+        back.dedup();
+        for s in 0..self.servers.len() {
+            if back.len() >= must_reclaim {
+                break;
+            }
+            if self.servers[s].loaned && !back.contains(&s) {
+                back.push(s);
+            }
+        }
+        if !back.is_empty() {
+            for &s in &back {
+                let tenants: Vec<JobId> = self.servers[s].used.iter().map(|u| u.0).collect();
+                for j in tenants {
+                    self.remove_gpus(j, s);
+                    let job = &self.jobs[j];
+                    if job.gpus() >= job.min_gpus && job.running() {
+                        self.jobs[j].overhead = self.config.restart_s;
+                        events.push(SimEvent::Restarted {
+                            job: j,
+                            time: start,
+                        });
+                    } else {
+                        self.reclaim_preemptions += 1;
+                        self.stop(j, &mut events);
+                    }
+                }
+                self.servers[s].loaned = false;
+            }
+            self.reclaims += back.len() as u64;
+            events.push(SimEvent::Reclaimed {
+                time: start,
+                servers: back.len() as u32,
+            });
+        }
+        // Loan.
+        if plan.loan {
+            let mut lent = 0u32;
+            let mut want =
+                idle_inference.saturating_sub(self.servers.iter().filter(|s| s.loaned).count());
+            for s in self.servers.iter_mut() {
+                if want == 0 {
+                    break;
+                }
+                if s.pool == Pool::Inference && !s.loaned {
+                    s.loaned = true;
+                    lent += 1;
+                    want -= 1;
+                }
+            }
+            if lent > 0 {
+                self.loans += u64::from(lent);
+                events.push(SimEvent::Loaned {
+                    time: start,
+                    servers: lent,
+                });
+            }
+        }
+        for (j, placement) in &plan.start {
+            let j = *j;
+            if !self.jobs.get(j).is_some_and(|x| x.queued) {
+                continue;
+            }
+            let gpus: u32 = placement.iter().map(|p| p.1).sum();
+            if gpus < self.jobs[j].min_gpus || gpus > self.jobs[j].max_gpus {
+                continue;
+            }
+            if self.place(j, placement) {
+                self.jobs[j].queued = false;
+                self.jobs[j].overhead = self.config.restart_s;
+                self.queue.retain(|&q| q != j);
+            }
+        }
+        for (j, placement) in &plan.grow {
+            let j = *j;
+            let Some(job) = self.jobs.get(j) else {
+                continue;
+            };
+            let extra: u32 = placement.iter().map(|p| p.1).sum();
+            if !job.running() || job.gpus() + extra > job.max_gpus || extra == 0 {
+                continue;
+            }
+            if self.place(j, placement) {
+                self.jobs[j].overhead = self.config.restart_s;
+                events.push(SimEvent::Restarted {
+                    job: j,
+                    time: start,
+                });
+            }
+        }
+        // 5. Training.
+        let tick = self.config.tick;
+        let mut busy = [0u32; 2];
+        let mut running = 0;
+        for j in 0..self.jobs.len() {
+            if !self.jobs[j].running() {
+                continue;
+            }
+            running += 1;
+            let job = &mut self.jobs[j];
+            let k = job.gpus();
+            let on_loan: u32 = job
+                .placement
+                .iter()
+                .filter(|p| self.servers[p.0].pool == Pool::Inference)
+                .map(|p| p.1)
+                .sum();
+            busy[0] += k - on_loan;
+            busy[1] += on_loan;
+            let delay = job.overhead.min(tick);
+            job.overhead -= delay;
+            let speed = job.speed_at(k);
+            let mut used = tick;
+            let steps = speed * (tick - delay);
+            let before = job.progress;
+            if speed > 0.0 && job.progress + steps >= job.total {
+                used = delay + (job.total - job.progress) / speed;
+                job.progress = job.total;
+                job.finish = Some(start + used);
+            } else {
+                job.progress += steps;
+            }
+            job.since_checkpoint += used - delay;
+            if job.since_checkpoint >= self.config.checkpoint_s {
+                job.saved = job.progress;
+                job.since_checkpoint = 0.0;
+            }
+            for (gpu_type, gpus) in [(0, k - on_loan), (1, on_loan)] {
+                if gpus > 0 {
+                    events.push(SimEvent::Ran {
+                        job: j,
+                        gpu_type,
+                        gpus,
+                        start,
+                        end: start + used,
+                        busy_s: used,
+                        steps: (job.progress - before) * f64::from(gpus) / f64::from(k),
+                        overhead_s: delay,
+                    });
+                }
+            }
+            if let Some(f) = job.finish {
+                events.push(SimEvent::Finished { job: j, time: f });
+                let servers: Vec<usize> = self.jobs[j].placement.iter().map(|p| p.0).collect();
+                for s in servers {
+                    self.remove_gpus(j, s);
+                }
+            }
+        }
+        let types = self.cluster.types.len();
+        let mut busy_gpus = vec![0u32; types];
+        for (i, t) in self.cluster.types.iter().enumerate() {
+            busy_gpus[i] = if t.name == "inference" {
+                busy[1]
+            } else if busy_gpus.iter().take(i).all(|&b| b == 0) {
+                busy[0]
+            } else {
+                0
+            };
+        }
+        events.push(SimEvent::RoundEnded {
+            round: self.tick,
+            start,
+            end,
+            active: self.queue.len() + running,
+            running,
+            busy_gpus,
+        });
+        events.push(SimEvent::PoolState {
+            time: start,
+            demand: demand as u32,
+            loaned: self.servers.iter().filter(|s| s.loaned).count() as u32,
+        });
+        self.now = end;
+        self.tick += 1;
+        Some(RoundReport {
+            round: self.tick - 1,
+            start,
+            end,
+            events,
+        })
+    }
+}
+
+/// Sum of the free GPUs on servers training may use, by pool.
+pub fn free_by_pool(servers: &[Server]) -> BTreeMap<&'static str, u32> {
+    let mut m = BTreeMap::new();
+    for s in servers.iter().filter(|s| s.usable()) {
+        let k = if s.pool == Pool::Training {
+            "training"
+        } else {
+            "loaned"
+        };
+        *m.entry(k).or_insert(0) += s.free();
+    }
+    m
+}
