@@ -322,7 +322,46 @@ impl Recorder {
             rounds: self.series.len() as u64,
             policy_failures: self.policy_failures,
             elastic: self.elastic_figures(&measured),
+            pool: self.pool_figures(cluster),
         }
+    }
+
+    /// Pool figures, None when the run had no inference pool.
+    fn pool_figures(&self, cluster: &ClusterSpec) -> Option<PoolFigures> {
+        let pts = &self.pool.series;
+        if pts.is_empty() {
+            return None;
+        }
+        let per = cluster
+            .types
+            .iter()
+            .find(|t| t.name == "inference")
+            .map_or(1, |t| t.per_server.max(1));
+        let (mut span, mut loaned, mut demand) = (0.0, 0.0, 0.0);
+        for (i, p) in pts.iter().enumerate() {
+            let dt = match (pts.get(i + 1), i.checked_sub(1).and_then(|k| pts.get(k))) {
+                (Some(n), _) => n.time - p.time,
+                (None, Some(prev)) => p.time - prev.time,
+                (None, None) => 1.0,
+            };
+            span += dt;
+            loaned += dt * f64::from(p.loaned) * f64::from(per);
+            demand += dt * f64::from(p.demand);
+        }
+        let busy: f64 = self.busy_seconds.iter().sum();
+        let total = f64::from(cluster.total_gpus()) * span;
+        let serving = demand * f64::from(per);
+        Some(PoolFigures {
+            loans: self.pool.loans,
+            reclaims: self.pool.reclaims,
+            avg_loaned_gpus: if span > 0.0 { loaned / span } else { 0.0 },
+            cluster_usage: if total > 0.0 {
+                (busy + serving) / total
+            } else {
+                0.0
+            },
+            avg_demand_servers: if span > 0.0 { demand / span } else { 0.0 },
+        })
     }
 
     /// Sizing figures of the jobs' resize histories, None when no job was resized.
@@ -434,6 +473,25 @@ pub struct Summary {
     /// Elastic runs only: how jobs were sized.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elastic: Option<ElasticFigures>,
+    /// Runs with an inference pool only: loans, reclaims and usage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolFigures>,
+}
+
+/// The inference pool's figures of a pooled (Aryl) run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PoolFigures {
+    /// Servers loaned to training, summed over loans.
+    pub loans: u64,
+    /// Servers reclaimed by inference, summed over reclaims.
+    pub reclaims: u64,
+    /// Average GPUs on loan.
+    pub avg_loaned_gpus: f64,
+    /// Share of all the cluster's GPU time in use: by training (on its own servers or on
+    /// loan) or by the inference load.
+    pub cluster_usage: f64,
+    /// Average inference servers needed by the load.
+    pub avg_demand_servers: f64,
 }
 
 /// How an elastic run sized its jobs (time-weighted over the time jobs held GPUs).
