@@ -1747,6 +1747,30 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         ));
     }
 
+    // (f) Aryl at scale: 50,000 jobs over about 15 days on 2,048 training GPUs with 2,048
+    // inference GPUs under a daily load.
+    {
+        progress("50,000-job pooled run with aryl");
+        let mut exp = presets::aryl_experiment();
+        exp.cluster = "v100:2048/8,inference:2048/8".into();
+        exp.policies = vec!["aryl".into()];
+        exp.workload = WorkloadSource::Generated(GeneratorConfig {
+            num_jobs: 50_000,
+            jobs_per_hour: 139.0,
+            multi_gpu: true,
+            priority_weights: false,
+            elastic_fraction: 0.5,
+            seed: 1,
+        });
+        let (times, finished) = bench_whole_run(&exp, 1)?;
+        rows.push(BenchRow::new(
+            "pooled run, 50,000 jobs, aryl".into(),
+            format!("generated at 139 jobs/h (15 days of arrivals, half elastic, seed 1), gavel-types profile; v100:2048/8 + inference:2048/8, diurnal load, 60 s ticks; {finished} jobs finished"),
+            times,
+            Some(30.0),
+        ));
+    }
+
     let text = match a.format {
         ListFormat::Json => to_json(&rows)?,
         ListFormat::Table => {

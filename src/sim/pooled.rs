@@ -240,6 +240,8 @@ pub struct PooledSimulator {
     tick: u64,
     next_arrival: usize,
     order: Vec<JobId>,
+    /// Jobs holding GPUs.
+    running: std::collections::BTreeSet<JobId>,
     /// Loans and reclaims so far.
     pub loans: u64,
     /// Servers reclaimed so far.
@@ -352,6 +354,7 @@ impl PooledSimulator {
             tick: 0,
             next_arrival: 0,
             order,
+            running: std::collections::BTreeSet::new(),
             loans: 0,
             reclaims: 0,
             reclaim_preemptions: 0,
@@ -406,6 +409,9 @@ impl PooledSimulator {
         let taken: u32 = s.used.iter().filter(|u| u.0 == job).map(|u| u.1).sum();
         s.used.retain(|u| u.0 != job);
         self.jobs[job].placement.retain(|p| p.0 != server);
+        if self.jobs[job].placement.is_empty() {
+            self.running.remove(&job);
+        }
         taken
     }
 
@@ -452,6 +458,7 @@ impl PooledSimulator {
                 Some(p) => p.1 += g,
                 None => j.placement.push((s, g)),
             }
+            self.running.insert(job);
         }
         true
     }
@@ -494,9 +501,7 @@ impl PooledSimulator {
         let loaned = self.servers.iter().filter(|s| s.loaned).count();
         let must_reclaim = loaned.saturating_sub(idle_inference);
         let plan = {
-            let running = (0..self.jobs.len())
-                .filter(|&j| self.jobs[j].running())
-                .collect();
+            let running: Vec<JobId> = self.running.iter().copied().collect();
             let view = PoolView {
                 now: start,
                 servers: &self.servers,
@@ -610,7 +615,8 @@ impl PooledSimulator {
         let tick = self.config.tick;
         let mut busy = [0u32; 2];
         let mut running = 0;
-        for j in 0..self.jobs.len() {
+        let running_now: Vec<JobId> = self.running.iter().copied().collect();
+        for j in running_now {
             if !self.jobs[j].running() {
                 continue;
             }

@@ -173,9 +173,17 @@ impl PooledPolicy for Aryl {
             }
         }
         // (3) Admission in arrival order (stopped jobs rejoin the queue next tick).
+        let mut avail: u32 = free.iter().map(|f| f.1).sum();
         for &j in &view.queue {
+            if avail == 0 {
+                break;
+            }
             let job = &view.jobs[j];
+            if job.min_gpus > avail {
+                continue;
+            }
             if let Some(p) = take(&mut free, job.min_gpus) {
+                avail -= job.min_gpus;
                 plan.start.push((j, p));
             }
         }
