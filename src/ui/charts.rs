@@ -445,3 +445,98 @@ pub fn draw_goodput(
         .map_err(err)?;
     root.present().map_err(err)
 }
+
+/// The inference pool over time (hours): the servers the inference load needs (grey, filled)
+/// and, per policy, the servers loaned to training stacked on top of it, with loans (▲) and
+/// reclaims (▼) of each policy marked on a strip along the bottom.
+pub fn draw_pool(
+    canvas: HtmlCanvasElement,
+    title: &str,
+    demand: &[(f64, f64)],
+    servers: f64,
+    loaned: &[(String, Vec<(f64, f64)>)],
+    changes: &[Vec<(f64, i64)>],
+) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2D canvas")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let t_max = demand
+        .iter()
+        .chain(loaned.iter().flat_map(|s| s.1.iter()))
+        .map(|p| p.0)
+        .fold(0.0, f64::max)
+        / 3600.0;
+    let y_max = servers.max(1.0);
+    // A strip below zero holds one row of event marks per policy.
+    let strip = y_max * 0.06 * (loaned.len().max(1) as f64);
+    let mut ctx = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..t_max.max(1e-6), -strip..y_max * 1.05)
+        .map_err(err)?;
+    ctx.configure_mesh()
+        .x_desc("time (h)")
+        .y_desc("inference servers")
+        .y_label_formatter(&|v| {
+            if *v < 0.0 {
+                String::new()
+            } else {
+                format!("{v:.0}")
+            }
+        })
+        .draw()
+        .map_err(err)?;
+    let grey = RGBColor(150, 150, 150);
+    let mut area: Vec<(f64, f64)> = demand.iter().map(|(t, v)| (t / 3600.0, *v)).collect();
+    if let (Some(first), Some(last)) = (area.first().copied(), area.last().copied()) {
+        area.push((last.0, 0.0));
+        area.push((first.0, 0.0));
+    }
+    ctx.draw_series(std::iter::once(Polygon::new(area, grey.mix(0.35).filled())))
+        .map_err(err)?
+        .label("needed by inference")
+        .legend(move |(x, y)| {
+            Rectangle::new([(x, y - 5), (x + 16, y + 5)], grey.mix(0.35).filled())
+        });
+    for (i, (name, pts)) in loaned.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        ctx.draw_series(LineSeries::new(
+            pts.iter().map(|(t, v)| (t / 3600.0, *v)),
+            color.stroke_width(2),
+        ))
+        .map_err(err)?
+        .label(format!("needed + loaned: {name}"))
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
+    }
+    let row = y_max * 0.06;
+    for (i, marks) in changes.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let y = -row * (i as f64 + 0.5);
+        ctx.draw_series(marks.iter().map(|&(t, d)| {
+            let up = d > 0;
+            EmptyElement::at((t / 3600.0, y))
+                + Polygon::new(
+                    if up {
+                        vec![(-3, 3), (3, 3), (0, -3)]
+                    } else {
+                        vec![(-3, -3), (3, -3), (0, 3)]
+                    },
+                    if up {
+                        color.filled()
+                    } else {
+                        color.mix(0.5).filled()
+                    },
+                )
+        }))
+        .map_err(err)?;
+    }
+    ctx.configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}

@@ -4,6 +4,7 @@
 
 pub mod charts;
 pub mod elastic;
+pub mod pool;
 pub mod worker;
 
 use crate::cluster::ClusterSpec;
@@ -12,6 +13,7 @@ use crate::job::JobId;
 use crate::metrics::Recorder;
 use crate::policy::{self, ParamInfo, PolicyError, Recompute};
 use crate::sim::elastic::ElasticSimulator;
+use crate::sim::pooled::PooledSimulator;
 use crate::sim::{RoundReport, SimEvent, Simulator};
 use crate::workload::{presets, Apps, GeneratorConfig, InlineFile, Profile, Trace};
 use std::rc::Rc;
@@ -58,6 +60,8 @@ enum StepSim {
     Rounds(Box<Simulator>),
     /// Ticks of the elastic simulator.
     Elastic(Box<ElasticSimulator>),
+    /// Ticks of the pooled (Aryl) simulator, with the experiment and the ticks done.
+    Pooled(Box<PooledSimulator>, Rc<Resolved>, u64),
 }
 
 impl StepSim {
@@ -65,6 +69,11 @@ impl StepSim {
         match self {
             StepSim::Rounds(s) => s.step_round(),
             StepSim::Elastic(s) => s.step_round(),
+            StepSim::Pooled(s, _, ticks) => {
+                let r = s.step_round();
+                *ticks += u64::from(r.is_some());
+                r
+            }
         }
     }
 
@@ -72,6 +81,7 @@ impl StepSim {
         match self {
             StepSim::Rounds(s) => s.now(),
             StepSim::Elastic(s) => s.now(),
+            StepSim::Pooled(s, _, _) => s.now(),
         }
     }
 
@@ -79,6 +89,7 @@ impl StepSim {
         match self {
             StepSim::Rounds(s) => s.round(),
             StepSim::Elastic(s) => s.round(),
+            StepSim::Pooled(_, _, ticks) => *ticks,
         }
     }
 
@@ -86,6 +97,7 @@ impl StepSim {
         match self {
             StepSim::Rounds(s) => s.is_done(),
             StepSim::Elastic(s) => s.is_done(),
+            StepSim::Pooled(s, _, _) => s.is_done(),
         }
     }
 }
@@ -181,6 +193,14 @@ pub enum Msg {
     ElasticJob(usize),
     /// Set the epoch of the goodput chart.
     ElasticEpoch(u32),
+    /// Edit a field of the diurnal inference load.
+    InferenceField(&'static str, String),
+    /// An inference load CSV's text arrived: file name, text.
+    InferenceFile(String, String),
+    /// An inference load file could not be read.
+    InferenceFileError(String),
+    /// Give the experiment an inference pool (true) or take it away.
+    InferencePool(bool),
 }
 
 /// What a download button exports.
@@ -229,6 +249,10 @@ pub struct App {
     elastic_dirty: bool,
     /// Whether the current experiment's profile is one of elastic applications.
     elastic: bool,
+    /// Whether the current experiment has an inference pool (Aryl).
+    pooled: bool,
+    /// The inference pool panel's last error.
+    pool_error: Option<String>,
     /// Resolved experiments, most recent first (at most two: the current one and the
     /// results').
     resolved: Vec<(Experiment, Rc<Resolved>)>,
@@ -257,6 +281,7 @@ fn parse_policy_list(policies: &[String]) -> Vec<(String, String)> {
     policies
         .iter()
         .map(|p| match policy::parse_spec(p) {
+            Ok((name, _)) if name == "aryl" => (pool::canonical_aryl(p), String::new()),
             Ok((name, kv)) => (
                 name,
                 kv.iter()
@@ -290,8 +315,18 @@ struct PolicyRow {
 }
 
 /// The policies of the round-based registry, or of the elastic one.
-fn policy_rows(elastic: bool) -> Vec<PolicyRow> {
-    if elastic {
+fn policy_rows(elastic: bool, pooled: bool) -> Vec<PolicyRow> {
+    if pooled {
+        pool::ARYL_VARIANTS
+            .iter()
+            .map(|(spec, description)| PolicyRow {
+                name: spec,
+                family: "aryl",
+                description,
+                params: &[],
+            })
+            .collect()
+    } else if elastic {
         policy::pollux::policies()
             .iter()
             .map(|p| PolicyRow {
@@ -315,8 +350,10 @@ fn policy_rows(elastic: bool) -> Vec<PolicyRow> {
 }
 
 /// Check a policy spec against the registry of its family.
-fn check_policy(elastic: bool, spec: &str) -> Result<(), PolicyError> {
-    if elastic {
+fn check_policy(elastic: bool, pooled: bool, spec: &str) -> Result<(), PolicyError> {
+    if pooled {
+        policy::aryl::build(spec).map(drop)
+    } else if elastic {
         policy::pollux::build(spec).map(drop)
     } else {
         policy::build(spec).map(drop)
@@ -439,6 +476,7 @@ impl App {
     fn try_apply(&mut self, candidate: Experiment) -> Result<(), String> {
         let r = self.resolve_cached(&candidate)?;
         self.elastic = r.apps.is_some();
+        self.pooled = r.load.is_some();
         let policies_changed = candidate.policies != self.exp.policies;
         self.exp = candidate;
         self.workload_label = Self::workload_label_of(&self.exp);
@@ -550,12 +588,19 @@ impl App {
         }
         let exp = self.exp.clone();
         let made = self.resolve_cached(&exp).and_then(|r| {
-            let sim = match &r.apps {
-                Some(apps) => StepSim::Elastic(Box::new(
+            let sim = match (&r.apps, &r.load) {
+                (_, Some(load)) => StepSim::Pooled(
+                    Box::new(r.pooled_simulator(&spec, load).map_err(|e| e.to_string())?),
+                    Rc::clone(&r),
+                    0,
+                ),
+                (Some(apps), _) => StepSim::Elastic(Box::new(
                     r.elastic_simulator(&spec, apps)
                         .map_err(|e| e.to_string())?,
                 )),
-                None => StepSim::Rounds(Box::new(r.simulator(&spec).map_err(|e| e.to_string())?)),
+                (None, None) => {
+                    StepSim::Rounds(Box::new(r.simulator(&spec).map_err(|e| e.to_string())?))
+                }
             };
             Ok((sim, r))
         });
@@ -631,7 +676,8 @@ impl App {
                 self.run_results.clear();
                 self.progress = Some(Progress {
                     run: 0,
-                    runs: self.exp.policies.len() + usize::from(self.exp.fairness && !self.elastic),
+                    runs: self.exp.policies.len()
+                        + usize::from(self.exp.fairness && !self.elastic && !self.pooled),
                     policy: String::new(),
                     jobs_done: 0,
                     jobs: 1,
@@ -857,6 +903,7 @@ impl Component for App {
             .map(|r| vec![(exp.clone(), Rc::new(r))])
             .unwrap_or_default();
         let elastic = resolved.first().is_some_and(|(_, r)| r.apps.is_some());
+        let pooled = resolved.first().is_some_and(|(_, r)| r.load.is_some());
         let link = ctx.link().clone();
         let keys = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
             link.send_message(Msg::Key(e))
@@ -905,6 +952,8 @@ impl Component for App {
             charts_dirty: false,
             elastic_dirty: false,
             elastic,
+            pooled,
+            pool_error: None,
             resolved,
             sent_exp: None,
             run_results: Vec::new(),
@@ -955,6 +1004,7 @@ impl Component for App {
                     self.cluster_error = None;
                     self.workload_error = None;
                     self.profile_error = None;
+                    self.pool_error = None;
                     self.run_error = None;
                     match self.try_apply(exp) {
                         Ok(()) => self.start_compare(ctx),
@@ -1115,12 +1165,12 @@ impl Component for App {
                 }
                 self.sync_policies();
                 self.stepper = None;
-                let elastic = self.elastic;
+                let (elastic, pooled) = (self.elastic, self.pooled);
                 self.run_error = self
                     .exp
                     .policies
                     .iter()
-                    .find_map(|p| check_policy(elastic, p).err())
+                    .find_map(|p| check_policy(elastic, pooled, p).err())
                     .map(|e| e.to_string());
             }
             Msg::Seed(v) => match v.trim().parse() {
@@ -1394,6 +1444,10 @@ impl Component for App {
                 self.elastic_epoch = e;
                 self.elastic_dirty = true;
             }
+            Msg::InferenceField(field, v) => self.set_inference_field(field, &v),
+            Msg::InferenceFile(name, text) => self.set_inference_file(name, text),
+            Msg::InferenceFileError(e) => self.pool_error = Some(e),
+            Msg::InferencePool(on) => self.set_inference_pool(on),
             Msg::FocusPolicy(i) => {
                 self.focus_policy = i;
                 self.charts_dirty = true;
@@ -1430,6 +1484,11 @@ impl Component for App {
                 self.run_error = Some(format!("chart: {e}"));
             }
         }
+        if self.charts_dirty {
+            if let Err(e) = self.draw_pool_chart() {
+                self.run_error = Some(format!("chart: {e}"));
+            }
+        }
         if !std::mem::take(&mut self.charts_dirty) {
             return;
         }
@@ -1440,6 +1499,10 @@ impl Component for App {
             .results_resolved
             .as_ref()
             .is_some_and(|r| r.apps.is_some());
+        let pooled = self
+            .results_resolved
+            .as_ref()
+            .is_some_and(|r| r.load.is_some());
         let canvases: Vec<Option<HtmlCanvasElement>> = self
             .charts
             .iter()
@@ -1469,8 +1532,16 @@ impl Component for App {
         if let Some(c) = canvases[1].clone() {
             let s = named(&|r| r.rhos.clone());
             let title = "Finish-time fairness rho (CDF)";
-            let drawn = if elastic {
-                charts::draw_message(c, title, "Not computed for elastic experiments: rho needs the isolated policy, which exists for round-based experiments only.")
+            let drawn = if elastic || pooled {
+                charts::draw_message(
+                    c,
+                    title,
+                    if pooled {
+                        "Not computed for experiments with an inference pool: rho needs the isolated policy, which exists for round-based experiments only."
+                    } else {
+                        "Not computed for elastic experiments: rho needs the isolated policy, which exists for round-based experiments only."
+                    },
+                )
             } else if s.iter().all(|x| x.1.is_empty()) {
                 charts::draw_message(
                     c,
@@ -1548,9 +1619,11 @@ impl Component for App {
                         { self.view_cluster(ctx) }
                         { self.view_policies(ctx) }
                         { self.view_settings(ctx) }
+                        { self.view_pool_settings(ctx) }
                     </aside>
                     <main>
                         { self.view_compare(ctx) }
+                        { self.view_pool(ctx) }
                         { self.view_elastic(ctx) }
                         { self.view_stepper(ctx) }
                     </main>
@@ -1561,8 +1634,9 @@ impl Component for App {
     }
 }
 
-/// Canvases of the page: the four of the comparison, then the two of the elastic panel.
-const CHARTS: usize = 6;
+/// Canvases of the page: the four of the comparison, the two of the elastic panel, then the
+/// inference pool's.
+const CHARTS: usize = 7;
 
 const CHART_NAMES: [&str; CHARTS] = [
     "jct-cdf",
@@ -1571,6 +1645,7 @@ const CHART_NAMES: [&str; CHARTS] = [
     "queue",
     "job-history",
     "goodput",
+    "inference-pool",
 ];
 
 fn input_value(e: &Event) -> String {
@@ -1734,8 +1809,9 @@ impl App {
             <section class="panel" id="policy-panel">
                 <h2>{ "Policies" }</h2>
                 if self.elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model)." }</p> }
+                if self.pooled { { pool::view_aryl_help() } }
                 <ul class="policies">
-                { for policy_rows(self.elastic).iter().map(|info| {
+                { for policy_rows(self.elastic, self.pooled).iter().map(|info| {
                     let name = info.name.to_string();
                     let selected = self.policy_params.iter().find(|(n, _)| n == info.name);
                     let toggle = { let name = name.clone(); link.callback(move |_| Msg::TogglePolicy(name.clone())) };
@@ -1764,7 +1840,9 @@ impl App {
                 <label title={if self.elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else { "" }}>{ if self.elastic { "scheduling interval (s) " } else { "round (s) " } }<input id="round" type="number" min="1" value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
                 <label>{ "restart cost (s) " }<input type="number" min="0" value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
                 <label>{ "measure jobs A:B " }<input id="window" type="text" placeholder="all" value={self.exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default()} onchange={link.callback(|e: Event| Msg::Window(input_value(&e)))} /></label>
-                if self.elastic {
+                if self.pooled {
+                    <p class="hint" id="pool-settings">{ "Experiments with an inference pool: jobs run in the pooled simulator (ticks of the round length, each allocation change costs the restart cost); Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
+                } else if self.elastic {
                     <p class="hint" id="elastic-settings">{ "Elastic experiments: Gavel's mechanism and finish-time fairness (rho) do not apply; every allocation change costs the restart cost." }</p>
                 } else {
                     <label><input type="checkbox" checked={self.exp.gavel_compat} onchange={link.callback(|e: Event| Msg::GavelCompat(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " Gavel-compatible mechanism" }</label>
@@ -1779,6 +1857,10 @@ impl App {
         let running = self.worker.is_some();
         let results: &[PolicyResult] = self.results.as_ref().map_or(&[], |r| r.1.as_slice());
         let elastic = self.results_elastic();
+        let pooled = self
+            .results_resolved
+            .as_ref()
+            .is_some_and(|r| r.load.is_some());
         html! {
             <section class="panel wide" id="compare-panel">
                 <h2>{ "Compare policies" }</h2>
@@ -1799,8 +1881,15 @@ impl App {
                 <table id="summary" class="summary" data-complete={self.results_complete.to_string()}>
                     <thead><tr>
                         <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
-                        <th>{ "avg wait (h)" }</th><th>{ "utilization" }</th>
-                        if elastic {
+                        <th title="Average queueing time: first run minus arrival">{ "avg wait (h)" }</th><th title="Training GPUs busy">{ "utilization" }</th>
+                        if pooled {
+                            <th title="Share of all the cluster's GPU time in use, by training (own or loaned GPUs) or by the inference load">{ "cluster usage" }</th>
+                            <th title="Inference GPUs on loan to training, time-averaged">{ "avg GPUs on loan" }</th>
+                            <th title="Inference servers loaned to training, summed over loans">{ "loans" }</th>
+                            <th title="Loaned servers reclaimed by inference, summed over reclaims">{ "reclaims" }</th>
+                            <th title="Jobs stopped (by reclaims or otherwise)">{ "preemptions" }</th>
+                            <th title="Allocation changes after a job's first">{ "restarts" }</th>
+                        } else if elastic {
                             <th title="GPU-hours held by jobs, restarts included">{ "GPU-h" }</th>
                             <th title="GPUs per running job, time-weighted">{ "avg GPUs/job" }</th>
                             <th title="Total batch size of a running job, time-weighted">{ "avg batch" }</th>
@@ -1815,8 +1904,13 @@ impl App {
                     { for results.iter().enumerate().map(|(i, r)| {
                         let s = &r.summary;
                         let sized = s.elastic;
+                        let pool = s.pool;
+                        let pool_num = |f: &dyn Fn(&crate::metrics::PoolFigures) -> String| pool.as_ref().map(f).unwrap_or_default();
                         html! {
-                            <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}>
+                            <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}
+                                data-avg-wait-s={s.avg_wait_s.to_string()} data-preemptions={s.preemptions.to_string()}
+                                data-loans={pool_num(&|p| p.loans.to_string())} data-reclaims={pool_num(&|p| p.reclaims.to_string())}
+                                data-avg-loaned-gpus={pool_num(&|p| p.avg_loaned_gpus.to_string())} data-cluster-usage={pool_num(&|p| p.cluster_usage.to_string())}>
                                 <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
                                 <td>{ s.num_jobs } if s.unfinished > 0 { <span class="hint">{ format!(" +{} unfinished", s.unfinished) }</span> }</td>
                                 <td>{ hours(s.avg_jct_s) }</td>
@@ -1824,7 +1918,14 @@ impl App {
                                 <td>{ hours(s.makespan_s) }</td>
                                 <td>{ hours(s.avg_wait_s) }</td>
                                 <td>{ format!("{:.1}%", s.utilization * 100.0) }</td>
-                                if elastic {
+                                if pooled {
+                                    <td>{ pool.map(|p| format!("{:.1}%", p.cluster_usage * 100.0)).unwrap_or_else(|| "—".into()) }</td>
+                                    <td>{ pool.map(|p| format!("{:.1}", p.avg_loaned_gpus)).unwrap_or_else(|| "—".into()) }</td>
+                                    <td>{ pool.map(|p| p.loans.to_string()).unwrap_or_else(|| "—".into()) }</td>
+                                    <td>{ pool.map(|p| p.reclaims.to_string()).unwrap_or_else(|| "—".into()) }</td>
+                                    <td>{ s.preemptions }</td>
+                                    <td>{ s.restarts }</td>
+                                } else if elastic {
                                     <td>{ format!("{:.1}", s.gpu_hours) }</td>
                                     <td title={sized.map(|x| format!("largest: {} GPUs", x.max_gpus)).unwrap_or_default()}>{ sized.map(|x| format!("{:.2}", x.avg_gpus)).unwrap_or_else(|| "—".into()) }</td>
                                     <td>{ sized.map(|x| format!("{:.0}", x.avg_batch_size)).unwrap_or_else(|| "—".into()) }</td>
@@ -1886,10 +1987,10 @@ impl App {
                     <label>{ "speed " }<input id="speed" type="range" min="0" max="1000" step="50" value={(1000 - self.speed_ms.min(1000)).to_string()} oninput={link.callback(|e: InputEvent| Msg::Speed((1000 - e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>().unwrap_or(800)).to_string()))} /></label>
                     <button id="run-to-end" onclick={link.callback(|_| Msg::RunToEnd)} disabled={done}>{ "Run to end" }</button>
                     <button id="reset" onclick={link.callback(|_| Msg::Reset)}>{ "Reset" }</button>
-                    <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {} {}", clock(now), if self.elastic { "tick" } else { "round" }, round) }</span>
+                    <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {} {}", clock(now), if self.elastic || self.pooled { "tick" } else { "round" }, round) }</span>
                     if done { <span class="done">{ "finished" }</span> }
                 </div>
-                <p class="hint">{ if self.elastic { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
+                <p class="hint">{ if self.pooled { "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined." } else if self.elastic { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
                 if let Some(e) = &self.step_error { <p class="error">{ e }</p> }
                 if let Some(st) = &self.stepper { { self.view_state(ctx, st) } }
             </section>
@@ -1900,6 +2001,7 @@ impl App {
         let sim = match &st.sim {
             StepSim::Rounds(s) => s,
             StepSim::Elastic(s) => return self.view_elastic_state(ctx, st, s),
+            StepSim::Pooled(s, r, _) => return self.view_pooled_state(ctx, st, s, r),
         };
         let cluster = sim.cluster();
         let owners = sim.gpu_owners();

@@ -33,6 +33,57 @@ pub struct PolicyResult {
     /// Elastic experiments: every job's changes of GPU count and batch size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elastic: Option<ElasticJobs>,
+    /// Pooled (Aryl) experiments: the inference pool over time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool: Option<PoolSeries>,
+}
+
+/// The inference pool of one pooled run, compact for the worker's messages: only the ticks
+/// where the servers needed or the servers on loan changed, and the last tick.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PoolSeries {
+    /// (time s, inference servers needed, inference servers loaned to training), from this
+    /// time on.
+    pub points: Vec<(f64, u32, u32)>,
+    /// Time of the last tick (s).
+    pub end: f64,
+}
+
+impl PoolSeries {
+    /// From a recorder of a pooled run; None when it recorded no pool.
+    pub fn from_recorder(rec: &Recorder) -> Option<Self> {
+        let series = &rec.pool.series;
+        let last = series.last()?;
+        let mut points: Vec<(f64, u32, u32)> = Vec::new();
+        for p in series {
+            if points
+                .last()
+                .is_none_or(|q| q.1 != p.demand || q.2 != p.loaned)
+            {
+                points.push((p.time, p.demand, p.loaned));
+            }
+        }
+        Some(PoolSeries {
+            points,
+            end: last.time,
+        })
+    }
+
+    /// Times (s) and servers of loans (positive) and reclaims (negative): the changes of the
+    /// servers on loan between ticks.
+    pub fn changes(&self) -> Vec<(f64, i64)> {
+        self.points
+            .windows(2)
+            .filter(|w| w[0].2 != w[1].2)
+            .map(|w| (w[1].0, i64::from(w[1].2) - i64::from(w[0].2)))
+            .chain(
+                self.points
+                    .first()
+                    .filter(|p| p.2 > 0)
+                    .map(|p| (p.0, i64::from(p.2))),
+            )
+            .collect()
+    }
 }
 
 /// One change of an elastic job's configuration, compact for the worker's messages (a JSON
@@ -117,6 +168,10 @@ fn policy_result(
         rhos: rec.rho_values(window, iso),
         jobs_csv: rec.jobs_csv(iso),
         elastic: r.apps.is_some().then(|| ElasticJobs::from_recorder(&rec)),
+        pool: r
+            .load
+            .as_ref()
+            .and_then(|_| PoolSeries::from_recorder(&rec)),
         series: rec.series,
     }
 }
