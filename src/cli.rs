@@ -46,6 +46,8 @@ enum Command {
     Sweep(SweepArgs),
     /// Write a synthetic trace (Gavel's generator recipe).
     Generate(GenerateArgs),
+    /// Sample the Alibaba PAI GPU trace (cluster-trace-gpu-v2020) into an Orrery trace.
+    ImportPai(ImportPaiArgs),
     /// List every scheduling policy with its parameters.
     Policies(ListArgs),
     /// List the bundled scenarios, traces and throughput profiles.
@@ -220,6 +222,35 @@ struct GenerateArgs {
     /// CSV output is then the Pollux simulator's workload format.
     #[arg(long, value_name = "SOURCE")]
     apps: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Csv)]
+    format: TraceFormat,
+    /// Write to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct ImportPaiArgs {
+    /// pai_job_table.csv (job_name, inst_id, user, status, start_time, end_time).
+    #[arg(long, value_name = "FILE")]
+    jobs: PathBuf,
+    /// pai_task_table.csv (job_name, task_name, inst_num, status, start_time, end_time,
+    /// plan_cpu, plan_mem, plan_gpu, gpu_type).
+    #[arg(long, value_name = "FILE")]
+    tasks: PathBuf,
+    /// Jobs to keep (sampled uniformly, in arrival order).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    max_jobs: usize,
+    /// Seed of the sampling.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+    /// Share of the multi-GPU jobs made elastic (up to twice their GPUs).
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+    elastic_fraction: f64,
+    /// Keep jobs of every status, not only the terminated ones.
+    #[arg(long)]
+    all_statuses: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TraceFormat::Csv)]
     format: TraceFormat,
@@ -439,6 +470,7 @@ pub fn main() -> i32 {
         Command::Compare(a) => cmd_compare(a),
         Command::Sweep(a) => cmd_sweep(a),
         Command::Generate(a) => cmd_generate(a),
+        Command::ImportPai(a) => cmd_import_pai(a),
         Command::Policies(a) => cmd_policies(a),
         Command::Presets(a) => cmd_presets(a),
         Command::Bench(a) => cmd_bench(a),
@@ -1138,6 +1170,32 @@ fn load_profile(path: Option<&Path>) -> CliResult<(Profile, String)> {
             let prof = presets::profile(name).map_err(|e| CliError::Failure(e.to_string()))?;
             Ok((prof, format!("bundled profile '{name}'")))
         }
+    }
+}
+
+fn cmd_import_pai(a: ImportPaiArgs) -> CliResult<()> {
+    let jobs = read_file(&a.jobs, "PAI job table")?;
+    let tasks = read_file(&a.tasks, "PAI task table")?;
+    let out = a.out.as_deref().map(create_output).transpose()?;
+    let sampling = orrery::workload::pai::PaiSampling {
+        max_jobs: a.max_jobs,
+        seed: a.seed,
+        only_terminated: !a.all_statuses,
+        elastic_fraction: a.elastic_fraction,
+    };
+    let trace = orrery::workload::pai::read_pai(
+        (&jobs, &a.jobs.display().to_string()),
+        (&tasks, &a.tasks.display().to_string()),
+        &sampling,
+    )
+    .map_err(|e| CliError::Input(e.to_string()))?;
+    let text = match a.format {
+        TraceFormat::Csv => trace.to_csv(),
+        TraceFormat::Json => format!("{}\n", trace.to_json()),
+    };
+    match out {
+        Some(out) => write_file(out, &text),
+        None => print_stdout(&text),
     }
 }
 

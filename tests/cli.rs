@@ -649,3 +649,52 @@ fn elastic_workloads_generate_and_run() {
         "{err}"
     );
 }
+
+#[test]
+fn pai_tables_import_and_run_with_an_inference_pool() {
+    let jobs = Temp::with(
+        "pai-jobs",
+        "csv",
+        "j1,i1,u1,Terminated,100,700\nj2,i2,u2,Terminated,200,5000\nj3,i3,u1,Failed,300,400\n",
+    );
+    let tasks = Temp::with(
+        "pai-tasks",
+        "csv",
+        "j1,worker,2,Terminated,110,700,600,29,100,V100\nj2,tensorflow,1,Terminated,250,5000,600,29,400,V100\nj3,worker,1,Failed,300,400,600,29,100,V100\n",
+    );
+    let out = Temp::new("pai-trace", "csv");
+    ok(&[
+        "import-pai",
+        "--jobs",
+        jobs.s(),
+        "--tasks",
+        tasks.s(),
+        "--max-jobs",
+        "10",
+        "--out",
+        out.s(),
+    ]);
+    let text = std::fs::read_to_string(out.path()).unwrap();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows, ["worker,0,590,2,1,", "tensorflow,100,4750,4,1,"]);
+    let res = json(&ok(&[
+        "compare",
+        "--preset",
+        "aryl",
+        "--trace",
+        out.s(),
+        "--format",
+        "json",
+    ]));
+    for s in res.as_array().unwrap() {
+        assert_eq!(s["unfinished"], 0);
+        assert!(s["pool"]["cluster_usage"].as_f64().is_some());
+    }
+    let bad_tasks = Temp::with(
+        "pai-bad",
+        "csv",
+        "j1,worker,two,Terminated,110,700,600,29,100,V100\n",
+    );
+    let err = bad(&["import-pai", "--jobs", jobs.s(), "--tasks", bad_tasks.s()]);
+    assert!(err.contains(":1: field 'inst_num'"), "{err}");
+}

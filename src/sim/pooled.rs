@@ -185,8 +185,10 @@ pub trait PooledPolicy {
 
 /// Steps per second of `job_type` at each GPU count from 0 to `max`, from the profile's
 /// throughputs on `gpu` at the profiled counts: per-GPU efficiency is interpolated
-/// linearly between profiled counts and held beyond the largest.
-pub fn speed_curve(profile: &Profile, job_type: &str, gpu: &str, max: u32) -> Vec<f64> {
+/// linearly between profiled counts and held beyond the largest. A job type the profile
+/// does not have (an imported PAI job, say) makes one step per second on its `scale` GPUs
+/// and scales linearly.
+pub fn speed_curve(profile: &Profile, job_type: &str, gpu: &str, scale: u32, max: u32) -> Vec<f64> {
     let known: Vec<(u32, f64)> = profile
         .job_types
         .get(job_type)
@@ -199,7 +201,8 @@ pub fn speed_curve(profile: &Profile, job_type: &str, gpu: &str, max: u32) -> Ve
         })
         .unwrap_or_default();
     let Some(&(k0, v0)) = known.first() else {
-        return vec![0.0; max as usize + 1];
+        let per = 1.0 / f64::from(scale.max(1));
+        return (0..=max).map(|k| f64::from(k) * per).collect();
     };
     let per_gpu0 = v0 / f64::from(k0);
     let eff = |k: u32| -> f64 {
@@ -329,7 +332,13 @@ impl PooledSimulator {
                     queued: false,
                     finish: None,
                     dropped: min > capacity,
-                    speed: speed_curve(profile, &s.job_type, &train.name, max.min(capacity)),
+                    speed: speed_curve(
+                        profile,
+                        &s.job_type,
+                        &train.name,
+                        s.scale_factor,
+                        max.min(capacity),
+                    ),
                 }
             })
             .collect();
