@@ -23,7 +23,11 @@ const ORRERY = path.join(root, 'target/release/orrery');
 const POLLUX_REF = path.resolve(root, '../shared/reference/pollux');
 
 const results = [];
+// ORRERY_ONLY=<word> runs only the tests whose names contain it (and the check for uncaught
+// errors).
 async function test(name, fn) {
+  const only = process.env.ORRERY_ONLY;
+  if (only && !name.includes(only) && !name.includes('uncaught')) return;
   const t0 = Date.now();
   try {
     await fn();
@@ -336,6 +340,97 @@ try {
     console.log(`     link ${(link.length / 1000).toFixed(0)} kB; ${JSON.stringify(rows)}`);
     await p.close();
   });
+
+  // Aryl: an inference pool whose idle servers are loaned to training.
+  async function arylSummary(pg) {
+    return pg.$$eval('#summary tbody tr', (rows) => rows.map((r) => ({
+      policy: r.getAttribute('data-policy'),
+      avg: Number(r.getAttribute('data-avg-jct-s')),
+      wait: Number(r.getAttribute('data-avg-wait-s')),
+      makespan: Number(r.getAttribute('data-makespan-s')),
+      preemptions: Number(r.getAttribute('data-preemptions')),
+      loans: Number(r.getAttribute('data-loans')),
+      reclaims: Number(r.getAttribute('data-reclaims')),
+      loaned: Number(r.getAttribute('data-avg-loaned-gpus')),
+      usage: Number(r.getAttribute('data-cluster-usage')),
+    })));
+  }
+  const ARYL = ['aryl', 'aryl[loaning=false]', 'aryl[elastic=false]', 'aryl[elastic=false,loaning=false]'];
+  let arylRows;
+  const ap = await context.newPage();
+  ap.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await test('the aryl preset runs in the worker and shows the inference pool chart', async () => {
+    await ap.goto(BASE);
+    await summary(ap, 2);
+    const t0 = Date.now();
+    await ap.selectOption('#scenario', 'aryl');
+    await ap.waitForSelector('#policy-panel input[data-policy="aryl[elastic=false]"]');
+    const boxes = await ap.$$eval('#policy-panel input[type=checkbox]', (xs) => xs.filter((x) => x.checked).map((x) => x.getAttribute('data-policy')));
+    assert(JSON.stringify(boxes) === JSON.stringify(ARYL), JSON.stringify(boxes));
+    const rows = await summary(ap, 4, 600000, 'aryl');
+    const ms = Date.now() - t0;
+    assert(rows.map((r) => r.policy).join() === ARYL.join(), JSON.stringify(rows));
+    arylRows = await arylSummary(ap);
+    assert(arylRows.every((r) => r.avg > 0 && Number.isFinite(r.wait) && r.usage > 0 && r.usage <= 1), JSON.stringify(arylRows));
+    assert(arylRows[0].loans > 0 && arylRows[1].loans === 0 && arylRows[0].loaned > 0, JSON.stringify(arylRows));
+    const head = await ap.$$eval('#summary thead th', (ths) => ths.map((t) => t.textContent));
+    assert(!head.includes('max rho') && head.includes('loans') && head.includes('reclaims') && head.includes('avg GPUs on loan') && head.includes('cluster usage'), JSON.stringify(head));
+    assert(await ap.$('#inference-panel #inference-peak') && !(await ap.$('#settings-panel input[type=checkbox]')), 'pool settings or hidden gavel/rho');
+    await ap.waitForFunction(() => Number(document.querySelector('#chart-inference-pool')?.getAttribute('data-points')) > 0
+      && Number(document.querySelector('#chart-inference-pool')?.getAttribute('data-marks')) > 0);
+    assert(await canvasDrawn(ap, '#chart-inference-pool') > 2000, 'pool chart is blank');
+    const compute = await ap.getAttribute('#run-ms', 'data-compute-ms');
+    const kb = Number(await ap.getAttribute('#run-ms', 'data-transfer-bytes')) / 1000;
+    const n0 = Date.now();
+    execFileSync(ORRERY, ['compare', '--preset', 'aryl', '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    console.log(`     aryl preset: ${ms} ms in the page (${compute} ms computing in the worker, ${kb.toFixed(0)} kB of results), ${Date.now() - n0} ms native`);
+  });
+
+  await test('a copied link of the aryl experiment reproduces the native numbers exactly', async () => {
+    await ap.click('#copy-link');
+    await ap.waitForFunction(() => location.hash.startsWith('#x1.'));
+    await ap.waitForSelector('#notice.ok');
+    const arylLink = ap.url();
+    assert(linkExperiment(arylLink).inference?.kind === 'diurnal', 'the link carries no inference pool');
+    const out = JSON.parse(execFileSync(ORRERY, ['compare', '--link', arylLink, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+    const native = out.map((s) => ({
+      policy: s.policy, avg: s.avg_jct_s, wait: s.avg_wait_s, makespan: s.makespan_s, preemptions: s.preemptions,
+      loans: s.pool.loans, reclaims: s.pool.reclaims, loaned: s.pool.avg_loaned_gpus, usage: s.pool.cluster_usage,
+    }));
+    assert(JSON.stringify(native) === JSON.stringify(arylRows), `native ${JSON.stringify(native)} != page ${JSON.stringify(arylRows)}`);
+  });
+
+  await test('a bad inference load CSV of an aryl experiment names file, line and field and keeps the load', async () => {
+    await ap.setInputFiles('#inference-file', { name: 'load.csv', mimeType: 'text/csv', buffer: Buffer.from('time_s,servers\n0,3\n600,lots\n') });
+    await ap.waitForSelector('#inference-error');
+    const msg = await ap.textContent('#inference-error');
+    assert(msg.includes('load.csv') && msg.includes('3') && msg.includes('servers') && msg.includes('previous load is kept'), msg);
+    assert((await ap.textContent('#inference-label')).includes('diurnal'), 'the load changed');
+    await ap.setInputFiles('#inference-file', { name: 'good.csv', mimeType: 'text/csv', buffer: Buffer.from('time_s,servers\n0,4\n43200,14\n') });
+    await ap.waitForFunction(() => document.querySelector('#inference-label')?.textContent.includes('good.csv'));
+    assert(!(await ap.$('#inference-error')), 'error stays after a good file');
+  });
+
+  await test('stepping an aryl experiment shows both pools, loaned servers and jobs', async () => {
+    await ap.click('#reset');
+    for (let i = 0; i < 3; i++) await ap.click('#step');
+    await ap.waitForFunction(() => document.querySelector('#clock').textContent.includes('tick 3'));
+    await ap.waitForSelector('#pool-state');
+    const shape = await ap.evaluate(() => ({
+      training: document.querySelectorAll('#training-servers .server').length,
+      inference: document.querySelectorAll('#inference-servers .server').length,
+      busy: document.querySelectorAll('#pool-state .gpu.busy').length,
+      loaned: document.querySelectorAll('#inference-servers .server.loaned').length,
+      serving: document.querySelectorAll('#inference-servers .server.serving').length,
+      jobs: document.querySelectorAll('#pool-step-jobs tbody tr').length,
+    }));
+    assert(shape.training === 16 && shape.inference === 16 && shape.jobs > 0 && shape.busy > 0 && shape.serving > 0 && shape.loaned > 0, JSON.stringify(shape));
+    await ap.selectOption('#step-policy', 'aryl[elastic=false,loaning=false]');
+    await ap.click('#step');
+    await ap.waitForFunction(() => document.querySelector('#clock').textContent.includes('tick 1'));
+    assert(await ap.$$eval('#inference-servers .server.loaned', (x) => x.length) === 0, 'loaning=false loaned servers');
+  });
+  await ap.close();
 
   await test('no uncaught errors in the page', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join('\n'));
