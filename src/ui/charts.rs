@@ -447,7 +447,7 @@ pub fn draw_goodput(
 }
 
 /// The inference pool over time (hours): the servers the inference load needs (grey, filled)
-/// and, per policy, the servers loaned to training stacked on top of it, with loans (▲) and
+/// and, per policy, the servers loaned to training, with loans (▲) and
 /// reclaims (▼) of each policy marked on a strip along the bottom.
 pub fn draw_pool(
     canvas: HtmlCanvasElement,
@@ -474,7 +474,7 @@ pub fn draw_pool(
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(50)
-        .build_cartesian_2d(0.0..t_max.max(1e-6), -strip..y_max * 1.05)
+        .build_cartesian_2d(0.0..t_max.max(1e-6), -strip..y_max * 1.45)
         .map_err(err)?;
     ctx.configure_mesh()
         .x_desc("time (h)")
@@ -507,7 +507,7 @@ pub fn draw_pool(
             color.stroke_width(2),
         ))
         .map_err(err)?
-        .label(format!("needed + loaned: {name}"))
+        .label(format!("loaned: {name}"))
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2)));
     }
     let row = y_max * 0.06;

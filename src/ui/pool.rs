@@ -74,7 +74,7 @@ pub fn view_aryl_help() -> Html {
     }
 }
 
-/// Step-shaped (time s, servers) lines of the load and of load + loaned servers.
+/// Step-shaped (time s, servers) lines of the load and of the loaned servers.
 type Line = Vec<(f64, f64)>;
 
 fn pool_lines(s: &PoolSeries) -> (Line, Line) {
@@ -83,14 +83,14 @@ fn pool_lines(s: &PoolSeries) -> (Line, Line) {
         if i > 0 {
             let (_, pd, pl) = s.points[i - 1];
             demand.push((t, f64::from(pd)));
-            stacked.push((t, f64::from(pd + pl)));
+            stacked.push((t, f64::from(pl)));
         }
         demand.push((t, f64::from(d)));
-        stacked.push((t, f64::from(d + l)));
+        stacked.push((t, f64::from(l)));
     }
     if let Some(&(_, d, l)) = s.points.last() {
         demand.push((s.end, f64::from(d)));
-        stacked.push((s.end, f64::from(d + l)));
+        stacked.push((s.end, f64::from(l)));
     }
     (demand, stacked)
 }
@@ -270,7 +270,7 @@ impl App {
         html! {
             <section class="panel wide" id="pool-panel">
                 <h2>{ "Inference pool" }</h2>
-                <p class="hint">{ "Grey: inference servers the load needs. Lines: needed plus loaned to training, per policy. Marks along the bottom, one row per policy: ▲ servers loaned, ▼ servers reclaimed." }</p>
+                <p class="hint">{ "Grey: inference servers the load needs. Lines: inference servers loaned to training, per policy. Marks along the bottom, one row per policy: ▲ servers loaned, ▼ servers reclaimed." }</p>
                 <table class="jobs" id="pool-table">
                     <thead><tr><th>{ "policy" }</th><th>{ "loans" }</th><th>{ "reclaims" }</th><th>{ "avg GPUs on loan" }</th><th>{ "avg servers needed" }</th></tr></thead>
                     <tbody>
@@ -290,7 +290,7 @@ impl App {
                 </table>
                 <div class="charts">
                     <figure>
-                        <canvas id={format!("chart-{}", super::CHART_NAMES[i])} width="1060" height="360" ref={self.charts[i].clone()} />
+                        <canvas id={format!("chart-{}", super::CHART_NAMES[i])} width="520" height="400" ref={self.charts[i].clone()} />
                         <button class="png" onclick={ctx.link().callback(move |_| Msg::DownloadChart(i))}>{ "PNG" }</button>
                     </figure>
                 </div>
