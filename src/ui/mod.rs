@@ -4,6 +4,7 @@
 
 pub mod charts;
 pub mod elastic;
+pub mod pai;
 pub mod pool;
 pub mod worker;
 
@@ -201,6 +202,8 @@ pub enum Msg {
     InferenceFileError(String),
     /// Give the experiment an inference pool (true) or take it away.
     InferencePool(bool),
+    /// The Alibaba PAI import block.
+    Pai(pai::PaiMsg),
 }
 
 /// What a download button exports.
@@ -253,6 +256,8 @@ pub struct App {
     pooled: bool,
     /// The inference pool panel's last error.
     pool_error: Option<String>,
+    /// The Alibaba PAI import block of the Workload panel.
+    pai: pai::PaiForm,
     /// Resolved experiments, most recent first (at most two: the current one and the
     /// results').
     resolved: Vec<(Experiment, Rc<Resolved>)>,
@@ -954,6 +959,7 @@ impl Component for App {
             elastic,
             pooled,
             pool_error: None,
+            pai: pai::PaiForm::default(),
             resolved,
             sent_exp: None,
             run_results: Vec::new(),
@@ -1448,6 +1454,7 @@ impl Component for App {
             Msg::InferenceFile(name, text) => self.set_inference_file(name, text),
             Msg::InferenceFileError(e) => self.pool_error = Some(e),
             Msg::InferencePool(on) => self.set_inference_pool(on),
+            Msg::Pai(m) => self.pai_update(m),
             Msg::FocusPolicy(i) => {
                 self.focus_policy = i;
                 self.charts_dirty = true;
@@ -1753,6 +1760,7 @@ impl App {
                     <p class="hint">{ "or drop a file here" }</p>
                 </div>
                 if let Some(e) = &self.workload_error { <p class="error" id="workload-error">{ e }</p> }
+                { self.view_pai(ctx) }
                 <label>{ "Profile " }
                     <select id="profile-preset" onchange={link.callback(|e: Event| Msg::ProfilePreset(select_value(&e)))}>
                         { for presets::PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ p.name }</option> }) }

@@ -432,6 +432,45 @@ try {
   });
   await ap.close();
 
+  await test('the Alibaba PAI tables import into an aryl experiment and run; a bad task table names line and field', async () => {
+    const pp = await context.newPage();
+    pp.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await pp.goto(BASE);
+    await summary(pp, 2);
+    await pp.selectOption('#scenario', 'aryl');
+    await pp.waitForSelector('#policy-panel input[data-policy="aryl[elastic=false]"]');
+    await pp.click('#cancel', { timeout: 2000 }).catch(() => { /* the run already ended */ });
+    assert(await pp.isDisabled('#pai-import-button'), 'Import enabled before the tables are read');
+    const csv = (name, text) => ({ name, mimeType: 'text/csv', buffer: Buffer.from(text) });
+    await pp.setInputFiles('#pai-jobs', csv('pai_job_table.csv', 'j1,i1,u1,Terminated,100,700\nj2,i2,u2,Terminated,200,5000\n'));
+    await pp.waitForFunction(() => document.querySelector('#pai-jobs-status')?.textContent.includes('pai_job_table.csv'));
+    assert(await pp.isDisabled('#pai-import-button'), 'Import enabled with one table');
+    await pp.setInputFiles('#pai-tasks', csv('pai_task_table.csv', 'j1,worker,2,Terminated,110,700,600,29,100,V100\nj2,tensorflow,1,Terminated,250,5000,600,29,400,V100\n'));
+    await pp.waitForFunction(() => !document.querySelector('#pai-import-button')?.disabled);
+    await pp.click('#pai-import-button');
+    await pp.waitForFunction(() => document.querySelector('#notice.ok')?.textContent.includes('imported'));
+    const notice = await pp.textContent('#notice');
+    assert(notice.includes('2 jobs imported') && !notice.includes('no inference pool'), notice);
+    assert((await pp.textContent('#workload-label')).includes('pai-sample.csv'), 'workload label');
+    await pp.click('#compare');
+    const rows = await summary(pp, 4, 600000, 'aryl');
+    const jobs = await pp.$$eval('#summary tbody tr td:nth-child(2)', (tds) => tds.map((t) => t.textContent.trim()));
+    assert(rows.length === 4 && rows.every((r) => r.avg > 0 && Number.isFinite(r.avg)) && jobs.every((j) => j === '2'), `${JSON.stringify(rows)} ${JSON.stringify(jobs)}`);
+    await pp.click('#copy-link');
+    await pp.waitForFunction(() => location.hash.startsWith('#x1.'));
+    const shared = JSON.stringify(linkExperiment(pp.url()).workload);
+    assert(shared.includes('pai-sample.csv') && shared.includes('tensorflow') && !shared.includes('V100'), shared);
+
+    await pp.setInputFiles('#pai-tasks', csv('pai_task_table.csv', 'j1,worker,two,Terminated,110,700,600,29,100,V100\n'));
+    await pp.waitForFunction(() => document.querySelector('#pai-tasks-status')?.textContent.includes('(1 line)'));
+    await pp.click('#pai-import-button');
+    await pp.waitForSelector('#pai-error');
+    const msg = await pp.textContent('#pai-error');
+    assert(msg.includes('pai_task_table.csv:1:') && msg.includes('inst_num') && msg.includes('previous workload is kept'), msg);
+    assert((await pp.textContent('#workload-label')).includes('pai-sample.csv'), 'the workload changed');
+    await pp.close();
+  });
+
   await test('no uncaught errors in the page', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join('\n'));
   });
