@@ -188,6 +188,16 @@ pub fn normalize_placement(placement: &[u32]) -> Vec<u32> {
     best
 }
 
+/// `gpus` GPUs packed onto servers of `per_node`: full servers, the remainder on one more.
+pub fn packed_placement(gpus: u32, per_node: u32) -> Vec<u32> {
+    let per_node = per_node.max(1);
+    let mut placement = vec![per_node; (gpus / per_node) as usize];
+    if !gpus.is_multiple_of(per_node) {
+        placement.push(gpus % per_node);
+    }
+    placement
+}
+
 /// Linear interpolation between two rows bracketing `b` (exact when they coincide).
 fn lerp_batch(b: f64, lo: (u32, f64), hi: (u32, f64)) -> f64 {
     if lo.0 == hi.0 {
@@ -365,13 +375,9 @@ impl ElasticApp {
     /// `per_node` GPUs) during `epoch`, over 50 geometrically spaced total batch sizes with
     /// gradient accumulation, from the application's own step times.
     pub fn goodput_curve(&self, epoch: u32, per_node: u32, max_gpus: u32) -> Vec<CurvePoint> {
-        let per_node = per_node.max(1);
         let mut out = Vec::new();
         for r in 1..=max_gpus.min(self.max_replicas.unwrap_or(u32::MAX)) {
-            let mut placement = vec![per_node; (r / per_node) as usize];
-            if !r.is_multiple_of(per_node) {
-                placement.push(r % per_node);
-            }
+            let placement = packed_placement(r, per_node);
             let rf = f64::from(r);
             let lo = f64::from(self.init_batch_size).max(f64::from(self.min_local_bsz) * rf);
             let hi = f64::from(self.fixed_batch_size.unwrap_or(self.max_batch_size));

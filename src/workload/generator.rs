@@ -33,6 +33,29 @@ pub struct GeneratorConfig {
     pub seed: u64,
 }
 
+impl GeneratorConfig {
+    /// Check the job count and the arrival rate, naming the offending field.
+    fn check(&self, name: &str) -> Result<(), WorkloadError> {
+        if self.num_jobs == 0 || self.num_jobs > 1_000_000 {
+            return Err(WorkloadError::field(
+                name,
+                0,
+                "num_jobs",
+                "must be between 1 and 1,000,000",
+            ));
+        }
+        if !(self.jobs_per_hour.is_finite() && self.jobs_per_hour >= 0.0) {
+            return Err(WorkloadError::field(
+                name,
+                0,
+                "jobs_per_hour",
+                "must be a non-negative number",
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }
@@ -58,22 +81,7 @@ pub fn generate(
     cfg: &GeneratorConfig,
 ) -> Result<Trace, WorkloadError> {
     let name = "generated";
-    if cfg.num_jobs == 0 || cfg.num_jobs > 1_000_000 {
-        return Err(WorkloadError::field(
-            name,
-            0,
-            "num_jobs",
-            "must be between 1 and 1,000,000",
-        ));
-    }
-    if !(cfg.jobs_per_hour.is_finite() && cfg.jobs_per_hour >= 0.0) {
-        return Err(WorkloadError::field(
-            name,
-            0,
-            "jobs_per_hour",
-            "must be a non-negative number",
-        ));
-    }
+    cfg.check(name)?;
     let fastest = |jt: &str, scale: u32| -> f64 {
         cluster
             .types
@@ -159,22 +167,7 @@ pub fn elastic_gpu_hours(app: &super::ElasticApp) -> Option<f64> {
 /// `user_configs`, or a quarter to a half of its largest batch on enough GPUs).
 pub fn generate_elastic(apps: &super::Apps, cfg: &GeneratorConfig) -> Result<Trace, WorkloadError> {
     let name = "generated";
-    if cfg.num_jobs == 0 || cfg.num_jobs > 1_000_000 {
-        return Err(WorkloadError::field(
-            name,
-            0,
-            "num_jobs",
-            "must be between 1 and 1,000,000",
-        ));
-    }
-    if !(cfg.jobs_per_hour.is_finite() && cfg.jobs_per_hour >= 0.0) {
-        return Err(WorkloadError::field(
-            name,
-            0,
-            "jobs_per_hour",
-            "must be a non-negative number",
-        ));
-    }
+    cfg.check(name)?;
     let mut classes: [Vec<usize>; 4] = Default::default();
     for (i, app) in apps.apps.iter().enumerate() {
         let h = elastic_gpu_hours(app).unwrap_or(0.0);

@@ -33,11 +33,7 @@ pub fn predict_step_time(app: &ElasticApp, batch: u32, r: u32, per_node: u32) ->
     if r == 0 || per_node == 0 {
         return None;
     }
-    let full = r / per_node;
-    let mut placement = vec![per_node; full as usize];
-    if !r.is_multiple_of(per_node) {
-        placement.push(r % per_node);
-    }
+    let placement = crate::workload::elastic::packed_placement(r, per_node);
     let rf = f64::from(r);
     let local = (f64::from(batch) / rf - 1e-8).ceil();
     let mut accum = ((local / f64::from(app.max_local_bsz) - 1e-8).ceil() - 1.0).max(0.0);
