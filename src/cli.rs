@@ -828,6 +828,8 @@ fn summary_kv(
         kv("p99 JCT", dur(s.p99_jct_s)),
         kv("makespan", dur(s.makespan_s)),
         kv("avg wait", dur(s.avg_wait_s)),
+        kv("p99 wait", dur(s.p99_wait_s)),
+        kv("time lost", dur(s.time_lost_s)),
         kv("utilization", format!("{:.1} %", s.utilization * 100.0)),
     ]);
     for t in &r.cluster.types {
@@ -868,6 +870,24 @@ fn summary_kv(
                 format!("{:.2} (max {})", e.avg_gpus, e.max_gpus),
             ),
             kv("avg batch size", format!("{:.0}", e.avg_batch_size)),
+        ]);
+    }
+    if let Some(p) = s.preemption {
+        let pct = |v: Option<f64>| {
+            v.map(|x| format!("{:.1} %", x * 100.0))
+                .unwrap_or_else(|| "- (no predictions)".into())
+        };
+        rows.extend([
+            kv(
+                "suspensions",
+                format!("{} ({} finished first)", p.suspensions, p.finished_instead),
+            ),
+            kv("time suspending", dur(p.suspend_s)),
+            kv("time reloading", dur(p.resume_s)),
+            kv("avg wait to first start", dur(p.avg_first_wait_s)),
+            kv("prediction error (duration)", pct(p.duration_error)),
+            kv("prediction error (time lost)", pct(p.overhead_error)),
+            kv("overhead model error", pct(p.model_error)),
         ]);
     }
     rows
@@ -939,13 +959,18 @@ fn cmd_compare(a: CompareArgs) -> CliResult<()> {
         OutputFormat::Json => to_json(&summaries)?,
         OutputFormat::Csv => summaries_csv(&summaries),
         OutputFormat::Table => {
+            let preemptive = r.preemption.is_some();
             let mut s = format!(
-                "workload: {}; cluster: {} ({} GPUs); seed {}; {} s rounds{}{}\n\n",
+                "workload: {}; cluster: {} ({} GPUs); seed {}; {}{}{}\n\n",
                 workload_label(&exp, &r),
                 exp.cluster.trim(),
                 r.cluster.total_gpus(),
                 exp.seed,
-                exp.round_s,
+                if preemptive {
+                    "preemptive (suspensions finish the epoch, checkpoint, reload)".to_string()
+                } else {
+                    format!("{} s rounds", exp.round_s)
+                },
                 if exp.gavel_compat {
                     "; Gavel-compatible"
                 } else {
@@ -966,11 +991,24 @@ fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                         hours(s.makespan_s),
                         hours(s.avg_wait_s),
                         format!("{:.1}", s.utilization * 100.0),
-                        opt3(s.max_rho),
-                        s.restarts.to_string(),
+                        if preemptive {
+                            hours(s.time_lost_s)
+                        } else {
+                            opt3(s.max_rho)
+                        },
+                        if preemptive {
+                            s.preemptions.to_string()
+                        } else {
+                            s.restarts.to_string()
+                        },
                     ]
                 })
                 .collect();
+            let (c7, c8) = if preemptive {
+                ("time lost (h)", "preemptions")
+            } else {
+                ("max rho", "restarts")
+            };
             s.push_str(&render_table(
                 &[
                     "policy",
@@ -980,8 +1018,8 @@ fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                     "makespan (h)",
                     "avg wait (h)",
                     "util (%)",
-                    "max rho",
-                    "restarts",
+                    c7,
+                    c8,
                 ],
                 &rows,
             ));
@@ -1054,6 +1092,7 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
                     multi_gpu: a.multi_gpu,
                     priority_weights: a.priority_weights,
                     elastic_fraction: 0.0,
+                    duration_scale: 1.0,
                     seed,
                 }),
                 profile: profile.clone(),
@@ -1065,6 +1104,7 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
                 window: a.window.map(|Window(s, e)| (s, e)),
                 fairness: !a.no_fairness,
                 inference: None,
+                preemption: None,
             };
             workloads.push((rate, seed, exp));
         }
@@ -1220,6 +1260,7 @@ fn cmd_generate(a: GenerateArgs) -> CliResult<()> {
         multi_gpu: a.multi_gpu,
         priority_weights: a.priority_weights,
         elastic_fraction: 0.0,
+        duration_scale: 1.0,
         seed: a.seed,
     };
     if let Some(source) = &a.apps {
@@ -1281,24 +1322,24 @@ struct Listed {
     params: &'static [policy::ParamInfo],
 }
 
-/// Every policy: the round-based registry, then the elastic one (family `pollux`).
+/// Every policy: the round-based registry, then the elastic (family `pollux`), pooled
+/// (`aryl`) and preemptive (`pickyman`) ones.
 fn all_policies() -> Vec<Listed> {
-    let mut v: Vec<Listed> = policy::policies()
-        .iter()
-        .map(|p| Listed {
+    fn listed<P: ?Sized>(
+        list: &[policy::registry::Registered<P>],
+    ) -> impl Iterator<Item = Listed> + '_ {
+        list.iter().map(|p| Listed {
             name: p.name,
             family: p.family,
             description: p.description,
             params: p.params,
         })
-        .collect();
-    v.extend(policy::pollux::policies().iter().map(|p| Listed {
-        name: p.name,
-        family: "pollux",
-        description: p.description,
-        params: p.params,
-    }));
-    v
+    }
+    listed(policy::policies())
+        .chain(listed(policy::pollux::policies()))
+        .chain(listed(policy::aryl::policies()))
+        .chain(listed(policy::pickyman::policies()))
+        .collect()
 }
 
 fn cmd_policies(a: ListArgs) -> CliResult<()> {
@@ -1348,7 +1389,7 @@ fn cmd_policies(a: ListArgs) -> CliResult<()> {
                     ));
                 }
             }
-            s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las.\nFamily `pollux` runs on elastic workloads (a profile of elastic applications, e.g. --preset pollux).\n");
+            s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las.\nFamily `pollux` runs on elastic workloads (a profile of elastic applications, e.g. --preset pollux);\nfamily `aryl` on experiments with an inference pool (--preset aryl); family `pickyman` on\npreemptive experiments, whose preemptions cost an epoch's end, a checkpoint and a reload\n(--preset pickyman).\n");
             s
         }
     };
@@ -1503,6 +1544,7 @@ fn gen_jobs(
         multi_gpu: false,
         priority_weights: false,
         elastic_fraction: 0.0,
+        duration_scale: 1.0,
         seed: 0,
     };
     generate(profile, cluster, &cfg).map_err(|e| CliError::Failure(e.to_string()))
@@ -1741,6 +1783,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                     multi_gpu: false,
                     priority_weights: false,
                     elastic_fraction: 0.0,
+                    duration_scale: 1.0,
                     seed: 0,
                 }),
                 ProfileSource::Preset {
@@ -1769,6 +1812,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                 multi_gpu: false,
                 priority_weights: false,
                 elastic_fraction: 0.0,
+                duration_scale: 1.0,
                 seed: 0,
             }),
             ProfileSource::Preset {
@@ -1818,6 +1862,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             multi_gpu: true,
             priority_weights: false,
             elastic_fraction: 0.5,
+            duration_scale: 1.0,
             seed: 1,
         });
         let (times, finished) = bench_whole_run(&exp, 1)?;

@@ -7,8 +7,10 @@ use crate::metrics::{Recorder, Summary};
 use crate::policy::{self, PolicyError};
 use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
 use crate::sim::pooled::{PooledConfig, PooledSimulator};
+use crate::sim::preemptive::PreemptiveSimulator;
 use crate::sim::{RoundReport, SimConfig, SimError, Simulator};
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
+use crate::workload::overhead::{OverheadModel, PreemptionConfig};
 use crate::workload::{
     generate, presets, Apps, GeneratorConfig, InlineFile, Profile, Trace, WorkloadError,
 };
@@ -111,6 +113,10 @@ pub struct Experiment {
     /// its idle servers may be loaned to training.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inference: Option<InferenceSource>,
+    /// Preemption with PickyMan's overhead model: the experiment then runs in the
+    /// preemptive simulator with PickyMan and its baselines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionConfig>,
 }
 
 /// Where an inference pool's load comes from.
@@ -171,6 +177,9 @@ pub struct Resolved {
     /// The inference load, when the experiment has an inference pool: it then runs in the
     /// pooled simulator with Aryl.
     pub load: Option<LoadCurve>,
+    /// The overhead model, when the experiment is preemptive: it then runs in the
+    /// preemptive simulator with PickyMan and its baselines.
+    pub preemption: Option<OverheadModel>,
 }
 
 /// The outcome of one policy's run.
@@ -251,8 +260,32 @@ impl Experiment {
                 }
             }
             None if self.inference.is_some() => {
+                if self.preemption.is_some() {
+                    return Err(ExperimentError::Invalid(
+                        "an experiment has an inference pool or a preemption model, not both"
+                            .into(),
+                    ));
+                }
                 for p in &self.policies {
                     policy::aryl::build(p)?;
+                }
+            }
+            None if self.preemption.is_some() => {
+                if self.gavel_compat {
+                    return Err(ExperimentError::Invalid(
+                        "gavel_compat applies to round-based experiments, not preemptive ones"
+                            .into(),
+                    ));
+                }
+                if cluster.types.len() != 1 {
+                    return Err(ExperimentError::Invalid(format!(
+                        "preemptive experiments run on one GPU type (e.g. v100:64), not '{}'",
+                        self.cluster
+                    )));
+                }
+                trace.check_against(&profile, &cluster)?;
+                for p in &self.policies {
+                    policy::pickyman::build(p)?;
                 }
             }
             None => {
@@ -307,6 +340,18 @@ impl Experiment {
                 "round_s must be a positive number".into(),
             ));
         }
+        let preemption =
+            match &self.preemption {
+                Some(_) if apps.is_some() => return Err(ExperimentError::Invalid(
+                    "a preemption model goes with a round-based profile, not elastic applications"
+                        .into(),
+                )),
+                Some(c) => {
+                    c.check()?;
+                    Some(OverheadModel { config: *c })
+                }
+                None => None,
+            };
         Ok(Resolved {
             cluster,
             trace,
@@ -314,6 +359,7 @@ impl Experiment {
             sim,
             apps: apps.map(Arc::new),
             load,
+            preemption,
         })
     }
 
@@ -385,7 +431,7 @@ impl Resolved {
     /// Whether finish-time fairness (rho) can be computed: it needs the isolated policy,
     /// which exists for round-based experiments only.
     pub fn supports_fairness(&self) -> bool {
-        self.apps.is_none() && self.load.is_none()
+        self.apps.is_none() && self.load.is_none() && self.preemption.is_none()
     }
 
     /// A simulator for one policy.
@@ -410,6 +456,7 @@ impl Resolved {
         mut progress: impl FnMut(&RoundReport),
     ) -> Result<RunResult, ExperimentError> {
         let mut rec = Recorder::new(&self.trace.jobs, self.cluster.num_types());
+        rec.preemption.enabled = self.preemption.is_some();
         let mut observe = |report: &RoundReport, done: &dyn Fn(usize) -> bool| {
             for e in &report.events {
                 rec.observe(e);
@@ -417,7 +464,15 @@ impl Resolved {
             progress(report);
             window.is_some_and(|(a, b)| (a..b).all(done))
         };
-        let name = if let Some(load) = &self.load {
+        let name = if let Some(model) = &self.preemption {
+            let mut sim = self.preemptive_simulator(policy_spec, model)?;
+            while let Some(report) = sim.step_round() {
+                if observe(&report, &|j| sim.job_done(j)) {
+                    break;
+                }
+            }
+            sim.policy_name().to_string()
+        } else if let Some(load) = &self.load {
             let mut sim = self.pooled_simulator(policy_spec, load)?;
             while let Some(report) = sim.step_round() {
                 if observe(&report, &|j| sim.job_done(j)) {
@@ -447,6 +502,23 @@ impl Resolved {
             summary,
             recorder: rec,
         })
+    }
+
+    /// A preemptive (PickyMan) simulator for one policy.
+    pub fn preemptive_simulator(
+        &self,
+        policy_spec: &str,
+        model: &OverheadModel,
+    ) -> Result<PreemptiveSimulator, ExperimentError> {
+        let p = policy::pickyman::build(policy_spec)?;
+        Ok(PreemptiveSimulator::new(
+            &self.cluster,
+            self.trace.jobs.clone(),
+            self.profile.clone(),
+            *model,
+            self.sim.seed,
+            p,
+        )?)
     }
 
     /// A pooled (Aryl) simulator for one policy.

@@ -107,6 +107,7 @@ fn small(policies: &[&str], seed: u64) -> Experiment {
         multi_gpu: true,
         priority_weights: false,
         elastic_fraction: 0.0,
+        duration_scale: 1.0,
         seed: 3,
     });
     e.cluster = "gpu:32/4".into();

@@ -17,6 +17,7 @@ fn generated(num_jobs: usize, rate: f64, multi: bool, seed: u64) -> Experiment {
             multi_gpu: multi,
             priority_weights: true,
             elastic_fraction: 0.0,
+            duration_scale: 1.0,
             seed,
         }),
         profile: ProfileSource::Preset {
@@ -119,6 +120,7 @@ fn same_experiment_gives_identical_json() {
             multi_gpu: true,
             priority_weights: true,
             elastic_fraction: 0.0,
+            duration_scale: 1.0,
             seed: 12,
         }),
         ..exp

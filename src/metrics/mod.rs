@@ -31,6 +31,68 @@ pub struct JobRecord {
     /// Elastic jobs: every change of GPU count or batch size, in time order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resizes: Vec<ResizePoint>,
+    /// Seconds of training: its slices minus their overheads, summed over its `Ran` events
+    /// (a pooled job on both pools at once counts both).
+    #[serde(default)]
+    pub train_s: f64,
+    /// Seconds it held GPUs without progress (restarts, checkpoints, reloads).
+    #[serde(default)]
+    pub overhead_s: f64,
+    /// The policy's prediction of its training time (s), if the policy made one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_s: Option<f64>,
+}
+
+/// One suspension of a preemptive run, from the decision to the job's resumption.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuspensionRecord {
+    /// The suspended job.
+    pub job: JobId,
+    /// The waiting job its GPUs went to.
+    pub for_job: JobId,
+    /// Decision time (s).
+    pub decided: f64,
+    /// Seconds to the end of its epoch.
+    pub drain_s: f64,
+    /// Seconds writing its checkpoint.
+    pub save_s: f64,
+    /// When its GPUs were free (s).
+    pub released: Option<f64>,
+    /// It finished before its epoch ended (no checkpoint, no resumption).
+    pub finished_instead: bool,
+    /// When it started again (s).
+    pub resumed: Option<f64>,
+    /// Seconds reloading when it started again.
+    pub reload_s: Option<f64>,
+    /// The overhead model's time lost (drain, checkpoint, reload), s.
+    pub modelled_s: f64,
+    /// The policy's predicted time lost (s), if it predicted one.
+    pub predicted_s: Option<f64>,
+}
+
+impl SuspensionRecord {
+    /// Seconds actually lost: from the decision to free GPUs, plus the reload (None while
+    /// not yet resumed, unless it finished instead).
+    pub fn lost_s(&self) -> Option<f64> {
+        let released = self.released?;
+        let suspend = released - self.decided;
+        if self.finished_instead {
+            return Some(suspend);
+        }
+        Some(suspend + self.reload_s?)
+    }
+}
+
+/// What a preemptive run recorded about suspensions.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SuspensionLog {
+    /// The run was preemptive (figures are reported even with no suspension).
+    pub enabled: bool,
+    /// Every suspension, in decision order.
+    pub suspensions: Vec<SuspensionRecord>,
+    /// Index of each job's latest suspension.
+    #[serde(skip)]
+    open: BTreeMap<JobId, usize>,
 }
 
 /// An elastic job's configuration from a time on.
@@ -84,6 +146,9 @@ pub struct Recorder {
     /// Pooled runs: loans, reclaims and the inference pool over time.
     #[serde(default)]
     pub pool: PoolRecord,
+    /// Preemptive runs: every suspension.
+    #[serde(default)]
+    pub preemption: SuspensionLog,
 }
 
 /// The inference pool of a pooled (Aryl) run.
@@ -108,6 +173,13 @@ pub struct PoolPoint {
     pub loaned: u32,
 }
 
+impl SuspensionLog {
+    fn open_mut(&mut self, job: JobId) -> Option<&mut SuspensionRecord> {
+        let i = *self.open.get(&job)?;
+        self.suspensions.get_mut(i)
+    }
+}
+
 impl Recorder {
     /// A recorder for these jobs on a cluster of `num_types` GPU types.
     pub fn new(specs: &[JobSpec], num_types: usize) -> Self {
@@ -127,6 +199,7 @@ impl Recorder {
             end_time: 0.0,
             policy_failures: 0,
             pool: PoolRecord::default(),
+            preemption: SuspensionLog::default(),
         }
     }
 
@@ -140,18 +213,74 @@ impl Recorder {
                 start,
                 end,
                 busy_s,
+                overhead_s,
                 ..
             } => {
                 let r = &mut self.jobs[*job];
                 r.first_start.get_or_insert(*start);
                 r.gpu_seconds[*gpu_type] += (end - start) * f64::from(*gpus);
+                r.overhead_s += overhead_s;
+                r.train_s += (end - start - overhead_s).max(0.0);
                 self.busy_seconds[*gpu_type] += busy_s * f64::from(*gpus);
             }
             SimEvent::Restarted { job, .. } => self.jobs[*job].restarts += 1,
-            SimEvent::Preempted { job, .. } => self.jobs[*job].preemptions += 1,
+            SimEvent::Preempted { job, time } => {
+                self.jobs[*job].preemptions += 1;
+                if let Some(r) = self.preemption.open_mut(*job) {
+                    r.released.get_or_insert(*time);
+                }
+            }
             SimEvent::Finished { job, time } => {
                 self.jobs[*job].finish = Some(*time);
                 self.end_time = self.end_time.max(*time);
+                if let Some(r) = self.preemption.open_mut(*job) {
+                    if r.released.is_none() {
+                        r.released = Some(*time);
+                        r.save_s = 0.0;
+                        r.finished_instead = true;
+                    }
+                }
+            }
+            SimEvent::Suspending {
+                job,
+                time,
+                for_job,
+                drain_s,
+                save_s,
+                modelled_s,
+                predicted_s,
+            } => {
+                let log = &mut self.preemption;
+                log.open.insert(*job, log.suspensions.len());
+                log.suspensions.push(SuspensionRecord {
+                    job: *job,
+                    for_job: *for_job,
+                    decided: *time,
+                    drain_s: *drain_s,
+                    save_s: *save_s,
+                    released: None,
+                    finished_instead: false,
+                    resumed: None,
+                    reload_s: None,
+                    modelled_s: *modelled_s,
+                    predicted_s: *predicted_s,
+                });
+            }
+            SimEvent::Resumed {
+                job,
+                time,
+                reload_s,
+                ..
+            } => {
+                if let Some(r) = self.preemption.open_mut(*job) {
+                    r.resumed = Some(*time);
+                    r.reload_s = Some(*reload_s);
+                }
+            }
+            SimEvent::Predicted {
+                job, duration_s, ..
+            } => {
+                self.jobs[*job].predicted_s.get_or_insert(*duration_s);
             }
             SimEvent::Dropped { job, .. } => self.jobs[*job].dropped = true,
             SimEvent::PolicyFailed { .. } => self.policy_failures += 1,
@@ -199,6 +328,83 @@ impl Recorder {
         }
     }
 
+    /// Seconds each measured job spent waiting for GPUs: from arrival to its first start,
+    /// plus, after every suspension, from the release of its GPUs to its resumption.
+    fn queued_values(&self, jobs: &[&JobRecord]) -> Vec<f64> {
+        let mut after = BTreeMap::<JobId, f64>::new();
+        for r in &self.preemption.suspensions {
+            if let (Some(a), Some(b)) = (r.released, r.resumed) {
+                *after.entry(r.job).or_insert(0.0) += (b - a).max(0.0);
+            }
+        }
+        let mut v: Vec<f64> = jobs
+            .iter()
+            .filter_map(|r| {
+                Some(r.first_start? - r.arrival + after.get(&r.id).copied().unwrap_or(0.0))
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
+    }
+
+    /// Figures of a preemptive run (None for other runs).
+    fn preemption_figures(&self, jobs: &[&JobRecord]) -> Option<PreemptionFigures> {
+        let log = &self.preemption;
+        if !log.enabled {
+            return None;
+        }
+        let measured: std::collections::BTreeSet<JobId> = jobs.iter().map(|r| r.id).collect();
+        let recs: Vec<&SuspensionRecord> = log
+            .suspensions
+            .iter()
+            .filter(|r| measured.contains(&r.job))
+            .collect();
+        let suspend_s: f64 = recs
+            .iter()
+            .filter_map(|r| Some(r.released? - r.decided))
+            .sum();
+        let resume_s: f64 = recs.iter().filter_map(|r| r.reload_s).sum();
+        let mut first: Vec<f64> = jobs
+            .iter()
+            .filter_map(|r| r.first_start.map(|s| s - r.arrival))
+            .collect();
+        first.sort_by(f64::total_cmp);
+        let rel = |pred: f64, actual: f64| (pred - actual).abs() / actual;
+        let dur: Vec<f64> = jobs
+            .iter()
+            .filter(|r| r.finish.is_some() && r.train_s > 0.0)
+            .filter_map(|r| Some(rel(r.predicted_s?, r.train_s)))
+            .collect();
+        let over: Vec<f64> = recs
+            .iter()
+            .filter_map(|r| {
+                let lost = r.lost_s().filter(|l| *l > 0.0)?;
+                Some(rel(r.predicted_s?, lost))
+            })
+            .collect();
+        let model: Vec<f64> = recs
+            .iter()
+            .filter(|r| !r.finished_instead)
+            .filter_map(|r| {
+                let lost = r.lost_s().filter(|l| *l > 0.0)?;
+                Some(rel(r.modelled_s, lost))
+            })
+            .collect();
+        let avg = |v: &[f64]| (!v.is_empty()).then(|| mean(v));
+        Some(PreemptionFigures {
+            suspensions: recs.len() as u64,
+            finished_instead: recs.iter().filter(|r| r.finished_instead).count() as u64,
+            // `+ 0.0` turns the empty sum's -0.0 into 0.
+            suspend_s: suspend_s + 0.0,
+            resume_s: resume_s + 0.0,
+            avg_first_wait_s: mean(&first),
+            p99_first_wait_s: percentile(&first, 99.0),
+            duration_error: avg(&dur),
+            overhead_error: avg(&over),
+            model_error: avg(&model),
+        })
+    }
+
     /// JCTs of the finished jobs in `window` (all jobs if `None`), sorted (s).
     pub fn jct_values(&self, window: Option<(usize, usize)>) -> Vec<f64> {
         let mut v: Vec<f64> = self
@@ -244,10 +450,22 @@ impl Recorder {
             .filter(|r| in_window(window, r.id))
             .collect();
         let jcts = self.jct_values(window);
-        let waits: Vec<f64> = measured
+        let mut waits: Vec<f64> = measured
             .iter()
             .filter_map(|r| r.first_start.map(|s| s - r.arrival))
             .collect();
+        waits.sort_by(f64::total_cmp);
+        if self.preemption.enabled {
+            waits = self.queued_values(&measured);
+        }
+        let drained: f64 = self
+            .preemption
+            .suspensions
+            .iter()
+            .filter(|r| in_window(window, r.job))
+            .filter_map(|r| Some(r.released? - r.decided - r.save_s))
+            .sum();
+        let time_lost = measured.iter().map(|r| r.overhead_s).sum::<f64>() + drained;
         let makespan = self.end_time;
         let total_gpus = f64::from(cluster.total_gpus());
         let busy_total: f64 = self.busy_seconds.iter().sum();
@@ -310,6 +528,8 @@ impl Recorder {
             p99_jct_s: percentile(&jcts, 99.0),
             makespan_s: makespan,
             avg_wait_s: mean(&waits),
+            p99_wait_s: percentile(&waits, 99.0),
+            time_lost_s: time_lost,
             utilization,
             utilization_by_type,
             max_rho,
@@ -323,6 +543,7 @@ impl Recorder {
             policy_failures: self.policy_failures,
             elastic: self.elastic_figures(&measured),
             pool: self.pool_figures(cluster),
+            preemption: self.preemption_figures(&measured),
         }
     }
 
@@ -446,8 +667,17 @@ pub struct Summary {
     pub p99_jct_s: f64,
     /// Time of the last completion or round end (s).
     pub makespan_s: f64,
-    /// Average queueing delay: first run minus arrival (s).
+    /// Average time waiting for GPUs: first run minus arrival; in preemptive runs also,
+    /// after every suspension, from the release of the job's GPUs to its resumption (s).
     pub avg_wait_s: f64,
+    /// 99th percentile of the waiting time (s).
+    #[serde(default)]
+    pub p99_wait_s: f64,
+    /// Seconds jobs lost to restarts and preemptions: held GPUs without progress
+    /// (restarts, checkpoints, reloads) plus, for suspensions, the time from the decision
+    /// until the job's epoch ended.
+    #[serde(default)]
+    pub time_lost_s: f64,
     /// GPU utilization over the makespan (0..1).
     pub utilization: f64,
     /// Utilization per GPU type.
@@ -476,6 +706,35 @@ pub struct Summary {
     /// Runs with an inference pool only: loans, reclaims and usage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool: Option<PoolFigures>,
+    /// Preemptive runs only: suspensions, their costs and the policy's predictions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionFigures>,
+}
+
+/// The suspensions of a preemptive run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PreemptionFigures {
+    /// Suspensions decided.
+    pub suspensions: u64,
+    /// Of those, jobs that finished before their epoch ended.
+    pub finished_instead: u64,
+    /// Seconds from suspension decisions until the GPUs were free (epoch ends and
+    /// checkpoints), summed.
+    pub suspend_s: f64,
+    /// Seconds reloading on resumption, summed.
+    pub resume_s: f64,
+    /// Average time from arrival to the first start (s); the summary's waiting time also
+    /// counts the waits after suspensions.
+    pub avg_first_wait_s: f64,
+    /// 99th percentile of that time (s).
+    pub p99_first_wait_s: f64,
+    /// Mean relative error of the policy's predicted training times (None if it predicts
+    /// none).
+    pub duration_error: Option<f64>,
+    /// Mean relative error of the policy's predicted time lost per suspension.
+    pub overhead_error: Option<f64>,
+    /// Mean relative error of the overhead model's time lost per suspension (the noise).
+    pub model_error: Option<f64>,
 }
 
 /// The inference pool's figures of a pooled (Aryl) run.
@@ -609,6 +868,10 @@ pub fn summaries_csv(summaries: &[Summary]) -> String {
             "resizes",
             "avg_gpus",
             "avg_batch_size",
+            "p99_wait_s",
+            "time_lost_s",
+            "suspensions",
+            "avg_first_wait_s",
         ]
         .map(String::from),
     );
@@ -644,6 +907,12 @@ pub fn summaries_csv(summaries: &[Summary]) -> String {
             s.elastic.map(|e| e.resizes.to_string()).unwrap_or_default(),
             csv_opt(s.elastic.map(|e| e.avg_gpus)),
             csv_opt(s.elastic.map(|e| e.avg_batch_size)),
+            csv_num(s.p99_wait_s),
+            csv_num(s.time_lost_s),
+            s.preemption
+                .map(|p| p.suspensions.to_string())
+                .unwrap_or_default(),
+            csv_opt(s.preemption.map(|p| p.avg_first_wait_s)),
         ]);
         out.push_str(&row.join(","));
         out.push('\n');

@@ -4,6 +4,7 @@
 pub mod aryl;
 pub mod classic;
 pub mod gavel;
+pub mod pickyman;
 pub mod pollux;
 pub mod registry;
 

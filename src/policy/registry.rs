@@ -15,9 +15,10 @@ pub struct ParamInfo {
     pub help: &'static str,
 }
 
-/// A registered policy.
-#[derive(Clone, Copy)]
-pub struct PolicyInfo {
+/// A registered policy of one simulator's kind: `P` is the trait its builder returns
+/// (`dyn Policy` for round-based policies, `dyn ElasticPolicy`, `dyn PooledPolicy`,
+/// `dyn PreemptivePolicy`).
+pub struct Registered<P: ?Sized + 'static> {
     /// Name used in specs.
     pub name: &'static str,
     /// Family (classic, gavel, ...), for grouping in listings.
@@ -26,15 +27,54 @@ pub struct PolicyInfo {
     pub description: &'static str,
     /// Its parameters.
     pub params: &'static [ParamInfo],
-    builder: fn(&Params) -> Result<Box<dyn Policy>, PolicyError>,
+    builder: fn(&Params) -> Result<Box<P>, PolicyError>,
 }
 
-impl std::fmt::Debug for PolicyInfo {
+impl<P: ?Sized> Clone for Registered<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<P: ?Sized> Copy for Registered<P> {}
+
+impl<P: ?Sized> std::fmt::Debug for Registered<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PolicyInfo")
+        f.debug_struct("Registered")
             .field("name", &self.name)
             .finish()
     }
+}
+
+impl<P: ?Sized> Registered<P> {
+    /// An entry.
+    pub const fn new(
+        name: &'static str,
+        family: &'static str,
+        description: &'static str,
+        params: &'static [ParamInfo],
+        builder: fn(&Params) -> Result<Box<P>, PolicyError>,
+    ) -> Self {
+        Registered {
+            name,
+            family,
+            description,
+            params,
+            builder,
+        }
+    }
+}
+
+/// A registered round-based policy.
+pub type PolicyInfo = Registered<dyn Policy>;
+
+/// Build a policy from `spec` with the entry of `list` it names.
+pub fn build_from<P: ?Sized>(list: &[Registered<P>], spec: &str) -> Result<Box<P>, PolicyError> {
+    let (name, _) = parse_spec(spec)?;
+    let info = list
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
+    (info.builder)(&checked_params(spec, info.params)?)
 }
 
 /// Parsed parameters of a spec, checked against the policy's declared parameters.
@@ -139,13 +179,7 @@ pub fn parse_spec(spec: &str) -> Result<(String, BTreeMap<String, String>), Poli
 
 macro_rules! entry {
     ($name:expr, $family:expr, $desc:expr, $params:expr, $build:expr) => {
-        PolicyInfo {
-            name: $name,
-            family: $family,
-            description: $desc,
-            params: $params,
-            builder: $build,
-        }
+        PolicyInfo::new($name, $family, $desc, $params, $build)
     };
 }
 
@@ -188,12 +222,7 @@ pub fn policies() -> &'static [PolicyInfo] {
 
 /// Build a policy from its spec.
 pub fn build(spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
-    let (name, _) = parse_spec(spec)?;
-    let info = policies()
-        .iter()
-        .find(|p| p.name == name)
-        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
-    (info.builder)(&checked_params(spec, info.params)?)
+    build_from(policies(), spec)
 }
 
 /// Parse `spec` and check its keys against `known`, giving the canonical spec.

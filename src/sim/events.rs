@@ -112,6 +112,45 @@ pub enum SimEvent {
         /// Inference servers loaned to training.
         loaned: u32,
     },
+    /// A running job is being suspended for a waiting one (preemptive simulations): it
+    /// trains to the end of its epoch, then writes a checkpoint; then its GPUs are free.
+    Suspending {
+        /// The suspended job.
+        job: JobId,
+        /// Decision time (s).
+        time: f64,
+        /// The waiting job its GPUs go to.
+        for_job: JobId,
+        /// Seconds until its epoch ends (it keeps training meanwhile).
+        drain_s: f64,
+        /// Seconds its checkpoint takes to write (drawn around the model's).
+        save_s: f64,
+        /// The overhead model's time lost to this preemption: drain, checkpoint and reload
+        /// (s).
+        modelled_s: f64,
+        /// The time lost the policy predicted (s), if it predicts one.
+        predicted_s: Option<f64>,
+    },
+    /// A suspended job starts again: it reloads its checkpoint and data first.
+    Resumed {
+        /// The job.
+        job: JobId,
+        /// Time (s).
+        time: f64,
+        /// Seconds the reload takes (drawn around the model's).
+        reload_s: f64,
+        /// The overhead model's reload time (s).
+        modelled_s: f64,
+    },
+    /// A policy's prediction of a job's execution time.
+    Predicted {
+        /// The job.
+        job: JobId,
+        /// Time of the prediction (s).
+        time: f64,
+        /// Predicted seconds of training on its GPUs, without overheads.
+        duration_s: f64,
+    },
     /// A round ended.
     RoundEnded {
         /// Round number (0-based).

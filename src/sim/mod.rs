@@ -16,6 +16,7 @@ pub mod elastic;
 pub mod events;
 pub mod placement;
 pub mod pooled;
+pub mod preemptive;
 
 pub use events::SimEvent;
 

@@ -668,7 +668,12 @@ impl PooledSimulator {
                         end: start + used,
                         busy_s: used,
                         steps: (job.progress - before) * f64::from(gpus) / f64::from(k),
-                        overhead_s: delay,
+                        // The delay is counted once per job, on its first part.
+                        overhead_s: if gpu_type == 0 || k == on_loan {
+                            delay
+                        } else {
+                            0.0
+                        },
                     });
                 }
             }

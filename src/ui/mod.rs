@@ -925,6 +925,7 @@ impl Component for App {
                 multi_gpu: true,
                 priority_weights: false,
                 elastic_fraction: 0.0,
+                duration_scale: 1.0,
                 seed: exp.seed,
             },
         };

@@ -28,9 +28,20 @@ pub struct GeneratorConfig {
     /// times as many GPUs (drawn from their own stream, so other draws do not change).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub elastic_fraction: f64,
+    /// Factor on every job's drawn duration (1 = Gavel's recipe: 10^1.5 to 10^3 minutes
+    /// for 80% of jobs, 10^3 to 10^4 for the rest).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub duration_scale: f64,
     /// Seed of the workload (derived from the experiment seed when not given).
     #[serde(default)]
     pub seed: u64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
 }
 
 impl GeneratorConfig {
@@ -52,6 +63,17 @@ impl GeneratorConfig {
                 "must be a non-negative number",
             ));
         }
+        if !(self.duration_scale.is_finite()
+            && self.duration_scale > 0.0
+            && self.duration_scale <= 100.0)
+        {
+            return Err(WorkloadError::field(
+                name,
+                0,
+                "duration_scale",
+                "must be above 0 and at most 100",
+            ));
+        }
         Ok(())
     }
 }
@@ -68,6 +90,7 @@ impl Default for GeneratorConfig {
             multi_gpu: false,
             priority_weights: false,
             elastic_fraction: 0.0,
+            duration_scale: 1.0,
             seed: 0,
         }
     }
@@ -127,6 +150,7 @@ pub fn generate(
         } else {
             crate::math::powf(10.0, rng.range(3.0, 4.0))
         };
+        let minutes = minutes * cfg.duration_scale;
         let steps = (minutes * 60.0 * fastest(jt, scale)).round().max(1.0);
         let mut job = JobSpec::new(jt.clone(), t, steps).with_scale(scale);
         if cfg.priority_weights && rng.uniform() < 0.2 {
@@ -247,6 +271,7 @@ mod tests {
             multi_gpu: true,
             priority_weights: true,
             elastic_fraction: 0.0,
+            duration_scale: 1.0,
             seed: 7,
         };
         let a = generate(&profile(), &types, &cfg).unwrap();

@@ -10,6 +10,7 @@ pub mod elastic;
 pub mod generator;
 pub mod inference;
 pub mod interp;
+pub mod overhead;
 pub mod pai;
 pub mod presets;
 pub mod profile;

@@ -115,6 +115,7 @@ pub fn default_experiment() -> Experiment {
         window: None,
         fairness: true,
         inference: None,
+        preemption: None,
     }
 }
 
@@ -129,6 +130,7 @@ pub fn pollux_experiment() -> Experiment {
             multi_gpu: true,
             priority_weights: false,
             elastic_fraction: 0.0,
+            duration_scale: 1.0,
             seed: 1,
         }),
         profile: ProfileSource::Preset {
@@ -154,6 +156,7 @@ pub fn aryl_experiment() -> Experiment {
             multi_gpu: true,
             priority_weights: false,
             elastic_fraction: 0.5,
+            duration_scale: 1.0,
             seed: 1,
         }),
         policies: [
@@ -173,6 +176,37 @@ pub fn aryl_experiment() -> Experiment {
                 ..Default::default()
             },
         )),
+        ..default_experiment()
+    }
+}
+
+/// PickyMan's setting: a busy cluster of one GPU type where waiting jobs preempt running
+/// ones, and preempting costs the rest of an epoch, a checkpoint and a reload; PickyMan
+/// against itself blind to that cost, and the overhead-blind SRTF and LAS and
+/// non-preemptive FIFO.
+pub fn pickyman_experiment() -> Experiment {
+    Experiment {
+        cluster: "v100:32".into(),
+        workload: WorkloadSource::Generated(super::GeneratorConfig {
+            num_jobs: 400,
+            jobs_per_hour: 20.0,
+            multi_gpu: true,
+            priority_weights: false,
+            elastic_fraction: 0.0,
+            duration_scale: 0.1,
+            seed: 1,
+        }),
+        policies: [
+            "pickyman",
+            "pickyman[overhead_aware=false]",
+            "srtf",
+            "las",
+            "fifo",
+        ]
+        .map(String::from)
+        .to_vec(),
+        fairness: false,
+        preemption: Some(super::overhead::PreemptionConfig::default()),
         ..default_experiment()
     }
 }
@@ -208,6 +242,11 @@ pub const SCENARIOS: &[Scenario] = &[
         name: "aryl",
         description: "Aryl: 400 jobs (half elastic) on 128 training GPUs with 128 inference GPUs following a daily load; loaning and elastic scaling against their ablations",
         build: aryl_experiment,
+    },
+    Scenario {
+        name: "pickyman",
+        description: "PickyMan: 400 short jobs (Gavel's durations / 10) at 20 per hour on 32 V100s, preemption costing the rest of an epoch, a checkpoint and a reload; PickyMan against itself blind to the cost, preemptive SRTF and LAS, and FIFO",
+        build: pickyman_experiment,
     },
 ];
 

@@ -42,6 +42,9 @@ pub struct JobTypeProfile {
     /// Throughputs when sharing GPUs with another job.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub colocated: Vec<ColocatedEntry>,
+    /// What preempting a job of this type costs (preemptive experiments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<super::overhead::PreemptionCosts>,
 }
 
 /// A throughput profile.
@@ -209,6 +212,22 @@ impl Profile {
                         ));
                     }
                 }
+            }
+            if let Some(c) = &p.preemption {
+                c.check(file, name).map_err(|e| match e {
+                    WorkloadError::Field {
+                        file,
+                        field,
+                        reason,
+                        ..
+                    } => WorkloadError::Field {
+                        file,
+                        line: line_of(name),
+                        field,
+                        reason,
+                    },
+                    e => e,
+                })?;
             }
             for c in &p.colocated {
                 if !(c.this.is_finite() && c.other.is_finite() && c.this >= 0.0 && c.other >= 0.0) {

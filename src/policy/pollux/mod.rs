@@ -13,8 +13,8 @@ pub mod optimus;
 pub mod scheduler;
 pub mod tiresias;
 
-use super::registry::{checked_params, Params};
-use super::{parse_spec, ParamInfo, PolicyError};
+use super::registry::{build_from, Registered};
+use super::PolicyError;
 use crate::job::{JobId, JobSpec};
 use crate::rng::Rng;
 use crate::sim::elastic::ElasticJobState;
@@ -67,58 +67,39 @@ pub trait ElasticPolicy {
 }
 
 /// A registered elastic policy.
-#[derive(Clone, Copy)]
-pub struct ElasticPolicyInfo {
-    /// Name used in specs.
-    pub name: &'static str,
-    /// One-line description.
-    pub description: &'static str,
-    /// Its parameters.
-    pub params: &'static [ParamInfo],
-    builder: fn(&Params) -> Result<Box<dyn ElasticPolicy>, PolicyError>,
-}
-
-impl std::fmt::Debug for ElasticPolicyInfo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ElasticPolicyInfo")
-            .field("name", &self.name)
-            .finish()
-    }
-}
+pub type ElasticPolicyInfo = Registered<dyn ElasticPolicy>;
 
 /// Policies for elastic workloads (a profile of elastic applications), in listing order.
 pub fn policies() -> &'static [ElasticPolicyInfo] {
     const LIST: &[ElasticPolicyInfo] = &[
-        ElasticPolicyInfo {
-            name: "pollux",
-            description: "Pollux: GPU counts, placements and batch sizes chosen for goodput by a genetic algorithm over the cluster; fairness as a power mean of speedups over the fair share.",
-            params: scheduler::PARAMS,
-            builder: scheduler::Pollux::build,
-        },
-        ElasticPolicyInfo {
-            name: "tiresias",
-            description: "Tiresias as Pollux's evaluation ran it: two-queue discretised LAS (16 GPU-hours), each job with its user's GPU count and batch size, all or nothing.",
-            params: tiresias::PARAMS,
-            builder: tiresias::Tiresias::build,
-        },
-        ElasticPolicyInfo {
-            name: "optimus",
-            description: "Optimus+Oracle: fixed batch sizes; GPUs given one at a time to the job whose remaining time drops most.",
-            params: &[],
-            builder: optimus::Optimus::build,
-        },
+        Registered::new(
+            "pollux",
+            "pollux",
+            "Pollux: GPU counts, placements and batch sizes chosen for goodput by a genetic algorithm over the cluster; fairness as a power mean of speedups over the fair share.",
+            scheduler::PARAMS,
+            scheduler::Pollux::build,
+        ),
+        Registered::new(
+            "tiresias",
+            "pollux",
+            "Tiresias as Pollux's evaluation ran it: two-queue discretised LAS (16 GPU-hours), each job with its user's GPU count and batch size, all or nothing.",
+            tiresias::PARAMS,
+            tiresias::Tiresias::build,
+        ),
+        Registered::new(
+            "optimus",
+            "pollux",
+            "Optimus+Oracle: fixed batch sizes; GPUs given one at a time to the job whose remaining time drops most.",
+            &[],
+            optimus::Optimus::build,
+        ),
     ];
     LIST
 }
 
 /// Build an elastic policy from its spec.
 pub fn build(spec: &str) -> Result<Box<dyn ElasticPolicy>, PolicyError> {
-    let (name, _) = parse_spec(spec)?;
-    let info = policies()
-        .iter()
-        .find(|p| p.name == name)
-        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
-    (info.builder)(&checked_params(spec, info.params)?)
+    build_from(policies(), spec)
 }
 
 /// Greedy placement used by Tiresias and Optimus in Pollux's simulator: take GPUs from the

@@ -1,0 +1,657 @@
+//! The preemptive simulator: jobs hold their GPUs until they finish or a policy suspends
+//! them, and preemption costs what PickyMan's model says it costs.
+//!
+//! Time advances from event to event (arrivals, completions, the end of a suspension or of
+//! a reload); the policy is asked at every event time. Its plan starts waiting jobs on free
+//! GPUs and names running jobs to suspend, each for a waiting job:
+//! - a suspended job keeps its GPUs and keeps training until its current epoch ends (it may
+//!   finish instead), then writes a checkpoint; only then are its GPUs free;
+//! - the GPUs it frees are kept for the waiting job it was suspended for, which starts as
+//!   soon as all of its victims are done (or gives them back if it started otherwise);
+//! - a job that resumes first reloads its checkpoint and its data, without progress.
+//!
+//! The mechanism charges these costs to every policy, whether it models them or not:
+//! checkpoint and reload times are drawn around the model's values with the experiment's
+//! noise. A job's first start costs nothing. The cluster is one GPU type; jobs take any of
+//! its GPUs (servers are not modelled).
+
+use super::{RoundReport, SimError, SimEvent};
+use crate::cluster::ClusterSpec;
+use crate::job::{JobId, JobSpec};
+use crate::rng::Rng;
+use crate::workload::overhead::{JobOverhead, OverheadModel};
+use crate::workload::Profile;
+
+/// Where a job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Not arrived yet.
+    Pending,
+    /// Waiting for GPUs (never started, or suspended).
+    Waiting,
+    /// Reloading its checkpoint and data before it trains again.
+    Loading,
+    /// Training.
+    Running,
+    /// Suspended: training to the end of its epoch before it checkpoints.
+    Draining,
+    /// Suspended: writing its checkpoint.
+    Saving,
+    /// Finished.
+    Done,
+}
+
+/// What the preemptive simulator knows about a job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreemptJob {
+    /// GPUs it runs on.
+    pub gpus: u32,
+    /// Steps per second on them (the truth; policies that predict must not read it).
+    pub speed: f64,
+    /// Steps to do.
+    pub total: f64,
+    /// Steps done, up to date at the time the policy is asked.
+    pub progress: f64,
+    /// Where it is.
+    pub phase: Phase,
+    /// When the current loading, draining or saving ends (s).
+    pub phase_end: f64,
+    /// The modelled costs of suspending and resuming it.
+    pub overhead: JobOverhead,
+    /// Times it was suspended.
+    pub preemptions: u32,
+    /// GPU-seconds it held so far (up to the last event).
+    pub attained: f64,
+    /// Its first start (s).
+    pub first_start: Option<f64>,
+    /// Completion (s).
+    pub finish: Option<f64>,
+    /// While suspended: the waiting job its GPUs are for.
+    pub suspended_for: Option<JobId>,
+    /// While waiting: suspended jobs whose GPUs it waits for.
+    pub victims_pending: u32,
+    /// While waiting: GPUs already kept for it.
+    pub reserved: u32,
+    /// While waiting: GPUs its pending victims will free.
+    pub pending_gpus: u32,
+    /// When the job last went back to waiting (arrival or release), s.
+    pub waiting_since: f64,
+    seg_start: f64,
+    seg_steps: f64,
+    seg_overhead: f64,
+    save_actual: f64,
+    since: f64,
+}
+
+impl PreemptJob {
+    /// Whether it holds GPUs.
+    pub fn holds_gpus(&self) -> bool {
+        matches!(
+            self.phase,
+            Phase::Loading | Phase::Running | Phase::Draining | Phase::Saving
+        )
+    }
+
+    /// Steps left.
+    pub fn remaining_steps(&self) -> f64 {
+        (self.total - self.progress).max(0.0)
+    }
+}
+
+/// A suspension the policy asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Suspension {
+    /// The running job to suspend.
+    pub victim: JobId,
+    /// The waiting job its GPUs go to.
+    pub for_job: JobId,
+    /// The time the policy expects to lose (s), if it predicts one.
+    pub predicted_s: Option<f64>,
+}
+
+/// What a preemptive policy decides at an event.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PreemptPlan {
+    /// Waiting jobs to start now, in order, on free GPUs (skipped if they do not fit).
+    pub start: Vec<JobId>,
+    /// Running jobs to suspend.
+    pub suspend: Vec<Suspension>,
+    /// Predicted execution times (s on its GPUs, without overheads) of jobs, for the
+    /// record; a policy gives each job's once.
+    pub predictions: Vec<(JobId, f64)>,
+}
+
+/// What a preemptive policy sees.
+#[derive(Debug)]
+pub struct PreemptView<'a> {
+    /// Time (s).
+    pub now: f64,
+    /// GPUs of the cluster.
+    pub total_gpus: u32,
+    /// GPUs neither held nor kept for a waiting job.
+    pub free_gpus: u32,
+    /// Every job, by id.
+    pub jobs: &'a [PreemptJob],
+    /// Their trace entries.
+    pub specs: &'a [JobSpec],
+    /// Waiting jobs in arrival order (with those waiting for their victims).
+    pub waiting: Vec<JobId>,
+    /// Running jobs (training, not suspended), by id.
+    pub running: Vec<JobId>,
+    /// The overhead model.
+    pub model: &'a OverheadModel,
+    /// The profile (job types' preemption costs).
+    pub profile: &'a Profile,
+}
+
+/// A scheduler for the preemptive simulator.
+pub trait PreemptivePolicy {
+    /// Its spec.
+    fn name(&self) -> &str;
+    /// Decide at an event.
+    fn decide(&mut self, view: &PreemptView, rng: &mut Rng) -> PreemptPlan;
+}
+
+/// The preemptive simulator.
+pub struct PreemptiveSimulator {
+    specs: Vec<JobSpec>,
+    jobs: Vec<PreemptJob>,
+    profile: Profile,
+    model: OverheadModel,
+    policy: Box<dyn PreemptivePolicy>,
+    total_gpus: u32,
+    free: u32,
+    order: Vec<JobId>,
+    next_arrival: usize,
+    now: f64,
+    step: u64,
+    max_steps: u64,
+    started: bool,
+    done: bool,
+    mech_rng: Rng,
+    policy_rng: Rng,
+}
+
+impl std::fmt::Debug for PreemptiveSimulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreemptiveSimulator")
+            .field("policy", &self.policy.name())
+            .field("now", &self.now)
+            .finish()
+    }
+}
+
+/// Relative tolerance on steps and times.
+const EPS: f64 = 1e-9;
+
+impl PreemptiveSimulator {
+    /// A simulator of `specs` on the one GPU type of `cluster`.
+    pub fn new(
+        cluster: &ClusterSpec,
+        specs: Vec<JobSpec>,
+        profile: Profile,
+        model: OverheadModel,
+        seed: u64,
+        policy: Box<dyn PreemptivePolicy>,
+    ) -> Result<Self, SimError> {
+        let [gpu] = cluster.types.as_slice() else {
+            return Err(SimError::Config {
+                field: "cluster".into(),
+                reason: "preemptive experiments run on one GPU type (e.g. v100:64)".into(),
+            });
+        };
+        model.config.check().map_err(|e| SimError::Config {
+            field: "preemption".into(),
+            reason: e.to_string(),
+        })?;
+        let mut jobs = Vec::with_capacity(specs.len());
+        for (id, s) in specs.iter().enumerate() {
+            let bad = |reason: String| SimError::Job {
+                job: id,
+                job_type: s.job_type.clone(),
+                reason,
+            };
+            if !(s.arrival.is_finite() && s.arrival >= 0.0) {
+                return Err(bad(format!("arrival {} must be non-negative", s.arrival)));
+            }
+            if !(s.total_steps.is_finite() && s.total_steps > 0.0) {
+                return Err(bad(format!(
+                    "total steps {} must be positive",
+                    s.total_steps
+                )));
+            }
+            if s.scale_factor == 0 || s.scale_factor > gpu.count {
+                return Err(bad(format!(
+                    "needs {} GPUs; the cluster has {}",
+                    s.scale_factor, gpu.count
+                )));
+            }
+            let speed = profile
+                .throughput(&s.job_type, s.scale_factor, &gpu.name)
+                .filter(|v| *v > 0.0)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "no throughput at scale factor {} on {}",
+                        s.scale_factor, gpu.name
+                    ))
+                })?;
+            let costs = profile
+                .job_types
+                .get(&s.job_type)
+                .and_then(|p| p.preemption.as_ref());
+            let mut overhead = model.job(costs, s.scale_factor, speed);
+            if let Some(e) = s.epoch_steps.filter(|e| e.is_finite() && *e >= 1.0) {
+                overhead.epoch_steps = e;
+            }
+            jobs.push(PreemptJob {
+                gpus: s.scale_factor,
+                speed,
+                total: s.total_steps,
+                progress: 0.0,
+                phase: Phase::Pending,
+                phase_end: 0.0,
+                overhead,
+                preemptions: 0,
+                attained: 0.0,
+                first_start: None,
+                finish: None,
+                suspended_for: None,
+                victims_pending: 0,
+                reserved: 0,
+                pending_gpus: 0,
+                waiting_since: s.arrival,
+                seg_start: 0.0,
+                seg_steps: 0.0,
+                seg_overhead: 0.0,
+                save_actual: 0.0,
+                since: 0.0,
+            });
+        }
+        let mut order: Vec<JobId> = (0..specs.len()).collect();
+        order.sort_by(|&a, &b| {
+            specs[a]
+                .arrival
+                .total_cmp(&specs[b].arrival)
+                .then(a.cmp(&b))
+        });
+        let n = specs.len() as u64;
+        Ok(PreemptiveSimulator {
+            specs,
+            jobs,
+            profile,
+            model,
+            policy,
+            total_gpus: gpu.count,
+            free: gpu.count,
+            order,
+            next_arrival: 0,
+            now: 0.0,
+            step: 0,
+            max_steps: 200 * n + 10_000,
+            started: false,
+            done: false,
+            mech_rng: Rng::for_purpose(seed, "preemption-overhead"),
+            policy_rng: Rng::for_purpose(seed, "policy"),
+        })
+    }
+
+    /// Time (s).
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    /// The jobs.
+    pub fn jobs(&self) -> &[PreemptJob] {
+        &self.jobs
+    }
+
+    /// GPUs neither held nor kept for a waiting job.
+    pub fn free_gpus(&self) -> u32 {
+        self.free
+    }
+
+    /// The policy's spec.
+    pub fn policy_name(&self) -> &str {
+        self.policy.name()
+    }
+
+    /// Whether job `id` has finished (or was given up on).
+    pub fn job_done(&self, id: JobId) -> bool {
+        self.jobs.get(id).is_some_and(|j| j.phase == Phase::Done)
+    }
+
+    /// Whether the run is over.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The time of the next event after `now`, if any.
+    fn next_event(&self) -> Option<f64> {
+        let mut t = self
+            .order
+            .get(self.next_arrival)
+            .map_or(f64::INFINITY, |&j| self.specs[j].arrival);
+        for j in &self.jobs {
+            let at = match j.phase {
+                Phase::Loading | Phase::Draining | Phase::Saving => j.phase_end,
+                Phase::Running => j.since + j.remaining_steps() / j.speed,
+                _ => continue,
+            };
+            t = t.min(at);
+        }
+        t.is_finite().then_some(t.max(self.now))
+    }
+
+    /// Bring training jobs' progress up to `t`.
+    fn advance(&mut self, t: f64) {
+        for j in self.jobs.iter_mut() {
+            if !j.holds_gpus() {
+                continue;
+            }
+            let dt = (t - j.since).max(0.0);
+            if matches!(j.phase, Phase::Running | Phase::Draining) {
+                let steps = (j.speed * dt).min(j.remaining_steps());
+                j.progress += steps;
+                j.seg_steps += steps;
+            }
+            j.attained += dt * f64::from(j.gpus);
+            j.since = t;
+        }
+    }
+
+    /// End a holding segment: the `Ran` event and the GPUs back (to the job they are kept
+    /// for, if any).
+    fn release(&mut self, id: JobId, t: f64, events: &mut Vec<SimEvent>) {
+        let j = &mut self.jobs[id];
+        events.push(SimEvent::Ran {
+            job: id,
+            gpu_type: 0,
+            gpus: j.gpus,
+            start: j.seg_start,
+            end: t,
+            busy_s: t - j.seg_start,
+            steps: j.seg_steps,
+            overhead_s: j.seg_overhead,
+        });
+        let gpus = j.gpus;
+        match j.suspended_for.take() {
+            Some(w) => {
+                let k = &mut self.jobs[w];
+                k.victims_pending = k.victims_pending.saturating_sub(1);
+                k.pending_gpus = k.pending_gpus.saturating_sub(gpus);
+                if k.phase == Phase::Waiting {
+                    k.reserved += gpus;
+                } else {
+                    self.free += gpus;
+                }
+            }
+            None => self.free += gpus,
+        }
+    }
+
+    /// Start (or resume) a waiting job on its reserved GPUs and free ones.
+    fn start(&mut self, id: JobId, t: f64, events: &mut Vec<SimEvent>) -> bool {
+        let j = &self.jobs[id];
+        if j.phase != Phase::Waiting || j.reserved + self.free < j.gpus {
+            return false;
+        }
+        let from_free = j.gpus - j.reserved.min(j.gpus);
+        // Reserved GPUs beyond its need go back.
+        self.free = self.free + j.reserved.saturating_sub(j.gpus) - from_free;
+        let resume = j.first_start.is_some();
+        let reload = if resume {
+            let modelled = j.overhead.reload_s;
+            self.model.draw(modelled, &mut self.mech_rng)
+        } else {
+            0.0
+        };
+        let j = &mut self.jobs[id];
+        j.reserved = 0;
+        j.first_start.get_or_insert(t);
+        j.seg_start = t;
+        j.seg_steps = 0.0;
+        j.seg_overhead = reload;
+        j.since = t;
+        if resume {
+            j.phase = Phase::Loading;
+            j.phase_end = t + reload;
+            events.push(SimEvent::Resumed {
+                job: id,
+                time: t,
+                reload_s: reload,
+                modelled_s: j.overhead.reload_s,
+            });
+        } else {
+            j.phase = Phase::Running;
+        }
+        true
+    }
+
+    /// Drop a waiting job's claim on its victims: GPUs already kept go back.
+    fn cancel_reservation(&mut self, id: JobId) {
+        let r = std::mem::take(&mut self.jobs[id].reserved);
+        self.free += r;
+    }
+
+    /// Simulate up to the next event and ask the policy; None once every job is done.
+    pub fn step_round(&mut self) -> Option<RoundReport> {
+        if self.done {
+            return None;
+        }
+        let start = self.now;
+        let t = if !self.started {
+            self.started = true;
+            match self.order.first() {
+                Some(&j) => self.specs[j].arrival,
+                None => {
+                    self.done = true;
+                    return None;
+                }
+            }
+        } else {
+            match self.next_event() {
+                Some(t) => t,
+                None => {
+                    self.done = true;
+                    return None;
+                }
+            }
+        };
+        let mut events = Vec::new();
+        let busy_before =
+            self.total_gpus - self.free - self.jobs.iter().map(|j| j.reserved).sum::<u32>();
+        let holding_before = self.jobs.iter().filter(|j| j.holds_gpus()).count();
+        self.advance(t);
+        self.now = t;
+
+        // Phase changes at `t`, by job id.
+        for id in 0..self.jobs.len() {
+            let j = &self.jobs[id];
+            let tol = EPS * t.abs().max(1.0);
+            match j.phase {
+                Phase::Running | Phase::Draining
+                    if j.remaining_steps() <= EPS * j.total.max(1.0) =>
+                {
+                    self.jobs[id].progress = self.jobs[id].total;
+                    self.jobs[id].phase = Phase::Done;
+                    self.jobs[id].finish = Some(t);
+                    self.release(id, t, &mut events);
+                    events.push(SimEvent::Finished { job: id, time: t });
+                }
+                Phase::Draining if j.phase_end <= t + tol => {
+                    let j = &mut self.jobs[id];
+                    j.phase = Phase::Saving;
+                    j.phase_end = t + j.save_actual;
+                    j.seg_overhead += j.save_actual;
+                    if j.save_actual <= 0.0 {
+                        self.suspend_done(id, t, &mut events);
+                    }
+                }
+                Phase::Saving if j.phase_end <= t + tol => self.suspend_done(id, t, &mut events),
+                Phase::Loading if j.phase_end <= t + tol => {
+                    self.jobs[id].phase = Phase::Running;
+                }
+                _ => {}
+            }
+        }
+        // Arrivals.
+        while let Some(&id) = self.order.get(self.next_arrival) {
+            if self.specs[id].arrival > t {
+                break;
+            }
+            self.next_arrival += 1;
+            self.jobs[id].phase = Phase::Waiting;
+            self.jobs[id].waiting_since = self.specs[id].arrival;
+            events.push(SimEvent::Admitted {
+                job: id,
+                time: self.specs[id].arrival,
+            });
+        }
+        // Jobs whose victims are all done start on the GPUs kept for them.
+        for id in 0..self.jobs.len() {
+            let j = &self.jobs[id];
+            if j.phase == Phase::Waiting
+                && j.victims_pending == 0
+                && j.reserved > 0
+                && !self.start(id, t, &mut events)
+            {
+                self.cancel_reservation(id);
+            }
+        }
+
+        // The policy.
+        let plan = {
+            let view = PreemptView {
+                now: t,
+                total_gpus: self.total_gpus,
+                free_gpus: self.free,
+                jobs: &self.jobs,
+                specs: &self.specs,
+                waiting: self
+                    .order
+                    .iter()
+                    .copied()
+                    .filter(|&j| self.jobs[j].phase == Phase::Waiting)
+                    .collect(),
+                running: (0..self.jobs.len())
+                    .filter(|&j| self.jobs[j].phase == Phase::Running)
+                    .collect(),
+                model: &self.model,
+                profile: &self.profile,
+            };
+            self.policy.decide(&view, &mut self.policy_rng)
+        };
+        for (job, duration_s) in plan.predictions {
+            if job < self.jobs.len() && duration_s.is_finite() {
+                events.push(SimEvent::Predicted {
+                    job,
+                    time: t,
+                    duration_s,
+                });
+            }
+        }
+        for id in plan.start {
+            if id < self.jobs.len() && self.jobs[id].victims_pending == 0 {
+                self.start(id, t, &mut events);
+            }
+        }
+        for s in plan.suspend {
+            self.suspend(s, t, &mut events);
+        }
+
+        // Nothing holds GPUs, nothing will arrive, yet jobs wait: the policy will not run
+        // them; give up on them rather than loop.
+        if self.jobs.iter().all(|j| !j.holds_gpus())
+            && self.next_arrival >= self.order.len()
+            && self.jobs.iter().any(|j| j.phase == Phase::Waiting)
+        {
+            for id in 0..self.jobs.len() {
+                if self.jobs[id].phase == Phase::Waiting {
+                    self.jobs[id].phase = Phase::Done;
+                    events.push(SimEvent::Dropped {
+                        job: id,
+                        time: t,
+                        reason: "the policy left it waiting on an idle cluster".into(),
+                    });
+                }
+            }
+        }
+        let active = self
+            .jobs
+            .iter()
+            .filter(|j| !matches!(j.phase, Phase::Pending | Phase::Done))
+            .count();
+        events.push(SimEvent::RoundEnded {
+            round: self.step,
+            start,
+            end: t,
+            active,
+            running: holding_before,
+            busy_gpus: vec![busy_before],
+        });
+        self.step += 1;
+        if self.jobs.iter().all(|j| j.phase == Phase::Done) || self.step >= self.max_steps {
+            self.done = true;
+        }
+        Some(RoundReport {
+            round: self.step - 1,
+            start,
+            end: t,
+            events,
+        })
+    }
+
+    /// A suspension's checkpoint is written: the GPUs are free, the job waits again.
+    fn suspend_done(&mut self, id: JobId, t: f64, events: &mut Vec<SimEvent>) {
+        self.release(id, t, events);
+        let j = &mut self.jobs[id];
+        j.phase = Phase::Waiting;
+        j.preemptions += 1;
+        j.waiting_since = t;
+        events.push(SimEvent::Preempted { job: id, time: t });
+    }
+
+    /// Apply one suspension, if it is valid.
+    fn suspend(&mut self, s: Suspension, t: f64, events: &mut Vec<SimEvent>) {
+        let n = self.jobs.len();
+        if s.victim >= n || s.for_job >= n || s.victim == s.for_job {
+            return;
+        }
+        if self.jobs[s.victim].phase != Phase::Running
+            || self.jobs[s.for_job].phase != Phase::Waiting
+        {
+            return;
+        }
+        let save = {
+            let modelled = self.jobs[s.victim].overhead.save_s;
+            self.model.draw(modelled, &mut self.mech_rng)
+        };
+        let j = &mut self.jobs[s.victim];
+        let drain = j.overhead.drain_s(j.progress, j.total, j.speed);
+        j.phase = Phase::Draining;
+        j.phase_end = t + drain;
+        j.save_actual = save;
+        j.suspended_for = Some(s.for_job);
+        let modelled = drain + j.overhead.save_s + j.overhead.reload_s;
+        let gpus = j.gpus;
+        // The waiting job also gets the free GPUs it needs beyond its victims'.
+        let w = &mut self.jobs[s.for_job];
+        w.victims_pending += 1;
+        w.pending_gpus += gpus;
+        let take = w
+            .gpus
+            .saturating_sub(w.reserved + w.pending_gpus)
+            .min(self.free);
+        w.reserved += take;
+        self.free -= take;
+        events.push(SimEvent::Suspending {
+            job: s.victim,
+            time: t,
+            for_job: s.for_job,
+            drain_s: drain,
+            save_s: save,
+            modelled_s: modelled,
+            predicted_s: s.predicted_s,
+        });
+    }
+}
