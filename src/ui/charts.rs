@@ -540,3 +540,175 @@ pub fn draw_pool(
         .map_err(err)?;
     root.present().map_err(err)
 }
+
+/// One suspension on the preemption timeline: its decision time and the seconds it lost,
+/// by part, with the overhead model's seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SuspensionBar {
+    /// Decision time (s).
+    pub time_s: f64,
+    /// Seconds to the end of the job's epoch.
+    pub drain_s: f64,
+    /// Seconds writing the checkpoint.
+    pub save_s: f64,
+    /// Seconds reloading when the job resumed.
+    pub reload_s: f64,
+    /// The overhead model's seconds lost.
+    pub model_s: f64,
+}
+
+impl SuspensionBar {
+    /// (bottom, top) seconds of the drain, the checkpoint and the reload, stacked.
+    fn spans(&self) -> [(f64, f64); 3] {
+        let d = self.drain_s.max(0.0);
+        let c = d + self.save_s.max(0.0);
+        [(0.0, d), (d, c), (c, c + self.reload_s.max(0.0))]
+    }
+}
+
+/// Suspensions over time (hours): at each decision time a bar of the seconds lost, stacked
+/// as the rest of the epoch, the checkpoint and the reload, with the overhead model's value
+/// as a dash. `t_max_s` is the end of the time axis (the makespan).
+pub fn draw_suspensions(
+    canvas: HtmlCanvasElement,
+    title: &str,
+    bars: &[SuspensionBar],
+    t_max_s: f64,
+) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2D canvas")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let finite = |v: f64| if v.is_finite() { v.max(0.0) } else { 0.0 };
+    let t_max = bars
+        .iter()
+        .map(|b| b.time_s)
+        .fold(finite(t_max_s), f64::max)
+        / 3600.0;
+    let t_max = t_max.max(1e-3);
+    let y_max = bars
+        .iter()
+        .map(|b| (finite(b.drain_s) + finite(b.save_s) + finite(b.reload_s)).max(finite(b.model_s)))
+        .fold(1.0, f64::max);
+    let mut ctx = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 16))
+        .margin(10)
+        .margin_right(20)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..t_max * 1.01, 0.0..y_max * 1.3)
+        .map_err(err)?;
+    ctx.configure_mesh()
+        .x_desc("time of the suspension decision (h)")
+        .y_desc("time lost (s)")
+        .y_label_formatter(&|v| format!("{v:.0}"))
+        .draw()
+        .map_err(err)?;
+    // Bars a little wider than a pixel stay visible; dense stretches read as a band.
+    let half = t_max * 0.0015;
+    let parts = [
+        ("rest of the epoch (drain)", PALETTE[0]),
+        ("checkpoint", PALETTE[1]),
+        ("reload", PALETTE[2]),
+    ];
+    for (k, (label, color)) in parts.into_iter().enumerate() {
+        ctx.draw_series(
+            bars.iter()
+                .filter(|b| b.time_s.is_finite())
+                .map(|b| (b.time_s / 3600.0, b.spans()[k]))
+                .filter(|(_, (lo, hi))| hi > lo && hi.is_finite())
+                .map(|(x, (lo, hi))| {
+                    Rectangle::new([(x - half, lo), (x + half, hi)], color.filled())
+                }),
+        )
+        .map_err(err)?
+        .label(label)
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], color.filled()));
+    }
+    let ink = RGBColor(30, 30, 30);
+    ctx.draw_series(
+        bars.iter()
+            .filter(|b| b.time_s.is_finite() && b.model_s.is_finite())
+            .map(|b| {
+                let x = b.time_s / 3600.0;
+                PathElement::new(
+                    vec![(x - 2.5 * half, b.model_s), (x + 2.5 * half, b.model_s)],
+                    ink.stroke_width(1),
+                )
+            }),
+    )
+    .map_err(err)?
+    .label("overhead model's estimate")
+    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], ink.stroke_width(2)));
+    ctx.configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+/// Each job's predicted training time against its actual one (hours, log scales), with
+/// the line of exact predictions.
+pub fn draw_predictions(
+    canvas: HtmlCanvasElement,
+    title: &str,
+    points: &[(f64, f64)],
+) -> Result<(), String> {
+    let pts: Vec<(f64, f64)> = points
+        .iter()
+        .map(|(a, p)| (a / 3600.0, p / 3600.0))
+        .filter(|(a, p)| a.is_finite() && p.is_finite() && *a > 0.0 && *p > 0.0)
+        .collect();
+    if pts.is_empty() {
+        return draw_message(canvas, title, "No job with a prediction finished.");
+    }
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2D canvas")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let lo = pts
+        .iter()
+        .map(|(a, p)| a.min(*p))
+        .fold(f64::INFINITY, f64::min)
+        * 0.8;
+    let hi = pts.iter().map(|(a, p)| a.max(*p)).fold(0.0, f64::max) * 1.25;
+    let hi = hi.max(lo * 2.0);
+    let mut ctx = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 16))
+        .margin(10)
+        .margin_right(20)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((lo..hi).log_scale(), (lo..hi).log_scale())
+        .map_err(err)?;
+    ctx.configure_mesh()
+        .x_desc("actual training time (h, log scale)")
+        .y_desc("predicted (h, log scale)")
+        .draw()
+        .map_err(err)?;
+    let grey = RGBColor(120, 120, 120);
+    ctx.draw_series(DashedLineSeries::new(
+        [(lo, lo), (hi, hi)],
+        6,
+        4,
+        grey.stroke_width(2),
+    ))
+    .map_err(err)?
+    .label("exact (y = x)")
+    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], grey.stroke_width(2)));
+    let blue = PALETTE[0];
+    ctx.draw_series(
+        pts.iter()
+            .map(|&(a, p)| Circle::new((a, p), 3, blue.mix(0.6).filled())),
+    )
+    .map_err(err)?
+    .label(format!("jobs ({})", pts.len()))
+    .legend(move |(x, y)| Circle::new((x + 8, y), 3, blue.filled()));
+    ctx.configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}

@@ -6,6 +6,7 @@ pub mod charts;
 pub mod elastic;
 pub mod pai;
 pub mod pool;
+pub mod preempt;
 pub mod worker;
 
 use crate::cluster::ClusterSpec;
@@ -15,6 +16,7 @@ use crate::metrics::Recorder;
 use crate::policy::{self, ParamInfo, PolicyError, Recompute};
 use crate::sim::elastic::ElasticSimulator;
 use crate::sim::pooled::PooledSimulator;
+use crate::sim::preemptive::PreemptiveSimulator;
 use crate::sim::{RoundReport, SimEvent, Simulator};
 use crate::workload::{presets, Apps, GeneratorConfig, InlineFile, Profile, Trace};
 use std::rc::Rc;
@@ -63,6 +65,9 @@ enum StepSim {
     Elastic(Box<ElasticSimulator>),
     /// Ticks of the pooled (Aryl) simulator, with the experiment and the ticks done.
     Pooled(Box<PooledSimulator>, Rc<Resolved>, u64),
+    /// Events of the preemptive (PickyMan) simulator, with the experiment and the events
+    /// done.
+    Preemptive(Box<PreemptiveSimulator>, Rc<Resolved>, u64),
 }
 
 impl StepSim {
@@ -75,6 +80,11 @@ impl StepSim {
                 *ticks += u64::from(r.is_some());
                 r
             }
+            StepSim::Preemptive(s, _, steps) => {
+                let r = s.step_round();
+                *steps += u64::from(r.is_some());
+                r
+            }
         }
     }
 
@@ -83,6 +93,7 @@ impl StepSim {
             StepSim::Rounds(s) => s.now(),
             StepSim::Elastic(s) => s.now(),
             StepSim::Pooled(s, _, _) => s.now(),
+            StepSim::Preemptive(s, _, _) => s.now(),
         }
     }
 
@@ -91,6 +102,7 @@ impl StepSim {
             StepSim::Rounds(s) => s.round(),
             StepSim::Elastic(s) => s.round(),
             StepSim::Pooled(_, _, ticks) => *ticks,
+            StepSim::Preemptive(_, _, steps) => *steps,
         }
     }
 
@@ -99,6 +111,7 @@ impl StepSim {
             StepSim::Rounds(s) => s.is_done(),
             StepSim::Elastic(s) => s.is_done(),
             StepSim::Pooled(s, _, _) => s.is_done(),
+            StepSim::Preemptive(s, _, _) => s.is_done(),
         }
     }
 }
@@ -204,6 +217,8 @@ pub enum Msg {
     InferencePool(bool),
     /// The Alibaba PAI import block.
     Pai(pai::PaiMsg),
+    /// The preemption settings and results.
+    Preempt(preempt::PreemptMsg),
 }
 
 /// What a download button exports.
@@ -219,6 +234,8 @@ pub enum Export {
     RoundsCsv,
     /// Elastic jobs' changes of GPU count and batch size, every policy.
     ResizesCsv,
+    /// Suspensions of preemptive runs, every policy.
+    SuspensionsCsv,
     /// The results' experiment, for `orrery run --config`.
     ExperimentJson,
 }
@@ -256,6 +273,10 @@ pub struct App {
     pooled: bool,
     /// The inference pool panel's last error.
     pool_error: Option<String>,
+    /// Whether the current experiment is preemptive (PickyMan).
+    preemptive: bool,
+    /// The preemption settings' and results' state.
+    preempt: preempt::PreemptForm,
     /// The Alibaba PAI import block of the Workload panel.
     pai: pai::PaiForm,
     /// Resolved experiments, most recent first (at most two: the current one and the
@@ -287,23 +308,34 @@ fn parse_policy_list(policies: &[String]) -> Vec<(String, String)> {
         .iter()
         .map(|p| match policy::parse_spec(p) {
             Ok((name, _)) if name == "aryl" => (pool::canonical_aryl(p), String::new()),
-            Ok((name, kv)) => (
-                name,
-                kv.iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(","),
-            ),
+            Ok((name, kv)) => {
+                let pairs: Vec<(String, String)> = kv.into_iter().collect();
+                preempt::split_pickyman(&name, &pairs).unwrap_or_else(|| {
+                    (
+                        name,
+                        pairs
+                            .iter()
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    )
+                })
+            }
             Err(_) => (p.clone(), String::new()),
         })
         .collect()
 }
 
+/// A policy's spec from its row name and parameters text; a row that is itself a spec with
+/// parameters (`pickyman[overhead_aware=false]`) takes the others inside its brackets.
 fn spec_of(name: &str, params: &str) -> String {
-    if params.trim().is_empty() {
+    let params = params.trim();
+    if params.is_empty() {
         name.to_string()
+    } else if let Some(head) = name.strip_suffix(']') {
+        format!("{head},{params}]")
     } else {
-        format!("{name}[{}]", params.trim())
+        format!("{name}[{params}]")
     }
 }
 
@@ -316,19 +348,40 @@ struct PolicyRow {
     name: &'static str,
     family: &'static str,
     description: &'static str,
-    params: &'static [ParamInfo],
+    params: Vec<ParamInfo>,
 }
 
-/// The policies of the round-based registry, or of the elastic one.
-fn policy_rows(elastic: bool, pooled: bool) -> Vec<PolicyRow> {
-    if pooled {
+/// The policies of the experiment's family: Aryl's variants for pooled experiments, the
+/// pickyman registry (with PickyMan's overhead-blind variant) for preemptive ones, the
+/// elastic registry for elastic ones, the round-based registry otherwise.
+fn policy_rows(elastic: bool, pooled: bool, preemptive: bool) -> Vec<PolicyRow> {
+    if preemptive {
+        let mut rows = Vec::new();
+        for p in policy::pickyman::policies() {
+            rows.push(PolicyRow {
+                name: p.name,
+                family: p.family,
+                description: p.description,
+                params: p.params.to_vec(),
+            });
+            if p.name == "pickyman" {
+                rows.push(PolicyRow {
+                    name: preempt::PICKYMAN_BLIND,
+                    family: p.family,
+                    description: preempt::PICKYMAN_BLIND_HELP,
+                    params: preempt::blind_params(),
+                });
+            }
+        }
+        rows
+    } else if pooled {
         pool::ARYL_VARIANTS
             .iter()
             .map(|(spec, description)| PolicyRow {
                 name: spec,
                 family: "aryl",
                 description,
-                params: &[],
+                params: Vec::new(),
             })
             .collect()
     } else if elastic {
@@ -338,7 +391,7 @@ fn policy_rows(elastic: bool, pooled: bool) -> Vec<PolicyRow> {
                 name: p.name,
                 family: "elastic",
                 description: p.description,
-                params: p.params,
+                params: p.params.to_vec(),
             })
             .collect()
     } else {
@@ -348,15 +401,22 @@ fn policy_rows(elastic: bool, pooled: bool) -> Vec<PolicyRow> {
                 name: p.name,
                 family: p.family,
                 description: p.description,
-                params: p.params,
+                params: p.params.to_vec(),
             })
             .collect()
     }
 }
 
 /// Check a policy spec against the registry of its family.
-fn check_policy(elastic: bool, pooled: bool, spec: &str) -> Result<(), PolicyError> {
-    if pooled {
+fn check_policy(
+    elastic: bool,
+    pooled: bool,
+    preemptive: bool,
+    spec: &str,
+) -> Result<(), PolicyError> {
+    if preemptive {
+        policy::pickyman::build(spec).map(drop)
+    } else if pooled {
         policy::aryl::build(spec).map(drop)
     } else if elastic {
         policy::pollux::build(spec).map(drop)
@@ -385,6 +445,9 @@ fn adopt_family(c: &mut Experiment, elastic: bool) -> Vec<String> {
     c.fairness = d.fairness;
     c.gavel_compat = false;
     c.window = None;
+    if elastic && c.preemption.take().is_some() {
+        changed.push("no preemption model (it goes with round-based profiles)".into());
+    }
     let types = ClusterSpec::parse(&c.cluster).map_or(0, |k| k.types.len());
     if elastic && types != 1 {
         changed.push(format!("cluster {}", d.cluster));
@@ -426,10 +489,15 @@ impl App {
         match &exp.workload {
             WorkloadSource::Preset { name } => format!("bundled trace '{name}'"),
             WorkloadSource::Generated(g) => format!(
-                "generated{}: {} jobs, {} jobs/h, seed {}",
+                "generated{}: {} jobs, {} jobs/h,{} seed {}",
                 if exp.is_elastic() { " (elastic)" } else { "" },
                 g.num_jobs,
                 g.jobs_per_hour,
+                if g.duration_scale == 1.0 {
+                    String::new()
+                } else {
+                    format!(" durations × {},", g.duration_scale)
+                },
                 g.seed
             ),
             WorkloadSource::Inline { name, .. } => format!("uploaded '{name}'"),
@@ -482,6 +550,7 @@ impl App {
         let r = self.resolve_cached(&candidate)?;
         self.elastic = r.apps.is_some();
         self.pooled = r.load.is_some();
+        self.preemptive = r.preemption.is_some();
         let policies_changed = candidate.policies != self.exp.policies;
         self.exp = candidate;
         self.workload_label = Self::workload_label_of(&self.exp);
@@ -594,6 +663,17 @@ impl App {
         let exp = self.exp.clone();
         let made = self.resolve_cached(&exp).and_then(|r| {
             let sim = match (&r.apps, &r.load) {
+                _ if r.preemption.is_some() => {
+                    let model = r.preemption.as_ref().ok_or("no overhead model")?;
+                    StepSim::Preemptive(
+                        Box::new(
+                            r.preemptive_simulator(&spec, model)
+                                .map_err(|e| e.to_string())?,
+                        ),
+                        Rc::clone(&r),
+                        0,
+                    )
+                }
                 (_, Some(load)) => StepSim::Pooled(
                     Box::new(r.pooled_simulator(&spec, load).map_err(|e| e.to_string())?),
                     Rc::clone(&r),
@@ -611,7 +691,8 @@ impl App {
         });
         match made {
             Ok((sim, r)) => {
-                let rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
+                let mut rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
+                rec.preemption.enabled = r.preemption.is_some();
                 self.stepper = Some(Stepper {
                     sim,
                     rec,
@@ -672,6 +753,7 @@ impl App {
         if self.results.as_ref().is_some_and(|(e, _)| *e != exp) {
             self.elastic_job = None;
             self.elastic_epoch = 0;
+            self.preempt.policy = 0;
         }
         let link = ctx.link().clone();
         match WorkerHandle::spawn(move |m| link.send_message(Msg::Worker(m))) {
@@ -682,7 +764,9 @@ impl App {
                 self.progress = Some(Progress {
                     run: 0,
                     runs: self.exp.policies.len()
-                        + usize::from(self.exp.fairness && !self.elastic && !self.pooled),
+                        + usize::from(
+                            self.exp.fairness && !self.elastic && !self.pooled && !self.preemptive,
+                        ),
                     policy: String::new(),
                     jobs_done: 0,
                     jobs: 1,
@@ -745,6 +829,7 @@ impl App {
         self.results = Some((exp, r));
         self.charts_dirty = true;
         self.elastic_dirty = true;
+        self.preempt.dirty = true;
     }
 
     /// The most useful job to show first in the elastic panel: the one resized most often
@@ -909,6 +994,9 @@ impl Component for App {
             .unwrap_or_default();
         let elastic = resolved.first().is_some_and(|(_, r)| r.apps.is_some());
         let pooled = resolved.first().is_some_and(|(_, r)| r.load.is_some());
+        let preemptive = resolved
+            .first()
+            .is_some_and(|(_, r)| r.preemption.is_some());
         let link = ctx.link().clone();
         let keys = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
             link.send_message(Msg::Key(e))
@@ -960,6 +1048,8 @@ impl Component for App {
             elastic,
             pooled,
             pool_error: None,
+            preemptive,
+            preempt: preempt::PreemptForm::default(),
             pai: pai::PaiForm::default(),
             resolved,
             sent_exp: None,
@@ -1012,6 +1102,7 @@ impl Component for App {
                     self.workload_error = None;
                     self.profile_error = None;
                     self.pool_error = None;
+                    self.preempt.error = None;
                     self.run_error = None;
                     match self.try_apply(exp) {
                         Ok(()) => self.start_compare(ctx),
@@ -1082,6 +1173,7 @@ impl Component for App {
                     "num_jobs" => v.trim().parse().map(|x| g.num_jobs = x).is_ok(),
                     "jobs_per_hour" => v.trim().parse().map(|x| g.jobs_per_hour = x).is_ok(),
                     "seed" => v.trim().parse().map(|x| g.seed = x).is_ok(),
+                    "duration_scale" => v.trim().parse().map(|x| g.duration_scale = x).is_ok(),
                     "multi_gpu" => {
                         g.multi_gpu = v == "true";
                         true
@@ -1172,12 +1264,12 @@ impl Component for App {
                 }
                 self.sync_policies();
                 self.stepper = None;
-                let (elastic, pooled) = (self.elastic, self.pooled);
+                let (elastic, pooled, preemptive) = (self.elastic, self.pooled, self.preemptive);
                 self.run_error = self
                     .exp
                     .policies
                     .iter()
-                    .find_map(|p| check_policy(elastic, pooled, p).err())
+                    .find_map(|p| check_policy(elastic, pooled, preemptive, p).err())
                     .map(|e| e.to_string());
             }
             Msg::Seed(v) => match v.trim().parse() {
@@ -1419,6 +1511,11 @@ impl Component for App {
                         "text/csv",
                         elastic::resizes_csv(results),
                     ),
+                    Export::SuspensionsCsv => (
+                        "orrery-suspensions.csv",
+                        "text/csv",
+                        preempt::suspensions_csv(results),
+                    ),
                     Export::ExperimentJson => {
                         ("experiment.json", "application/json", exp.to_json())
                     }
@@ -1456,6 +1553,7 @@ impl Component for App {
             Msg::InferenceFileError(e) => self.pool_error = Some(e),
             Msg::InferencePool(on) => self.set_inference_pool(on),
             Msg::Pai(m) => self.pai_update(m),
+            Msg::Preempt(m) => self.preempt_update(m),
             Msg::FocusPolicy(i) => {
                 self.focus_policy = i;
                 self.charts_dirty = true;
@@ -1494,6 +1592,11 @@ impl Component for App {
         }
         if self.charts_dirty {
             if let Err(e) = self.draw_pool_chart() {
+                self.run_error = Some(format!("chart: {e}"));
+            }
+        }
+        if std::mem::take(&mut self.preempt.dirty) {
+            if let Err(e) = self.draw_preemption_charts() {
                 self.run_error = Some(format!("chart: {e}"));
             }
         }
@@ -1540,11 +1643,17 @@ impl Component for App {
         if let Some(c) = canvases[1].clone() {
             let s = named(&|r| r.rhos.clone());
             let title = "Finish-time fairness rho (CDF)";
-            let drawn = if elastic || pooled {
+            let preemptive = self
+                .results_resolved
+                .as_ref()
+                .is_some_and(|r| r.preemption.is_some());
+            let drawn = if elastic || pooled || preemptive {
                 charts::draw_message(
                     c,
                     title,
-                    if pooled {
+                    if preemptive {
+                        "Not computed for preemptive experiments: rho needs the isolated policy, which exists for round-based experiments only."
+                    } else if pooled {
                         "Not computed for experiments with an inference pool: rho needs the isolated policy, which exists for round-based experiments only."
                     } else {
                         "Not computed for elastic experiments: rho needs the isolated policy, which exists for round-based experiments only."
@@ -1628,10 +1737,12 @@ impl Component for App {
                         { self.view_policies(ctx) }
                         { self.view_settings(ctx) }
                         { self.view_pool_settings(ctx) }
+                        { self.view_preemption_settings(ctx) }
                     </aside>
                     <main>
                         { self.view_compare(ctx) }
                         { self.view_pool(ctx) }
+                        { self.view_preemption(ctx) }
                         { self.view_elastic(ctx) }
                         { self.view_stepper(ctx) }
                     </main>
@@ -1642,9 +1753,9 @@ impl Component for App {
     }
 }
 
-/// Canvases of the page: the four of the comparison, the two of the elastic panel, then the
-/// inference pool's.
-const CHARTS: usize = 7;
+/// Canvases of the page: the four of the comparison, the two of the elastic panel, the
+/// inference pool's, then the preemption panel's two.
+const CHARTS: usize = 9;
 
 const CHART_NAMES: [&str; CHARTS] = [
     "jct-cdf",
@@ -1654,6 +1765,8 @@ const CHART_NAMES: [&str; CHARTS] = [
     "job-history",
     "goodput",
     "inference-pool",
+    "preemption-timeline",
+    "predictions",
 ];
 
 fn input_value(e: &Event) -> String {
@@ -1748,6 +1861,7 @@ impl App {
                     <label>{ "jobs " }<input type="number" min="1" value={g.num_jobs.to_string()} onchange={link.callback(|e: Event| Msg::Generator("num_jobs", input_value(&e)))} /></label>
                     <label>{ "jobs/hour (0 = all at t=0) " }<input type="number" min="0" step="0.1" value={g.jobs_per_hour.to_string()} onchange={link.callback(|e: Event| Msg::Generator("jobs_per_hour", input_value(&e)))} /></label>
                     <label>{ "seed " }<input type="number" min="0" value={g.seed.to_string()} onchange={link.callback(|e: Event| Msg::Generator("seed", input_value(&e)))} /></label>
+                    <label title="Factor on every job's drawn duration: 1 is Gavel's recipe (10^1.5 to 10^3 minutes for 80% of jobs, 10^3 to 10^4 for the rest); the pickyman scenario uses 0.1">{ "durations × " }<input id="gen-duration-scale" type="number" min="0.001" max="100" step="0.1" value={g.duration_scale.to_string()} onchange={link.callback(|e: Event| Msg::Generator("duration_scale", input_value(&e)))} /></label>
                     if self.elastic {
                         <p class="hint">{ "Elastic jobs: each draws an application by size class (Pollux's mix) and its user's GPU count and batch size." }</p>
                     } else {
@@ -1819,8 +1933,9 @@ impl App {
                 <h2>{ "Policies" }</h2>
                 if self.elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model)." }</p> }
                 if self.pooled { { pool::view_aryl_help() } }
+                if self.preemptive { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
                 <ul class="policies">
-                { for policy_rows(self.elastic, self.pooled).iter().map(|info| {
+                { for policy_rows(self.elastic, self.pooled, self.preemptive).iter().map(|info| {
                     let name = info.name.to_string();
                     let selected = self.policy_params.iter().find(|(n, _)| n == info.name);
                     let toggle = { let name = name.clone(); link.callback(move |_| Msg::TogglePolicy(name.clone())) };
@@ -1846,10 +1961,12 @@ impl App {
             <section class="panel" id="settings-panel">
                 <h2>{ "Run settings" }</h2>
                 <label>{ "seed " }<input id="seed" type="number" min="0" value={self.exp.seed.to_string()} onchange={link.callback(|e: Event| Msg::Seed(input_value(&e)))} /></label>
-                <label title={if self.elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else { "" }}>{ if self.elastic { "scheduling interval (s) " } else { "round (s) " } }<input id="round" type="number" min="1" value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
-                <label>{ "restart cost (s) " }<input type="number" min="0" value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
+                <label title={if self.elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else if self.preemptive { "Preemptive experiments have no rounds: time goes from event to event" } else { "" }}>{ if self.elastic { "scheduling interval (s) " } else { "round (s) " } }<input id="round" type="number" min="1" disabled={self.preemptive} value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
+                <label title={if self.preemptive { "Preemptive experiments charge the overhead model's drain, checkpoint and reload instead" } else { "" }}>{ "restart cost (s) " }<input type="number" min="0" disabled={self.preemptive} value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
                 <label>{ "measure jobs A:B " }<input id="window" type="text" placeholder="all" value={self.exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default()} onchange={link.callback(|e: Event| Msg::Window(input_value(&e)))} /></label>
-                if self.pooled {
+                if self.preemptive {
+                    <p class="hint" id="preemptive-settings">{ "Preemptive experiments: time goes from event to event (arrivals, completions, the ends of suspensions and reloads), so the round length and restart cost do not apply; a suspension costs what the Preemption panel's model says. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
+                } else if self.pooled {
                     <p class="hint" id="pool-settings">{ "Experiments with an inference pool: jobs run in the pooled simulator (ticks of the round length, each allocation change costs the restart cost); Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
                 } else if self.elastic {
                     <p class="hint" id="elastic-settings">{ "Elastic experiments: Gavel's mechanism and finish-time fairness (rho) do not apply; every allocation change costs the restart cost." }</p>
@@ -1870,6 +1987,9 @@ impl App {
             .results_resolved
             .as_ref()
             .is_some_and(|r| r.load.is_some());
+        let preemptive = self.results_preemptive();
+        let pct =
+            |v: Option<f64>| v.map_or_else(|| "—".to_string(), |x| format!("{:.1}%", x * 100.0));
         html! {
             <section class="panel wide" id="compare-panel">
                 <h2>{ "Compare policies" }</h2>
@@ -1890,8 +2010,14 @@ impl App {
                 <table id="summary" class="summary" data-complete={self.results_complete.to_string()}>
                     <thead><tr>
                         <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
-                        <th title="Average queueing time: first run minus arrival">{ "avg wait (h)" }</th><th title="Training GPUs busy">{ "utilization" }</th>
-                        if pooled {
+                        <th title={if preemptive { "Average time waiting for GPUs: after arrival and after each suspension" } else { "Average queueing time: first run minus arrival" }}>{ "avg wait (h)" }</th><th title="Training GPUs busy">{ "utilization" }</th>
+                        if preemptive {
+                            <th title="99th percentile of the time waiting for GPUs, after arrival and after suspensions">{ "p99 wait (h)" }</th>
+                            <th title="Time jobs lost to suspensions: the rest of the epoch after the decision, checkpoints and reloads">{ "time lost (h)" }</th>
+                            <th title="Jobs suspended (whose checkpoint was written and GPUs released)">{ "preemptions" }</th>
+                            <th title="Mean relative error of the policy's predicted training time per job (— when it predicts none)">{ "duration error" }</th>
+                            <th title="Mean relative error of the policy's predicted time lost per suspension (— when it predicts none)">{ "overhead error" }</th>
+                        } else if pooled {
                             <th title="Share of all the cluster's GPU time in use, by training (own or loaned GPUs) or by the inference load">{ "cluster usage" }</th>
                             <th title="Inference GPUs on loan to training, time-averaged">{ "avg GPUs on loan" }</th>
                             <th title="Inference servers loaned to training, summed over loans">{ "loans" }</th>
@@ -1915,11 +2041,16 @@ impl App {
                         let sized = s.elastic;
                         let pool = s.pool;
                         let pool_num = |f: &dyn Fn(&crate::metrics::PoolFigures) -> String| pool.as_ref().map(f).unwrap_or_default();
+                        let pre = s.preemption;
+                        let pre_num = |f: &dyn Fn(&crate::metrics::PreemptionFigures) -> Option<String>| pre.as_ref().and_then(f).unwrap_or_default();
                         html! {
                             <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}
                                 data-avg-wait-s={s.avg_wait_s.to_string()} data-preemptions={s.preemptions.to_string()}
                                 data-loans={pool_num(&|p| p.loans.to_string())} data-reclaims={pool_num(&|p| p.reclaims.to_string())}
-                                data-avg-loaned-gpus={pool_num(&|p| p.avg_loaned_gpus.to_string())} data-cluster-usage={pool_num(&|p| p.cluster_usage.to_string())}>
+                                data-avg-loaned-gpus={pool_num(&|p| p.avg_loaned_gpus.to_string())} data-cluster-usage={pool_num(&|p| p.cluster_usage.to_string())}
+                                data-p99-wait-s={s.p99_wait_s.to_string()} data-time-lost-s={s.time_lost_s.to_string()}
+                                data-suspensions={pre_num(&|p| Some(p.suspensions.to_string()))} data-duration-error={pre_num(&|p| p.duration_error.map(|x| x.to_string()))}
+                                data-overhead-error={pre_num(&|p| p.overhead_error.map(|x| x.to_string()))}>
                                 <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
                                 <td>{ s.num_jobs } if s.unfinished > 0 { <span class="hint">{ format!(" +{} unfinished", s.unfinished) }</span> }</td>
                                 <td>{ hours(s.avg_jct_s) }</td>
@@ -1927,7 +2058,13 @@ impl App {
                                 <td>{ hours(s.makespan_s) }</td>
                                 <td>{ hours(s.avg_wait_s) }</td>
                                 <td>{ format!("{:.1}%", s.utilization * 100.0) }</td>
-                                if pooled {
+                                if preemptive {
+                                    <td title={pre.map(|p| format!("first start: avg {} h, p99 {} h after arrival", hours(p.avg_first_wait_s), hours(p.p99_first_wait_s))).unwrap_or_default()}>{ hours(s.p99_wait_s) }</td>
+                                    <td title={pre.map(|p| format!("suspending (epoch ends and checkpoints) {} h, reloading {} h", hours(p.suspend_s), hours(p.resume_s))).unwrap_or_default()}>{ hours(s.time_lost_s) }</td>
+                                    <td title={pre.map(|p| format!("{} suspensions decided, {} of them finished before their epoch ended", p.suspensions, p.finished_instead)).unwrap_or_default()}>{ s.preemptions }</td>
+                                    <td title="Mean relative error of the predicted training times">{ pct(pre.and_then(|p| p.duration_error)) }</td>
+                                    <td title={format!("Mean relative error of the predicted time lost per suspension; the overhead model's own error (its noise): {}", pct(pre.and_then(|p| p.model_error)))}>{ pct(pre.and_then(|p| p.overhead_error)) }</td>
+                                } else if pooled {
                                     <td>{ pool.map(|p| format!("{:.1}%", p.cluster_usage * 100.0)).unwrap_or_else(|| "—".into()) }</td>
                                     <td>{ pool.map(|p| format!("{:.1}", p.avg_loaned_gpus)).unwrap_or_else(|| "—".into()) }</td>
                                     <td>{ pool.map(|p| p.loans.to_string()).unwrap_or_else(|| "—".into()) }</td>
@@ -1957,6 +2094,7 @@ impl App {
                         <button onclick={link.callback(|_| Msg::Download(Export::JobsCsv))}>{ "Per-job CSV" }</button>
                         <button onclick={link.callback(|_| Msg::Download(Export::RoundsCsv))}>{ "Per-round CSV" }</button>
                         if elastic { <button id="download-resizes" onclick={link.callback(|_| Msg::Download(Export::ResizesCsv))}>{ "Elastic jobs CSV" }</button> }
+                        if preemptive { <button id="download-suspensions" onclick={link.callback(|_| Msg::Download(Export::SuspensionsCsv))}>{ "Suspensions CSV" }</button> }
                         <button id="download-experiment" title="The experiment of these results: orrery compare --config experiment.json reproduces them" onclick={link.callback(|_| Msg::Download(Export::ExperimentJson))}>{ "Experiment JSON" }</button>
                         <label>{ "utilization of " }
                             <select onchange={link.callback(|e: Event| Msg::FocusPolicy(select_value(&e).parse().unwrap_or(0)))}>
@@ -1984,7 +2122,7 @@ impl App {
         });
         html! {
             <section class="panel wide" id="step-panel">
-                <h2>{ "Step through rounds" }</h2>
+                <h2>{ if self.preemptive { "Step through events" } else { "Step through rounds" } }</h2>
                 <div class="controls">
                     <label>{ "policy " }
                         <select id="step-policy" onchange={link.callback(|e: Event| Msg::StepPolicy(select_value(&e)))}>
@@ -1996,10 +2134,10 @@ impl App {
                     <label>{ "speed " }<input id="speed" type="range" min="0" max="1000" step="50" value={(1000 - self.speed_ms.min(1000)).to_string()} oninput={link.callback(|e: InputEvent| Msg::Speed((1000 - e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>().unwrap_or(800)).to_string()))} /></label>
                     <button id="run-to-end" onclick={link.callback(|_| Msg::RunToEnd)} disabled={done}>{ "Run to end" }</button>
                     <button id="reset" onclick={link.callback(|_| Msg::Reset)}>{ "Reset" }</button>
-                    <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {} {}", clock(now), if self.elastic || self.pooled { "tick" } else { "round" }, round) }</span>
+                    <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {} {}", clock(now), if self.preemptive { "event" } else if self.elastic || self.pooled { "tick" } else { "round" }, round) }</span>
                     if done { <span class="done">{ "finished" }</span> }
                 </div>
-                <p class="hint">{ if self.pooled { "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined." } else if self.elastic { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
+                <p class="hint">{ if self.preemptive { "Keys: space plays or pauses, → steps to the next event (an arrival, a completion, the end of a suspension or a reload). Every GPU is shown with the job holding it." } else if self.pooled { "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined." } else if self.elastic { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
                 if let Some(e) = &self.step_error { <p class="error">{ e }</p> }
                 if let Some(st) = &self.stepper { { self.view_state(ctx, st) } }
             </section>
@@ -2011,6 +2149,7 @@ impl App {
             StepSim::Rounds(s) => s,
             StepSim::Elastic(s) => return self.view_elastic_state(ctx, st, s),
             StepSim::Pooled(s, r, _) => return self.view_pooled_state(ctx, st, s, r),
+            StepSim::Preemptive(s, r, _) => return self.view_preemptive_state(ctx, st, s, r),
         };
         let cluster = sim.cluster();
         let owners = sim.gpu_owners();

@@ -172,6 +172,8 @@ impl App {
                 c.cluster = format!("{},inference:128/8", c.cluster);
             }
             c.inference = d.inference;
+            // An experiment has an inference pool or a preemption model, not both.
+            c.preemption = None;
             c.policies = d.policies;
             c.round_s = d.round_s;
             c.restart_cost_s = d.restart_cost_s;

@@ -4,7 +4,7 @@
 
 use crate::experiment::{Experiment, Progress, Resolved};
 use crate::metrics::Recorder;
-use crate::metrics::{SeriesPoint, Summary};
+use crate::metrics::{SeriesPoint, Summary, SuspensionRecord};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -36,6 +36,131 @@ pub struct PolicyResult {
     /// Pooled (Aryl) experiments: the inference pool over time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool: Option<PoolSeries>,
+    /// Preemptive (PickyMan) experiments: every suspension with its cost, and the policy's
+    /// predicted training times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionLog>,
+}
+
+/// Seconds rounded to the millisecond, which keeps the worker's messages short.
+fn ms(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// One suspension of a preemptive run, compact for the worker's messages (a JSON array):
+/// decision time, job, the job it made room for, seconds draining (to the end of its
+/// epoch), checkpointing and reloading, seconds actually lost, the overhead model's
+/// seconds, the policy's predicted seconds, and whether the job finished before its epoch
+/// ended.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Suspended(
+    pub f64,
+    pub usize,
+    pub usize,
+    pub f64,
+    pub f64,
+    pub Option<f64>,
+    pub Option<f64>,
+    pub f64,
+    pub Option<f64>,
+    pub bool,
+);
+
+impl Suspended {
+    /// From a recorded suspension.
+    pub fn from_record(r: &SuspensionRecord) -> Self {
+        // Until its GPUs are free the job trains to the end of its epoch, then checkpoints.
+        let drain = r
+            .released
+            .map_or(r.drain_s, |t| (t - r.decided - r.save_s).max(0.0));
+        Suspended(
+            ms(r.decided),
+            r.job,
+            r.for_job,
+            ms(drain),
+            ms(r.save_s),
+            r.reload_s.map(ms),
+            r.lost_s().map(ms),
+            ms(r.modelled_s),
+            r.predicted_s.map(ms),
+            r.finished_instead,
+        )
+    }
+    /// Decision time (s).
+    pub fn time(&self) -> f64 {
+        self.0
+    }
+    /// The suspended job.
+    pub fn job(&self) -> usize {
+        self.1
+    }
+    /// The waiting job it made room for.
+    pub fn for_job(&self) -> usize {
+        self.2
+    }
+    /// Seconds from the decision to the end of its epoch (or to its completion).
+    pub fn drain_s(&self) -> f64 {
+        self.3
+    }
+    /// Seconds writing its checkpoint.
+    pub fn save_s(&self) -> f64 {
+        self.4
+    }
+    /// Seconds reloading when it started again (None: not resumed).
+    pub fn reload_s(&self) -> Option<f64> {
+        self.5
+    }
+    /// Seconds lost: draining, checkpointing and reloading (None while not resumed).
+    pub fn lost_s(&self) -> Option<f64> {
+        self.6
+    }
+    /// The overhead model's seconds lost.
+    pub fn modelled_s(&self) -> f64 {
+        self.7
+    }
+    /// The policy's predicted seconds lost, if it predicts one.
+    pub fn predicted_s(&self) -> Option<f64> {
+        self.8
+    }
+    /// The job finished before its epoch ended (no checkpoint, no reload).
+    pub fn finished_instead(&self) -> bool {
+        self.9
+    }
+}
+
+/// What the preemption panel needs of one preemptive run.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PreemptionLog {
+    /// Suspensions of measured jobs, in decision order.
+    pub suspensions: Vec<Suspended>,
+    /// (job, predicted training s, actual training s) of finished measured jobs the policy
+    /// predicted.
+    pub predictions: Vec<(usize, f64, f64)>,
+}
+
+impl PreemptionLog {
+    /// From a recorder of a preemptive run; None for other runs.
+    pub fn from_recorder(rec: &Recorder, window: Option<(usize, usize)>) -> Option<Self> {
+        if !rec.preemption.enabled {
+            return None;
+        }
+        let measured = |j: usize| window.is_none_or(|(a, b)| (a..b).contains(&j));
+        Some(PreemptionLog {
+            suspensions: rec
+                .preemption
+                .suspensions
+                .iter()
+                .filter(|r| measured(r.job))
+                .map(Suspended::from_record)
+                .collect(),
+            predictions: rec
+                .jobs
+                .iter()
+                .filter(|j| measured(j.id) && j.finish.is_some())
+                .filter_map(|j| Some((j.id, ms(j.predicted_s?), ms(j.train_s))))
+                .collect(),
+        })
+    }
 }
 
 /// The inference pool of one pooled run, compact for the worker's messages: only the ticks
@@ -172,6 +297,7 @@ fn policy_result(
             .load
             .as_ref()
             .and_then(|_| PoolSeries::from_recorder(&rec)),
+        preemption: PreemptionLog::from_recorder(&rec, window),
         series: rec.series,
     }
 }

@@ -2,7 +2,9 @@
 // playwright-core. Serves dist/ (built by `trunk build --release`) on 127.0.0.1 and checks
 // what a person would do: load, run, read the summary, share, reopen, upload a bad file,
 // step rounds, open a garbled link; the same for an elastic (Pollux) experiment with its
-// panel, charts, uploads and stepping; and that the page's numbers equal the native CLI's
+// panel, charts, uploads and stepping, an experiment with an inference pool (Aryl) and a
+// preemptive one (PickyMan) with its suspension timeline, table and settings; and that the
+// page's numbers equal the native CLI's
 // (target/release/orrery, built by `cargo build --release`). The Pollux simulator's data in
 // ../shared/reference/pollux is used when present (the folder-upload test says SKIPPED
 // otherwise).
@@ -469,6 +471,172 @@ try {
     assert(msg.includes('pai_task_table.csv:1:') && msg.includes('inst_num') && msg.includes('previous workload is kept'), msg);
     assert((await pp.textContent('#workload-label')).includes('pai-sample.csv'), 'the workload changed');
     await pp.close();
+  });
+
+  // PickyMan: a preemptive experiment, where a suspension costs the rest of the victim's
+  // epoch, a checkpoint and a reload.
+  async function pickymanSummary(pg) {
+    return pg.$$eval('#summary tbody tr', (rows) => rows.map((r) => ({
+      policy: r.getAttribute('data-policy'),
+      avg: Number(r.getAttribute('data-avg-jct-s')),
+      makespan: Number(r.getAttribute('data-makespan-s')),
+      wait: Number(r.getAttribute('data-avg-wait-s')),
+      lost: Number(r.getAttribute('data-time-lost-s')),
+      preemptions: Number(r.getAttribute('data-preemptions')),
+    })));
+  }
+  const PICKYMAN = ['pickyman', 'pickyman[overhead_aware=false]', 'srtf', 'las', 'fifo'];
+  let pickymanRows;
+  const pk = await context.newPage();
+  pk.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await test('the pickyman preset runs in the worker with its suspension timeline and table', async () => {
+    await pk.goto(BASE);
+    await summary(pk, 2);
+    const t0 = Date.now();
+    await pk.selectOption('#scenario', 'pickyman');
+    await pk.waitForSelector('#policy-panel input[data-policy="pickyman[overhead_aware=false]"]');
+    const offered = await pk.$$eval('#policy-panel input[type=checkbox]', (xs) => xs.map((x) => x.getAttribute('data-policy')));
+    assert(JSON.stringify(offered) === JSON.stringify(['pickyman', 'pickyman[overhead_aware=false]', 'srtf', 'las', 'fifo']), JSON.stringify(offered));
+    const boxes = await pk.$$eval('#policy-panel input[type=checkbox]', (xs) => xs.filter((x) => x.checked).map((x) => x.getAttribute('data-policy')));
+    assert(JSON.stringify(boxes) === JSON.stringify(PICKYMAN), JSON.stringify(boxes));
+    const params = await pk.getAttribute('#policy-panel li:has(input[data-policy="pickyman"]) input[type=text]', 'placeholder');
+    assert(params.includes('max_preemptions=2') && params.includes('overhead_aware=true'), params);
+    const rows = await summary(pk, 5, 600000, 'pickyman');
+    const ms = Date.now() - t0;
+    assert(rows.map((r) => r.policy).join() === PICKYMAN.join(), JSON.stringify(rows));
+    pickymanRows = await pickymanSummary(pk);
+    const by = Object.fromEntries(pickymanRows.map((r) => [r.policy, r]));
+    assert(pickymanRows.every((r) => r.avg > 0 && Number.isFinite(r.wait) && Number.isFinite(r.lost)), JSON.stringify(pickymanRows));
+    assert(by.pickyman.wait < by.srtf.wait, `pickyman waits ${by.pickyman.wait} s, srtf ${by.srtf.wait} s`);
+    assert(by.fifo.preemptions === 0 && by.fifo.lost === 0 && by.srtf.preemptions > 0, JSON.stringify(pickymanRows));
+    const head = await pk.$$eval('#summary thead th', (ths) => ths.map((t) => t.textContent));
+    for (const h of ['avg wait (h)', 'p99 wait (h)', 'time lost (h)', 'preemptions', 'duration error', 'overhead error']) assert(head.includes(h), `no '${h}' in ${JSON.stringify(head)}`);
+    assert(!head.includes('max rho'), JSON.stringify(head));
+    const errors = await pk.$$eval('#summary tbody tr', (rs) => rs.map((r) => r.getAttribute('data-duration-error')));
+    assert(Number(errors[0]) > 0 && errors[2] === '', JSON.stringify(errors));
+    // The timeline of pickyman's suspensions, their table, and its predictions.
+    await pk.waitForFunction(() => Number(document.querySelector('#chart-preemption-timeline')?.getAttribute('data-bars')) > 0
+      && document.querySelector('#chart-preemption-timeline')?.getAttribute('data-policy') === 'pickyman');
+    assert(await canvasDrawn(pk, '#chart-preemption-timeline') > 2000, 'timeline chart is blank');
+    const table = await pk.$$eval('#suspension-table tbody tr', (rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
+    assert(table.length > 0 && table.length <= 200 && table.every((r) => r.length === 9), `${table.length} rows: ${JSON.stringify(table[0])}`);
+    assert(table.every((r) => r[8] !== ''), 'pickyman rows without a predicted value');
+    assert(Number(await pk.getAttribute('#chart-predictions', 'data-points')) > 0, 'no predictions charted');
+    assert(await canvasDrawn(pk, '#chart-predictions') > 1000, 'prediction chart is blank');
+    await pk.click('#preempt-sort-lost');
+    await pk.waitForFunction(() => document.querySelector('#preempt-sort-lost')?.disabled);
+    const lost = await pk.$$eval('#suspension-table tbody tr', (rs) => rs.map((r) => Number(r.getAttribute('data-lost-s'))));
+    assert(lost.every((v, i) => i === 0 || lost[i - 1] >= v), 'not sorted by time lost');
+    // Another policy: its own suspensions, no predictions.
+    await pk.selectOption('#preempt-policy', '2');
+    await pk.waitForFunction(() => document.querySelector('#chart-preemption-timeline')?.getAttribute('data-policy') === 'srtf');
+    const srtf = await pk.$$eval('#suspension-table tbody tr', (rs) => rs.map((r) => r.lastElementChild.textContent));
+    assert(srtf.length > 0 && srtf.every((t) => t === ''), 'srtf rows with predictions');
+    assert(Number(await pk.getAttribute('#suspension-table', 'data-rows')) === by.srtf.preemptions, 'srtf suspensions != its preemptions');
+    const compute = await pk.getAttribute('#run-ms', 'data-compute-ms');
+    const kb = Number(await pk.getAttribute('#run-ms', 'data-transfer-bytes')) / 1000;
+    const n0 = Date.now();
+    execFileSync(ORRERY, ['compare', '--preset', 'pickyman', '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    console.log(`     pickyman preset: ${ms} ms in the page (${compute} ms computing in the worker, ${kb.toFixed(0)} kB of results), ${Date.now() - n0} ms native`);
+  });
+
+  await test('a copied link of the pickyman experiment reproduces the native numbers exactly', async () => {
+    await pk.click('#copy-link');
+    await pk.waitForFunction(() => location.hash.startsWith('#x1.'));
+    await pk.waitForSelector('#notice.ok');
+    const pickymanLink = pk.url();
+    const shared = linkExperiment(pickymanLink);
+    assert(shared.preemption?.read_gbps > 0 && shared.workload.duration_scale === 0.1, JSON.stringify(shared));
+    const out = JSON.parse(execFileSync(ORRERY, ['compare', '--link', pickymanLink, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+    const native = out.map((s) => ({
+      policy: s.policy, avg: s.avg_jct_s, makespan: s.makespan_s, wait: s.avg_wait_s, lost: s.time_lost_s, preemptions: s.preemptions,
+    }));
+    assert(JSON.stringify(native) === JSON.stringify(pickymanRows), `native ${JSON.stringify(native)} != page ${JSON.stringify(pickymanRows)}`);
+    const fresh = await context.newPage();
+    fresh.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await fresh.goto(pickymanLink);
+    await summary(fresh, 5, 600000, 'pickyman');
+    const again = await pickymanSummary(fresh);
+    assert(JSON.stringify(again) === JSON.stringify(pickymanRows), `${JSON.stringify(again)} != ${JSON.stringify(pickymanRows)}`);
+    await fresh.waitForSelector('#policy-panel input[data-policy="pickyman[overhead_aware=false]"]:checked');
+    await fresh.waitForFunction(() => Number(document.querySelector('#chart-preemption-timeline')?.getAttribute('data-bars')) > 0);
+    const [download] = await Promise.all([fresh.waitForEvent('download'), fresh.click('#download-suspensions')]);
+    const csv = fs.readFileSync(await download.path(), 'utf8').trim().split('\n');
+    const total = pickymanRows.reduce((n, r) => n + r.preemptions, 0);
+    assert(csv[0].startsWith('policy,decided_s,job_id') && csv.length - 1 >= total, `${csv.length - 1} suspensions in the CSV, ${total} preemptions`);
+    await fresh.close();
+  });
+
+  await test('a bad preemption value of a pickyman experiment names the field and keeps the experiment', async () => {
+    const before = await pk.textContent('#preemption-label');
+    await pk.fill('#preemption-read_gbps', '0');
+    await pk.press('#preemption-read_gbps', 'Tab');
+    await pk.waitForSelector('#preemption-error');
+    const msg = await pk.textContent('#preemption-error');
+    assert(msg.includes('read GB/s') && msg.includes('read_gbps') && msg.includes('previous settings are kept'), msg);
+    assert((await pk.textContent('#preemption-label')) === before, 'the settings changed');
+    await pk.click('#copy-link');
+    await pk.waitForSelector('#notice.ok');
+    assert(linkExperiment(pk.url()).preemption.read_gbps === 0.5, 'the experiment changed');
+    await pk.fill('#preemption-noise', '2');
+    await pk.press('#preemption-noise', 'Tab');
+    await pk.waitForFunction(() => document.querySelector('#preemption-error')?.textContent.includes('preemption.noise'));
+    assert((await pk.textContent('#preemption-label')) === before, 'the settings changed');
+    await pk.fill('#preemption-noise', '0.2');
+    await pk.press('#preemption-noise', 'Tab');
+    await pk.waitForFunction(() => document.querySelector('#preemption-label')?.textContent.includes('noise 20%'));
+    assert(!(await pk.$('#preemption-error')), 'error stays after a good value');
+  });
+
+  await test('stepping a pickyman experiment goes from event to event and shows who holds the GPUs', async () => {
+    await pk.click('#reset');
+    for (let i = 0; i < 40; i++) await pk.click('#step');
+    await pk.waitForFunction(() => document.querySelector('#clock').textContent.includes('event 40'));
+    const shape = await pk.evaluate(() => ({
+      gpus: document.querySelectorAll('#preempt-gpus .gpu').length,
+      busy: document.querySelectorAll('#preempt-gpus .gpu.busy').length,
+      jobs: document.querySelectorAll('#preempt-step-jobs tbody tr').length,
+    }));
+    assert(shape.gpus === 32 && shape.busy > 0 && shape.jobs > 0, JSON.stringify(shape));
+    await pk.selectOption('#step-policy', 'fifo');
+    await pk.click('#run-to-end');
+    await pk.waitForSelector('#step-panel .done', { timeout: 120000 });
+    const hint = await pk.textContent('#preempt-state');
+    assert(hint.includes('0 suspensions so far'), hint);
+  });
+  await pk.close();
+
+  await test('a round-based experiment turns preemptive (pickyman) and back; the generator edits duration scale', async () => {
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.click('#preemption-on');
+    await p.waitForSelector('#policy-panel input[data-policy="pickyman[overhead_aware=false]"]');
+    const notice = await p.textContent('#notice');
+    assert(notice.includes('Preemptive') && notice.includes('one GPU type'), notice);
+    assert(!(await p.$('#cluster-spec')) || !(await p.inputValue('#cluster-spec')).includes(','), 'cluster has several types');
+    await p.waitForSelector('#preemption-read_gbps');
+    await p.fill('#gen-duration-scale', '0.05');
+    await p.press('#gen-duration-scale', 'Tab');
+    await p.fill('#policy-panel li:has(input[data-policy="pickyman"]) input[type=text]', 'max_preemptions=1');
+    await p.press('#policy-panel li:has(input[data-policy="pickyman"]) input[type=text]', 'Tab');
+    await p.click('#generate');
+    await p.waitForFunction(() => document.querySelector('#workload-label').textContent.includes('durations × 0.05'));
+    await p.click('#compare');
+    const rows = await summary(p, 5, 600000, 'pickyman[max_preemptions=1]');
+    assert(rows.map((r) => r.policy).join() === 'pickyman[max_preemptions=1],pickyman[overhead_aware=false],srtf,las,fifo', JSON.stringify(rows));
+    await p.click('#preemption-off');
+    await p.waitForSelector('#policy-panel input[data-policy="max_min_fairness_perf"]');
+    assert(!(await p.$('#preemption-read_gbps')) && await p.$('#preemption-on'), 'still preemptive');
+    await p.click('#compare');
+    const back = await summary(p, 2, 300000, 'max_min_fairness');
+    assert(back.length === 2, JSON.stringify(back));
+    await p.fill('#gen-duration-scale', '0');
+    await p.press('#gen-duration-scale', 'Tab');
+    await p.click('#generate');
+    await p.waitForFunction(() => document.querySelector('#workload-error')?.textContent.includes('duration_scale'));
+    await p.close();
   });
 
   await test('no uncaught errors in the page', async () => {
