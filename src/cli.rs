@@ -279,6 +279,10 @@ struct BenchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     format: ListFormat,
+    /// Run only the benchmark groups whose name contains WORD: lp, mechanism, static,
+    /// continuous, elastic (pollux), pooled (aryl), preemptive (pickyman).
+    #[arg(long, value_name = "WORD")]
+    only: Option<String>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -1648,6 +1652,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
     }
     let (profile, profile_name) = load_profile(None)?;
     let mut rows: Vec<BenchRow> = Vec::new();
+    let on = |group: &str| a.only.as_deref().is_none_or(|w| group.contains(w));
     let progress = |what: &str| {
         if std::io::stderr().is_terminal() {
             note(&format!("bench: {what}..."));
@@ -1656,6 +1661,9 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
 
     // (a) One max_min_fairness_perf LP solve.
     for &n in &[32usize, 128, 512, 2048] {
+        if !on("lp") {
+            break;
+        }
         progress(&format!("LP at {n} jobs"));
         let cluster = scaled_cluster(n)?;
         let label = format!(
@@ -1688,7 +1696,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
     // (b) The mechanism per round at 2048 active jobs. Jobs are made long enough that none
     // finishes, so after the first round (the LP solve) the allocation is not recomputed and
     // a round is the mechanism alone; rounds where the policy decided are left out.
-    {
+    if on("mechanism") {
         let n = 2048;
         let cluster = scaled_cluster(n)?;
         let mut trace = gen_jobs(&profile, &cluster, n, 0.0)?;
@@ -1757,7 +1765,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
     }
 
     // (c) A whole static run: 100 jobs at t = 0 on 36:36:36.
-    {
+    if on("static") {
         progress("static run of 100 jobs");
         let reference = reference_dir(a.reference.as_deref())?;
         let (workload, prof, input) = match &reference {
@@ -1803,7 +1811,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
     }
 
     // (d) A continuous run: 1,500 jobs at 5 jobs/hour.
-    {
+    if on("continuous") {
         progress("continuous run of 1500 jobs");
         let exp = bench_experiment(
             WorkloadSource::Generated(GeneratorConfig {
@@ -1835,6 +1843,9 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         ("tiresias", None),
         ("optimus", None),
     ] {
+        if !on("elastic pollux") {
+            break;
+        }
         progress(&format!("160-job elastic run with {policy}"));
         let exp = Experiment {
             policies: vec![policy.into()],
@@ -1851,7 +1862,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
 
     // (f) Aryl at scale: 50,000 jobs over about 15 days on 2,048 training GPUs with 2,048
     // inference GPUs under a daily load.
-    {
+    if on("pooled aryl") {
         progress("50,000-job pooled run with aryl");
         let mut exp = presets::aryl_experiment();
         exp.cluster = "v100:2048/8,inference:2048/8".into();
@@ -1871,6 +1882,74 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             format!("generated at 139 jobs/h (15 days of arrivals, half elastic, seed 1), gavel-types profile; v100:2048/8 + inference:2048/8, diurnal load, 60 s ticks; {finished} jobs finished"),
             times,
             Some(30.0),
+        ));
+    }
+
+    // (g) PickyMan: one choice of victims among 1,000 running jobs, then whole preemptive
+    // runs.
+    if on("preemptive pickyman") {
+        use orrery::policy::pickyman::victims::{greedy, Candidate};
+        progress("victim choice among 1,000 running jobs");
+        let mut rng = orrery::rng::Rng::new(0);
+        let cands: Vec<Candidate> = (0..1000)
+            .map(|job| Candidate {
+                job,
+                gpus: [1, 1, 2, 4, 8][rng.below(5) as usize],
+                release_s: rng.range(0.0, 3600.0),
+                loss_s: rng.range(5.0, 120.0),
+            })
+            .collect();
+        for need in [1u32, 8, 64] {
+            let reps = if a.quick { 5 } else { 51 };
+            let mut times = Vec::with_capacity(reps);
+            for _ in 0..reps {
+                let (t, c) = time_it(|| greedy(&cands, need));
+                c.ok_or_else(|| CliError::Failure("no victims found".into()))?;
+                times.push(t);
+            }
+            rows.push(BenchRow::new(
+                format!(
+                    "victim choice, 1,000 running jobs, {need} GPU{} needed",
+                    if need == 1 { "" } else { "s" }
+                ),
+                "1,000 candidates of 1-8 GPUs, releases 0-3,600 s, losses 5-120 s (seed 0); greedy sweep".into(),
+                times,
+                (need == 8).then_some(0.001),
+            ));
+        }
+        for policy in ["pickyman", "srtf"] {
+            progress(&format!("pickyman scenario with {policy}"));
+            let exp = Experiment {
+                policies: vec![policy.into()],
+                ..presets::pickyman_experiment()
+            };
+            let (times, finished) = bench_whole_run(&exp, if a.quick { 1 } else { 5 })?;
+            rows.push(BenchRow::new(
+                format!("preemptive run, 400 jobs, {policy}"),
+                format!("bundled pickyman scenario (generated at 20 jobs/h, durations / 10, seed 1); v100:32; {finished} jobs finished"),
+                times,
+                None,
+            ));
+        }
+        progress("20,000-job preemptive run with pickyman");
+        let mut exp = presets::pickyman_experiment();
+        exp.cluster = "v100:2048".into();
+        exp.policies = vec!["pickyman".into()];
+        exp.workload = WorkloadSource::Generated(GeneratorConfig {
+            num_jobs: 20_000,
+            jobs_per_hour: 600.0,
+            multi_gpu: true,
+            priority_weights: false,
+            elastic_fraction: 0.0,
+            duration_scale: 0.1,
+            seed: 1,
+        });
+        let (times, finished) = bench_whole_run(&exp, 1)?;
+        rows.push(BenchRow::new(
+            "preemptive run, 20,000 jobs, pickyman".into(),
+            format!("generated at 600 jobs/h (durations / 10, seed 1), gavel-types profile; v100:2048; {finished} jobs finished"),
+            times,
+            None,
         ));
     }
 

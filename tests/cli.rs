@@ -582,6 +582,43 @@ fn pollux_preset_prints_one_summary_per_policy() {
 }
 
 #[test]
+fn pickyman_preset_prints_one_summary_per_policy() {
+    let out = json(&ok(&[
+        "compare", "--preset", "pickyman", "--format", "json",
+    ]));
+    let arr = out.as_array().expect("an array of summaries");
+    let names: Vec<&str> = arr.iter().map(|s| s["policy"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "pickyman",
+            "pickyman[overhead_aware=false]",
+            "srtf",
+            "las",
+            "fifo"
+        ]
+    );
+    for s in arr {
+        assert_eq!(s["num_jobs"], 400);
+        for field in ["avg_jct_s", "avg_wait_s", "p99_wait_s", "time_lost_s"] {
+            assert!(s[field].as_f64().is_some(), "{field}");
+        }
+        assert!(s["preemptions"].as_u64().is_some());
+        assert!(s["preemption"]["suspensions"].as_u64().is_some());
+    }
+    let wait = |i: usize| arr[i]["avg_wait_s"].as_f64().unwrap();
+    assert!(wait(0) < wait(2), "pickyman waits less than srtf");
+    assert_eq!(arr[4]["preemptions"], 0, "fifo never preempts");
+    // The table names the preemptive columns, and every family is listed.
+    let table = ok(&["compare", "--preset", "pickyman", "--policy", "pickyman"]);
+    assert!(table.contains("time lost (h)") && table.contains("preemptions"));
+    let policies = ok(&["policies"]);
+    for name in ["pickyman", "aryl", "pollux", "max_min_fairness_perf"] {
+        assert!(policies.contains(name), "{name}");
+    }
+}
+
+#[test]
 fn elastic_workloads_generate_and_run() {
     let w = Temp::new("pollux-workload", "csv");
     ok(&[

@@ -138,6 +138,8 @@ pub struct PreemptView<'a> {
     pub waiting: Vec<JobId>,
     /// Running jobs (training, not suspended), by id.
     pub running: Vec<JobId>,
+    /// Jobs that have arrived and are not done, by id.
+    pub live: &'a [JobId],
     /// The overhead model.
     pub model: &'a OverheadModel,
     /// The profile (job types' preemption costs).
@@ -163,6 +165,10 @@ pub struct PreemptiveSimulator {
     free: u32,
     order: Vec<JobId>,
     next_arrival: usize,
+    /// Jobs that have arrived and are not done, by id.
+    live: Vec<JobId>,
+    /// The same jobs in arrival order.
+    live_by_arrival: Vec<JobId>,
     now: f64,
     step: u64,
     max_steps: u64,
@@ -285,6 +291,8 @@ impl PreemptiveSimulator {
             free: gpu.count,
             order,
             next_arrival: 0,
+            live: Vec::new(),
+            live_by_arrival: Vec::new(),
             now: 0.0,
             step: 0,
             max_steps: 200 * n + 10_000,
@@ -331,7 +339,8 @@ impl PreemptiveSimulator {
             .order
             .get(self.next_arrival)
             .map_or(f64::INFINITY, |&j| self.specs[j].arrival);
-        for j in &self.jobs {
+        for &id in &self.live {
+            let j = &self.jobs[id];
             let at = match j.phase {
                 Phase::Loading | Phase::Draining | Phase::Saving => j.phase_end,
                 Phase::Running => j.since + j.remaining_steps() / j.speed,
@@ -344,7 +353,8 @@ impl PreemptiveSimulator {
 
     /// Bring training jobs' progress up to `t`.
     fn advance(&mut self, t: f64) {
-        for j in self.jobs.iter_mut() {
+        for &id in &self.live {
+            let j = &mut self.jobs[id];
             if !j.holds_gpus() {
                 continue;
             }
@@ -458,14 +468,24 @@ impl PreemptiveSimulator {
             }
         };
         let mut events = Vec::new();
-        let busy_before =
-            self.total_gpus - self.free - self.jobs.iter().map(|j| j.reserved).sum::<u32>();
-        let holding_before = self.jobs.iter().filter(|j| j.holds_gpus()).count();
+        let busy_before = self.total_gpus
+            - self.free
+            - self
+                .live
+                .iter()
+                .map(|&j| self.jobs[j].reserved)
+                .sum::<u32>();
+        let holding_before = self
+            .live
+            .iter()
+            .filter(|&&j| self.jobs[j].holds_gpus())
+            .count();
         self.advance(t);
         self.now = t;
 
         // Phase changes at `t`, by job id.
-        for id in 0..self.jobs.len() {
+        for i in 0..self.live.len() {
+            let id = self.live[i];
             let j = &self.jobs[id];
             let tol = EPS * t.abs().max(1.0);
             match j.phase {
@@ -500,6 +520,10 @@ impl PreemptiveSimulator {
                 break;
             }
             self.next_arrival += 1;
+            if let Err(pos) = self.live.binary_search(&id) {
+                self.live.insert(pos, id);
+                self.live_by_arrival.push(id);
+            }
             self.jobs[id].phase = Phase::Waiting;
             self.jobs[id].waiting_since = self.specs[id].arrival;
             events.push(SimEvent::Admitted {
@@ -508,7 +532,8 @@ impl PreemptiveSimulator {
             });
         }
         // Jobs whose victims are all done start on the GPUs kept for them.
-        for id in 0..self.jobs.len() {
+        for i in 0..self.live.len() {
+            let id = self.live[i];
             let j = &self.jobs[id];
             if j.phase == Phase::Waiting
                 && j.victims_pending == 0
@@ -528,14 +553,18 @@ impl PreemptiveSimulator {
                 jobs: &self.jobs,
                 specs: &self.specs,
                 waiting: self
-                    .order
+                    .live_by_arrival
                     .iter()
                     .copied()
                     .filter(|&j| self.jobs[j].phase == Phase::Waiting)
                     .collect(),
-                running: (0..self.jobs.len())
+                running: self
+                    .live
+                    .iter()
+                    .copied()
                     .filter(|&j| self.jobs[j].phase == Phase::Running)
                     .collect(),
+                live: &self.live,
                 model: &self.model,
                 profile: &self.profile,
             };
@@ -561,11 +590,15 @@ impl PreemptiveSimulator {
 
         // Nothing holds GPUs, nothing will arrive, yet jobs wait: the policy will not run
         // them; give up on them rather than loop.
-        if self.jobs.iter().all(|j| !j.holds_gpus())
+        if self.live.iter().all(|&j| !self.jobs[j].holds_gpus())
             && self.next_arrival >= self.order.len()
-            && self.jobs.iter().any(|j| j.phase == Phase::Waiting)
+            && self
+                .live
+                .iter()
+                .any(|&j| self.jobs[j].phase == Phase::Waiting)
         {
-            for id in 0..self.jobs.len() {
+            for i in 0..self.live.len() {
+                let id = self.live[i];
                 if self.jobs[id].phase == Phase::Waiting {
                     self.jobs[id].phase = Phase::Done;
                     events.push(SimEvent::Dropped {
@@ -576,11 +609,12 @@ impl PreemptiveSimulator {
                 }
             }
         }
-        let active = self
-            .jobs
-            .iter()
-            .filter(|j| !matches!(j.phase, Phase::Pending | Phase::Done))
-            .count();
+        if self.live.iter().any(|&j| self.jobs[j].phase == Phase::Done) {
+            self.live.retain(|&j| self.jobs[j].phase != Phase::Done);
+            self.live_by_arrival
+                .retain(|&j| self.jobs[j].phase != Phase::Done);
+        }
+        let active = self.live.len();
         events.push(SimEvent::RoundEnded {
             round: self.step,
             start,
@@ -590,7 +624,9 @@ impl PreemptiveSimulator {
             busy_gpus: vec![busy_before],
         });
         self.step += 1;
-        if self.jobs.iter().all(|j| j.phase == Phase::Done) || self.step >= self.max_steps {
+        if (self.live.is_empty() && self.next_arrival >= self.order.len())
+            || self.step >= self.max_steps
+        {
             self.done = true;
         }
         Some(RoundReport {

@@ -8,18 +8,31 @@ use crate::job::JobId;
 use crate::rng::Rng;
 use crate::sim::preemptive::{PreemptPlan, PreemptView, PreemptivePolicy, Suspension};
 
+/// What a scheduler's victim search answers for one waiting job.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Pick {
+    /// Suspend these (they free at least the GPUs needed).
+    Victims(Vec<Suspension>),
+    /// No suspension for this job.
+    No,
+    /// No candidate for this job nor any later one: stop looking.
+    NoneLater,
+}
+
 /// The loop shared by the preemptive schedulers: waiting jobs in the given priority order
-/// start on free GPUs when they fit; otherwise `pick(w, need, available)` may name running
-/// jobs (among `available`, the ones not chosen yet) to suspend for `w`, which needs `need`
-/// GPUs more than are free. Jobs already waiting for their victims are left alone.
+/// start on free GPUs when they fit; otherwise `pick(w, need)` may name running jobs to
+/// suspend for `w`, which needs `need` GPUs more than are free. Jobs already waiting for
+/// their victims are left alone. Victims are looked for only for the first waiting jobs
+/// that together ask for the cluster's GPUs (the others could not all run next anyway).
 pub(crate) fn priority_plan(
     view: &PreemptView,
     order: &[JobId],
-    mut pick: impl FnMut(JobId, u32, &[JobId]) -> Option<Vec<Suspension>>,
+    mut pick: impl FnMut(JobId, u32) -> Pick,
 ) -> PreemptPlan {
     let mut plan = PreemptPlan::default();
     let mut free = view.free_gpus;
-    let mut available: Vec<JobId> = view.running.clone();
+    let mut searching = true;
+    let mut tried = 0u32;
     for &w in order {
         let job = &view.jobs[w];
         if job.victims_pending > 0 {
@@ -30,15 +43,23 @@ pub(crate) fn priority_plan(
             free -= job.gpus;
             continue;
         }
-        let need = job.gpus - free;
-        let Some(victims) = pick(w, need, &available) else {
-            continue;
-        };
-        let freed: u32 = victims.iter().map(|s| view.jobs[s.victim].gpus).sum();
-        if victims.is_empty() || freed < need {
+        if !searching {
             continue;
         }
-        available.retain(|r| !victims.iter().any(|s| s.victim == *r));
+        tried += job.gpus;
+        if tried > view.total_gpus {
+            searching = false;
+        }
+        let need = job.gpus - free;
+        let victims = match pick(w, need) {
+            Pick::Victims(v) => v,
+            Pick::No => continue,
+            Pick::NoneLater => {
+                searching = false;
+                continue;
+            }
+        };
+        let freed: u32 = victims.iter().map(|s| view.jobs[s.victim].gpus).sum();
         // The simulator keeps the free GPUs the job still needs for it.
         free -= free.min(job.gpus.saturating_sub(freed));
         plan.suspend.extend(victims);
@@ -46,36 +67,86 @@ pub(crate) fn priority_plan(
     plan
 }
 
-/// Victims by priority alone: among `available` jobs whose `key` is larger than `limit`,
-/// the largest keys first, until `need` GPUs are covered.
-pub(crate) fn blind_victims(
-    view: &PreemptView,
-    available: &[JobId],
-    need: u32,
-    limit: f64,
-    for_job: JobId,
-    key: impl Fn(JobId) -> f64,
-) -> Option<Vec<Suspension>> {
-    let mut cands: Vec<(f64, JobId)> = available
-        .iter()
-        .map(|&r| (key(r), r))
-        .filter(|(k, _)| *k > limit)
-        .collect();
-    cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut out = Vec::new();
-    let mut got = 0;
-    for (_, r) in cands {
-        if got >= need {
-            break;
-        }
-        got += view.jobs[r].gpus;
-        out.push(Suspension {
-            victim: r,
-            for_job,
-            predicted_s: None,
-        });
+/// Running jobs as victim candidates, lowest priority (largest key) first.
+#[derive(Debug, Clone)]
+pub(crate) struct VictimQueue {
+    order: Vec<(f64, JobId)>,
+    taken: Vec<bool>,
+}
+
+impl VictimQueue {
+    /// The running jobs of `view` that `allowed` admits, by descending `key` (ties by id).
+    pub(crate) fn new(
+        view: &PreemptView,
+        key: impl Fn(JobId) -> f64,
+        allowed: impl Fn(JobId) -> bool,
+    ) -> Self {
+        let mut order: Vec<(f64, JobId)> = view
+            .running
+            .iter()
+            .copied()
+            .filter(|&r| allowed(r))
+            .map(|r| (key(r), r))
+            .collect();
+        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let taken = vec![false; order.len()];
+        VictimQueue { order, taken }
     }
-    (got >= need).then_some(out)
+
+    /// Untaken candidates whose key exceeds `limit`, lowest priority first, as (position,
+    /// job).
+    pub(crate) fn eligible(&self, limit: f64) -> impl Iterator<Item = (usize, JobId)> + '_ {
+        self.order
+            .iter()
+            .enumerate()
+            .take_while(move |(_, (k, _))| *k > limit)
+            .filter(|(i, _)| !self.taken[*i])
+            .map(|(i, (_, j))| (i, *j))
+    }
+
+    /// Mark a candidate as chosen.
+    pub(crate) fn take(&mut self, pos: usize) {
+        self.taken[pos] = true;
+    }
+
+    /// Victims by priority alone: the lowest-priority eligible jobs until `need` GPUs are
+    /// covered.
+    pub(crate) fn blind(
+        &mut self,
+        view: &PreemptView,
+        need: u32,
+        limit: f64,
+        for_job: JobId,
+    ) -> Pick {
+        let mut chosen = Vec::new();
+        let mut got = 0;
+        for (pos, r) in self.eligible(limit) {
+            if got >= need {
+                break;
+            }
+            got += view.jobs[r].gpus;
+            chosen.push((pos, r));
+        }
+        if chosen.is_empty() {
+            return Pick::NoneLater;
+        }
+        if got < need {
+            return Pick::No;
+        }
+        for &(pos, _) in &chosen {
+            self.take(pos);
+        }
+        Pick::Victims(
+            chosen
+                .into_iter()
+                .map(|(_, r)| Suspension {
+                    victim: r,
+                    for_job,
+                    predicted_s: None,
+                })
+                .collect(),
+        )
+    }
 }
 
 fn sorted_by(view: &PreemptView, key: impl Fn(JobId) -> f64) -> Vec<JobId> {
@@ -109,9 +180,8 @@ impl PreemptivePolicy for Srtf {
     fn decide(&mut self, view: &PreemptView, _rng: &mut Rng) -> PreemptPlan {
         let rem = |j| oracle_remaining(view, j);
         let order = sorted_by(view, rem);
-        priority_plan(view, &order, |w, need, available| {
-            blind_victims(view, available, need, rem(w), w, rem)
-        })
+        let mut queue = VictimQueue::new(view, rem, |_| true);
+        priority_plan(view, &order, |w, need| queue.blind(view, need, rem(w), w))
     }
 }
 
@@ -149,9 +219,8 @@ impl PreemptivePolicy for Las {
     fn decide(&mut self, view: &PreemptView, _rng: &mut Rng) -> PreemptPlan {
         let level = |j: JobId| (view.jobs[j].attained / self.quantum_s).floor();
         let order = sorted_by(view, level);
-        priority_plan(view, &order, |w, need, available| {
-            blind_victims(view, available, need, level(w), w, level)
-        })
+        let mut queue = VictimQueue::new(view, level, |_| true);
+        priority_plan(view, &order, |w, need| queue.blind(view, need, level(w), w))
     }
 }
 

@@ -22,6 +22,8 @@ pub struct Predictor {
     overhead_error: f64,
     seed: Option<u64>,
     types: BTreeMap<String, (f64, f64)>,
+    /// The factors of each job seen, by id.
+    by_job: Vec<Option<(f64, f64)>>,
 }
 
 impl Predictor {
@@ -34,6 +36,7 @@ impl Predictor {
             overhead_error,
             seed: None,
             types: BTreeMap::new(),
+            by_job: Vec::new(),
         }
     }
 
@@ -52,9 +55,22 @@ impl Predictor {
         (d, o)
     }
 
+    /// The factors of job `j`'s type.
+    fn job_factors(&mut self, view: &PreemptView, j: JobId, rng: &mut Rng) -> (f64, f64) {
+        if let Some(Some(f)) = self.by_job.get(j) {
+            return *f;
+        }
+        let f = self.factors(&view.specs[j].job_type, rng);
+        if self.by_job.len() <= j {
+            self.by_job.resize(j + 1, None);
+        }
+        self.by_job[j] = Some(f);
+        f
+    }
+
     /// Predicted steps per second of job `j`.
     pub fn speed(&mut self, view: &PreemptView, j: JobId, rng: &mut Rng) -> f64 {
-        let (d, _) = self.factors(&view.specs[j].job_type, rng);
+        let (d, _) = self.job_factors(view, j, rng);
         view.jobs[j].speed / d
     }
 
@@ -77,7 +93,7 @@ impl Predictor {
     /// The predicted cost of suspending running job `j` now.
     pub fn suspension(&mut self, view: &PreemptView, j: JobId, rng: &mut Rng) -> SuspensionCost {
         let job = &view.jobs[j];
-        let (_, o) = self.factors(&view.specs[j].job_type, rng);
+        let (_, o) = self.job_factors(view, j, rng);
         let speed = self.speed(view, j, rng);
         SuspensionCost {
             drain_s: job.overhead.drain_s(job.progress, job.total, speed),

@@ -16,7 +16,7 @@
 
 use super::super::registry::Params;
 use super::super::{ParamInfo, PolicyError};
-use super::baselines::{blind_victims, priority_plan};
+use super::baselines::{priority_plan, Pick, VictimQueue};
 use super::predict::{Predictor, SuspensionCost};
 use super::victims::{greedy, Candidate};
 use crate::job::JobId;
@@ -86,17 +86,11 @@ impl PickyMan {
     }
 }
 
-/// Seconds until `need` GPUs free up by completions alone, as predicted: running and
-/// reloading jobs finish in their predicted remaining time.
-fn natural_wait(view: &PreemptView, need: u32, remaining: &[(JobId, f64)]) -> f64 {
-    let mut ends: Vec<(f64, u32)> = remaining
-        .iter()
-        .filter(|(j, _)| matches!(view.jobs[*j].phase, Phase::Running | Phase::Loading))
-        .map(|&(j, r)| (r, view.jobs[j].gpus))
-        .collect();
-    ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+/// Seconds until `need` GPUs free up by completions alone, from `ends`: (predicted
+/// remaining time, GPUs) of the running and reloading jobs, sorted by time.
+fn natural_wait(ends: &[(f64, u32)], need: u32) -> f64 {
     let mut got = 0;
-    for (t, g) in ends {
+    for &(t, g) in ends {
         got += g;
         if got >= need {
             return t;
@@ -122,11 +116,13 @@ impl PreemptivePolicy for PickyMan {
                 predictions.push((j, self.predictor.total_s(view, j, rng)));
             }
         }
-        // Predicted remaining time of every job that holds or wants GPUs.
-        let mut remaining: Vec<(JobId, f64)> = Vec::new();
-        for j in 0..n {
-            let phase = view.jobs[j].phase;
-            if matches!(phase, Phase::Waiting | Phase::Running | Phase::Loading) {
+        // Predicted remaining time of every job that holds or wants GPUs, by id.
+        let mut remaining: Vec<(JobId, f64)> = Vec::with_capacity(view.live.len());
+        for &j in view.live {
+            if matches!(
+                view.jobs[j].phase,
+                Phase::Waiting | Phase::Running | Phase::Loading
+            ) {
                 remaining.push((j, self.predictor.remaining_s(view, j, rng)));
             }
         }
@@ -135,9 +131,22 @@ impl PreemptivePolicy for PickyMan {
                 .binary_search_by_key(&j, |r| r.0)
                 .map_or(f64::INFINITY, |i| remaining[i].1)
         };
-        let mut order = view.waiting.clone();
-        order.sort_by(|&a, &b| rem(a).total_cmp(&rem(b)));
-        // Suspension costs of the running jobs.
+        let mut ends: Vec<(f64, u32)> = remaining
+            .iter()
+            .filter(|(j, _)| matches!(view.jobs[*j].phase, Phase::Running | Phase::Loading))
+            .map(|&(j, r)| (r, view.jobs[j].gpus))
+            .collect();
+        ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Shortest predicted remaining time first, ties in arrival order.
+        let mut keyed: Vec<(f64, usize, JobId)> = view
+            .waiting
+            .iter()
+            .enumerate()
+            .map(|(i, &j)| (rem(j), i, j))
+            .collect();
+        keyed.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let order: Vec<JobId> = keyed.into_iter().map(|k| k.2).collect();
+        // Suspension costs of the running jobs, by id.
         let costs: Vec<(JobId, SuspensionCost)> = view
             .running
             .iter()
@@ -154,52 +163,60 @@ impl PreemptivePolicy for PickyMan {
             )
         };
         let max_pre = self.max_preemptions;
-        let aware = self.aware;
-        let pool = self.pool;
-        let mut plan = priority_plan(view, &order, |w, need, available| {
+        let mut queue = VictimQueue::new(view, rem, |r| view.jobs[r].preemptions < max_pre);
+        let (aware, pool) = (self.aware, self.pool);
+        let mut plan = priority_plan(view, &order, |w, need| {
             let limit = rem(w);
-            let mut eligible: Vec<JobId> = available
-                .iter()
-                .copied()
-                .filter(|&r| rem(r) > limit && view.jobs[r].preemptions < max_pre)
-                .collect();
-            // Lowest priority first; the candidates are the longest-remaining jobs that
-            // together hold `pool` times the GPUs needed.
-            eligible.sort_by(|&a, &b| rem(b).total_cmp(&rem(a)).then(a.cmp(&b)));
-            let mut held = 0;
-            let cut = eligible
-                .iter()
-                .position(|&r| {
-                    held += view.jobs[r].gpus;
-                    f64::from(held) >= pool * f64::from(need)
-                })
-                .map_or(eligible.len(), |i| i + 1);
-            eligible.truncate(cut);
             if !aware {
-                let mut out = blind_victims(view, &eligible, need, limit, w, rem)?;
-                for s in &mut out {
-                    s.predicted_s = Some(cost(s.victim).lost_s());
-                }
-                return Some(out);
-            }
-            let cands: Vec<Candidate> = eligible
-                .iter()
-                .map(|&r| {
-                    let c = cost(r);
-                    Candidate {
-                        job: r,
-                        gpus: view.jobs[r].gpus,
-                        release_s: c.release_s(),
-                        loss_s: c.loss_s(),
+                let mut pick = queue.blind(view, need, limit, w);
+                if let Pick::Victims(v) = &mut pick {
+                    for s in v.iter_mut() {
+                        s.predicted_s = Some(cost(s.victim).lost_s());
                     }
-                })
-                .collect();
-            let choice = greedy(&cands, need)?;
-            let natural = natural_wait(view, need, &remaining);
-            if natural - choice.wait_s <= choice.loss_s {
-                return None;
+                }
+                return pick;
             }
-            Some(
+            // The candidates: the longest-remaining eligible jobs that together hold
+            // `pool` times the GPUs needed.
+            let mut held = 0;
+            let mut positions = Vec::new();
+            let mut cands = Vec::new();
+            for (pos, r) in queue.eligible(limit) {
+                if f64::from(held) >= pool * f64::from(need) {
+                    break;
+                }
+                held += view.jobs[r].gpus;
+                let c = cost(r);
+                positions.push(pos);
+                cands.push(Candidate {
+                    job: r,
+                    gpus: view.jobs[r].gpus,
+                    release_s: c.release_s(),
+                    loss_s: c.loss_s(),
+                });
+            }
+            if cands.is_empty() {
+                return Pick::NoneLater;
+            }
+            // No set can beat waiting if the quickest release alone does not.
+            let natural = natural_wait(&ends, need);
+            let quickest = cands
+                .iter()
+                .map(|c| c.release_s + c.loss_s)
+                .fold(f64::INFINITY, f64::min);
+            if natural - quickest <= 0.0 {
+                return Pick::No;
+            }
+            let Some(choice) = greedy(&cands, need) else {
+                return Pick::No;
+            };
+            if natural - choice.wait_s <= choice.loss_s {
+                return Pick::No;
+            }
+            for &i in &choice.victims {
+                queue.take(positions[i]);
+            }
+            Pick::Victims(
                 choice
                     .victims
                     .iter()
