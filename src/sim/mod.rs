@@ -221,13 +221,7 @@ impl Simulator {
             }
             thr.push(row);
         }
-        let mut arrival_order: Vec<JobId> = (0..specs.len()).collect();
-        arrival_order.sort_by(|&a, &b| {
-            specs[a]
-                .arrival
-                .total_cmp(&specs[b].arrival)
-                .then(a.cmp(&b))
-        });
+        let arrival_order = arrival_order(&specs);
         let m = specs.len();
         Ok(Simulator {
             states: vec![JobState::new(n); m],
@@ -951,6 +945,18 @@ impl Simulator {
             sink(&r);
         }
     }
+}
+
+/// Job ids in order of arrival, ties by id: the order every simulator admits jobs in.
+pub(crate) fn arrival_order(specs: &[JobSpec]) -> Vec<JobId> {
+    let mut order: Vec<JobId> = (0..specs.len()).collect();
+    order.sort_by(|&a, &b| {
+        specs[a]
+            .arrival
+            .total_cmp(&specs[b].arrival)
+            .then(a.cmp(&b))
+    });
+    order
 }
 
 /// A key whose ascending order is the descending [`f64::total_cmp`] order of `x`.

@@ -342,13 +342,7 @@ impl PooledSimulator {
                 }
             })
             .collect();
-        let mut order: Vec<JobId> = (0..specs.len()).collect();
-        order.sort_by(|&a, &b| {
-            specs[a]
-                .arrival
-                .total_cmp(&specs[b].arrival)
-                .then(a.cmp(&b))
-        });
+        let order = super::arrival_order(&specs);
         Ok(PooledSimulator {
             config,
             cluster,

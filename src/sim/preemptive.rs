@@ -273,13 +273,7 @@ impl PreemptiveSimulator {
                 since: 0.0,
             });
         }
-        let mut order: Vec<JobId> = (0..specs.len()).collect();
-        order.sort_by(|&a, &b| {
-            specs[a]
-                .arrival
-                .total_cmp(&specs[b].arrival)
-                .then(a.cmp(&b))
-        });
+        let order = super::arrival_order(&specs);
         let n = specs.len() as u64;
         Ok(PreemptiveSimulator {
             specs,
