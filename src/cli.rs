@@ -1109,6 +1109,7 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
                 fairness: !a.no_fairness,
                 inference: None,
                 preemption: None,
+                ps: None,
             };
             workloads.push((rate, seed, exp));
         }
