@@ -408,10 +408,14 @@ impl Experiment {
     ) -> Result<Resolved, ExperimentError> {
         let invalid = |m: &str| Err(ExperimentError::Invalid(m.into()));
         if self.gavel_compat {
-            return invalid("gavel_compat applies to round-based experiments, not parameter-server ones");
+            return invalid(
+                "gavel_compat applies to round-based experiments, not parameter-server ones",
+            );
         }
         if self.inference.is_some() || self.preemption.is_some() {
-            return invalid("a parameter-server experiment has no inference pool and no preemption model");
+            return invalid(
+                "a parameter-server experiment has no inference pool and no preemption model",
+            );
         }
         if self.policies.is_empty() {
             return invalid("no policies to run");
@@ -455,8 +459,7 @@ impl Experiment {
         if !(self.round_s.is_finite() && self.round_s >= 1.0) {
             return invalid("round_s (the slot) must be at least 1 s");
         }
-        if !(self.restart_cost_s.is_finite() && (0.0..=86_400.0).contains(&self.restart_cost_s))
-        {
+        if !(self.restart_cost_s.is_finite() && (0.0..=86_400.0).contains(&self.restart_cost_s)) {
             return invalid("restart_cost_s must be between 0 and 86,400 s");
         }
         let sim = SimConfig {

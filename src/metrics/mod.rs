@@ -357,9 +357,7 @@ impl Recorder {
                 demand: *demand,
                 loaned: *loaned,
             }),
-            SimEvent::PsAllocated {
-                workers, ps: p, ..
-            } => {
+            SimEvent::PsAllocated { workers, ps: p, .. } => {
                 let r = &mut self.ps;
                 r.reallocations += 1;
                 r.max_workers = r.max_workers.max(*workers);

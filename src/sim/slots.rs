@@ -246,7 +246,12 @@ impl SlotView<'_> {
         let (Some(j), Some(m)) = (self.jobs.get(id), self.model(id)) else {
             return false;
         };
-        if j.finish.is_some() || self.active.binary_search_by(|&a| arrival_cmp(self.jobs, a, id)).is_err() {
+        if j.finish.is_some()
+            || self
+                .active
+                .binary_search_by(|&a| arrival_cmp(self.jobs, a, id))
+                .is_err()
+        {
             return false;
         }
         let (dw, dp) = action.adds();
@@ -257,9 +262,9 @@ impl SlotView<'_> {
 
     /// Whether some active job can take another worker or parameter server.
     pub fn any_action(&self) -> bool {
-        self.active.iter().any(|&j| {
-            self.can(SlotAction::AddWorker(j)) || self.can(SlotAction::AddPs(j))
-        })
+        self.active
+            .iter()
+            .any(|&j| self.can(SlotAction::AddWorker(j)) || self.can(SlotAction::AddPs(j)))
     }
 
     /// DL2's state features of job `id` (see [`STATE_FEATURES`]), unscaled.
@@ -532,7 +537,10 @@ pub fn check_jobs(
             .map(|k| &models.models[k])
             .ok_or_else(|| bad("not a model of the parameter-server profile".into()))?;
         if !(s.total_steps.is_finite() && s.total_steps > 0.0) {
-            return Err(bad(format!("total steps {} must be positive", s.total_steps)));
+            return Err(bad(format!(
+                "total steps {} must be positive",
+                s.total_steps
+            )));
         }
         if !(s.arrival.is_finite() && s.arrival >= 0.0) {
             return Err(bad(format!("arrival {} must be non-negative", s.arrival)));
@@ -902,7 +910,11 @@ impl SlotSimulator {
             } else {
                 (steps, slot_s)
             };
-            j.progress = if done >= left { j.total } else { j.progress + done };
+            j.progress = if done >= left {
+                j.total
+            } else {
+                j.progress + done
+            };
             j.started = true;
             j.slots_run += 1;
             if j.total > 0.0 {

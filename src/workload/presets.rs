@@ -226,15 +226,15 @@ pub fn pickyman_experiment() -> Experiment {
     }
 }
 
-/// DL2's setting: parameter-server jobs of eight model types arriving over a day on servers
-/// of 8 GPUs and 32 CPUs, scheduled in 20-minute slots by the heuristics DL2 is compared
-/// with.
+/// DL2's setting: 320 parameter-server jobs of eight model types arriving over 20 hours on
+/// eight servers of 8 GPUs and 48 CPUs, scheduled in DL2's 20-minute slots by the
+/// heuristics DL2 is compared with.
 pub fn dl2_experiment() -> Experiment {
     Experiment {
         cluster: "gpu:64/8".into(),
         workload: WorkloadSource::Generated(super::GeneratorConfig {
-            num_jobs: 240,
-            jobs_per_hour: 10.0,
+            num_jobs: 320,
+            jobs_per_hour: 16.0,
             multi_gpu: false,
             priority_weights: false,
             elastic_fraction: 0.0,
@@ -250,7 +250,10 @@ pub fn dl2_experiment() -> Experiment {
         round_s: 1200.0,
         restart_cost_s: 10.0,
         fairness: false,
-        ps: Some(super::PsConfig::default()),
+        ps: Some(super::PsConfig {
+            cpus_per_server: 48,
+            ..super::PsConfig::default()
+        }),
         ..default_experiment()
     }
 }
@@ -294,7 +297,7 @@ pub const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         name: "dl2",
-        description: "DL2's world: 240 parameter-server jobs of eight model types over a day on 8 servers of 8 GPUs and 32 CPUs, 20-minute slots; DRF, FIFO, SRTF and Optimus",
+        description: "DL2's world: 320 parameter-server jobs of eight model types at 16 per hour on 8 servers of 8 GPUs and 48 CPUs, 20-minute slots; DRF, FIFO, SRTF and Optimus",
         build: dl2_experiment,
     },
 ];

@@ -244,11 +244,7 @@ impl PsModels {
         ];
         for (field, v) in positive {
             if !(v.is_finite() && v > 0.0 && v <= 1e6) {
-                return Err(bad(
-                    None,
-                    field,
-                    format!("{v} must be a positive number"),
-                ));
+                return Err(bad(None, field, format!("{v} must be a positive number")));
             }
         }
         if !(h.gpu_efficiency.is_finite() && h.gpu_efficiency > 0.0 && h.gpu_efficiency <= 1.0) {
@@ -289,7 +285,11 @@ impl PsModels {
                 }
             }
             if m.batch == 0 || m.batch > 1 << 20 {
-                return Err(bad(at, "batch", format!("{} must be 1 to 1,048,576", m.batch)));
+                return Err(bad(
+                    at,
+                    "batch",
+                    format!("{} must be 1 to 1,048,576", m.batch),
+                ));
             }
             let [lo, hi] = m.epochs;
             if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi >= lo && hi <= 1e6) {
@@ -312,11 +312,7 @@ impl PsModels {
                 ));
             }
             if ps_cpus == 0 || ps_cpus > 1024 {
-                return Err(bad(
-                    at,
-                    "ps_cpus",
-                    format!("{ps_cpus} must be 1 to 1,024"),
-                ));
+                return Err(bad(at, "ps_cpus", format!("{ps_cpus} must be 1 to 1,024")));
             }
             let compute_s = f64::from(m.batch) * m.gflops_per_sample * 1e9
                 / (h.gpu_tflops * 1e12 * h.gpu_efficiency);
@@ -529,8 +525,8 @@ mod tests {
             matches!(&e, WorkloadError::Field { field, .. } if field == "ps_cpus"),
             "{e}"
         );
-        let e = PsModels::from_json(&TINY.replace("\"dataset\"", "\"datset\""), "t.json")
-            .unwrap_err();
+        let e =
+            PsModels::from_json(&TINY.replace("\"dataset\"", "\"datset\""), "t.json").unwrap_err();
         assert!(
             matches!(&e, WorkloadError::Field { field, .. } if field == "json"),
             "{e}"
