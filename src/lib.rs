@@ -13,6 +13,7 @@ pub mod experiment;
 pub mod job;
 pub mod math;
 pub mod metrics;
+pub mod nn;
 pub mod policy;
 pub mod rng;
 pub mod sim;

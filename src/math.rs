@@ -49,3 +49,9 @@ pub fn powf(x: f64, y: f64) -> f64 {
 pub fn cos(x: f64) -> f64 {
     libm::cos(x)
 }
+
+/// Hyperbolic tangent.
+#[inline]
+pub fn tanh(x: f64) -> f64 {
+    libm::tanh(x)
+}
