@@ -11,8 +11,10 @@
 
 pub mod drf;
 pub mod fifo;
+pub mod learned;
 pub mod optimus;
 pub mod srtf;
+pub mod train;
 
 use super::registry::{build_from, ParamInfo, Registered};
 use super::PolicyError;
@@ -32,11 +34,13 @@ pub const GAIN_PARAMS: &[ParamInfo] = &[ParamInfo {
 /// Policies for parameter-server (slot) experiments, in listing order.
 pub fn policies() -> &'static [SlotPolicyInfo] {
     const LIST: &[SlotPolicyInfo] = &[
-        // The neural DL2 policy registers here, first in the list, as
-        // `Registered::new("dl2", "dl2", "<description>", <its PARAMS>, <its build>)`: its
-        // builder returns a `Box<dyn SlotPolicy>` whose `act` maps the view's
-        // `state(window)` and `action_mask(window)` to an action index and answers
-        // `view.action_at(window, index)`.
+        Registered::new(
+            "dl2",
+            "dl2",
+            "DL2: a neural network over the first jobs' states picks one action at a time (a worker, a parameter server or both for a job, or stop); warmed up on DRF's decisions, tuned by actor-critic reinforcement learning (the bundled network, trained by orrery dl2 train).",
+            learned::PARAMS,
+            learned::Dl2::build,
+        ),
         Registered::new(
             "drf",
             "dl2",
