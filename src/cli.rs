@@ -56,6 +56,55 @@ enum Command {
     Bench(BenchArgs),
     /// Print the share link of an experiment: opening it in a browser shows the same run.
     Link(LinkArgs),
+    /// DL2's neural scheduler: train it.
+    #[command(subcommand)]
+    Dl2(Dl2Command),
+}
+
+/// `orrery dl2 ...`.
+#[derive(Subcommand, Debug)]
+enum Dl2Command {
+    /// Train DL2: a supervised warm-up on DRF's decisions, then actor-critic reinforcement
+    /// learning in the slot simulator, on workloads of the experiment's generator.
+    Train(Dl2TrainArgs),
+}
+
+/// Flags of `orrery dl2 train`.
+#[derive(Args, Debug)]
+struct Dl2TrainArgs {
+    /// Bundled scenario whose cluster, models and generator the episodes use.
+    #[arg(long, default_value = "dl2")]
+    preset: String,
+    /// Experiment JSON instead of the scenario.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Training seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Reinforcement-learning iterations (one episode each).
+    #[arg(long)]
+    iterations: Option<usize>,
+    /// Passes over DRF's decisions in the warm-up.
+    #[arg(long)]
+    warmup_epochs: Option<usize>,
+    /// Jobs per episode.
+    #[arg(long)]
+    episode_jobs: Option<usize>,
+    /// Episodes of DRF's decisions in the warm-up.
+    #[arg(long)]
+    warmup_episodes: Option<usize>,
+    /// Learning rate of the warm-up.
+    #[arg(long)]
+    warmup_lr: Option<f64>,
+    /// Learning rate of reinforcement learning.
+    #[arg(long)]
+    rl_lr: Option<f64>,
+    /// Write the trained network's weights here (JSON).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Write the learning curve here (CSV).
+    #[arg(long, value_name = "FILE")]
+    curve: Option<PathBuf>,
 }
 
 /// Flags that describe an experiment (shared by `run` and `compare`).
@@ -479,6 +528,7 @@ pub fn main() -> i32 {
         Command::Presets(a) => cmd_presets(a),
         Command::Bench(a) => cmd_bench(a),
         Command::Link(a) => cmd_link(a),
+        Command::Dl2(Dl2Command::Train(a)) => cmd_dl2_train(a),
     };
     match result {
         Ok(()) => 0,
@@ -901,6 +951,81 @@ fn summary_kv(
 // run / compare
 // ---------------------------------------------------------------------------------------
 
+fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
+    use orrery::policy::dl2::train::{TrainConfig, Trainer};
+    let exp = match &a.config {
+        Some(path) => Experiment::from_json(&read_file(path, "experiment")?)?,
+        None => presets::scenario(&a.preset)
+            .ok_or_else(|| CliError::Input(format!("no bundled scenario '{}'", a.preset)))?
+            .experiment(),
+    };
+    let mut cfg = TrainConfig {
+        seed: a.seed,
+        ..TrainConfig::default()
+    };
+    if let Some(v) = a.iterations {
+        cfg.iterations = v;
+    }
+    if let Some(v) = a.warmup_epochs {
+        cfg.warmup_epochs = v;
+    }
+    if let Some(v) = a.episode_jobs {
+        cfg.episode_jobs = v;
+    }
+    if let Some(v) = a.warmup_episodes {
+        cfg.warmup_episodes = v;
+    }
+    if let Some(v) = a.warmup_lr {
+        cfg.warmup_lr = v;
+    }
+    if let Some(v) = a.rl_lr {
+        cfg.rl_lr = v;
+    }
+    let out = a.out.as_deref().map(create_output).transpose()?;
+    let curve_out = a.curve.as_deref().map(create_output).transpose()?;
+    let mut t = Trainer::new(&exp, cfg.clone()).map_err(CliError::Input)?;
+    let pb = progress_bar((cfg.warmup_epochs + cfg.iterations) as u64, "dl2 train");
+    pb.set_message("warm-up on DRF");
+    let agreement = t.warmup(|_, _| pb.inc(1)).map_err(CliError::Failure)?;
+    note(&format!(
+        "warm-up: {:.1}% of held-out decisions equal DRF's",
+        agreement * 100.0
+    ));
+    let (r0, j0) = t.evaluate().map_err(CliError::Failure)?;
+    note(&format!(
+        "after warm-up: {r0:.4} reward per slot, average JCT {j0:.0} s on held-out episodes"
+    ));
+    for _ in 0..cfg.iterations {
+        t.rl_iteration().map_err(CliError::Failure)?;
+        if let Some(p) = t.curve.last() {
+            if let (Some(r), Some(j)) = (p.reward_per_slot, p.avg_jct_s) {
+                pb.set_message(format!("reward/slot {r:.4}, avg JCT {j:.0} s"));
+            }
+        }
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let (r1, j1) = t.evaluate().map_err(CliError::Failure)?;
+    note(&format!(
+        "after {} iterations: {r1:.4} reward per slot, average JCT {j1:.0} s on held-out episodes",
+        cfg.iterations
+    ));
+    let mut net = t.policy.clone();
+    net.round_to_f32();
+    let json = net.to_json_with_description(Some(&format!(
+        "DL2 policy trained by `orrery dl2 train --preset {} --seed {}` ({} warm-up epochs, {} iterations, {} jobs per episode)",
+        a.preset, cfg.seed, cfg.warmup_epochs, cfg.iterations, cfg.episode_jobs
+    )));
+    match out {
+        Some(o) => write_file(o, &(json + "\n"))?,
+        None => print_stdout(&(json + "\n"))?,
+    }
+    if let Some(o) = curve_out {
+        write_file(o, &t.curve_csv())?;
+    }
+    Ok(())
+}
+
 fn cmd_link(a: LinkArgs) -> CliResult<()> {
     let mut exp = build_experiment(&a.exp)?;
     if !a.policy.is_empty() {
@@ -1109,6 +1234,7 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
                 fairness: !a.no_fairness,
                 inference: None,
                 preemption: None,
+                ps: None,
             };
             workloads.push((rate, seed, exp));
         }
@@ -1343,6 +1469,7 @@ fn all_policies() -> Vec<Listed> {
         .chain(listed(policy::pollux::policies()))
         .chain(listed(policy::aryl::policies()))
         .chain(listed(policy::pickyman::policies()))
+        .chain(listed(policy::dl2::policies()))
         .collect()
 }
 
@@ -1393,7 +1520,7 @@ fn cmd_policies(a: ListArgs) -> CliResult<()> {
                     ));
                 }
             }
-            s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las.\nFamily `pollux` runs on elastic workloads (a profile of elastic applications, e.g. --preset pollux);\nfamily `aryl` on experiments with an inference pool (--preset aryl); family `pickyman` on\npreemptive experiments, whose preemptions cost an epoch's end, a checkpoint and a reload\n(--preset pickyman).\n");
+            s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las.\nFamily `pollux` runs on elastic workloads (a profile of elastic applications, e.g. --preset pollux);\nfamily `aryl` on experiments with an inference pool (--preset aryl); family `pickyman` on\npreemptive experiments, whose preemptions cost an epoch's end, a checkpoint and a reload\n(--preset pickyman); family `dl2` on parameter-server experiments (a profile of\nparameter-server models, e.g. --preset dl2).\n");
             s
         }
     };

@@ -8,11 +8,14 @@ use crate::policy::{self, PolicyError};
 use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
 use crate::sim::pooled::{PooledConfig, PooledSimulator};
 use crate::sim::preemptive::PreemptiveSimulator;
+use crate::sim::slots::{SlotConfig, SlotSimulator};
 use crate::sim::{RoundReport, SimConfig, SimError, Simulator};
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
 use crate::workload::overhead::{OverheadModel, PreemptionConfig};
+use crate::workload::ps::generate_ps;
 use crate::workload::{
-    generate, presets, Apps, GeneratorConfig, InlineFile, Profile, Trace, WorkloadError,
+    generate, presets, Apps, GeneratorConfig, InlineFile, Profile, PsConfig, PsModels, Trace,
+    WorkloadError,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -117,6 +120,12 @@ pub struct Experiment {
     /// preemptive simulator with PickyMan and its baselines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionConfig>,
+    /// Settings of a parameter-server (DL2) experiment: CPUs per server and the most
+    /// workers and parameter servers per job. Such an experiment is one whose profile is of
+    /// parameter-server models (e.g. the bundled `dl2-models`); it runs in the slot
+    /// simulator with the `dl2` family, with these defaults when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ps: Option<PsConfig>,
 }
 
 /// Where an inference pool's load comes from.
@@ -180,6 +189,18 @@ pub struct Resolved {
     /// The overhead model, when the experiment is preemptive: it then runs in the
     /// preemptive simulator with PickyMan and its baselines.
     pub preemption: Option<OverheadModel>,
+    /// Parameter-server job types and settings, when the profile is one of them: the
+    /// experiment then runs in the slot simulator with the `dl2` family.
+    pub ps: Option<PsSetup>,
+}
+
+/// The parameter-server world of a DL2 experiment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PsSetup {
+    /// The job types.
+    pub models: Arc<PsModels>,
+    /// CPUs per server and per-job caps.
+    pub config: PsConfig,
 }
 
 /// The outcome of one policy's run.
@@ -216,6 +237,21 @@ impl Experiment {
     /// Parse and check every input.
     pub fn resolve(&self) -> Result<Resolved, ExperimentError> {
         let cluster = ClusterSpec::parse(&self.cluster)?;
+        let ps_models = match &self.profile {
+            ProfileSource::Preset { name } => presets::ps_models(name).transpose()?,
+            ProfileSource::Inline { name, text } if PsModels::is_ps_json(text) => {
+                Some(PsModels::from_json(text, name)?)
+            }
+            _ => None,
+        };
+        if let Some(models) = ps_models {
+            return self.resolve_ps(cluster, models);
+        }
+        if self.ps.is_some() {
+            return Err(ExperimentError::Invalid(
+                "ps settings go with a profile of parameter-server models (e.g. the bundled dl2-models)".into(),
+            ));
+        }
         let (profile, apps) = match &self.profile {
             ProfileSource::Preset { name } => match presets::elastic_apps(name) {
                 Some(apps) => (Profile::default(), Some(apps?)),
@@ -360,6 +396,91 @@ impl Experiment {
             apps: apps.map(Arc::new),
             load,
             preemption,
+            ps: None,
+        })
+    }
+
+    /// Resolve a parameter-server (DL2) experiment.
+    fn resolve_ps(
+        &self,
+        cluster: ClusterSpec,
+        models: PsModels,
+    ) -> Result<Resolved, ExperimentError> {
+        let invalid = |m: &str| Err(ExperimentError::Invalid(m.into()));
+        if self.gavel_compat {
+            return invalid(
+                "gavel_compat applies to round-based experiments, not parameter-server ones",
+            );
+        }
+        if self.inference.is_some() || self.preemption.is_some() {
+            return invalid(
+                "a parameter-server experiment has no inference pool and no preemption model",
+            );
+        }
+        if self.policies.is_empty() {
+            return invalid("no policies to run");
+        }
+        let config = self.ps.unwrap_or_default();
+        config.check()?;
+        let mut trace = match &self.workload {
+            WorkloadSource::Preset { name } => presets::trace(name)?,
+            WorkloadSource::Generated(g) => generate_ps(&models, g)?,
+            WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
+        };
+        models.check_trace(&trace)?;
+        for (job, m) in trace.jobs.iter_mut().filter_map(|j| {
+            let k = models.index(&j.job_type)?;
+            Some((j, &models.models[k]))
+        }) {
+            job.epoch_steps.get_or_insert(m.steps_per_epoch());
+        }
+        crate::sim::slots::check_jobs(&cluster, &config, &trace.jobs, &models)?;
+        for p in &self.policies {
+            policy::dl2::build(p).map_err(|e| match e {
+                PolicyError::Unknown(name) => ExperimentError::Invalid(format!(
+                    "policy '{name}' is not one for parameter-server experiments (family dl2: {})",
+                    policy::dl2::policies()
+                        .iter()
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+                e => e.into(),
+            })?;
+        }
+        if let Some((a, b)) = self.window {
+            if a >= b || b > trace.jobs.len() {
+                return Err(ExperimentError::Invalid(format!(
+                    "window {a}:{b} must satisfy start < end <= number of jobs ({})",
+                    trace.jobs.len()
+                )));
+            }
+        }
+        if !(self.round_s.is_finite() && self.round_s >= 1.0) {
+            return invalid("round_s (the slot) must be at least 1 s");
+        }
+        if !(self.restart_cost_s.is_finite() && (0.0..=86_400.0).contains(&self.restart_cost_s)) {
+            return invalid("restart_cost_s must be between 0 and 86,400 s");
+        }
+        let sim = SimConfig {
+            round_len: self.round_s,
+            gavel_compat: false,
+            restart_cost: self.restart_cost_s,
+            seed: self.seed,
+            ..SimConfig::default()
+        };
+        Ok(Resolved {
+            cluster,
+            trace,
+            profile: Profile::default(),
+            sim,
+            apps: None,
+            load: None,
+            preemption: None,
+            ps: Some(PsSetup {
+                models: Arc::new(models),
+                config,
+            }),
         })
     }
 
@@ -369,6 +490,16 @@ impl Experiment {
             ProfileSource::Preset { name } => presets::elastic_apps(name).is_some(),
             ProfileSource::Inline { text, .. } => Apps::is_apps_json(text),
             ProfileSource::Files { .. } => true,
+        }
+    }
+
+    /// Whether the experiment's profile is one of parameter-server models (DL2-style): it
+    /// then runs in the slot simulator.
+    pub fn is_ps(&self) -> bool {
+        match &self.profile {
+            ProfileSource::Preset { name } => presets::PS_PROFILES.iter().any(|b| b.name == name),
+            ProfileSource::Inline { text, .. } => PsModels::is_ps_json(text),
+            ProfileSource::Files { .. } => false,
         }
     }
 }
@@ -431,7 +562,7 @@ impl Resolved {
     /// Whether finish-time fairness (rho) can be computed: it needs the isolated policy,
     /// which exists for round-based experiments only.
     pub fn supports_fairness(&self) -> bool {
-        self.apps.is_none() && self.load.is_none() && self.preemption.is_none()
+        self.apps.is_none() && self.load.is_none() && self.preemption.is_none() && self.ps.is_none()
     }
 
     /// A simulator for one policy.
@@ -464,7 +595,15 @@ impl Resolved {
             progress(report);
             window.is_some_and(|(a, b)| (a..b).all(done))
         };
-        let name = if let Some(model) = &self.preemption {
+        let name = if let Some(ps) = &self.ps {
+            let mut sim = self.slot_simulator(policy_spec, ps)?;
+            while let Some(report) = sim.step_round() {
+                if observe(&report, &|j| sim.job_done(j)) {
+                    break;
+                }
+            }
+            sim.policy_name().to_string()
+        } else if let Some(model) = &self.preemption {
             let mut sim = self.preemptive_simulator(policy_spec, model)?;
             while let Some(report) = sim.step_round() {
                 if observe(&report, &|j| sim.job_done(j)) {
@@ -502,6 +641,39 @@ impl Resolved {
             summary,
             recorder: rec,
         })
+    }
+
+    /// A slot (DL2) simulator for one policy of the `dl2` family.
+    pub fn slot_simulator(
+        &self,
+        policy_spec: &str,
+        ps: &PsSetup,
+    ) -> Result<SlotSimulator, ExperimentError> {
+        let p = policy::dl2::build(policy_spec)?;
+        self.slot_simulator_with(p, ps)
+    }
+
+    /// A slot (DL2) simulator running `policy` (one built outside the registry, such as a
+    /// policy being trained).
+    pub fn slot_simulator_with(
+        &self,
+        policy: Box<dyn crate::sim::slots::SlotPolicy>,
+        ps: &PsSetup,
+    ) -> Result<SlotSimulator, ExperimentError> {
+        let cfg = SlotConfig {
+            slot_s: self.sim.round_len,
+            restart_s: self.sim.restart_cost,
+            ps: ps.config,
+            seed: self.sim.seed,
+            ..SlotConfig::default()
+        };
+        Ok(SlotSimulator::new(
+            cfg,
+            &self.cluster,
+            self.trace.jobs.clone(),
+            Arc::clone(&ps.models),
+            policy,
+        )?)
     }
 
     /// A preemptive (PickyMan) simulator for one policy.

@@ -619,6 +619,38 @@ fn pickyman_preset_prints_one_summary_per_policy() {
 }
 
 #[test]
+fn dl2_preset_prints_one_summary_per_policy() {
+    let out = json(&ok(&["compare", "--preset", "dl2", "--format", "json"]));
+    let arr = out.as_array().expect("an array of summaries");
+    let names: Vec<&str> = arr.iter().map(|s| s["policy"].as_str().unwrap()).collect();
+    assert_eq!(names, ["drf", "fifo", "srtf", "optimus"]);
+    for s in arr {
+        assert_eq!(s["num_jobs"], 320);
+        assert_eq!(s["unfinished"], 0);
+        assert!(s["avg_jct_s"].as_f64().unwrap() > 0.0);
+        assert!(s["max_rho"].is_null(), "no rho for parameter-server runs");
+        let ps = &s["ps"];
+        assert!(ps["avg_workers"].as_f64().unwrap() >= 1.0);
+        assert!(ps["avg_ps"].as_f64().unwrap() >= 1.0);
+        assert!((ps["total_reward"].as_f64().unwrap() - 320.0).abs() < 1e-6);
+        assert!(ps["cpu_utilization"].as_f64().unwrap() > 0.0);
+    }
+    // One policy of the family with a parameter, and a policy of another family refused.
+    let one = json(&ok(&[
+        "run",
+        "--preset",
+        "dl2",
+        "--policy",
+        "fifo[min_gain=0.2]",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(one["policy"], "fifo[min_gain=0.2]");
+    let err = bad(&["run", "--preset", "dl2", "--policy", "las"]);
+    assert!(err.contains("family dl2"), "{err}");
+}
+
+#[test]
 fn elastic_workloads_generate_and_run() {
     let w = Temp::new("pollux-workload", "csv");
     ok(&[

@@ -149,6 +149,38 @@ pub struct Recorder {
     /// Preemptive runs: every suspension.
     #[serde(default)]
     pub preemption: SuspensionLog,
+    /// Slot (DL2) runs: rewards, policy actions and task-seconds.
+    #[serde(default)]
+    pub ps: PsRecord,
+}
+
+/// What a slot (DL2) run recorded, summed over its slots.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct PsRecord {
+    /// Slots simulated.
+    pub slots: u64,
+    /// Reward of every slot, in order.
+    pub rewards: Vec<f64>,
+    /// Policy actions applied.
+    pub actions: u64,
+    /// Policy actions that could not be applied.
+    pub invalid_actions: u64,
+    /// Changes of a job's workers or parameter servers.
+    pub reallocations: u64,
+    /// Most workers any job held.
+    pub max_workers: u32,
+    /// Most parameter servers any job held.
+    pub max_ps: u32,
+    /// Workers x seconds of jobs that trained.
+    pub worker_s: f64,
+    /// Parameter servers x seconds of jobs that trained.
+    pub ps_s: f64,
+    /// Seconds jobs trained.
+    pub job_s: f64,
+    /// CPUs held by training jobs x slot seconds.
+    pub busy_cpu_s: f64,
+    /// CPUs of the cluster x slot seconds.
+    pub total_cpu_s: f64,
 }
 
 /// The inference pool of a pooled (Aryl) run.
@@ -200,6 +232,7 @@ impl Recorder {
             policy_failures: 0,
             pool: PoolRecord::default(),
             preemption: SuspensionLog::default(),
+            ps: PsRecord::default(),
         }
     }
 
@@ -324,6 +357,36 @@ impl Recorder {
                 demand: *demand,
                 loaned: *loaned,
             }),
+            SimEvent::PsAllocated { workers, ps: p, .. } => {
+                let r = &mut self.ps;
+                r.reallocations += 1;
+                r.max_workers = r.max_workers.max(*workers);
+                r.max_ps = r.max_ps.max(*p);
+            }
+            SimEvent::SlotEnded {
+                start,
+                end,
+                reward,
+                actions,
+                invalid_actions,
+                busy_cpus,
+                total_cpus,
+                worker_s,
+                ps_s,
+                job_s,
+            } => {
+                let r = &mut self.ps;
+                let span = (end - start).max(0.0);
+                r.slots += 1;
+                r.rewards.push(*reward);
+                r.actions += u64::from(*actions);
+                r.invalid_actions += u64::from(*invalid_actions);
+                r.worker_s += worker_s;
+                r.ps_s += ps_s;
+                r.job_s += job_s;
+                r.busy_cpu_s += f64::from(*busy_cpus) * span;
+                r.total_cpu_s += f64::from(*total_cpus) * span;
+            }
             SimEvent::Admitted { .. } | SimEvent::Decided { .. } => {}
         }
     }
@@ -544,7 +607,35 @@ impl Recorder {
             elastic: self.elastic_figures(&measured),
             pool: self.pool_figures(cluster),
             preemption: self.preemption_figures(&measured),
+            ps: self.ps_figures(),
         }
+    }
+
+    /// Figures of a slot (DL2) run, None for other runs.
+    fn ps_figures(&self) -> Option<PsFigures> {
+        let r = &self.ps;
+        if r.slots == 0 {
+            return None;
+        }
+        let total_reward: f64 = r.rewards.iter().sum();
+        let per_job = |x: f64| if r.job_s > 0.0 { x / r.job_s } else { 0.0 };
+        Some(PsFigures {
+            slots: r.slots,
+            total_reward,
+            avg_reward: total_reward / r.slots as f64,
+            avg_workers: per_job(r.worker_s),
+            avg_ps: per_job(r.ps_s),
+            max_workers: r.max_workers,
+            max_ps: r.max_ps,
+            cpu_utilization: if r.total_cpu_s > 0.0 {
+                r.busy_cpu_s / r.total_cpu_s
+            } else {
+                0.0
+            },
+            actions: r.actions,
+            invalid_actions: r.invalid_actions,
+            reallocations: r.reallocations,
+        })
     }
 
     /// Pool figures, None when the run had no inference pool.
@@ -709,6 +800,37 @@ pub struct Summary {
     /// Preemptive runs only: suspensions, their costs and the policy's predictions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionFigures>,
+    /// Slot (DL2) runs only: workers, parameter servers, rewards and policy actions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ps: Option<PsFigures>,
+}
+
+/// The figures of a slot (DL2) run of parameter-server jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PsFigures {
+    /// Slots simulated.
+    pub slots: u64,
+    /// DL2's reward summed over the slots: the fraction of their work jobs did, summed (it
+    /// equals the number of jobs that finished, plus the fractions of the others).
+    pub total_reward: f64,
+    /// Reward per slot.
+    pub avg_reward: f64,
+    /// Average workers of a training job (time-weighted).
+    pub avg_workers: f64,
+    /// Average parameter servers of a training job (time-weighted).
+    pub avg_ps: f64,
+    /// Most workers any job held.
+    pub max_workers: u32,
+    /// Most parameter servers any job held.
+    pub max_ps: u32,
+    /// Share of the cluster's CPU time held by training jobs.
+    pub cpu_utilization: f64,
+    /// Policy actions applied (beyond the first worker and parameter server of each job).
+    pub actions: u64,
+    /// Policy actions that could not be applied.
+    pub invalid_actions: u64,
+    /// Changes of a job's workers or parameter servers from one slot to the next.
+    pub reallocations: u64,
 }
 
 /// The suspensions of a preemptive run.
@@ -872,6 +994,10 @@ pub fn summaries_csv(summaries: &[Summary]) -> String {
             "time_lost_s",
             "suspensions",
             "avg_first_wait_s",
+            "avg_workers",
+            "avg_ps",
+            "total_reward",
+            "cpu_utilization",
         ]
         .map(String::from),
     );
@@ -913,6 +1039,10 @@ pub fn summaries_csv(summaries: &[Summary]) -> String {
                 .map(|p| p.suspensions.to_string())
                 .unwrap_or_default(),
             csv_opt(s.preemption.map(|p| p.avg_first_wait_s)),
+            csv_opt(s.ps.map(|p| p.avg_workers)),
+            csv_opt(s.ps.map(|p| p.avg_ps)),
+            csv_opt(s.ps.map(|p| p.total_reward)),
+            csv_opt(s.ps.map(|p| p.cpu_utilization)),
         ]);
         out.push_str(&row.join(","));
         out.push('\n');

@@ -3,6 +3,7 @@
 
 pub mod aryl;
 pub mod classic;
+pub mod dl2;
 pub mod gavel;
 pub mod pickyman;
 pub mod pollux;

@@ -151,6 +151,41 @@ pub enum SimEvent {
         /// Predicted seconds of training on its GPUs, without overheads.
         duration_s: f64,
     },
+    /// A parameter-server job's workers or parameter servers changed from the previous
+    /// slot's (slot simulations; reported at the start of the slot).
+    PsAllocated {
+        /// The job.
+        job: JobId,
+        /// Time (s).
+        time: f64,
+        /// Workers.
+        workers: u32,
+        /// Parameter servers.
+        ps: u32,
+    },
+    /// A slot of the slot simulator ended (after its `RoundEnded`).
+    SlotEnded {
+        /// Slot start (s).
+        start: f64,
+        /// Slot end (s).
+        end: f64,
+        /// DL2's reward: the sum over jobs of the fraction of their work done in the slot.
+        reward: f64,
+        /// Actions of the policy applied.
+        actions: u32,
+        /// Actions of the policy that could not be applied.
+        invalid_actions: u32,
+        /// CPUs held by jobs that trained.
+        busy_cpus: u32,
+        /// CPUs of the cluster.
+        total_cpus: u32,
+        /// Workers times seconds held, summed over jobs that trained.
+        worker_s: f64,
+        /// Parameter servers times seconds held, summed over jobs that trained.
+        ps_s: f64,
+        /// Seconds jobs trained (including restart delays), summed.
+        job_s: f64,
+    },
     /// A round ended.
     RoundEnded {
         /// Round number (0-based).

@@ -17,6 +17,7 @@ pub mod events;
 pub mod placement;
 pub mod pooled;
 pub mod preemptive;
+pub mod slots;
 
 pub use events::SimEvent;
 

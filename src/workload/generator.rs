@@ -46,7 +46,7 @@ fn is_one(v: &f64) -> bool {
 
 impl GeneratorConfig {
     /// Check the job count and the arrival rate, naming the offending field.
-    fn check(&self, name: &str) -> Result<(), WorkloadError> {
+    pub(crate) fn check(&self, name: &str) -> Result<(), WorkloadError> {
         if self.num_jobs == 0 || self.num_jobs > 1_000_000 {
             return Err(WorkloadError::field(
                 name,

@@ -14,11 +14,13 @@ pub mod overhead;
 pub mod pai;
 pub mod presets;
 pub mod profile;
+pub mod ps;
 pub mod trace;
 
 pub use elastic::{Apps, ElasticApp, InlineFile};
 pub use generator::{generate, GeneratorConfig};
 pub use profile::{JobTypeProfile, Profile};
+pub use ps::{PsConfig, PsModels};
 pub use trace::Trace;
 
 use thiserror::Error;

@@ -39,6 +39,20 @@ pub fn elastic_apps(name: &str) -> Option<Result<super::Apps, WorkloadError>> {
     Some(super::Apps::from_json(b.text, b.file))
 }
 
+/// Bundled parameter-server model profiles (DL2-style).
+pub const PS_PROFILES: &[Bundled] = &[Bundled {
+    name: "dl2-models",
+    description: "Eight parameter-server job types (ResNet-50, VGG-16, Inception-BN, GoogLeNet, ResNeXt-110, DSSM, Seq2Seq, DeepSpeech-like CTC) with an analytic speed in workers and parameter servers; Orrery's own estimates from published figures",
+    file: "dl2_models.json",
+    text: include_str!("../../traces/dl2_models.json"),
+}];
+
+/// A bundled parameter-server profile by name (None if no such profile).
+pub fn ps_models(name: &str) -> Option<Result<super::PsModels, WorkloadError>> {
+    let b = PS_PROFILES.iter().find(|b| b.name == name)?;
+    Some(super::PsModels::from_json(b.text, b.file))
+}
+
 /// Bundled traces.
 pub const TRACES: &[Bundled] = &[Bundled {
     name: "default",
@@ -116,6 +130,7 @@ pub fn default_experiment() -> Experiment {
         fairness: true,
         inference: None,
         preemption: None,
+        ps: None,
     }
 }
 
@@ -211,6 +226,38 @@ pub fn pickyman_experiment() -> Experiment {
     }
 }
 
+/// DL2's setting: 320 parameter-server jobs of eight model types arriving over 20 hours on
+/// eight servers of 8 GPUs and 48 CPUs, scheduled in DL2's 20-minute slots by the
+/// heuristics DL2 is compared with.
+pub fn dl2_experiment() -> Experiment {
+    Experiment {
+        cluster: "gpu:64/8".into(),
+        workload: WorkloadSource::Generated(super::GeneratorConfig {
+            num_jobs: 320,
+            jobs_per_hour: 16.0,
+            multi_gpu: false,
+            priority_weights: false,
+            elastic_fraction: 0.0,
+            duration_scale: 1.0,
+            seed: 1,
+        }),
+        profile: ProfileSource::Preset {
+            name: "dl2-models".into(),
+        },
+        policies: ["drf", "fifo", "srtf", "optimus"]
+            .map(String::from)
+            .to_vec(),
+        round_s: 1200.0,
+        restart_cost_s: 10.0,
+        fairness: false,
+        ps: Some(super::PsConfig {
+            cpus_per_server: 48,
+            ..super::PsConfig::default()
+        }),
+        ..default_experiment()
+    }
+}
+
 /// Bundled scenarios.
 pub const SCENARIOS: &[Scenario] = &[
     Scenario {
@@ -247,6 +294,11 @@ pub const SCENARIOS: &[Scenario] = &[
         name: "pickyman",
         description: "PickyMan: 400 short jobs (Gavel's durations / 10) at 20 per hour on 32 V100s, preemption costing the rest of an epoch, a checkpoint and a reload; PickyMan against itself blind to the cost, preemptive SRTF and LAS, and FIFO",
         build: pickyman_experiment,
+    },
+    Scenario {
+        name: "dl2",
+        description: "DL2's world: 320 parameter-server jobs of eight model types at 16 per hour on 8 servers of 8 GPUs and 48 CPUs, 20-minute slots; DRF, FIFO, SRTF and Optimus",
+        build: dl2_experiment,
     },
 ];
 

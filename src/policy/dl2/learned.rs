@@ -1,0 +1,182 @@
+//! DL2's neural policy: an MLP over a window of jobs' states with a softmax over the
+//! window's actions (a worker, a parameter server or both for each job, or stop).
+//!
+//! The input is the first `window` active jobs in arrival order, each encoded as its job
+//! type one-hot, then `ln(1 + slots since arrival) / 4`, the fraction of its work left, its
+//! dominant share, and its workers and parameter servers over the per-job caps; empty window
+//! positions are zeros. Actions that cannot be applied are masked out. Running a trained
+//! network, the policy takes the most probable action; while training, it samples from the
+//! probabilities and, with probability `explore`, explores job by job (a job of the window
+//! drawn uniformly among those with a valid action, then one of its valid actions).
+
+use super::super::registry::Params;
+use super::super::{ParamInfo, PolicyError};
+use crate::nn::{greedy_action, masked_softmax, sample_action, Cache, Mlp};
+use crate::rng::Rng;
+use crate::sim::slots::{SlotAction, SlotPolicy, SlotView, ACTIONS_PER_JOB};
+
+/// Numbers per job of the encoding besides the job type's one-hot.
+pub const JOB_NUMBERS: usize = 5;
+
+/// The bundled network, trained by `orrery dl2 train` with its defaults.
+pub const BUNDLED_WEIGHTS: &str = include_str!("../../../traces/dl2_weights.json");
+
+/// DL2's parameters.
+pub const PARAMS: &[ParamInfo] = &[ParamInfo {
+    name: "sample",
+    default: "false",
+    help:
+        "draw actions from the policy's probabilities (seeded) instead of taking the most probable",
+}];
+
+/// The encoded state of the window: `window * (types + JOB_NUMBERS)` numbers.
+pub fn encode(view: &SlotView, window: usize) -> Vec<f64> {
+    let types = view.models.models.len();
+    let per = types + JOB_NUMBERS;
+    let mut out = vec![0.0; window * per];
+    let max_w = f64::from(view.max_workers.max(1));
+    let max_p = f64::from(view.max_ps.max(1));
+    for (k, &id) in view.active.iter().take(window).enumerate() {
+        let Some(j) = view.jobs.get(id) else {
+            continue;
+        };
+        let row = &mut out[k * per..(k + 1) * per];
+        if j.model < types {
+            row[j.model] = 1.0;
+        }
+        let slots = ((view.now - j.arrival) / view.slot_s).max(0.0);
+        row[types] = crate::math::ln_1p(slots) / 4.0;
+        row[types + 1] = j.remaining_fraction();
+        row[types + 2] = view.dominant_share(id).min(1.0);
+        row[types + 3] = f64::from(j.workers) / max_w;
+        row[types + 4] = f64::from(j.ps) / max_p;
+    }
+    out
+}
+
+/// The window a network's shape implies: outputs = 3 x window + 1.
+pub fn window_of(net: &Mlp) -> Option<usize> {
+    let outputs = *net.sizes().last()?;
+    let w = outputs.checked_sub(1)? / ACTIONS_PER_JOB;
+    (w > 0 && w * ACTIONS_PER_JOB + 1 == outputs).then_some(w)
+}
+
+/// Job-aware exploration: a job of the window drawn uniformly among those with a valid
+/// action, then one of its valid actions; None when no job has one.
+pub fn explore(mask: &[bool], window: usize, rng: &mut Rng) -> Option<usize> {
+    let jobs: Vec<usize> = (0..window)
+        .filter(|k| (0..ACTIONS_PER_JOB).any(|a| mask.get(k * ACTIONS_PER_JOB + a) == Some(&true)))
+        .collect();
+    if jobs.is_empty() {
+        return None;
+    }
+    let k = jobs[rng.below(jobs.len() as u64) as usize];
+    let acts: Vec<usize> = (0..ACTIONS_PER_JOB)
+        .map(|a| k * ACTIONS_PER_JOB + a)
+        .filter(|&i| mask.get(i) == Some(&true))
+        .collect();
+    Some(acts[rng.below(acts.len() as u64) as usize])
+}
+
+/// How the policy picks among the network's probabilities.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mode {
+    /// The most probable action.
+    Greedy,
+    /// An action drawn from the probabilities, and job-aware exploration with this
+    /// probability.
+    Sample {
+        /// Probability of exploring instead.
+        explore: f64,
+    },
+}
+
+/// The DL2 policy.
+#[derive(Debug, Clone)]
+pub struct Dl2 {
+    name: String,
+    net: Mlp,
+    window: usize,
+    mode: Mode,
+    cache: Cache,
+}
+
+impl Dl2 {
+    /// The policy of network `net` (its output size fixes the window).
+    pub fn new(name: &str, net: Mlp, mode: Mode) -> Result<Self, String> {
+        let window = window_of(&net).ok_or_else(|| {
+            format!(
+                "a DL2 network has 3 x window + 1 outputs; this one has {}",
+                net.sizes().last().copied().unwrap_or(0)
+            )
+        })?;
+        let cache = Cache::default();
+        Ok(Dl2 {
+            name: name.to_string(),
+            net,
+            window,
+            mode,
+            cache,
+        })
+    }
+
+    /// Build from registry parameters, with the bundled network.
+    pub fn build(p: &Params) -> Result<Box<dyn SlotPolicy>, PolicyError> {
+        let err = |reason: String| PolicyError::Failed {
+            policy: "dl2".into(),
+            reason,
+        };
+        let net = Mlp::from_json(BUNDLED_WEIGHTS).map_err(|e| err(e.to_string()))?;
+        let mode = if p.bool("sample", false)? {
+            Mode::Sample { explore: 0.0 }
+        } else {
+            Mode::Greedy
+        };
+        Ok(Box::new(Dl2::new(p.spec(), net, mode).map_err(err)?))
+    }
+
+    /// The network.
+    pub fn net(&self) -> &Mlp {
+        &self.net
+    }
+
+    /// Jobs in its window.
+    pub fn window(&self) -> usize {
+        self.window
+    }
+
+    /// The action index the policy picks for `state` under `mask`.
+    pub fn pick(&mut self, state: &[f64], mask: &[bool], rng: &mut Rng) -> usize {
+        let stop = self.window * ACTIONS_PER_JOB;
+        if state.len() != self.net.sizes()[0] || mask.len() != stop + 1 {
+            return stop;
+        }
+        if let Mode::Sample { explore: e } = self.mode {
+            if e > 0.0 && rng.uniform() < e {
+                if let Some(a) = explore(mask, self.window, rng) {
+                    return a;
+                }
+            }
+        }
+        let logits = self.net.forward(state, &mut self.cache).to_vec();
+        let probs = masked_softmax(&logits, Some(mask));
+        let a = match self.mode {
+            Mode::Greedy => greedy_action(&probs),
+            Mode::Sample { .. } => sample_action(&probs, rng),
+        };
+        a.unwrap_or(stop)
+    }
+}
+
+impl SlotPolicy for Dl2 {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn act(&mut self, view: &SlotView, rng: &mut Rng) -> SlotAction {
+        let state = encode(view, self.window);
+        let mask = view.action_mask(self.window);
+        let a = self.pick(&state, &mask, rng);
+        view.action_at(self.window, a)
+    }
+}

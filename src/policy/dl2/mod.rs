@@ -1,0 +1,131 @@
+//! DL2's family: policies for the slot simulator ([`crate::sim::slots`]), where
+//! parameter-server jobs get workers and parameter servers one action at a time in every
+//! slot, after each active job got one of each.
+//!
+//! The heuristics DL2 is compared with live here, one per file: [`drf`] (dominant resource
+//! fairness), [`fifo`] (oldest first), [`srtf`] (shortest remaining time first, with the
+//! oracle's remaining time) and [`optimus`] (the largest drop in a job's remaining time).
+//! A policy implements [`SlotPolicy`]: it sees a [`crate::sim::slots::SlotView`] (DL2's
+//! per-job state, the free GPUs and CPUs, which actions fit) and answers one
+//! [`SlotAction`].
+
+pub mod drf;
+pub mod fifo;
+pub mod learned;
+pub mod optimus;
+pub mod srtf;
+pub mod train;
+
+use super::registry::{build_from, ParamInfo, Registered};
+use super::PolicyError;
+use crate::job::JobId;
+use crate::sim::slots::{SlotAction, SlotPolicy, SlotView};
+
+/// A registered slot policy.
+pub type SlotPolicyInfo = Registered<dyn SlotPolicy>;
+
+/// The parameter of the policies that grow one job at a time.
+pub const GAIN_PARAMS: &[ParamInfo] = &[ParamInfo {
+    name: "min_gain",
+    default: "0.05",
+    help: "smallest relative speed-up worth another task for the job being grown",
+}];
+
+/// Policies for parameter-server (slot) experiments, in listing order.
+pub fn policies() -> &'static [SlotPolicyInfo] {
+    const LIST: &[SlotPolicyInfo] = &[
+        Registered::new(
+            "dl2",
+            "dl2",
+            "DL2: a neural network over the first jobs' states picks one action at a time (a worker, a parameter server or both for a job, or stop); warmed up on DRF's decisions, tuned by actor-critic reinforcement learning (the bundled network, trained by orrery dl2 train).",
+            learned::PARAMS,
+            learned::Dl2::build,
+        ),
+        Registered::new(
+            "drf",
+            "dl2",
+            "Dominant resource fairness: each action goes to the job with the smallest dominant share (GPUs or CPUs), as a worker or a parameter server, whichever speeds it up more.",
+            &[],
+            drf::Drf::build,
+        ),
+        Registered::new(
+            "fifo",
+            "dl2",
+            "First in, first out: the oldest job gets workers and parameter servers while each speeds it up by at least min_gain (0.05), then the next.",
+            GAIN_PARAMS,
+            fifo::Fifo::build,
+        ),
+        Registered::new(
+            "srtf",
+            "dl2",
+            "Shortest remaining time first (oracle, at one worker and one parameter server): the shortest job gets tasks while each speeds it up by at least min_gain (0.05), then the next.",
+            GAIN_PARAMS,
+            srtf::Srtf::build,
+        ),
+        Registered::new(
+            "optimus",
+            "dl2",
+            "Optimus: each action is the worker or parameter server that cuts some job's remaining time the most, over all jobs, while any cuts it.",
+            &[],
+            optimus::Optimus::build,
+        ),
+    ];
+    LIST
+}
+
+/// Build a slot policy from its spec.
+pub fn build(spec: &str) -> Result<Box<dyn SlotPolicy>, PolicyError> {
+    build_from(policies(), spec)
+}
+
+/// The action that lets job `id` train at all when it lacks a worker or a parameter
+/// server (None when it has both, or when what it lacks does not fit).
+pub fn completing_action(view: &SlotView, id: JobId) -> Option<SlotAction> {
+    let j = view.jobs.get(id)?;
+    let a = match (j.workers, j.ps) {
+        (0, 0) => SlotAction::AddBoth(id),
+        (0, _) => SlotAction::AddWorker(id),
+        (_, 0) => SlotAction::AddPs(id),
+        _ => return None,
+    };
+    view.can(a).then_some(a)
+}
+
+/// The task that speeds job `id` up the most, with its relative speed-up, if it gains at
+/// least `min_gain`: a worker or a parameter server (a worker on ties), or else both at
+/// once. A job lacking a worker or a parameter server gets what it lacks (an infinite
+/// gain).
+pub fn best_growth(view: &SlotView, id: JobId, min_gain: f64) -> Option<(SlotAction, f64)> {
+    let j = view.jobs.get(id)?;
+    let (w, p) = (j.workers, j.ps);
+    if w == 0 || p == 0 {
+        return completing_action(view, id).map(|a| (a, f64::INFINITY));
+    }
+    let s0 = view.speed(id, w, p);
+    if s0 <= 0.0 {
+        return None;
+    }
+    let gain = |a: SlotAction| {
+        let (dw, dp) = a.adds();
+        view.speed(id, w + dw, p + dp) / s0 - 1.0
+    };
+    let single = [SlotAction::AddWorker(id), SlotAction::AddPs(id)]
+        .into_iter()
+        .filter(|&a| view.can(a))
+        .map(|a| (a, gain(a)))
+        .fold(None, |best: Option<(SlotAction, f64)>, (a, g)| match best {
+            Some((_, bg)) if bg >= g => best,
+            _ => Some((a, g)),
+        });
+    if let Some((a, g)) = single.filter(|&(_, g)| g >= min_gain) {
+        return Some((a, g));
+    }
+    let both = SlotAction::AddBoth(id);
+    if view.can(both) {
+        let g = gain(both);
+        if g >= min_gain {
+            return Some((both, g));
+        }
+    }
+    None
+}

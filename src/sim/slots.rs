@@ -1,0 +1,1017 @@
+//! The slot simulator of DL2: parameter-server jobs on servers of GPUs and CPUs, scheduled
+//! afresh in every time slot by a policy that adds one task at a time.
+//!
+//! Every slot (`round_s`, 1,200 s in the bundled scenario as in DL2):
+//! 1. jobs that arrived by the slot's start join the active set (arrival order);
+//! 2. every allocation is released (DL2 decides each slot from scratch; a job that gets the
+//!    same workers and parameter servers again keeps running without a restart);
+//! 3. every active job, in arrival order, gets one worker and one parameter server if they
+//!    fit (a job that gets neither waits this slot);
+//! 4. the policy is called again and again with a [`SlotView`]; each call answers one
+//!    [`SlotAction`] — a worker, a parameter server or both for one job, or stop. The
+//!    simulator applies valid actions and calls again until the policy stops, no job can
+//!    take another task, or the policy names an action that cannot be applied (which ends
+//!    the slot's decisions and is counted as invalid);
+//! 5. jobs with at least one worker and one parameter server train for the slot at the
+//!    speed of their type's function of (workers, parameter servers); a job whose counts
+//!    differ from the previous slot's (its first start included) spends the restart delay
+//!    first; a job that completes mid-slot finishes at the exact time its work is done.
+//!
+//! A worker takes its type's GPUs and CPUs on one server (the server with the most free
+//! GPUs, then the most free CPUs, then the lowest index); a parameter server takes its CPUs
+//! on one server (the one with the most CPUs to spare beyond what its free GPUs' workers
+//! would need, then the most free CPUs, then the lowest index). Placement does not change a
+//! job's speed.
+//!
+//! The reward of a slot is DL2's: the sum over jobs of the fraction of their total work done
+//! in the slot ([`SlotStep::reward`], also in the [`SimEvent::SlotEnded`] event).
+
+use super::{RoundReport, SimError, SimEvent};
+use crate::cluster::ClusterSpec;
+use crate::job::{JobId, JobSpec};
+use crate::rng::Rng;
+use crate::workload::ps::{PsConfig, PsModel, PsModels};
+use std::sync::Arc;
+
+/// Settings of the slot simulator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotConfig {
+    /// Seconds per slot.
+    pub slot_s: f64,
+    /// Seconds without progress when a job's workers or parameter servers change.
+    pub restart_s: f64,
+    /// CPUs per server and per-job caps.
+    pub ps: PsConfig,
+    /// Experiment seed (the policy's random stream derives from it).
+    pub seed: u64,
+    /// Stop after this many slots even if jobs remain.
+    pub max_slots: u64,
+}
+
+impl Default for SlotConfig {
+    fn default() -> Self {
+        SlotConfig {
+            slot_s: 1200.0,
+            restart_s: 10.0,
+            ps: PsConfig::default(),
+            seed: 0,
+            max_slots: 10_000_000,
+        }
+    }
+}
+
+/// One decision of a slot policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotAction {
+    /// One more worker for the job.
+    AddWorker(JobId),
+    /// One more parameter server for the job.
+    AddPs(JobId),
+    /// One more worker and one more parameter server for the job.
+    AddBoth(JobId),
+    /// No more changes in this slot.
+    Stop,
+}
+
+impl SlotAction {
+    /// The job it concerns (None for [`SlotAction::Stop`]).
+    pub fn job(self) -> Option<JobId> {
+        match self {
+            SlotAction::AddWorker(j) | SlotAction::AddPs(j) | SlotAction::AddBoth(j) => Some(j),
+            SlotAction::Stop => None,
+        }
+    }
+
+    /// Workers and parameter servers it adds.
+    pub fn adds(self) -> (u32, u32) {
+        match self {
+            SlotAction::AddWorker(_) => (1, 0),
+            SlotAction::AddPs(_) => (0, 1),
+            SlotAction::AddBoth(_) => (1, 1),
+            SlotAction::Stop => (0, 0),
+        }
+    }
+}
+
+/// A server's capacity and what is free of it in the current slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotServer {
+    /// GPUs.
+    pub gpus: u32,
+    /// CPUs.
+    pub cpus: u32,
+    /// GPUs not allocated.
+    pub free_gpus: u32,
+    /// CPUs not allocated.
+    pub free_cpus: u32,
+}
+
+/// What the slot simulator knows about a job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotJob {
+    /// Job id.
+    pub id: JobId,
+    /// Index of its type in the profile.
+    pub model: usize,
+    /// Arrival (s).
+    pub arrival: f64,
+    /// Steps to do (single-worker steps).
+    pub total: f64,
+    /// Steps done.
+    pub progress: f64,
+    /// Workers in the current slot.
+    pub workers: u32,
+    /// Parameter servers in the current slot.
+    pub ps: u32,
+    /// Workers in the previous slot.
+    pub prev_workers: u32,
+    /// Parameter servers in the previous slot.
+    pub prev_ps: u32,
+    /// Server of each worker in the current slot.
+    pub worker_servers: Vec<usize>,
+    /// Server of each parameter server in the current slot.
+    pub ps_servers: Vec<usize>,
+    /// Whether it has trained before.
+    pub started: bool,
+    /// Slots it trained in.
+    pub slots_run: u64,
+    /// Completion (s).
+    pub finish: Option<f64>,
+}
+
+impl SlotJob {
+    /// Steps left.
+    pub fn remaining_steps(&self) -> f64 {
+        (self.total - self.progress).max(0.0)
+    }
+
+    /// Share of its work left (1 at arrival, 0 when done).
+    pub fn remaining_fraction(&self) -> f64 {
+        if self.total > 0.0 {
+            self.remaining_steps() / self.total
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether it trains with its current allocation.
+    pub fn trains(&self) -> bool {
+        self.workers >= 1 && self.ps >= 1
+    }
+}
+
+/// Per-job features of DL2's state, in this order: type index, slots since arrival, share of
+/// the work left, dominant resource share, workers, parameter servers.
+pub const STATE_FEATURES: usize = 6;
+
+/// Actions per job in DL2's action layout: worker, parameter server, both.
+pub const ACTIONS_PER_JOB: usize = 3;
+
+/// What a slot policy sees at each call.
+#[derive(Debug)]
+pub struct SlotView<'a> {
+    /// Start of the slot (s).
+    pub now: f64,
+    /// Slot number (0-based).
+    pub slot: u64,
+    /// Seconds per slot.
+    pub slot_s: f64,
+    /// Restart delay (s).
+    pub restart_s: f64,
+    /// GPUs of the cluster.
+    pub total_gpus: u32,
+    /// CPUs of the cluster.
+    pub total_cpus: u32,
+    /// GPUs not allocated in this slot.
+    pub free_gpus: u32,
+    /// CPUs not allocated in this slot.
+    pub free_cpus: u32,
+    /// Most workers one job may hold.
+    pub max_workers: u32,
+    /// Most parameter servers one job may hold.
+    pub max_ps: u32,
+    /// Every job, by id.
+    pub jobs: &'a [SlotJob],
+    /// Active jobs (arrived, unfinished) in arrival order: DL2's window is a prefix of it.
+    pub active: &'a [JobId],
+    /// The servers.
+    pub servers: &'a [SlotServer],
+    /// The job types.
+    pub models: &'a PsModels,
+}
+
+impl SlotView<'_> {
+    /// The type of job `id`.
+    pub fn model(&self, id: JobId) -> Option<&PsModel> {
+        self.models.models.get(self.jobs.get(id)?.model)
+    }
+
+    /// Steps per second of job `id` with `w` workers and `p` parameter servers.
+    pub fn speed(&self, id: JobId, w: u32, p: u32) -> f64 {
+        self.model(id).map_or(0.0, |m| m.speed(w, p))
+    }
+
+    /// Seconds job `id` needs to finish with `w` workers and `p` parameter servers
+    /// (infinite when it cannot train).
+    pub fn remaining_s(&self, id: JobId, w: u32, p: u32) -> f64 {
+        let s = self.speed(id, w, p);
+        match self.jobs.get(id) {
+            Some(j) if s > 0.0 => j.remaining_steps() / s,
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// Dominant resource share of job `id` with `w` workers and `p` parameter servers: the
+    /// larger of its GPUs over the cluster's and its CPUs over the cluster's.
+    pub fn share_with(&self, id: JobId, w: u32, p: u32) -> f64 {
+        let Some(m) = self.model(id) else {
+            return 0.0;
+        };
+        dominant_share(m, w, p, self.total_gpus, self.total_cpus)
+    }
+
+    /// Dominant resource share of job `id` with its current allocation.
+    pub fn dominant_share(&self, id: JobId) -> f64 {
+        self.jobs
+            .get(id)
+            .map_or(0.0, |j| self.share_with(id, j.workers, j.ps))
+    }
+
+    /// Whether `action` can be applied now: its job is active, within the caps, and its
+    /// tasks fit on the servers (Stop always can).
+    pub fn can(&self, action: SlotAction) -> bool {
+        let Some(id) = action.job() else {
+            return true;
+        };
+        let (Some(j), Some(m)) = (self.jobs.get(id), self.model(id)) else {
+            return false;
+        };
+        if j.finish.is_some()
+            || self
+                .active
+                .binary_search_by(|&a| arrival_cmp(self.jobs, a, id))
+                .is_err()
+        {
+            return false;
+        }
+        let (dw, dp) = action.adds();
+        j.workers + dw <= self.max_workers
+            && j.ps + dp <= self.max_ps
+            && plan(self.servers, m, dw == 1, dp == 1).is_some()
+    }
+
+    /// Whether some active job can take another worker or parameter server.
+    pub fn any_action(&self) -> bool {
+        self.active
+            .iter()
+            .any(|&j| self.can(SlotAction::AddWorker(j)) || self.can(SlotAction::AddPs(j)))
+    }
+
+    /// DL2's state features of job `id` (see [`STATE_FEATURES`]), unscaled.
+    pub fn features(&self, id: JobId) -> [f64; STATE_FEATURES] {
+        let Some(j) = self.jobs.get(id) else {
+            return [0.0; STATE_FEATURES];
+        };
+        [
+            j.model as f64,
+            ((self.now - j.arrival) / self.slot_s).max(0.0),
+            j.remaining_fraction(),
+            self.dominant_share(id),
+            f64::from(j.workers),
+            f64::from(j.ps),
+        ]
+    }
+
+    /// The state of the first `window` active jobs (arrival order), `window *
+    /// STATE_FEATURES` numbers, job by job, zero-padded.
+    pub fn state(&self, window: usize) -> Vec<f64> {
+        let mut out = vec![0.0; window * STATE_FEATURES];
+        for (k, &id) in self.active.iter().take(window).enumerate() {
+            out[k * STATE_FEATURES..(k + 1) * STATE_FEATURES].copy_from_slice(&self.features(id));
+        }
+        out
+    }
+
+    /// Number of actions for a window of `window` jobs: three per job (worker, parameter
+    /// server, both) and stop, last.
+    pub fn action_count(window: usize) -> usize {
+        window * ACTIONS_PER_JOB + 1
+    }
+
+    /// The action of index `index` for a window of `window` jobs (Stop for the last index,
+    /// an empty window position or an index out of range).
+    pub fn action_at(&self, window: usize, index: usize) -> SlotAction {
+        let k = index / ACTIONS_PER_JOB;
+        if k >= window {
+            return SlotAction::Stop;
+        }
+        let Some(&id) = self.active.get(k) else {
+            return SlotAction::Stop;
+        };
+        match index % ACTIONS_PER_JOB {
+            0 => SlotAction::AddWorker(id),
+            1 => SlotAction::AddPs(id),
+            _ => SlotAction::AddBoth(id),
+        }
+    }
+
+    /// The index of `action` for a window of `window` jobs (None when its job is not in
+    /// the window).
+    pub fn action_index(&self, window: usize, action: SlotAction) -> Option<usize> {
+        let Some(id) = action.job() else {
+            return Some(window * ACTIONS_PER_JOB);
+        };
+        let k = self.active.iter().take(window).position(|&a| a == id)?;
+        Some(
+            k * ACTIONS_PER_JOB
+                + match action {
+                    SlotAction::AddWorker(_) => 0,
+                    SlotAction::AddPs(_) => 1,
+                    _ => 2,
+                },
+        )
+    }
+
+    /// Which actions of a window of `window` jobs can be applied now (stop always can).
+    pub fn action_mask(&self, window: usize) -> Vec<bool> {
+        (0..Self::action_count(window))
+            .map(|i| {
+                let a = self.action_at(window, i);
+                a == SlotAction::Stop && i == window * ACTIONS_PER_JOB
+                    || a != SlotAction::Stop && self.can(a)
+            })
+            .collect()
+    }
+}
+
+/// Dominant share of `w` workers and `p` parameter servers of type `m`.
+pub fn dominant_share(m: &PsModel, w: u32, p: u32, total_gpus: u32, total_cpus: u32) -> f64 {
+    let gpus = f64::from(w) * f64::from(m.worker_gpus);
+    let cpus = f64::from(w) * f64::from(m.worker_cpus) + f64::from(p) * f64::from(m.ps_cpus);
+    let g = if total_gpus > 0 {
+        gpus / f64::from(total_gpus)
+    } else {
+        0.0
+    };
+    let c = if total_cpus > 0 {
+        cpus / f64::from(total_cpus)
+    } else {
+        0.0
+    };
+    g.max(c)
+}
+
+/// Order of jobs by arrival, then id.
+fn arrival_cmp(jobs: &[SlotJob], a: JobId, b: JobId) -> std::cmp::Ordering {
+    jobs[a].arrival.total_cmp(&jobs[b].arrival).then(a.cmp(&b))
+}
+
+/// Where a new worker (if `worker`) and a new parameter server (if `ps`) of type `m` go:
+/// (worker's server, parameter server's server), None if they do not fit.
+pub fn plan(
+    servers: &[SlotServer],
+    m: &PsModel,
+    worker: bool,
+    ps: bool,
+) -> Option<(Option<usize>, Option<usize>)> {
+    let w = if worker {
+        let best = servers
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.free_gpus >= m.worker_gpus && s.free_cpus >= m.worker_cpus)
+            .max_by(|(i, a), (k, b)| {
+                a.free_gpus
+                    .cmp(&b.free_gpus)
+                    .then(a.free_cpus.cmp(&b.free_cpus))
+                    .then(k.cmp(i))
+            })?;
+        Some(best.0)
+    } else {
+        None
+    };
+    let p = if ps {
+        let free = |i: usize, s: &SlotServer| -> (u32, u32) {
+            if Some(i) == w {
+                (s.free_gpus - m.worker_gpus, s.free_cpus - m.worker_cpus)
+            } else {
+                (s.free_gpus, s.free_cpus)
+            }
+        };
+        let spare = |g: u32, c: u32| i64::from(c) - i64::from(g) * i64::from(m.worker_cpus);
+        let best = servers
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, free(i, s)))
+            .filter(|(_, (_, c))| *c >= m.ps_cpus)
+            .max_by(|(i, (ga, ca)), (k, (gb, cb))| {
+                spare(*ga, *ca)
+                    .cmp(&spare(*gb, *cb))
+                    .then(ca.cmp(cb))
+                    .then(k.cmp(i))
+            })?;
+        Some(best.0)
+    } else {
+        None
+    };
+    Some((w, p))
+}
+
+/// A scheduler for the slot simulator: asked for one action at a time.
+pub trait SlotPolicy {
+    /// Its spec.
+    fn name(&self) -> &str;
+    /// The next action in this slot.
+    fn act(&mut self, view: &SlotView, rng: &mut Rng) -> SlotAction;
+}
+
+/// What one slot did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SlotStep {
+    /// Its events (with the slot's start and end).
+    pub report: RoundReport,
+    /// DL2's reward: the sum over jobs of the fraction of their work done in the slot.
+    pub reward: f64,
+    /// Actions of the policy applied.
+    pub actions: u32,
+    /// Actions of the policy that could not be applied (at most one; it ends the slot's
+    /// decisions).
+    pub invalid_actions: u32,
+    /// Jobs that trained.
+    pub running: usize,
+}
+
+/// Sees every decision of a slot policy (for example to record what a heuristic does, so
+/// that a neural policy can learn to imitate it).
+pub trait SlotObserver {
+    /// The policy answered `action` to `view`; `applied` says whether it could be applied.
+    fn decision(&mut self, view: &SlotView, action: SlotAction, applied: bool) {
+        let _ = (view, action, applied);
+    }
+    /// A slot ended.
+    fn slot_end(&mut self, step: &SlotStep) {
+        let _ = step;
+    }
+}
+
+/// An observer that does nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoObserver;
+
+impl SlotObserver for NoObserver {}
+
+/// One recorded decision: DL2's state of the window and the action's index.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoggedDecision {
+    /// Slot number.
+    pub slot: u64,
+    /// [`SlotView::state`] of the window.
+    pub state: Vec<f64>,
+    /// [`SlotView::action_mask`] of the window.
+    pub mask: Vec<bool>,
+    /// [`SlotView::action_index`] of the action.
+    pub action: usize,
+}
+
+/// Records (state, action) pairs of a policy's applied decisions over a window of jobs,
+/// and the reward of every slot: the supervised warm-up's training data.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DecisionLog {
+    /// Jobs in the window.
+    pub window: usize,
+    /// Applied decisions whose job is in the window (and stops), in order.
+    pub decisions: Vec<LoggedDecision>,
+    /// Applied decisions about jobs beyond the window (not recorded).
+    pub outside_window: u64,
+    /// Reward of each slot.
+    pub rewards: Vec<f64>,
+}
+
+impl DecisionLog {
+    /// An empty log for a window of `window` jobs.
+    pub fn new(window: usize) -> Self {
+        DecisionLog {
+            window,
+            ..Default::default()
+        }
+    }
+}
+
+impl SlotObserver for DecisionLog {
+    fn decision(&mut self, view: &SlotView, action: SlotAction, applied: bool) {
+        if !applied && action != SlotAction::Stop {
+            return;
+        }
+        match view.action_index(self.window, action) {
+            Some(index) => self.decisions.push(LoggedDecision {
+                slot: view.slot,
+                state: view.state(self.window),
+                mask: view.action_mask(self.window),
+                action: index,
+            }),
+            None => self.outside_window += 1,
+        }
+    }
+
+    fn slot_end(&mut self, step: &SlotStep) {
+        self.rewards.push(step.reward);
+    }
+}
+
+/// Check that every job's type is in `models` and that one worker and one parameter
+/// server of it fit on empty servers of the cluster.
+pub fn check_jobs(
+    cluster: &ClusterSpec,
+    ps: &PsConfig,
+    specs: &[JobSpec],
+    models: &PsModels,
+) -> Result<(), SimError> {
+    let servers = servers_of(cluster, ps)?;
+    for (id, s) in specs.iter().enumerate() {
+        let bad = |reason: String| SimError::Job {
+            job: id,
+            job_type: s.job_type.clone(),
+            reason,
+        };
+        let m = models
+            .index(&s.job_type)
+            .map(|k| &models.models[k])
+            .ok_or_else(|| bad("not a model of the parameter-server profile".into()))?;
+        if !(s.total_steps.is_finite() && s.total_steps > 0.0) {
+            return Err(bad(format!(
+                "total steps {} must be positive",
+                s.total_steps
+            )));
+        }
+        if !(s.arrival.is_finite() && s.arrival >= 0.0) {
+            return Err(bad(format!("arrival {} must be non-negative", s.arrival)));
+        }
+        if plan(&servers, m, true, true).is_none() {
+            let first = servers.first().copied().unwrap_or(SlotServer {
+                gpus: 0,
+                cpus: 0,
+                free_gpus: 0,
+                free_cpus: 0,
+            });
+            return Err(bad(format!(
+                "a worker ({} GPU, {} CPUs) and a parameter server ({} CPUs) do not fit on servers of {} GPUs and {} CPUs",
+                m.worker_gpus, m.worker_cpus, m.ps_cpus, first.gpus, first.cpus
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn cfg_err(field: &str, reason: impl Into<String>) -> SimError {
+    SimError::Config {
+        field: field.into(),
+        reason: reason.into(),
+    }
+}
+
+/// The servers of `cluster` (one GPU type in whole servers) with `ps.cpus_per_server` CPUs.
+fn servers_of(cluster: &ClusterSpec, ps: &PsConfig) -> Result<Vec<SlotServer>, SimError> {
+    let [t] = cluster.types.as_slice() else {
+        return Err(cfg_err(
+            "cluster",
+            "parameter-server experiments run on one GPU type in servers (e.g. gpu:64/8)",
+        ));
+    };
+    let per = t.per_server.max(1);
+    if t.count == 0 || t.count % per != 0 {
+        return Err(cfg_err(
+            "cluster",
+            format!(
+                "{} GPUs do not make whole servers of {per} (e.g. gpu:64/8)",
+                t.count
+            ),
+        ));
+    }
+    ps.check().map_err(|e| cfg_err("ps", e.to_string()))?;
+    Ok((0..t.count / per)
+        .map(|_| SlotServer {
+            gpus: per,
+            cpus: ps.cpus_per_server,
+            free_gpus: per,
+            free_cpus: ps.cpus_per_server,
+        })
+        .collect())
+}
+
+/// The slot simulator.
+pub struct SlotSimulator {
+    cfg: SlotConfig,
+    models: Arc<PsModels>,
+    jobs: Vec<SlotJob>,
+    servers: Vec<SlotServer>,
+    policy: Box<dyn SlotPolicy>,
+    order: Vec<JobId>,
+    next_arrival: usize,
+    /// Active jobs in arrival order.
+    active: Vec<JobId>,
+    slot: u64,
+    done: bool,
+    rng: Rng,
+    total_gpus: u32,
+    total_cpus: u32,
+}
+
+impl std::fmt::Debug for SlotSimulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SlotSimulator")
+            .field("policy", &self.policy.name())
+            .field("slot", &self.slot)
+            .finish()
+    }
+}
+
+impl SlotSimulator {
+    /// A simulator of `specs` on `cluster` (one GPU type in whole servers, with the CPUs of
+    /// `cfg.ps`), job types from `models`.
+    pub fn new(
+        cfg: SlotConfig,
+        cluster: &ClusterSpec,
+        specs: Vec<JobSpec>,
+        models: Arc<PsModels>,
+        policy: Box<dyn SlotPolicy>,
+    ) -> Result<Self, SimError> {
+        if !(cfg.slot_s.is_finite() && cfg.slot_s >= 1.0) {
+            return Err(cfg_err("round_s", "a slot must last at least 1 s"));
+        }
+        if !(cfg.restart_s.is_finite() && (0.0..=86_400.0).contains(&cfg.restart_s)) {
+            return Err(cfg_err("restart_cost_s", "between 0 and 86,400 s"));
+        }
+        check_jobs(cluster, &cfg.ps, &specs, &models)?;
+        let servers = servers_of(cluster, &cfg.ps)?;
+        let jobs: Vec<SlotJob> = specs
+            .iter()
+            .enumerate()
+            .map(|(id, s)| SlotJob {
+                id,
+                model: models.index(&s.job_type).unwrap_or(0),
+                arrival: s.arrival,
+                total: s.total_steps,
+                progress: 0.0,
+                workers: 0,
+                ps: 0,
+                prev_workers: 0,
+                prev_ps: 0,
+                worker_servers: Vec::new(),
+                ps_servers: Vec::new(),
+                started: false,
+                slots_run: 0,
+                finish: None,
+            })
+            .collect();
+        let mut order: Vec<JobId> = (0..jobs.len()).collect();
+        order.sort_by(|&a, &b| arrival_cmp(&jobs, a, b));
+        let total_gpus = servers.iter().map(|s| s.gpus).sum();
+        let total_cpus = servers.iter().map(|s| s.cpus).sum();
+        let rng = Rng::for_purpose(cfg.seed, "policy");
+        Ok(SlotSimulator {
+            cfg,
+            models,
+            jobs,
+            servers,
+            policy,
+            order,
+            next_arrival: 0,
+            active: Vec::new(),
+            slot: 0,
+            done: false,
+            rng,
+            total_gpus,
+            total_cpus,
+        })
+    }
+
+    /// Start of the current slot (s).
+    pub fn now(&self) -> f64 {
+        self.slot as f64 * self.cfg.slot_s
+    }
+
+    /// The jobs.
+    pub fn jobs(&self) -> &[SlotJob] {
+        &self.jobs
+    }
+
+    /// The servers (with the allocation of the last slot).
+    pub fn servers(&self) -> &[SlotServer] {
+        &self.servers
+    }
+
+    /// Active jobs in arrival order.
+    pub fn active(&self) -> &[JobId] {
+        &self.active
+    }
+
+    /// The job types.
+    pub fn models(&self) -> &PsModels {
+        &self.models
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SlotConfig {
+        &self.cfg
+    }
+
+    /// The policy's spec.
+    pub fn policy_name(&self) -> &str {
+        self.policy.name()
+    }
+
+    /// Whether job `id` has finished.
+    pub fn job_done(&self, id: JobId) -> bool {
+        self.jobs.get(id).is_some_and(|j| j.finish.is_some())
+    }
+
+    /// Whether the run is over.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Simulate one slot; None once every job is done.
+    pub fn step_round(&mut self) -> Option<RoundReport> {
+        self.step_slot(&mut NoObserver).map(|s| s.report)
+    }
+
+    /// Apply `action` to the current slot's allocation if it can be; returns whether it
+    /// was.
+    fn apply(&mut self, action: SlotAction) -> bool {
+        let Some(id) = action.job() else {
+            return false;
+        };
+        let Some(j) = self.jobs.get(id) else {
+            return false;
+        };
+        let Some(m) = self.models.models.get(j.model) else {
+            return false;
+        };
+        let (dw, dp) = action.adds();
+        if j.finish.is_some()
+            || j.workers + dw > self.cfg.ps.max_workers
+            || j.ps + dp > self.cfg.ps.max_ps
+            || self
+                .active
+                .binary_search_by(|&a| arrival_cmp(&self.jobs, a, id))
+                .is_err()
+        {
+            return false;
+        }
+        let Some((ws, ps)) = plan(&self.servers, m, dw == 1, dp == 1) else {
+            return false;
+        };
+        let (wg, wc, pc) = (m.worker_gpus, m.worker_cpus, m.ps_cpus);
+        let j = &mut self.jobs[id];
+        if let Some(s) = ws {
+            self.servers[s].free_gpus -= wg;
+            self.servers[s].free_cpus -= wc;
+            j.workers += 1;
+            j.worker_servers.push(s);
+        }
+        if let Some(s) = ps {
+            self.servers[s].free_cpus -= pc;
+            j.ps += 1;
+            j.ps_servers.push(s);
+        }
+        true
+    }
+
+    /// The view the policy would get now (between slots: the last slot's allocation).
+    pub fn current_view(&self) -> SlotView<'_> {
+        view_of(
+            &self.cfg,
+            self.slot,
+            (self.total_gpus, self.total_cpus),
+            &self.jobs,
+            &self.active,
+            &self.servers,
+            &self.models,
+        )
+    }
+
+    /// Simulate one slot, telling `observer` about every decision; None once every job is
+    /// done.
+    pub fn step_slot(&mut self, observer: &mut dyn SlotObserver) -> Option<SlotStep> {
+        if self.done {
+            return None;
+        }
+        if self.slot >= self.cfg.max_slots
+            || (self.active.is_empty() && self.next_arrival >= self.order.len())
+        {
+            self.done = true;
+            return None;
+        }
+        let slot_s = self.cfg.slot_s;
+        let start = self.now();
+        let end = start + slot_s;
+        let mut events = Vec::new();
+        // 1. Arrivals.
+        while let Some(&id) = self.order.get(self.next_arrival) {
+            if self.jobs[id].arrival > start {
+                break;
+            }
+            self.next_arrival += 1;
+            self.active.push(id);
+            events.push(SimEvent::Admitted {
+                job: id,
+                time: start,
+            });
+        }
+        // 2. Release every allocation.
+        for s in &mut self.servers {
+            s.free_gpus = s.gpus;
+            s.free_cpus = s.cpus;
+        }
+        for &id in &self.active {
+            let j = &mut self.jobs[id];
+            j.prev_workers = j.workers;
+            j.prev_ps = j.ps;
+            j.workers = 0;
+            j.ps = 0;
+            j.worker_servers.clear();
+            j.ps_servers.clear();
+        }
+        // 3. One worker and one parameter server for every job, in arrival order.
+        for i in 0..self.active.len() {
+            let id = self.active[i];
+            self.apply(SlotAction::AddBoth(id));
+        }
+        // 4. The policy, one action at a time.
+        let (mut actions, mut invalid) = (0u32, 0u32);
+        loop {
+            let (action, valid) = {
+                let view = view_of(
+                    &self.cfg,
+                    self.slot,
+                    (self.total_gpus, self.total_cpus),
+                    &self.jobs,
+                    &self.active,
+                    &self.servers,
+                    &self.models,
+                );
+                if !view.any_action() {
+                    break;
+                }
+                let action = self.policy.act(&view, &mut self.rng);
+                let valid = action != SlotAction::Stop && view.can(action);
+                observer.decision(&view, action, valid);
+                (action, valid)
+            };
+            if action == SlotAction::Stop {
+                break;
+            }
+            if valid && self.apply(action) {
+                actions += 1;
+            } else {
+                invalid += 1;
+                break;
+            }
+        }
+        // 5. Training.
+        let mut reward = 0.0;
+        let (mut busy_gpus, mut busy_cpus, mut running) = (0u32, 0u32, 0usize);
+        let (mut worker_s, mut ps_s, mut job_s) = (0.0, 0.0, 0.0);
+        let delay_s = self.cfg.restart_s.min(slot_s);
+        for &id in &self.active {
+            let j = &mut self.jobs[id];
+            let Some(m) = self.models.models.get(j.model) else {
+                continue;
+            };
+            let changed = (j.workers, j.ps) != (j.prev_workers, j.prev_ps);
+            if changed {
+                events.push(SimEvent::PsAllocated {
+                    job: id,
+                    time: start,
+                    workers: j.workers,
+                    ps: j.ps,
+                });
+            }
+            if !j.trains() {
+                if j.prev_workers >= 1 && j.prev_ps >= 1 {
+                    events.push(SimEvent::Preempted {
+                        job: id,
+                        time: start,
+                    });
+                }
+                continue;
+            }
+            let delay = if changed { delay_s } else { 0.0 };
+            if changed && j.started {
+                events.push(SimEvent::Restarted {
+                    job: id,
+                    time: start,
+                });
+            }
+            let speed = m.speed(j.workers, j.ps);
+            let left = j.remaining_steps();
+            let steps = speed * (slot_s - delay);
+            let (done, used) = if speed > 0.0 && steps >= left {
+                (left, (delay + left / speed).min(slot_s))
+            } else {
+                (steps, slot_s)
+            };
+            j.progress = if done >= left {
+                j.total
+            } else {
+                j.progress + done
+            };
+            j.started = true;
+            j.slots_run += 1;
+            if j.total > 0.0 {
+                reward += done / j.total;
+            }
+            events.push(SimEvent::Ran {
+                job: id,
+                gpu_type: 0,
+                gpus: j.workers * m.worker_gpus,
+                start,
+                end: start + used,
+                busy_s: used,
+                steps: done,
+                overhead_s: delay.min(used),
+            });
+            if j.progress >= j.total {
+                j.finish = Some(start + used);
+                events.push(SimEvent::Finished {
+                    job: id,
+                    time: start + used,
+                });
+            }
+            running += 1;
+            busy_gpus += j.workers * m.worker_gpus;
+            busy_cpus += j.workers * m.worker_cpus + j.ps * m.ps_cpus;
+            worker_s += f64::from(j.workers) * used;
+            ps_s += f64::from(j.ps) * used;
+            job_s += used;
+        }
+        let active_count = self.active.len();
+        let jobs = &self.jobs;
+        self.active.retain(|&j| jobs[j].finish.is_none());
+        events.push(SimEvent::RoundEnded {
+            round: self.slot,
+            start,
+            end,
+            active: active_count,
+            running,
+            busy_gpus: vec![busy_gpus],
+        });
+        events.push(SimEvent::SlotEnded {
+            start,
+            end,
+            reward,
+            actions,
+            invalid_actions: invalid,
+            busy_cpus,
+            total_cpus: self.total_cpus,
+            worker_s,
+            ps_s,
+            job_s,
+        });
+        self.slot += 1;
+        if self.active.is_empty() && self.next_arrival >= self.order.len() {
+            self.done = true;
+        }
+        let step = SlotStep {
+            report: RoundReport {
+                round: self.slot - 1,
+                start,
+                end,
+                events,
+            },
+            reward,
+            actions,
+            invalid_actions: invalid,
+            running,
+        };
+        observer.slot_end(&step);
+        Some(step)
+    }
+}
+
+/// A view over the given parts of a simulator.
+fn view_of<'a>(
+    cfg: &SlotConfig,
+    slot: u64,
+    (total_gpus, total_cpus): (u32, u32),
+    jobs: &'a [SlotJob],
+    active: &'a [JobId],
+    servers: &'a [SlotServer],
+    models: &'a PsModels,
+) -> SlotView<'a> {
+    SlotView {
+        now: slot as f64 * cfg.slot_s,
+        slot,
+        slot_s: cfg.slot_s,
+        restart_s: cfg.restart_s,
+        total_gpus,
+        total_cpus,
+        free_gpus: servers.iter().map(|s| s.free_gpus).sum(),
+        free_cpus: servers.iter().map(|s| s.free_cpus).sum(),
+        max_workers: cfg.ps.max_workers,
+        max_ps: cfg.ps.max_ps,
+        jobs,
+        active,
+        servers,
+        models,
+    }
+}

@@ -1,0 +1,89 @@
+//! DL2's neural policy: the supervised warm-up imitates DRF on held-out slots, training is
+//! reproducible, and the bundled network runs the dl2 scenario to the end.
+
+use orrery::experiment::run;
+use orrery::policy::dl2::train::{TrainConfig, Trainer};
+use orrery::workload::presets;
+
+fn small() -> TrainConfig {
+    TrainConfig {
+        episode_jobs: 40,
+        warmup_episodes: 30,
+        warmup_epochs: 25,
+        iterations: 4,
+        eval_every: 2,
+        eval_episodes: 2,
+        critic_warmup: 1,
+        ..TrainConfig::default()
+    }
+}
+
+#[test]
+fn the_warm_up_imitates_drf_on_held_out_slots() {
+    // The settings of `orrery dl2 train` (the bundled network's warm-up).
+    let mut t = Trainer::new(&presets::dl2_experiment(), TrainConfig::default()).unwrap();
+    let agreement = t.warmup(|_, _| {}).unwrap();
+    println!(
+        "warm-up agreement with DRF on held-out decisions: {:.1}%",
+        agreement * 100.0
+    );
+    assert!(agreement > 0.85, "{agreement}");
+    // The curve has one point per epoch, with falling loss.
+    let warm: Vec<_> = t.curve.iter().filter(|p| p.phase == "warmup").collect();
+    assert_eq!(warm.len(), TrainConfig::default().warmup_epochs);
+    assert!(warm.last().unwrap().loss < 0.5 * warm[0].loss);
+}
+
+#[test]
+fn training_is_reproducible() {
+    let train = |seed: u64| {
+        let mut t = Trainer::new(
+            &presets::dl2_experiment(),
+            TrainConfig {
+                seed,
+                warmup_episodes: 4,
+                warmup_epochs: 3,
+                ..small()
+            },
+        )
+        .unwrap();
+        t.warmup(|_, _| {}).unwrap();
+        for _ in 0..4 {
+            t.rl_iteration().unwrap();
+        }
+        (t.policy.to_json(), t.curve_csv())
+    };
+    let a = train(3);
+    assert_eq!(a, train(3));
+    assert_ne!(a.0, train(4).0);
+}
+
+#[test]
+fn the_bundled_network_runs_the_dl2_scenario() {
+    let mut exp = presets::dl2_experiment();
+    exp.policies = vec!["dl2".into(), "drf".into()];
+    let res = run(&exp).unwrap();
+    for r in &res {
+        println!(
+            "{:8} avg JCT {:8.0} s",
+            r.summary.policy, r.summary.avg_jct_s
+        );
+        assert_eq!(r.summary.unfinished, 0, "{}", r.summary.policy);
+    }
+    // Same seed, same numbers.
+    assert_eq!(run(&exp).unwrap()[0].summary, res[0].summary);
+}
+
+#[test]
+fn bad_training_settings_are_named() {
+    let err = Trainer::new(
+        &presets::dl2_experiment(),
+        TrainConfig {
+            window: 0,
+            ..TrainConfig::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.contains("window"), "{err}");
+    assert!(Trainer::new(&presets::default_experiment(), TrainConfig::default()).is_err());
+}
