@@ -1598,6 +1598,7 @@ impl BenchWorld {
                     rounds_run: 0,
                 })
                 .collect(),
+            colocation: None,
         }
     }
 }

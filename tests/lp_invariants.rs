@@ -72,6 +72,7 @@ proptest! {
                 running_on: None,
                 rounds_run: 0,
             }).collect(),
+            colocation: None,
         };
         let scale: Vec<f64> = jobs.iter().map(|j| f64::from(j.0)).collect();
         let mut failures = 0;

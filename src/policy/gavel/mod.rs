@@ -24,6 +24,7 @@ pub(crate) fn traits(perf: bool) -> PolicyTraits {
         recompute: Recompute::OnJobSetChange,
         shuffle_types: !perf,
         fill_with_zero_priority: true,
+        packing: false,
     }
 }
 
@@ -41,6 +42,7 @@ pub(crate) fn allocation(
     Ok(super::Decision::Allocation(super::Allocation {
         jobs: view.jobs.iter().map(|j| j.id).collect(),
         fractions,
+        ..Default::default()
     }))
 }
 
@@ -100,6 +102,7 @@ pub(crate) mod testing {
         pub time: Vec<Vec<f64>>,
         pub remaining: Vec<f64>,
         pub since: Vec<f64>,
+        pub colocation: Option<crate::workload::Colocation>,
     }
 
     impl World {
@@ -115,6 +118,7 @@ pub(crate) mod testing {
                 time: vec![vec![0.0; n]; jobs.len()],
                 remaining: vec![1000.0; jobs.len()],
                 since: vec![0.0; jobs.len()],
+                colocation: None,
                 cluster,
             }
         }
@@ -137,7 +141,18 @@ pub(crate) mod testing {
                         rounds_run: 0,
                     })
                     .collect(),
+                colocation: self.colocation.as_ref(),
             }
+        }
+
+        /// Give pairs of jobs colocated throughputs: `(a, b, [(a's, b's) per type])`.
+        pub fn with_pairs(mut self, pairs: &[(usize, usize, &[(f64, f64)])]) -> Self {
+            self.colocation = Some(crate::workload::Colocation::from_rates(
+                self.cluster.num_types(),
+                self.specs.len(),
+                pairs.iter().map(|(a, b, r)| ((*a, *b), r.to_vec())),
+            ));
+            self
         }
     }
 }
