@@ -526,7 +526,10 @@ impl Simulator {
             for &j in &self.active {
                 *by_scale.entry(self.specs[j].scale_factor).or_default() += 1;
             }
-            let pairs: u64 = by_scale.values().map(|&k| k * k.saturating_sub(1) / 2).sum();
+            let pairs: u64 = by_scale
+                .values()
+                .map(|&k| k * k.saturating_sub(1) / 2)
+                .sum();
             for w in &mut self.mech.worker_time {
                 *w += half * pairs as f64;
             }
@@ -904,7 +907,9 @@ impl Simulator {
         // Which jobs run where.
         let decision = self.mech.last_decision.take();
         let single = |v: Vec<(JobId, TypeIdx, u32, bool)>| -> Vec<Pick> {
-            v.into_iter().map(|(j, t, s, r)| (j, None, t, s, r)).collect()
+            v.into_iter()
+                .map(|(j, t, s, r)| (j, None, t, s, r))
+                .collect()
         };
         let picks = match &decision {
             Some(Decision::Order(order)) => single(self.select_from_order(order)),

@@ -6,14 +6,22 @@
 //! job, `sum_type x[j][type] <= 1`. LPs are solved with Clarabel (an interior-point method,
 //! pure Rust, through good_lp): like Gavel's ECOS it ends near the centre of the optimal face
 //! when the optimum is not unique, which is what makes Orrery's rounds match Gavel's.
+//!
+//! The `_packed` policies add space sharing: rows for pairs of jobs that share the same GPUs
+//! at their colocated throughputs (see [`packed`]).
 
 pub mod fifo;
+pub mod fifo_packed;
 pub mod finish_time_fairness;
+pub mod finish_time_fairness_packed;
 pub mod isolated;
 pub mod lp;
 pub mod max_min_fairness;
+pub mod max_min_fairness_packed;
 pub mod max_sum_throughput;
 pub mod min_total_duration;
+pub mod min_total_duration_packed;
+pub mod packed;
 
 use super::{PolicyTraits, PolicyView, Recompute};
 
