@@ -1694,6 +1694,104 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         ));
     }
 
+    // (a') One max_min_fairness_packed LP solve (space sharing): every pair of single-GPU
+    // jobs that can share GPUs is a row (Gavel's simulator takes 49 s at 512 jobs). Gavel's
+    // throughputs with their colocated pairs when the reference folder is there, else the
+    // bundled profile with seeded synthetic pair throughputs.
+    if on("lp packed") {
+        use orrery::policy::gavel::max_min_fairness_packed::MaxMinFairnessPacked;
+        use orrery::policy::gavel::packed::Layout;
+        use orrery::workload::profile::ColocatedEntry;
+        use orrery::workload::Colocation;
+        let (pair_profile, pair_source) = match reference_dir(a.reference.as_deref())? {
+            Some(d) => {
+                let f = d.join("simulation_throughputs.json");
+                let text = read_file(&f, "profile")?;
+                let p = Profile::parse(&text, &f.display().to_string())
+                    .map_err(|e| CliError::Input(e.to_string()))?;
+                (p, format!("Gavel's {}", f.display()))
+            }
+            None => {
+                let mut p = profile.clone();
+                let mut rng = orrery::rng::Rng::new(0);
+                let names = p.job_type_names();
+                for x in &names {
+                    for y in &names {
+                        for g in p.gpu_types() {
+                            let (Some(tx), Some(ty)) =
+                                (p.throughput(x, 1, &g), p.throughput(y, 1, &g))
+                            else {
+                                continue;
+                            };
+                            let entry = ColocatedEntry {
+                                scale: 1,
+                                with: y.clone(),
+                                with_scale: 1,
+                                gpu: g,
+                                this: tx * rng.range(0.3, 1.0),
+                                other: ty * rng.range(0.3, 1.0),
+                            };
+                            if let Some(jt) = p.job_types.get_mut(x) {
+                                jt.colocated.push(entry);
+                            }
+                        }
+                    }
+                }
+                (
+                    p,
+                    format!(
+                        "{profile_name} with seeded synthetic pair throughputs (0.3-1x isolated)"
+                    ),
+                )
+            }
+        };
+        for (n, partners, target) in [
+            (128usize, 0usize, None),
+            (512, 0, Some(1.0)),
+            (512, 16, None),
+        ] {
+            progress(&format!("packed LP at {n} jobs, partners {partners}"));
+            let cluster = scaled_cluster(n)?;
+            let trace = gen_jobs(&pair_profile, &cluster, n, 0.0)?;
+            let world = BenchWorld::new(cluster.clone(), trace.jobs, &pair_profile);
+            let col = Colocation::new(&pair_profile, &cluster, &world.specs);
+            let mut view = world.view();
+            view.colocation = Some(&col);
+            let reps = match (a.quick, n >= 512) {
+                (true, _) => 1,
+                (false, true) => 3,
+                (false, false) => 5,
+            };
+            let mut times = Vec::with_capacity(reps);
+            let mut lp_rows = 0;
+            for _ in 0..reps {
+                let (t, res) = time_it(|| {
+                    let layout = Layout::new(&view, partners);
+                    lp_rows = layout.rows();
+                    MaxMinFairnessPacked::solve(&view, &layout)
+                });
+                res.map_err(|e| CliError::Failure(format!("packed LP at {n} jobs failed: {e}")))?;
+                times.push(t);
+            }
+            rows.push(BenchRow::new(
+                format!(
+                    "LP max_min_fairness_packed, {n} jobs{}",
+                    if partners > 0 {
+                        format!(", partners={partners}")
+                    } else {
+                        String::new()
+                    }
+                ),
+                format!(
+                    "{n} single-GPU jobs ({pair_source}, seed 0) on {}; {lp_rows} rows",
+                    cluster_label(&cluster)
+                ),
+                times,
+                target,
+            ));
+        }
+    }
+
     // (b) The mechanism per round at 2048 active jobs. Jobs are made long enough that none
     // finishes, so after the first round (the LP solve) the allocation is not recomputed and
     // a round is the mechanism alone; rounds where the policy decided are left out.
