@@ -1699,8 +1699,6 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
     // throughputs with their colocated pairs when the reference folder is there, else the
     // bundled profile with seeded synthetic pair throughputs.
     if on("lp packed") {
-        use orrery::policy::gavel::max_min_fairness_packed::MaxMinFairnessPacked;
-        use orrery::policy::gavel::packed::Layout;
         use orrery::workload::profile::ColocatedEntry;
         use orrery::workload::Colocation;
         let (pair_profile, pair_source) = match reference_dir(a.reference.as_deref())? {
@@ -1712,27 +1710,37 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                 (p, format!("Gavel's {}", f.display()))
             }
             None => {
+                // Each pair of types shares at 0.3-1x its isolated rates, the same factor
+                // for both of two jobs of one type.
                 let mut p = profile.clone();
                 let mut rng = orrery::rng::Rng::new(0);
                 let names = p.job_type_names();
-                for x in &names {
-                    for y in &names {
+                for (i, x) in names.iter().enumerate() {
+                    for y in &names[i..] {
                         for g in p.gpu_types() {
                             let (Some(tx), Some(ty)) =
                                 (p.throughput(x, 1, &g), p.throughput(y, 1, &g))
                             else {
                                 continue;
                             };
-                            let entry = ColocatedEntry {
-                                scale: 1,
-                                with: y.clone(),
-                                with_scale: 1,
-                                gpu: g,
-                                this: tx * rng.range(0.3, 1.0),
-                                other: ty * rng.range(0.3, 1.0),
-                            };
-                            if let Some(jt) = p.job_types.get_mut(x) {
-                                jt.colocated.push(entry);
+                            let fx = rng.range(0.3, 1.0);
+                            let fy = if x == y { fx } else { rng.range(0.3, 1.0) };
+                            for (a, b, ta, tb) in
+                                [(x, y, tx * fx, ty * fy), (y, x, ty * fy, tx * fx)]
+                            {
+                                if let Some(jt) = p.job_types.get_mut(a) {
+                                    jt.colocated.push(ColocatedEntry {
+                                        scale: 1,
+                                        with: b.clone(),
+                                        with_scale: 1,
+                                        gpu: g.clone(),
+                                        this: ta,
+                                        other: tb,
+                                    });
+                                }
+                                if x == y {
+                                    break;
+                                }
                             }
                         }
                     }
@@ -1745,46 +1753,60 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                 )
             }
         };
-        for (n, partners, target) in [
-            (128usize, 0usize, None),
-            (512, 0, Some(1.0)),
-            (512, 16, None),
+        // The policy as registered (solved over classes of interchangeable jobs), then one
+        // row per job and pair as Gavel's LP has it.
+        for (n, spec, target) in [
+            (128usize, "max_min_fairness_packed", None),
+            (512, "max_min_fairness_packed", Some(1.0)),
+            (128, "max_min_fairness_packed[by_class=false]", None),
+            (512, "max_min_fairness_packed[by_class=false]", None),
         ] {
-            progress(&format!("packed LP at {n} jobs, partners {partners}"));
+            progress(&format!("packed LP at {n} jobs, {spec}"));
             let cluster = scaled_cluster(n)?;
             let trace = gen_jobs(&pair_profile, &cluster, n, 0.0)?;
             let world = BenchWorld::new(cluster.clone(), trace.jobs, &pair_profile);
             let col = Colocation::new(&pair_profile, &cluster, &world.specs);
             let mut view = world.view();
             view.colocation = Some(&col);
-            let reps = match (a.quick, n >= 512) {
-                (true, _) => 1,
-                (false, true) => 3,
-                (false, false) => 5,
+            let per_job = spec.contains("by_class=false");
+            let reps = match (a.quick, n >= 512, per_job) {
+                (true, _, _) | (false, true, true) => 1,
+                (false, true, false) => 5,
+                (false, false, _) => 7,
             };
             let mut times = Vec::with_capacity(reps);
-            let mut lp_rows = 0;
+            let mut pairs = 0;
             for _ in 0..reps {
-                let (t, res) = time_it(|| {
-                    let layout = Layout::new(&view, partners);
-                    lp_rows = layout.rows();
-                    MaxMinFairnessPacked::solve(&view, &layout)
-                });
-                res.map_err(|e| CliError::Failure(format!("packed LP at {n} jobs failed: {e}")))?;
+                let mut pol = policy::build(spec).map_err(|e| CliError::Failure(e.to_string()))?;
+                let (t, res) = time_it(|| pol.decide(&view, &mut orrery::rng::Rng::new(0)));
+                match res {
+                    Ok(orrery::policy::Decision::Allocation(alloc)) => pairs = alloc.pairs.len(),
+                    Ok(_) => return Err(CliError::Failure(format!("{spec} gave no allocation"))),
+                    Err(e) => {
+                        return Err(CliError::Failure(format!(
+                            "packed LP at {n} jobs failed: {e}"
+                        )))
+                    }
+                }
                 times.push(t);
             }
             rows.push(BenchRow::new(
                 format!(
                     "LP max_min_fairness_packed, {n} jobs{}",
-                    if partners > 0 {
-                        format!(", partners={partners}")
+                    if per_job {
+                        ", one row per job and pair"
                     } else {
-                        String::new()
+                        ""
                     }
                 ),
                 format!(
-                    "{n} single-GPU jobs ({pair_source}, seed 0) on {}; {lp_rows} rows",
-                    cluster_label(&cluster)
+                    "{n} single-GPU jobs ({pair_source}, seed 0) on {}; {pairs} pairs; {}",
+                    cluster_label(&cluster),
+                    if per_job {
+                        "by_class=false"
+                    } else {
+                        "solved over classes of jobs"
+                    }
                 ),
                 times,
                 target,

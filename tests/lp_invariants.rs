@@ -199,8 +199,9 @@ proptest! {
     }
 }
 
-const PACKED_POLICIES: [&str; 5] = [
+const PACKED_POLICIES: [&str; 6] = [
     "max_min_fairness_packed",
+    "max_min_fairness_packed[by_class=false]",
     "max_min_fairness_packed[partners=2]",
     "finish_time_fairness_packed",
     "min_total_duration_packed",

@@ -216,7 +216,7 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| Ok(Box::new(gavel::fifo::GavelFifo::new(p.spec(), false)))),
         entry!("fifo_perf", "gavel", "Gavel's FIFO_Perf: jobs in arrival order each get the fastest GPU type with room.", NO_PARAMS,
             |p| Ok(Box::new(gavel::fifo::GavelFifo::new(p.spec(), true)))),
-        entry!("max_min_fairness_packed", "gavel", "Max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", gavel::packed::PARAMS,
+        entry!("max_min_fairness_packed", "gavel", "Max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", gavel::max_min_fairness_packed::PARAMS,
             gavel::max_min_fairness_packed::MaxMinFairnessPacked::build),
         entry!("finish_time_fairness_packed", "gavel", "Finish-time fairness with space sharing: minimise the largest rho over single and paired time.", gavel::packed::PARAMS,
             gavel::finish_time_fairness_packed::FinishTimeFairnessPacked::build),

@@ -109,6 +109,12 @@ impl Colocation {
         }
     }
 
+    /// The class of `job` (jobs of one class have the same type and scale factor, so the
+    /// same colocated throughputs with any other job), if the table knows the job.
+    pub fn class(&self, job: JobId) -> Option<u32> {
+        self.class_of.get(job).copied()
+    }
+
     /// Whether no pair of jobs can share GPUs.
     pub fn is_empty(&self) -> bool {
         self.rates.is_empty()
@@ -181,6 +187,10 @@ mod tests {
         assert_eq!(c.rates(9, 0, 0), (0.0, 0.0));
         assert_eq!(c.rates(0, 1, 5), (0.0, 0.0));
         assert!(c.runnable(0, 1) && !c.runnable(0, 3));
+        assert_eq!(
+            (c.class(1), c.class(2), c.class(9)),
+            (Some(1), Some(1), None)
+        );
         assert_eq!(c.rates_row(0, 1), vec![(0.5, 1.0), (0.0, 0.0)]);
         assert!(Colocation::new(&Profile::default(), &cluster, &specs).is_empty());
         let d = Colocation::from_rates(2, 3, [((2, 0), vec![(0.5, 0.25), (0.0, 0.0)])]);

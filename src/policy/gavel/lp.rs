@@ -53,6 +53,16 @@ impl Lp {
     /// `sum_r scale[r] x[r][t] <= counts[t]` (a pair's row uses its GPUs once); per job, the
     /// rows of `groups[job]` (its own row and its pairs') together `sum_t x[r][t] <= 1`.
     pub fn packed(scale: &[f64], counts: &[f64], groups: &[Vec<usize>]) -> Lp {
+        let weighted: Vec<Vec<(usize, f64)>> = groups
+            .iter()
+            .map(|g| g.iter().map(|&r| (r, 1.0)).collect())
+            .collect();
+        Lp::grouped(scale, counts, &weighted)
+    }
+
+    /// Variables `x >= 0` with, per type, `sum_r scale[r] x[r][t] <= counts[t]` and, per
+    /// group, `sum_((r, w) in group) w sum_t x[r][t] <= 1`.
+    pub fn grouped(scale: &[f64], counts: &[f64], groups: &[Vec<(usize, f64)>]) -> Lp {
         let mut vars = ProblemVariables::new();
         let n = counts.len();
         let x: Vec<Vec<Variable>> = scale
@@ -69,9 +79,9 @@ impl Lp {
         }
         for g in groups {
             let mut e = Expression::with_capacity(n * g.len());
-            for &r in g {
+            for &(r, w) in g {
                 for &v in &x[r] {
-                    e.add_mul(1.0, v);
+                    e.add_mul(w, v);
                 }
             }
             constraints.push(e.leq(1.0));
