@@ -22,6 +22,15 @@ pub const PARAMS: &[ParamInfo] = &[ParamInfo {
     help: "Smallest normalised pair throughput (sum of colocated over isolated rates) a queued job needs to be packed onto a placed one.",
 }];
 
+/// Where `fifo_packed` puts jobs (by position in the view).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Placement {
+    /// Single jobs and their GPU types, in placing order.
+    pub singles: Vec<(usize, usize)>,
+    /// Pairs (lower position first) and their GPU types, in packing order.
+    pub pairs: Vec<((usize, usize), usize)>,
+}
+
 /// The packed FIFO policy.
 #[derive(Debug, Clone)]
 pub struct FifoPacked {
@@ -38,12 +47,8 @@ impl FifoPacked {
         }))
     }
 
-    /// The placement: single jobs (by position in the view) on a type, and pairs (positions,
-    /// lower first) on a type.
-    pub fn place(
-        view: &PolicyView,
-        threshold: f64,
-    ) -> (Vec<(usize, usize)>, Vec<((usize, usize), usize)>) {
+    /// Where the jobs of `view` go.
+    pub fn place(view: &PolicyView, threshold: f64) -> Placement {
         let n = view.cluster.num_types();
         let mut avail: Vec<u32> = view.cluster.counts();
         let mut by_name: Vec<usize> = (0..n).collect();
@@ -77,7 +82,7 @@ impl FifoPacked {
         }
         let mut pairs: Vec<((usize, usize), usize)> = Vec::new();
         let Some(col) = view.colocation else {
-            return (singles, pairs);
+            return Placement { singles, pairs };
         };
         while let Some(q) = queue.pop_front() {
             let mut best_score = threshold;
@@ -106,7 +111,7 @@ impl FifoPacked {
             let (s, t) = singles.remove(k);
             pairs.push(((s.min(q), s.max(q)), t));
         }
-        (singles, pairs)
+        Placement { singles, pairs }
     }
 }
 
@@ -117,7 +122,7 @@ impl Policy for FifoPacked {
 
     fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
         let n = view.cluster.num_types();
-        let (singles, mut pairs) = Self::place(view, self.threshold);
+        let Placement { singles, mut pairs } = Self::place(view, self.threshold);
         let mut fractions = vec![vec![0.0; n]; view.jobs.len()];
         for (j, t) in singles {
             fractions[j][t] = 1.0;

@@ -20,7 +20,7 @@
 //! or `partners > 0`.
 
 use super::lp::Lp;
-use super::packed::{self, Layout};
+use super::packed::{self, Layout, PairRates};
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
@@ -136,7 +136,7 @@ impl MaxMinFairnessPacked {
         let rep = |c: usize| cl.members[c][0];
         let id = |pos: usize| view.jobs[pos].id;
         // Pair rows over classes: (a, b) with a <= b, rates of a's and b's job per type.
-        let mut pair_rows: Vec<((usize, usize), Vec<(f64, f64)>)> = Vec::new();
+        let mut pair_rows: Vec<((usize, usize), PairRates)> = Vec::new();
         for a in 0..k {
             for b in a..k {
                 let (ja, jb) = if a == b {

@@ -102,6 +102,9 @@ pub(crate) mod testing {
     use crate::job::JobSpec;
     use crate::policy::{JobView, PolicyView};
 
+    /// Two jobs and their colocated throughputs per type: `(a, b, [(a's, b's)])`.
+    pub type PairSpec<'a> = (usize, usize, &'a [(f64, f64)]);
+
     /// Owned data behind a view.
     pub struct World {
         pub cluster: ClusterSpec,
@@ -154,7 +157,7 @@ pub(crate) mod testing {
         }
 
         /// Give pairs of jobs colocated throughputs: `(a, b, [(a's, b's) per type])`.
-        pub fn with_pairs(mut self, pairs: &[(usize, usize, &[(f64, f64)])]) -> Self {
+        pub fn with_pairs(mut self, pairs: &[PairSpec]) -> Self {
             self.colocation = Some(crate::workload::Colocation::from_rates(
                 self.cluster.num_types(),
                 self.specs.len(),

@@ -40,6 +40,12 @@ pub(crate) fn traits(fill_with_zero_priority: bool) -> PolicyTraits {
     }
 }
 
+/// Colocated steps/s of a pair on each GPU type: (first job's, second job's).
+pub type PairRates = Vec<(f64, f64)>;
+
+/// A candidate pair row: the two jobs (positions in the view) and their rates.
+type Candidate = ((usize, usize), PairRates);
+
 /// The rows of a packed LP for one view.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
@@ -48,7 +54,7 @@ pub struct Layout {
     /// Pair rows: positions of the two jobs in the view, lower first.
     pub pairs: Vec<(usize, usize)>,
     /// Colocated steps/s per pair and type: (first job's, second job's).
-    pub rates: Vec<Vec<(f64, f64)>>,
+    pub rates: Vec<PairRates>,
     /// For each job (by position), the indices of the pairs it is in, ascending.
     pub member_of: Vec<Vec<usize>>,
 }
@@ -60,7 +66,7 @@ impl Layout {
     pub fn new(view: &PolicyView, partners: usize) -> Self {
         let m = view.jobs.len();
         let n = view.cluster.num_types();
-        let mut candidates: Vec<((usize, usize), Vec<(f64, f64)>)> = Vec::new();
+        let mut candidates: Vec<Candidate> = Vec::new();
         if let Some(col) = view.colocation.filter(|c| !c.is_empty()) {
             for a in 0..m {
                 for b in a + 1..m {
