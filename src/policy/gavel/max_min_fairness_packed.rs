@@ -11,10 +11,9 @@
 //! solved over classes: one row per class (the time each of its jobs runs alone) and one per
 //! pair of classes (the time each pair of their jobs shares GPUs), with the class sizes as
 //! multiplicities in the constraints. Sharing every class's time evenly among its jobs and
-//! pairs then gives an optimal solution of the per-job LP: the same optimum, by symmetry the
-//! point an interior-point solver reaches on the per-job LP where the optimum is unique, and
-//! an LP of a few hundred rows instead of one row per pair of jobs (128,930 at 512
-//! single-GPU jobs of Gavel's types). When two jobs of one type train at different rates
+//! pairs then gives an optimal solution of the per-job LP (the same optimum; where it is not
+//! unique, another point of the optimal face) from an LP of a few hundred rows instead of
+//! one row per pair of jobs (128,418 at 512 single-GPU jobs of Gavel's types). When two jobs of one type train at different rates
 //! together (a profile whose `[this, other]` for a type with itself differ), sharing evenly
 //! would not be fair and the per-job LP is solved instead; so it is with `by_class=false`
 //! or `partners > 0`.
