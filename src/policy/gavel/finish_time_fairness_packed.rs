@@ -9,7 +9,10 @@
 //! As for `finish_time_fairness_perf`, the smallest feasible `rho` is found by bisection
 //! over LP feasibility tests (`eff_i(x) >= R_i / (rho D_i - t_i)` with `D_i = C_i + R_i /
 //! I_i`; relative precision 1e-5), starting from the isolated allocation, which is always
-//! feasible (so, unlike Gavel, the policy never returns no allocation).
+//! feasible (so, unlike Gavel, the policy never returns no allocation). The packed LPs have
+//! a row per pair of jobs, so the bisection also takes the largest rho of each feasible point
+//! it finds as its new upper end (that point shows it feasible), which halves the number of
+//! LPs on Gavel's static trace.
 
 use super::lp::Lp;
 use super::packed::{self, Layout};
@@ -120,7 +123,9 @@ impl FinishTimeFairnessPacked {
             let mid = 0.5 * (lo + hi);
             match feasible(mid) {
                 Some(x) => {
-                    hi = mid;
+                    // The point found may do better than asked: its own largest rho is
+                    // feasible too.
+                    hi = rho_at(&x).clamp(lo, mid);
                     best = x;
                 }
                 None => lo = mid,
