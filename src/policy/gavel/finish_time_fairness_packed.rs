@@ -125,7 +125,12 @@ impl FinishTimeFairnessPacked {
                 Some(x) => {
                     // The point found may do better than asked: its own largest rho is
                     // feasible too.
-                    hi = rho_at(&x).clamp(lo, mid);
+                    let r = rho_at(&x);
+                    hi = if r.is_finite() {
+                        r.max(lo).min(mid)
+                    } else {
+                        mid
+                    };
                     best = x;
                 }
                 None => lo = mid,
