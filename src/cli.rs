@@ -1725,6 +1725,7 @@ impl BenchWorld {
                     rounds_run: 0,
                 })
                 .collect(),
+            colocation: None,
         }
     }
 }
@@ -1818,6 +1819,126 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             times,
             target,
         ));
+    }
+
+    // (a') One max_min_fairness_packed LP solve (space sharing): every pair of single-GPU
+    // jobs that can share GPUs is a row (Gavel's simulator takes 49 s at 512 jobs). Gavel's
+    // throughputs with their colocated pairs when the reference folder is there, else the
+    // bundled profile with seeded synthetic pair throughputs.
+    if on("lp packed") {
+        use orrery::workload::profile::ColocatedEntry;
+        use orrery::workload::Colocation;
+        let (pair_profile, pair_source) = match reference_dir(a.reference.as_deref())? {
+            Some(d) => {
+                let f = d.join("simulation_throughputs.json");
+                let text = read_file(&f, "profile")?;
+                let p = Profile::parse(&text, &f.display().to_string())
+                    .map_err(|e| CliError::Input(e.to_string()))?;
+                (p, format!("Gavel's {}", f.display()))
+            }
+            None => {
+                // Each pair of types shares at 0.3-1x its isolated rates, the same factor
+                // for both of two jobs of one type.
+                let mut p = profile.clone();
+                let mut rng = orrery::rng::Rng::new(0);
+                let names = p.job_type_names();
+                for (i, x) in names.iter().enumerate() {
+                    for y in &names[i..] {
+                        for g in p.gpu_types() {
+                            let (Some(tx), Some(ty)) =
+                                (p.throughput(x, 1, &g), p.throughput(y, 1, &g))
+                            else {
+                                continue;
+                            };
+                            let fx = rng.range(0.3, 1.0);
+                            let fy = if x == y { fx } else { rng.range(0.3, 1.0) };
+                            for (a, b, ta, tb) in
+                                [(x, y, tx * fx, ty * fy), (y, x, ty * fy, tx * fx)]
+                            {
+                                if let Some(jt) = p.job_types.get_mut(a) {
+                                    jt.colocated.push(ColocatedEntry {
+                                        scale: 1,
+                                        with: b.clone(),
+                                        with_scale: 1,
+                                        gpu: g.clone(),
+                                        this: ta,
+                                        other: tb,
+                                    });
+                                }
+                                if x == y {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                (
+                    p,
+                    format!(
+                        "{profile_name} with seeded synthetic pair throughputs (0.3-1x isolated)"
+                    ),
+                )
+            }
+        };
+        // The policy as registered (solved over classes of interchangeable jobs), then one
+        // row per job and pair as Gavel's LP has it.
+        for (n, spec, target) in [
+            (128usize, "max_min_fairness_packed", None),
+            (512, "max_min_fairness_packed", Some(1.0)),
+            (128, "max_min_fairness_packed[by_class=false]", None),
+            (512, "max_min_fairness_packed[by_class=false]", None),
+        ] {
+            progress(&format!("packed LP at {n} jobs, {spec}"));
+            let cluster = scaled_cluster(n)?;
+            let trace = gen_jobs(&pair_profile, &cluster, n, 0.0)?;
+            let world = BenchWorld::new(cluster.clone(), trace.jobs, &pair_profile);
+            let col = Colocation::new(&pair_profile, &cluster, &world.specs);
+            let mut view = world.view();
+            view.colocation = Some(&col);
+            let per_job = spec.contains("by_class=false");
+            let reps = match (a.quick, n >= 512, per_job) {
+                (true, _, _) | (false, true, true) => 1,
+                (false, true, false) => 5,
+                (false, false, _) => 7,
+            };
+            let mut times = Vec::with_capacity(reps);
+            let mut pairs = 0;
+            for _ in 0..reps {
+                let mut pol = policy::build(spec).map_err(|e| CliError::Failure(e.to_string()))?;
+                let (t, res) = time_it(|| pol.decide(&view, &mut orrery::rng::Rng::new(0)));
+                match res {
+                    Ok(orrery::policy::Decision::Allocation(alloc)) => pairs = alloc.pairs.len(),
+                    Ok(_) => return Err(CliError::Failure(format!("{spec} gave no allocation"))),
+                    Err(e) => {
+                        return Err(CliError::Failure(format!(
+                            "packed LP at {n} jobs failed: {e}"
+                        )))
+                    }
+                }
+                times.push(t);
+            }
+            rows.push(BenchRow::new(
+                format!(
+                    "LP max_min_fairness_packed, {n} jobs{}",
+                    if per_job {
+                        ", one row per job and pair"
+                    } else {
+                        ""
+                    }
+                ),
+                format!(
+                    "{n} single-GPU jobs ({pair_source}, seed 0) on {}; {pairs} pairs; {}",
+                    cluster_label(&cluster),
+                    if per_job {
+                        "by_class=false"
+                    } else {
+                        "solved over classes of jobs"
+                    }
+                ),
+                times,
+                target,
+            ));
+        }
     }
 
     // (b) The mechanism per round at 2048 active jobs. Jobs are made long enough that none

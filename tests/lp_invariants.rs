@@ -1,13 +1,16 @@
 //! Invariants of every LP policy over random inputs: x >= 0, each job's row sums to at most
-//! 1, and no GPU type is over-allocated (sum_j scale_j x[j][t] <= GPUs of type t).
+//! 1, and no GPU type is over-allocated (sum_j scale_j x[j][t] <= GPUs of type t). For the
+//! packed policies: x in [0, 1], each job's time alone and in its pairs at most 1, each pair
+//! of two jobs of one scale factor listed once, and a pair's GPUs counted once per type.
 
 use orrery::cluster::ClusterSpec;
 use orrery::job::JobSpec;
 use orrery::policy::{self, Decision, JobView, PolicyView};
 use orrery::rng::Rng;
+use orrery::workload::Colocation;
 use proptest::prelude::*;
 
-const LP_POLICIES: [&str; 10] = [
+const LP_POLICIES: [&str; 14] = [
     "isolated",
     "max_min_fairness",
     "max_min_fairness_perf",
@@ -18,6 +21,11 @@ const LP_POLICIES: [&str; 10] = [
     "max_sum_throughput_perf",
     "fifo",
     "fifo_perf",
+    // With no colocated throughputs, the packed policies allocate single jobs only.
+    "max_min_fairness_packed",
+    "finish_time_fairness_packed",
+    "min_total_duration_packed",
+    "fifo_packed",
 ];
 
 /// A job: scale factor, throughput per type, remaining steps, seconds since arrival.
@@ -72,6 +80,7 @@ proptest! {
                 running_on: None,
                 rounds_run: 0,
             }).collect(),
+            colocation: None,
         };
         let scale: Vec<f64> = jobs.iter().map(|j| f64::from(j.0)).collect();
         let mut failures = 0;
@@ -101,4 +110,100 @@ proptest! {
         }
         prop_assert_eq!(failures, 0, "an LP failed on a feasible instance");
     }
+
+    #[test]
+    fn packed_allocations_respect_packed_constraints((counts, jobs) in instance(), seed in 0u64..1000) {
+        let n = counts.len();
+        let spec = counts.iter().enumerate().map(|(t, c)| format!("t{t}:{c}")).collect::<Vec<_>>().join(",");
+        let cluster = ClusterSpec::parse(&spec).unwrap();
+        let mut thr: Vec<Vec<f64>> = jobs.iter().map(|j| j.1.clone()).collect();
+        for row in &mut thr {
+            if row.iter().all(|&v| v == 0.0) {
+                row[0] = 1.0;
+            }
+        }
+        // Random colocated rates: each pair trains on a type with probability 1/2, at 0.1
+        // to 1.2 times its isolated rates; some pairs of different scale factors too (the
+        // policies must leave those out).
+        let mut rng = Rng::new(seed);
+        let m = jobs.len();
+        let mut pairs = Vec::new();
+        for a in 0..m {
+            for b in a + 1..m {
+                let row: Vec<(f64, f64)> = (0..n)
+                    .map(|t| {
+                        if rng.uniform() < 0.5 {
+                            (thr[a][t] * rng.range(0.1, 1.2), thr[b][t] * rng.range(0.1, 1.2))
+                        } else {
+                            (0.0, 0.0)
+                        }
+                    })
+                    .collect();
+                pairs.push(((a, b), row));
+            }
+        }
+        let col = Colocation::from_rates(n, m, pairs);
+        let specs: Vec<JobSpec> = jobs.iter().map(|j| JobSpec::new("t", 0.0, j.2).with_scale(j.0)).collect();
+        let time = vec![0.0; n];
+        let view = PolicyView {
+            now: 1e5,
+            round_len: 360.0,
+            cluster: &cluster,
+            jobs: specs.iter().enumerate().map(|(i, s)| JobView {
+                id: i,
+                spec: s,
+                throughput: &thr[i],
+                steps_remaining: jobs[i].2,
+                attained_service: 0.0,
+                time_since_arrival: jobs[i].3,
+                time_on_type: &time,
+                running_on: None,
+                rounds_run: 0,
+            }).collect(),
+            colocation: Some(&col),
+        };
+        for name in PACKED_POLICIES {
+            let mut p = policy::build(name).unwrap();
+            prop_assert!(p.traits().packing, "{name}");
+            let a = match p.decide(&view, &mut Rng::new(1)) {
+                Ok(Decision::Allocation(a)) => a,
+                Ok(other) => { prop_assert!(false, "{name} answered {other:?}"); unreachable!() }
+                Err(e) => { prop_assert!(false, "{name} failed: {e}"); unreachable!() }
+            };
+            prop_assert_eq!(a.jobs.len(), m);
+            prop_assert_eq!(a.pairs.len(), a.pair_fractions.len());
+            // Pairs once each, lower id first, ascending, of one scale factor.
+            prop_assert!(a.pairs.windows(2).all(|w| w[0] < w[1]), "{name}: {:?}", a.pairs);
+            for &(x, y) in &a.pairs {
+                prop_assert!(x < y && y < m, "{name}: pair ({x}, {y})");
+                prop_assert_eq!(jobs[x].0, jobs[y].0, "{}: pair of two scale factors", name);
+            }
+            for row in a.fractions.iter().chain(&a.pair_fractions) {
+                prop_assert_eq!(row.len(), n);
+                prop_assert!(row.iter().all(|&x| (0.0..=1.0).contains(&x)), "{name}: {row:?}");
+            }
+            for j in 0..m {
+                let alone: f64 = a.fractions[j].iter().sum();
+                let shared: f64 = a.pairs.iter().zip(&a.pair_fractions)
+                    .filter(|((x, y), _)| *x == j || *y == j)
+                    .map(|(_, r)| r.iter().sum::<f64>())
+                    .sum();
+                prop_assert!(alone + shared <= 1.0 + 1e-6, "{name}: job {j} gets {alone} + {shared}");
+            }
+            for t in 0..n {
+                let singles: f64 = a.fractions.iter().zip(&jobs).map(|(r, j)| r[t] * f64::from(j.0)).sum();
+                let paired: f64 = a.pairs.iter().zip(&a.pair_fractions).map(|((x, _), r)| r[t] * f64::from(jobs[*x].0)).sum();
+                prop_assert!(singles + paired <= f64::from(counts[t]) + 1e-5, "{name}: type {t} uses {singles} + {paired} of {}", counts[t]);
+            }
+        }
+    }
 }
+
+const PACKED_POLICIES: [&str; 6] = [
+    "max_min_fairness_packed",
+    "max_min_fairness_packed[by_class=false]",
+    "max_min_fairness_packed[partners=2]",
+    "finish_time_fairness_packed",
+    "min_total_duration_packed",
+    "fifo_packed",
+];

@@ -26,13 +26,14 @@ pub struct JobRecord {
     pub restarts: u32,
     /// Preemptions.
     pub preemptions: u32,
-    /// GPU-seconds held, per type.
+    /// GPU-seconds held, per type (half of a pair's when sharing GPUs with another job).
     pub gpu_seconds: Vec<f64>,
     /// Elastic jobs: every change of GPU count or batch size, in time order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resizes: Vec<ResizePoint>,
     /// Seconds of training: its slices minus their overheads, summed over its `Ran` events
-    /// (a pooled job on both pools at once counts both).
+    /// (a pooled job on both pools at once counts both; a job sharing GPUs counts the pair's
+    /// slice).
     #[serde(default)]
     pub train_s: f64,
     /// Seconds it held GPUs without progress (restarts, checkpoints, reloads).
@@ -137,7 +138,7 @@ pub struct Recorder {
     pub jobs: Vec<JobRecord>,
     /// Per-round series.
     pub series: Vec<SeriesPoint>,
-    /// GPU-busy seconds per type as the mechanism accounts them.
+    /// GPU-busy seconds per type as the mechanism accounts them (a pair's GPUs once).
     pub busy_seconds: Vec<f64>,
     /// Latest time seen (s).
     pub end_time: f64,
@@ -247,14 +248,18 @@ impl Recorder {
                 end,
                 busy_s,
                 overhead_s,
+                shared_with,
                 ..
             } => {
+                // The two jobs of a pair share their GPUs: each is charged half, so the
+                // GPUs' time counts once.
+                let share = if shared_with.is_some() { 0.5 } else { 1.0 };
                 let r = &mut self.jobs[*job];
                 r.first_start.get_or_insert(*start);
-                r.gpu_seconds[*gpu_type] += (end - start) * f64::from(*gpus);
+                r.gpu_seconds[*gpu_type] += (end - start) * f64::from(*gpus) * share;
                 r.overhead_s += overhead_s;
                 r.train_s += (end - start - overhead_s).max(0.0);
-                self.busy_seconds[*gpu_type] += busy_s * f64::from(*gpus);
+                self.busy_seconds[*gpu_type] += busy_s * f64::from(*gpus) * share;
             }
             SimEvent::Restarted { job, .. } => self.jobs[*job].restarts += 1,
             SimEvent::Preempted { job, time } => {

@@ -15,6 +15,7 @@ use crate::cluster::{ClusterSpec, TypeIdx};
 use crate::job::{JobId, JobSpec};
 use crate::rng::Rng;
 use crate::sim::SimEvent;
+use crate::workload::Colocation;
 use thiserror::Error;
 
 /// An error from building or running a policy.
@@ -108,6 +109,9 @@ pub struct PolicyView<'a> {
     pub cluster: &'a ClusterSpec,
     /// Active (admitted, unfinished) jobs, by ascending id.
     pub jobs: Vec<JobView<'a>>,
+    /// Colocated-pair throughputs (space sharing), by job id; `None` when the caller has
+    /// none, which packing policies treat as no pair ever sharing GPUs.
+    pub colocation: Option<&'a Colocation>,
 }
 
 impl PolicyView<'_> {
@@ -122,13 +126,25 @@ impl PolicyView<'_> {
 }
 
 /// A policy's time fractions: for each listed job, the fraction of time it should spend on
-/// each GPU type.
+/// each GPU type alone, and, for packing policies, for each listed pair of jobs the fraction
+/// of time the two should share the same GPUs of each type (space sharing).
+///
+/// A job's time alone and in its pairs together is at most 1; a pair row uses the pair's
+/// scale factor of GPUs once (both jobs run on the same GPUs). Pair rows are optional: an
+/// allocation without them (and its serialised form, which then omits `pairs` and
+/// `pair_fractions`) is exactly the single-job allocation.
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Allocation {
-    /// Job ids, one per row.
+    /// Job ids, one per row, ascending.
     pub jobs: Vec<JobId>,
     /// Row per job, column per GPU type.
     pub fractions: Vec<Vec<f64>>,
+    /// Pairs of jobs sharing GPUs, the lower id first, ascending.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<(JobId, JobId)>,
+    /// Row per pair, column per GPU type.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pair_fractions: Vec<Vec<f64>>,
 }
 
 impl Allocation {
@@ -138,6 +154,16 @@ impl Allocation {
             .binary_search(&job)
             .ok()
             .map(|i| self.fractions[i].as_slice())
+    }
+
+    /// The row of the pair of `a` and `b` (in either order), if present.
+    pub fn pair_row(&self, a: JobId, b: JobId) -> Option<&[f64]> {
+        let key = (a.min(b), a.max(b));
+        self.pairs
+            .binary_search(&key)
+            .ok()
+            .and_then(|i| self.pair_fractions.get(i))
+            .map(Vec::as_slice)
     }
 }
 
@@ -187,6 +213,9 @@ pub struct PolicyTraits {
     pub shuffle_types: bool,
     /// Let jobs with zero priority fill GPUs left over in a round.
     pub fill_with_zero_priority: bool,
+    /// The policy allocates time to pairs of jobs sharing GPUs (space sharing): the
+    /// mechanism keeps priorities for pairs and runs them.
+    pub packing: bool,
 }
 
 impl Default for PolicyTraits {
@@ -195,6 +224,7 @@ impl Default for PolicyTraits {
             recompute: Recompute::EveryRound,
             shuffle_types: false,
             fill_with_zero_priority: true,
+            packing: false,
         }
     }
 }

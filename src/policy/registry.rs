@@ -216,6 +216,14 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| Ok(Box::new(gavel::fifo::GavelFifo::new(p.spec(), false)))),
         entry!("fifo_perf", "gavel", "Gavel's FIFO_Perf: jobs in arrival order each get the fastest GPU type with room.", NO_PARAMS,
             |p| Ok(Box::new(gavel::fifo::GavelFifo::new(p.spec(), true)))),
+        entry!("max_min_fairness_packed", "gavel", "Max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", gavel::max_min_fairness_packed::PARAMS,
+            gavel::max_min_fairness_packed::MaxMinFairnessPacked::build),
+        entry!("finish_time_fairness_packed", "gavel", "Finish-time fairness with space sharing: minimise the largest rho over single and paired time.", gavel::packed::PARAMS,
+            gavel::finish_time_fairness_packed::FinishTimeFairnessPacked::build),
+        entry!("min_total_duration_packed", "gavel", "Makespan minimisation with space sharing (bisection over T).", gavel::packed::PARAMS,
+            gavel::min_total_duration_packed::MinTotalDurationPacked::build),
+        entry!("fifo_packed", "gavel", "FIFO_Perf, then queued jobs packed onto placed ones whose pair's normalised throughput beats a threshold.", gavel::fifo_packed::PARAMS,
+            gavel::fifo_packed::FifoPacked::build),
     ];
     LIST
 }

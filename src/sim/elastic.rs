@@ -506,6 +506,7 @@ impl ElasticSimulator {
             busy_s: end - start,
             steps: st.progress - progress_before,
             overhead_s: delay,
+            shared_with: None,
         });
         if let Some(c) = st.completion {
             events.push(SimEvent::Finished { job: id, time: c });

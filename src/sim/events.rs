@@ -27,12 +27,18 @@ pub enum SimEvent {
         /// End of its slice (s).
         end: f64,
         /// GPU-busy seconds charged per GPU (Gavel-compatible accounting may differ from
-        /// `end - start`).
+        /// `end - start`). For a pair, the pair's (the same on both jobs' events).
         busy_s: f64,
         /// Steps completed.
         steps: f64,
         /// Seconds of the slice lost to a restart.
         overhead_s: f64,
+        /// Space sharing: the other job of a pair on the same GPUs. Both jobs' events then
+        /// carry the pair's slice (`end` is when the later job releases the GPUs) and the
+        /// pair's `busy_s`, and each job is charged half of the GPUs' time, so a pair's GPUs
+        /// count once.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shared_with: Option<JobId>,
     },
     /// A job's placement changed after it had run (it pays the restart cost).
     Restarted {

@@ -11,6 +11,19 @@
 //!   of the previous busy round, GPU types are shuffled each round with Python's generator
 //!   (seed + 5) for heterogeneity-unaware policies, and jobs that are not yet in the
 //!   allocation hold the GPUs they were picked for without running.
+//!
+//! Space sharing: for packing policies ([`PolicyTraits::packing`]) the mechanism also keeps
+//! an entry for every pair of active jobs of equal scale factor that can share GPUs (both
+//! colocated throughputs positive on some type, from the profile). A pair has its own time
+//! received, deficit and allocation row, and is ranked with the single jobs each round; a
+//! pair is skipped when either job is already placed or either colocated throughput on the
+//! type is 0. A pair takes its scale factor of GPUs once, and both jobs run on the same GPU
+//! ids at their colocated rates; its time received is counted under the pair, not under
+//! either job. In Gavel-compatible mode a new pair starts with no time received (single jobs
+//! start at half a round, as in Gavel), each job does `trunc(rate x round)` steps, and the
+//! pair's slice ends when the later job's ends, which is also the finish time of a job that
+//! completes inside it. In the default mode a pair starts at half a round like a job, and a
+//! job that completes inside a pair finishes at its own last step.
 
 pub mod elastic;
 pub mod events;
@@ -25,9 +38,10 @@ use crate::cluster::{ClusterSpec, TypeIdx};
 use crate::job::{JobId, JobSpec, JobState, Placement};
 use crate::policy::{Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute};
 use crate::rng::{PyRandom, Rng};
-use crate::workload::Profile;
+use crate::workload::{Colocation, Profile};
 use placement::TypePool;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use thiserror::Error;
 
 /// Simulator settings.
@@ -125,6 +139,46 @@ struct MechanismState {
     /// End of the previous round that ran jobs (Gavel counts time received from it).
     prev_busy_round_end: f64,
     failures: Vec<u32>,
+    /// Pair entries of packing policies, by (lower id, higher id).
+    pairs: BTreeMap<(JobId, JobId), PairMech>,
+    /// Admission sequence number of each job: entries of equal rank are taken in the order
+    /// Gavel inserted them (a job, then its pairs with the jobs admitted before it).
+    admit_seq: Vec<u64>,
+    next_seq: u64,
+}
+
+/// What the mechanism keeps for a pair of jobs that can share GPUs.
+#[derive(Debug, Clone)]
+struct PairMech {
+    /// Colocated steps/s per type: (lower id's, higher id's).
+    rates: Vec<(f64, f64)>,
+    /// Time received per type since the last reset.
+    job_time: Vec<f64>,
+    /// Accumulated deficits per type.
+    deficits: Vec<f64>,
+    /// The pair's allocation row, if the pair is in the current allocation.
+    alloc: Option<Vec<f64>>,
+    /// Where the pair last ran.
+    last_placement: Option<Placement>,
+}
+
+/// A job (or a pair: the lower id and its partner) picked to run on `gpus` GPUs of a type;
+/// whether it makes progress (jobs not yet in Gavel's allocation hold GPUs without running).
+type Pick = (JobId, Option<JobId>, TypeIdx, u32, bool);
+
+/// One job's work in a round.
+struct Slice {
+    job: JobId,
+    /// The other job on the same GPUs, for a pair.
+    partner: Option<JobId>,
+    placement: Placement,
+    steps: f64,
+    /// The job's finish time within the round (for a pair in Gavel-compatible mode, the
+    /// pair's).
+    fin: f64,
+    overhead: f64,
+    /// When the GPUs are released: `fin` for a job alone, the later member's end for a pair.
+    held_until: f64,
 }
 
 /// The simulator.
@@ -148,8 +202,14 @@ pub struct Simulator {
     mech: MechanismState,
     policy_rng: Rng,
     type_shuffler: PyRandom,
-    /// Ownership of GPUs in the last round, per type.
+    /// Ownership of GPUs in the last round, per type (the lower id of a pair).
     last_owners: Vec<Vec<Option<JobId>>>,
+    /// The second job on each GPU in the last round (the higher id of a pair), per type.
+    last_sharers: Vec<Vec<Option<JobId>>>,
+    /// Colocated throughputs of pairs of this trace's jobs.
+    colocation: Colocation,
+    /// The policy packs pairs of jobs on shared GPUs.
+    packing: bool,
 }
 
 impl Simulator {
@@ -224,6 +284,17 @@ impl Simulator {
         }
         let arrival_order = arrival_order(&specs);
         let m = specs.len();
+        let packing = policy.traits().packing;
+        let colocation = if packing {
+            Colocation::new(&profile, &cluster, &specs)
+        } else {
+            Colocation::default()
+        };
+        let no_owners: Vec<Vec<Option<JobId>>> = cluster
+            .types
+            .iter()
+            .map(|t| vec![None; t.count as usize])
+            .collect();
         Ok(Simulator {
             states: vec![JobState::new(n); m],
             mech: MechanismState {
@@ -236,14 +307,16 @@ impl Simulator {
                 last_reset: 0.0,
                 prev_busy_round_end: 0.0,
                 failures: vec![0; m],
+                pairs: BTreeMap::new(),
+                admit_seq: vec![0; m],
+                next_seq: 0,
             },
             policy_rng: Rng::for_purpose(cfg.seed, "policy"),
             type_shuffler: PyRandom::new(cfg.seed.wrapping_add(5)),
-            last_owners: cluster
-                .types
-                .iter()
-                .map(|t| vec![None; t.count as usize])
-                .collect(),
+            last_owners: no_owners.clone(),
+            last_sharers: no_owners,
+            colocation,
+            packing,
             cfg,
             cluster,
             specs,
@@ -309,9 +382,27 @@ impl Simulator {
     pub fn allocation_row(&self, job: JobId) -> Option<&[f64]> {
         self.mech.alloc.get(job).and_then(|r| r.as_deref())
     }
-    /// Who held each GPU in the last round, per type.
+    /// Who held each GPU in the last round, per type. A pair sharing GPUs shows as its
+    /// lower id here and its higher id in [`Simulator::gpu_sharers`].
     pub fn gpu_owners(&self) -> &[Vec<Option<JobId>>] {
         &self.last_owners
+    }
+    /// The second job on each GPU in the last round (the higher id of a pair sharing it),
+    /// per type; `None` where a GPU was idle or held by one job.
+    pub fn gpu_sharers(&self) -> &[Vec<Option<JobId>>] {
+        &self.last_sharers
+    }
+    /// The current allocation row of the pair of `a` and `b` (packing policies), if the pair
+    /// can share GPUs and is in the allocation.
+    pub fn pair_allocation_row(&self, a: JobId, b: JobId) -> Option<&[f64]> {
+        self.mech
+            .pairs
+            .get(&(a.min(b), a.max(b)))
+            .and_then(|p| p.alloc.as_deref())
+    }
+    /// Colocated throughputs of the trace's pairs (empty unless the policy packs).
+    pub fn colocation(&self) -> &Colocation {
+        &self.colocation
     }
     /// The profile.
     pub fn profile(&self) -> &Profile {
@@ -337,6 +428,11 @@ impl Simulator {
                 self.mech.deficits[j][t] = 0.0;
             }
             self.mech.failures[j] = 0;
+            self.mech.admit_seq[j] = self.mech.next_seq;
+            self.mech.next_seq += 1;
+            if self.packing {
+                self.add_pairs(j);
+            }
             let pos = self.active.binary_search(&j).unwrap_or_else(|p| p);
             self.active.insert(pos, j);
             self.mech.need_update = true;
@@ -345,9 +441,39 @@ impl Simulator {
         }
     }
 
+    /// Pair entries of a newly admitted job `j` with every active job of its scale factor
+    /// that can share GPUs with it.
+    fn add_pairs(&mut self, j: JobId) {
+        let n = self.cluster.num_types();
+        let start = if self.cfg.gavel_compat {
+            0.0
+        } else {
+            self.cfg.round_len / 2.0
+        };
+        for &o in &self.active {
+            if self.specs[o].scale_factor != self.specs[j].scale_factor {
+                continue;
+            }
+            let (a, b) = (o.min(j), o.max(j));
+            let rates = self.colocation.rates_row(a, b);
+            if rates.iter().any(|&(x, y)| x > 0.0 && y > 0.0) {
+                self.mech.pairs.insert(
+                    (a, b),
+                    PairMech {
+                        rates,
+                        job_time: vec![start; n],
+                        deficits: vec![0.0; n],
+                        alloc: None,
+                        last_placement: None,
+                    },
+                );
+            }
+        }
+    }
+
     /// What the policy sees now.
     pub fn view(&self) -> PolicyView<'_> {
-        build_view(
+        let mut view = build_view(
             self.now,
             self.cfg.round_len,
             &self.cluster,
@@ -355,7 +481,9 @@ impl Simulator {
             &self.states,
             &self.thr,
             &self.active,
-        )
+        );
+        view.colocation = self.packing.then_some(&self.colocation);
+        view
     }
 
     fn min_reset_interval(&self) -> f64 {
@@ -376,6 +504,29 @@ impl Simulator {
                 self.mech.deficits[j][t] += should - received;
                 self.mech.job_time[j][t] = half;
                 self.mech.worker_time[t] += half;
+            }
+        }
+        if self.packing {
+            for p in self.mech.pairs.values_mut() {
+                for t in 0..p.job_time.len() {
+                    let received = p.job_time[t] - half;
+                    let should = p.alloc.as_ref().map_or(0.0, |r| r[t] * elapsed);
+                    p.deficits[t] += should - received;
+                    p.job_time[t] = half;
+                }
+            }
+            // Gavel counts every pair of active jobs of equal scale factor, including those
+            // that cannot share GPUs (and so are not kept here).
+            let mut by_scale: BTreeMap<u32, u64> = BTreeMap::new();
+            for &j in &self.active {
+                *by_scale.entry(self.specs[j].scale_factor).or_default() += 1;
+            }
+            let pairs: u64 = by_scale
+                .values()
+                .map(|&k| k * k.saturating_sub(1) / 2)
+                .sum();
+            for w in &mut self.mech.worker_time {
+                *w += half * pairs as f64;
             }
         }
         self.mech.last_reset = self.now;
@@ -401,7 +552,7 @@ impl Simulator {
         self.mech.need_update = false;
         let mut rng = std::mem::replace(&mut self.policy_rng, Rng::new(0));
         let result = {
-            let view = build_view(
+            let mut view = build_view(
                 self.now,
                 self.cfg.round_len,
                 &self.cluster,
@@ -410,6 +561,7 @@ impl Simulator {
                 &self.thr,
                 &self.active,
             );
+            view.colocation = self.packing.then_some(&self.colocation);
             self.policy.decide(&view, &mut rng)
         };
         self.policy_rng = rng;
@@ -417,19 +569,33 @@ impl Simulator {
         match result {
             Ok(Decision::Allocation(a)) => {
                 let n = self.cluster.num_types();
-                for (j, row) in a.jobs.iter().zip(a.fractions) {
+                let clean = |row: &[f64]| -> Vec<f64> {
+                    row.iter()
+                        .map(|x| {
+                            if x.is_finite() {
+                                x.clamp(0.0, 1.0)
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect()
+                };
+                for (j, row) in a.jobs.iter().zip(&a.fractions) {
                     if *j < self.mech.alloc.len() && row.len() == n {
-                        self.mech.alloc[*j] = Some(
-                            row.iter()
-                                .map(|x| {
-                                    if x.is_finite() {
-                                        x.clamp(0.0, 1.0)
-                                    } else {
-                                        0.0
-                                    }
-                                })
-                                .collect(),
-                        );
+                        self.mech.alloc[*j] = Some(clean(row));
+                    }
+                }
+                if self.packing {
+                    // Pairs the policy left out get no share.
+                    for p in self.mech.pairs.values_mut() {
+                        p.alloc = Some(vec![0.0; n]);
+                    }
+                    for (&(x, y), row) in a.pairs.iter().zip(&a.pair_fractions) {
+                        if let Some(p) = self.mech.pairs.get_mut(&(x.min(y), x.max(y))) {
+                            if row.len() == n {
+                                p.alloc = Some(clean(row));
+                            }
+                        }
                     }
                 }
                 // Jobs the policy left out get no share.
@@ -544,6 +710,127 @@ impl Simulator {
         out
     }
 
+    /// Gavel's per-round selection with pairs (packing policies): per type, single jobs and
+    /// pairs in one list by descending (priority, deficit, allocation), ties in the order
+    /// Gavel inserted them (a job after the jobs admitted before it, then its pairs with
+    /// them); a greedy pass takes each entry unless the type is full, a job of it is already
+    /// placed, it cannot run there (for a pair, either colocated throughput is 0) or it
+    /// does not fit. A pair takes its scale factor of GPUs once.
+    fn select_packed(&mut self) -> Vec<Pick> {
+        let n = self.cluster.num_types();
+        let traits = self.policy.traits();
+        let compat = self.cfg.gavel_compat;
+        let mut order: Vec<TypeIdx> = (0..n)
+            .filter(|&t| self.cluster.types[t].count > 0)
+            .collect();
+        if compat && traits.shuffle_types {
+            self.type_shuffler.shuffle(&mut order);
+        }
+        let mut left: Vec<u32> = self.cluster.counts();
+        let mut scheduled = vec![false; self.specs.len()];
+        let mut out: Vec<Pick> = Vec::new();
+        let priority = |a: Option<f64>, frac: f64| match a {
+            Some(x) if x != 0.0 => {
+                if frac > 0.0 {
+                    x / frac
+                } else {
+                    x * 1e9
+                }
+            }
+            _ => 0.0,
+        };
+        type Entry = ([i64; 3], (u64, u8, u64), JobId, Option<JobId>);
+        let mut entries: Vec<Entry> = Vec::new();
+        let seq = &self.mech.admit_seq;
+        for &t in &order {
+            entries.clear();
+            let w = self.mech.worker_time[t];
+            for &j in &self.active {
+                if scheduled[j] || self.thr[j][t] <= 0.0 {
+                    continue;
+                }
+                let a = self.mech.alloc[j].as_ref().map(|r| r[t]);
+                if a.is_none() && !compat {
+                    continue;
+                }
+                let frac = if w == 0.0 {
+                    0.0
+                } else {
+                    self.mech.job_time[j][t] / w
+                };
+                let prio = priority(a, frac);
+                if !traits.fill_with_zero_priority && prio <= 0.0 {
+                    continue;
+                }
+                let key = [
+                    descending_key(prio),
+                    descending_key(self.mech.deficits[j][t]),
+                    descending_key(a.unwrap_or(0.0)),
+                ];
+                entries.push((key, (seq[j], 0, 0), j, None));
+            }
+            for (&(a, b), p) in &self.mech.pairs {
+                let (ra, rb) = p.rates[t];
+                if scheduled[a] || scheduled[b] || ra <= 0.0 || rb <= 0.0 {
+                    continue;
+                }
+                let x = p.alloc.as_ref().map(|r| r[t]);
+                if x.is_none() && !compat {
+                    continue;
+                }
+                let frac = if w == 0.0 { 0.0 } else { p.job_time[t] / w };
+                let prio = priority(x, frac);
+                if !traits.fill_with_zero_priority && prio <= 0.0 {
+                    continue;
+                }
+                let key = [
+                    descending_key(prio),
+                    descending_key(p.deficits[t]),
+                    descending_key(x.unwrap_or(0.0)),
+                ];
+                let (sa, sb) = (seq[a], seq[b]);
+                entries.push((key, (sa.max(sb), 1, sa.min(sb)), a, Some(b)));
+            }
+            let mut rest: &mut [Entry] = &mut entries;
+            while left[t] > 0 && !rest.is_empty() {
+                // Each take uses at least one GPU: sort the next `left[t]` entries.
+                let k = (left[t] as usize).min(rest.len());
+                if k < rest.len() {
+                    rest.select_nth_unstable(k - 1);
+                }
+                let (chunk, tail) = rest.split_at_mut(k);
+                chunk.sort_unstable();
+                for &(_, _, j, partner) in chunk.iter() {
+                    if left[t] == 0 {
+                        break;
+                    }
+                    if scheduled[j] || partner.is_some_and(|b| scheduled[b]) {
+                        continue;
+                    }
+                    let s = self.specs[j].scale_factor;
+                    if s > left[t] {
+                        continue;
+                    }
+                    left[t] -= s;
+                    scheduled[j] = true;
+                    let runs = match partner {
+                        None => self.mech.alloc[j].is_some(),
+                        Some(b) => {
+                            scheduled[b] = true;
+                            self.mech
+                                .pairs
+                                .get(&(j, b))
+                                .is_some_and(|p| p.alloc.is_some())
+                        }
+                    };
+                    out.push((j, partner, t, s, runs));
+                }
+                rest = tail;
+            }
+        }
+        out
+    }
+
     /// Greedy fill in priority order.
     fn select_from_order(&self, order: &[JobId]) -> Vec<(JobId, TypeIdx, u32, bool)> {
         let mut left: Vec<u32> = self.cluster.counts();
@@ -614,10 +901,16 @@ impl Simulator {
 
         // Which jobs run where.
         let decision = self.mech.last_decision.take();
+        let single = |v: Vec<(JobId, TypeIdx, u32, bool)>| -> Vec<Pick> {
+            v.into_iter()
+                .map(|(j, t, s, r)| (j, None, t, s, r))
+                .collect()
+        };
         let picks = match &decision {
-            Some(Decision::Order(order)) => self.select_from_order(order),
-            Some(Decision::Assignment(a)) => self.select_from_assignment(a),
-            _ => self.select_from_allocation(),
+            Some(Decision::Order(order)) => single(self.select_from_order(order)),
+            Some(Decision::Assignment(a)) => single(self.select_from_assignment(a)),
+            _ if self.packing => self.select_packed(),
+            _ => single(self.select_from_allocation()),
         };
         self.mech.last_decision = decision;
         let placements = self.place(picks);
@@ -625,10 +918,64 @@ impl Simulator {
         // Progress.
         let start = self.now;
         let compat = self.cfg.gavel_compat;
-        let mut slices: Vec<(JobId, Placement, f64, f64, f64)> =
-            Vec::with_capacity(placements.len());
-        for (j, p, runs) in placements {
+        let mut slices: Vec<Slice> = Vec::with_capacity(placements.len() + 1);
+        // Steps, finish time and restart overhead of job `j` running at `rate` on `p`.
+        let work = |sim: &Self, j: JobId, p: &Placement, rate: f64| -> (f64, f64, f64, bool) {
+            let remaining = (sim.specs[j].total_steps - sim.states[j].steps_done).max(0.0);
+            let st = &sim.states[j];
+            let moved = st.rounds_run > 0 && st.last_placement.as_ref() != Some(p);
+            let overhead = if !compat && moved {
+                sim.cfg.restart_cost.min(sim.cfg.round_len)
+            } else {
+                0.0
+            };
+            let (steps, dur) = if compat {
+                let n = ((rate * sim.cfg.round_len).trunc()).min(remaining);
+                (n, n / rate)
+            } else {
+                let n = (rate * (sim.cfg.round_len - overhead)).min(remaining);
+                (n, overhead + n / rate)
+            };
+            (steps, start + dur, overhead, moved)
+        };
+        for (j, partner, p, runs) in placements {
             if !runs {
+                continue;
+            }
+            if let Some(b) = partner {
+                // A pair: both jobs on the same GPUs at their colocated rates.
+                let (ra, rb) = self
+                    .mech
+                    .pairs
+                    .get(&(j, b))
+                    .map_or((0.0, 0.0), |m| m.rates[p.gpu_type]);
+                if ra <= 0.0 || rb <= 0.0 {
+                    continue;
+                }
+                let wa = work(self, j, &p, ra);
+                let wb = work(self, b, &p, rb);
+                let held = wa.1.max(wb.1);
+                for (k, other, (steps, fin, overhead, moved)) in [(j, b, wa), (b, j, wb)] {
+                    if moved {
+                        self.states[k].restarts += 1;
+                        self.emit(
+                            &mut report,
+                            SimEvent::Restarted {
+                                job: k,
+                                time: start,
+                            },
+                        );
+                    }
+                    slices.push(Slice {
+                        job: k,
+                        partner: Some(other),
+                        placement: p.clone(),
+                        steps,
+                        fin: if compat { held } else { fin },
+                        overhead,
+                        held_until: held,
+                    });
+                }
                 continue;
             }
             let gpus = p.gpus.len() as u32;
@@ -646,21 +993,7 @@ impl Simulator {
             if rate <= 0.0 {
                 continue;
             }
-            let remaining = (self.specs[j].total_steps - self.states[j].steps_done).max(0.0);
-            let st = &self.states[j];
-            let moved = st.rounds_run > 0 && st.last_placement.as_ref() != Some(&p);
-            let overhead = if !compat && moved {
-                self.cfg.restart_cost.min(self.cfg.round_len)
-            } else {
-                0.0
-            };
-            let (steps, dur) = if compat {
-                let n = ((rate * self.cfg.round_len).trunc()).min(remaining);
-                (n, n / rate)
-            } else {
-                let n = (rate * (self.cfg.round_len - overhead)).min(remaining);
-                (n, overhead + n / rate)
-            };
+            let (steps, fin, overhead, moved) = work(self, j, &p, rate);
             if moved {
                 self.states[j].restarts += 1;
                 self.emit(
@@ -671,19 +1004,32 @@ impl Simulator {
                     },
                 );
             }
-            slices.push((j, p, steps, start + dur, overhead));
+            slices.push(Slice {
+                job: j,
+                partner: None,
+                placement: p,
+                steps,
+                fin,
+                overhead,
+                held_until: fin,
+            });
+        }
+        // Placements come sorted by job id (a pair by its lower id): sort the pairs' higher
+        // ids in. Ids are unique.
+        if self.packing {
+            slices.sort_unstable_by_key(|s| s.job);
         }
         let end = if slices.is_empty() {
             start
         } else if compat {
-            slices.iter().map(|s| s.3).fold(start, f64::max)
+            slices.iter().map(|s| s.fin).fold(start, f64::max)
         } else {
             start + self.cfg.round_len
         };
 
         // Preemptions: ran last round, unfinished, not running now. Placements come sorted
         // by job id, so `running` is sorted.
-        let running: Vec<JobId> = slices.iter().map(|s| s.0).collect();
+        let running: Vec<JobId> = slices.iter().map(|s| s.job).collect();
         debug_assert!(running.windows(2).all(|w| w[0] < w[1]));
         let is_running = |j: JobId| running.binary_search(&j).is_ok();
         for i in 0..self.active.len() {
@@ -710,6 +1056,7 @@ impl Simulator {
                 .iter()
                 .map(|t| vec![None; t.count as usize])
                 .collect();
+            self.last_sharers.clone_from(&self.last_owners);
             if self.next_arrival < self.arrival_order.len() {
                 self.now = self.specs[self.arrival_order[self.next_arrival]]
                     .arrival
@@ -734,6 +1081,7 @@ impl Simulator {
                         );
                     }
                     self.active.clear();
+                    self.mech.pairs.clear();
                     self.done = true;
                 }
             }
@@ -764,33 +1112,83 @@ impl Simulator {
         };
         let mut busy_gpus = vec![0u32; self.cluster.num_types()];
         let mut finished = Vec::new();
-        for (j, p, steps, fin, overhead) in slices {
+        // Whether each slice did its work: in Gavel-compatible mode a slice fails when it has
+        // fewer steps than GPUs or no time; a pair fails when either job's slice does.
+        let mut ok: Vec<bool> = slices
+            .iter()
+            .map(|s| {
+                !compat
+                    || (s.steps / s.placement.gpus.len() as f64).floor() > 0.0
+                        && s.held_until - busy_base > 0.0
+            })
+            .collect();
+        if compat && self.packing {
+            for i in 0..slices.len() {
+                if let Some(b) = slices[i].partner {
+                    if let Ok(k) = slices.binary_search_by_key(&b, |s| s.job) {
+                        ok[i] = ok[i] && ok[k];
+                        ok[k] = ok[i];
+                    }
+                }
+            }
+        }
+        for (slice, ok) in slices.into_iter().zip(ok) {
+            let Slice {
+                job: j,
+                partner,
+                placement: p,
+                steps,
+                fin,
+                overhead,
+                held_until,
+            } = slice;
             let gpus = p.gpus.len() as u32;
             let t = p.gpu_type;
-            busy_gpus[t] += gpus;
-            let exec = fin - busy_base;
-            let ok = !compat || (steps / f64::from(gpus)).floor() > 0.0 && exec > 0.0;
+            // A pair's GPUs count once, on its lower id.
+            let lower = partner.is_none_or(|b| j < b);
+            if lower {
+                busy_gpus[t] += gpus;
+            }
+            let exec = held_until - busy_base;
+            if let (Some(b), true) = (partner, lower) {
+                if let Some(m) = self.mech.pairs.get_mut(&(j, b)) {
+                    m.last_placement = Some(p.clone());
+                    if ok {
+                        // A pair's time received is the pair's, not either job's.
+                        m.job_time[t] += exec;
+                        self.mech.worker_time[t] += exec;
+                    }
+                }
+            }
             if !ok {
-                self.mech.failures[j] += 1;
-                self.mech.need_update = true;
-                if self.mech.failures[j] >= 5 {
-                    finished.push((j, fin, false));
+                if partner.is_none() {
+                    self.mech.failures[j] += 1;
+                    self.mech.need_update = true;
+                    if self.mech.failures[j] >= 5 {
+                        finished.push((j, fin, false));
+                    }
                 }
                 self.states[j].last_placement = Some(p);
                 self.states[j].ran_last_round = true;
                 continue;
             }
-            self.mech.failures[j] = 0;
+            // Each job of a pair is credited half the GPUs' time.
+            let share = if partner.is_some() { 0.5 } else { 1.0 };
             let st = &mut self.states[j];
+            if partner.is_none() {
+                self.mech.failures[j] = 0;
+            }
             st.steps_done += steps;
             st.first_start.get_or_insert(start);
-            st.attained_service += (fin - start) * f64::from(gpus);
+            st.attained_service += (fin - start) * f64::from(gpus) * share;
             st.time_on_type[t] += fin - start;
             st.rounds_run += 1;
             st.ran_last_round = true;
             st.last_placement = Some(p);
-            self.mech.job_time[j][t] += exec;
-            self.mech.worker_time[t] += exec;
+            if partner.is_none() {
+                self.mech.job_time[j][t] += exec;
+                self.mech.worker_time[t] += exec;
+            }
             let remaining = self.specs[j].total_steps - self.states[j].steps_done;
             let done = if compat {
                 remaining <= 0.0
@@ -804,10 +1202,11 @@ impl Simulator {
                     gpu_type: t,
                     gpus,
                     start,
-                    end: fin,
+                    end: held_until,
                     busy_s: exec,
                     steps,
                     overhead_s: overhead,
+                    shared_with: partner,
                 },
             );
             if done {
@@ -818,6 +1217,11 @@ impl Simulator {
             if !is_running(j) {
                 self.states[j].ran_last_round = false;
             }
+        }
+        if self.packing && !finished.is_empty() {
+            let states = &self.states;
+            let ended = |j: JobId| states[j].is_done() || finished.iter().any(|f| f.0 == j);
+            self.mech.pairs.retain(|&(a, b), _| !ended(a) && !ended(b));
         }
         for (j, fin, ok) in finished {
             self.states[j].finish_time = Some(fin);
@@ -889,13 +1293,11 @@ impl Simulator {
         out
     }
 
-    /// Turn picks into GPU ids: per type, largest jobs first; a job keeps its previous GPUs
-    /// when they are all free, otherwise it is consolidated on as few servers as possible.
-    fn place(
-        &mut self,
-        mut picks: Vec<(JobId, TypeIdx, u32, bool)>,
-    ) -> Vec<(JobId, Placement, bool)> {
-        picks.sort_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)));
+    /// Turn picks into GPU ids: per type, largest jobs first; a job (or a pair) keeps its
+    /// previous GPUs when they are all free, otherwise it is consolidated on as few servers as
+    /// possible. Both jobs of a pair get the same GPUs.
+    fn place(&mut self, mut picks: Vec<Pick>) -> Vec<(JobId, Option<JobId>, Placement, bool)> {
+        picks.sort_by(|a, b| a.2.cmp(&b.2).then(b.3.cmp(&a.3)));
         let mut pools: Vec<TypePool> = self
             .cluster
             .types
@@ -904,28 +1306,36 @@ impl Simulator {
             .collect();
         let mut out = Vec::with_capacity(picks.len());
         let mut deferred = Vec::new();
-        for (j, t, s, runs) in picks {
-            let keep = self.states[j]
-                .last_placement
-                .as_ref()
+        for (j, partner, t, s, runs) in picks {
+            let last = match partner {
+                None => self.states[j].last_placement.as_ref(),
+                Some(b) => self
+                    .mech
+                    .pairs
+                    .get(&(j, b))
+                    .and_then(|m| m.last_placement.as_ref()),
+            };
+            let keep = last
                 .filter(|p| p.gpu_type == t && p.gpus.len() as u32 == s)
                 .map(|p| p.gpus.clone());
             match keep {
                 Some(ids) if pools[t].take_exact(j, &ids) => out.push((
                     j,
+                    partner,
                     Placement {
                         gpu_type: t,
                         gpus: ids,
                     },
                     runs,
                 )),
-                _ => deferred.push((j, t, s, runs)),
+                _ => deferred.push((j, partner, t, s, runs)),
             }
         }
-        for (j, t, s, runs) in deferred {
+        for (j, partner, t, s, runs) in deferred {
             if let Some(ids) = pools[t].take(j, s) {
                 out.push((
                     j,
+                    partner,
                     Placement {
                         gpu_type: t,
                         gpus: ids,
@@ -935,8 +1345,21 @@ impl Simulator {
             }
         }
         self.last_owners = pools.into_iter().map(TypePool::into_owners).collect();
+        if self.packing {
+            for (row, owners) in self.last_sharers.iter_mut().zip(&self.last_owners) {
+                row.clear();
+                row.resize(owners.len(), None);
+            }
+            for (_, partner, p, _) in &out {
+                if let Some(b) = partner {
+                    for &g in &p.gpus {
+                        self.last_sharers[p.gpu_type][g as usize] = Some(*b);
+                    }
+                }
+            }
+        }
         // Job ids are unique.
-        out.sort_unstable_by_key(|(j, _, _)| *j);
+        out.sort_unstable_by_key(|(j, _, _, _)| *j);
         out
     }
 
@@ -1001,5 +1424,6 @@ fn build_view<'a>(
                 }
             })
             .collect(),
+        colocation: None,
     }
 }

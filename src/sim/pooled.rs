@@ -668,6 +668,7 @@ impl PooledSimulator {
                         } else {
                             0.0
                         },
+                        shared_with: None,
                     });
                 }
             }

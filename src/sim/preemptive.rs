@@ -376,6 +376,7 @@ impl PreemptiveSimulator {
             busy_s: t - j.seg_start,
             steps: j.seg_steps,
             overhead_s: j.seg_overhead,
+            shared_with: None,
         });
         let gpus = j.gpus;
         match j.suspended_for.take() {

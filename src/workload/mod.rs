@@ -5,6 +5,7 @@
 //! system, so the same code serves the CLI and the page. Every error names the file, the
 //! line and the field.
 
+pub mod colocation;
 pub mod csv;
 pub mod elastic;
 pub mod generator;
@@ -17,6 +18,7 @@ pub mod profile;
 pub mod ps;
 pub mod trace;
 
+pub use colocation::Colocation;
 pub use elastic::{Apps, ElasticApp, InlineFile};
 pub use generator::{generate, GeneratorConfig};
 pub use profile::{JobTypeProfile, Profile};

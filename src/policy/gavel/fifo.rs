@@ -119,6 +119,7 @@ impl Policy for GavelFifo {
         Ok(Decision::Allocation(Allocation {
             jobs: view.jobs.iter().map(|j| j.id).collect(),
             fractions,
+            ..Default::default()
         }))
     }
 

@@ -26,6 +26,7 @@ impl Policy for Isolated {
         Ok(Decision::Allocation(Allocation {
             jobs: view.jobs.iter().map(|j| j.id).collect(),
             fractions: super::isolated_fractions(view),
+            ..Default::default()
         }))
     }
 

@@ -48,6 +48,52 @@ impl Lp {
         }
     }
 
+    /// Variables `x >= 0` for rows that may hold one job or a pair of jobs sharing GPUs
+    /// (space sharing), with the packed base constraints: per type,
+    /// `sum_r scale[r] x[r][t] <= counts[t]` (a pair's row uses its GPUs once); per job, the
+    /// rows of `groups[job]` (its own row and its pairs') together `sum_t x[r][t] <= 1`.
+    pub fn packed(scale: &[f64], counts: &[f64], groups: &[Vec<usize>]) -> Lp {
+        let weighted: Vec<Vec<(usize, f64)>> = groups
+            .iter()
+            .map(|g| g.iter().map(|&r| (r, 1.0)).collect())
+            .collect();
+        Lp::grouped(scale, counts, &weighted)
+    }
+
+    /// Variables `x >= 0` with, per type, `sum_r scale[r] x[r][t] <= counts[t]` and, per
+    /// group, `sum_((r, w) in group) w sum_t x[r][t] <= 1`.
+    pub fn grouped(scale: &[f64], counts: &[f64], groups: &[Vec<(usize, f64)>]) -> Lp {
+        let mut vars = ProblemVariables::new();
+        let n = counts.len();
+        let x: Vec<Vec<Variable>> = scale
+            .iter()
+            .map(|_| (0..n).map(|_| vars.add(variable().min(0.0))).collect())
+            .collect();
+        let mut constraints = Vec::with_capacity(groups.len() + n);
+        for (t, &cap) in counts.iter().enumerate() {
+            let mut e = Expression::with_capacity(scale.len());
+            for (r, row) in x.iter().enumerate() {
+                e.add_mul(scale[r], row[t]);
+            }
+            constraints.push(e.leq(cap));
+        }
+        for g in groups {
+            let mut e = Expression::with_capacity(n * g.len());
+            for &(r, w) in g {
+                for &v in &x[r] {
+                    e.add_mul(w, v);
+                }
+            }
+            constraints.push(e.leq(1.0));
+        }
+        Lp {
+            vars,
+            x,
+            constraints,
+            refine: true,
+        }
+    }
+
     /// Solve without Clarabel's iterative refinement of the KKT solves, with a smaller
     /// static regularisation (1e-10 instead of 1e-8) so that the unrefined Newton
     /// directions stay close to the refined ones. The termination tolerances are
@@ -90,6 +136,35 @@ impl Lp {
         for (t, &c) in coef.iter().enumerate() {
             if c != 0.0 {
                 e.add_mul(-c, self.x[job][t]);
+            }
+        }
+        self.constraints.push(e.leq(0.0));
+    }
+
+    /// `sum_(r, coef) sum_t coef[t] * x[r][t]` over several rows.
+    pub fn rows_expr(&self, terms: &[(usize, Vec<f64>)]) -> Expression {
+        let mut e = Expression::with_capacity(terms.iter().map(|(_, c)| c.len()).sum());
+        for (r, coef) in terms {
+            for (t, &c) in coef.iter().enumerate() {
+                if c != 0.0 {
+                    e.add_mul(c, self.x[*r][t]);
+                }
+            }
+        }
+        e
+    }
+
+    /// Add `bound <= sum_(r, coef) sum_t coef[t] * x[r][t]` over several rows (an epigraph
+    /// row), written as `bound - ... <= 0` like [`Lp::push_at_least`].
+    pub fn push_at_least_rows(&mut self, terms: &[(usize, Vec<f64>)], bound: Variable) {
+        let mut e =
+            Expression::with_capacity(1 + terms.iter().map(|(_, c)| c.len()).sum::<usize>());
+        e.add_mul(1.0, bound);
+        for (r, coef) in terms {
+            for (t, &c) in coef.iter().enumerate() {
+                if c != 0.0 {
+                    e.add_mul(-c, self.x[*r][t]);
+                }
             }
         }
         self.constraints.push(e.leq(0.0));
@@ -148,4 +223,25 @@ pub fn satisfies_base(x: &[Vec<f64>], scale: &[f64], counts: &[f64], tol: f64) -
         .enumerate()
         .all(|(t, &c)| x.iter().zip(scale).map(|(r, s)| s * r[t]).sum::<f64>() <= c + tol);
     rows_ok && cols_ok
+}
+
+/// Check the packed base constraints of a solution: every `x` in [0, 1], per type the rows'
+/// GPUs (a pair's once) within the type's count, and per job its rows (`groups[job]`, its
+/// own and its pairs') summing to at most 1.
+pub fn satisfies_packed(
+    x: &[Vec<f64>],
+    scale: &[f64],
+    counts: &[f64],
+    groups: &[Vec<usize>],
+    tol: f64,
+) -> bool {
+    let range_ok = x.iter().flatten().all(|&v| (0.0..=1.0).contains(&v));
+    let groups_ok = groups
+        .iter()
+        .all(|g| g.iter().map(|&r| x[r].iter().sum::<f64>()).sum::<f64>() <= 1.0 + tol);
+    let cols_ok = counts
+        .iter()
+        .enumerate()
+        .all(|(t, &c)| x.iter().zip(scale).map(|(r, s)| s * r[t]).sum::<f64>() <= c + tol);
+    range_ok && groups_ok && cols_ok
 }

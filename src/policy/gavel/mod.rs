@@ -6,14 +6,22 @@
 //! job, `sum_type x[j][type] <= 1`. LPs are solved with Clarabel (an interior-point method,
 //! pure Rust, through good_lp): like Gavel's ECOS it ends near the centre of the optimal face
 //! when the optimum is not unique, which is what makes Orrery's rounds match Gavel's.
+//!
+//! The `_packed` policies add space sharing: rows for pairs of jobs that share the same GPUs
+//! at their colocated throughputs (see [`packed`]).
 
 pub mod fifo;
+pub mod fifo_packed;
 pub mod finish_time_fairness;
+pub mod finish_time_fairness_packed;
 pub mod isolated;
 pub mod lp;
 pub mod max_min_fairness;
+pub mod max_min_fairness_packed;
 pub mod max_sum_throughput;
 pub mod min_total_duration;
+pub mod min_total_duration_packed;
+pub mod packed;
 
 use super::{PolicyTraits, PolicyView, Recompute};
 
@@ -24,6 +32,7 @@ pub(crate) fn traits(perf: bool) -> PolicyTraits {
         recompute: Recompute::OnJobSetChange,
         shuffle_types: !perf,
         fill_with_zero_priority: true,
+        packing: false,
     }
 }
 
@@ -41,6 +50,7 @@ pub(crate) fn allocation(
     Ok(super::Decision::Allocation(super::Allocation {
         jobs: view.jobs.iter().map(|j| j.id).collect(),
         fractions,
+        ..Default::default()
     }))
 }
 
@@ -92,6 +102,9 @@ pub(crate) mod testing {
     use crate::job::JobSpec;
     use crate::policy::{JobView, PolicyView};
 
+    /// Two jobs and their colocated throughputs per type: `(a, b, [(a's, b's)])`.
+    pub type PairSpec<'a> = (usize, usize, &'a [(f64, f64)]);
+
     /// Owned data behind a view.
     pub struct World {
         pub cluster: ClusterSpec,
@@ -100,6 +113,7 @@ pub(crate) mod testing {
         pub time: Vec<Vec<f64>>,
         pub remaining: Vec<f64>,
         pub since: Vec<f64>,
+        pub colocation: Option<crate::workload::Colocation>,
     }
 
     impl World {
@@ -115,6 +129,7 @@ pub(crate) mod testing {
                 time: vec![vec![0.0; n]; jobs.len()],
                 remaining: vec![1000.0; jobs.len()],
                 since: vec![0.0; jobs.len()],
+                colocation: None,
                 cluster,
             }
         }
@@ -137,7 +152,18 @@ pub(crate) mod testing {
                         rounds_run: 0,
                     })
                     .collect(),
+                colocation: self.colocation.as_ref(),
             }
+        }
+
+        /// Give pairs of jobs colocated throughputs: `(a, b, [(a's, b's) per type])`.
+        pub fn with_pairs(mut self, pairs: &[PairSpec]) -> Self {
+            self.colocation = Some(crate::workload::Colocation::from_rates(
+                self.cluster.num_types(),
+                self.specs.len(),
+                pairs.iter().map(|(a, b, r)| ((*a, *b), r.to_vec())),
+            ));
+            self
         }
     }
 }

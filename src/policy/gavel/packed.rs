@@ -1,0 +1,310 @@
+//! The pair-aware LP layout shared by Gavel's packing policies (space sharing).
+//!
+//! Rows are the active jobs (in id order), then pairs of jobs of equal scale factor (in
+//! order of their ids), each with a variable per GPU type: `x[r][t]` is the fraction of time
+//! row `r` runs on type `t`, for a pair both jobs on the same GPUs. Job `i` trains at
+//! `eff_i(x) = sum_t T[i][t] x[i][t] + sum_(pairs p of i) sum_t C_i[p][t] x[p][t]` steps/s,
+//! where `C_i[p][t]` is its colocated throughput in pair `p`. The constraints are those of
+//! [`Lp::packed`]: per type, every row's scale factor of GPUs (a pair's once) within the
+//! type's count; per job, its own row and its pairs' rows together at most 1.
+//!
+//! Pairs whose colocated throughput is 0 for both jobs on every type are left out (in Gavel's
+//! throughputs every multi-GPU pair and a few single-GPU ones are such): they cannot add to
+//! any objective, and leaving them out keeps the LP small. With `partners = K > 0` each job
+//! also keeps only its `K` best partners by normalised pair gain
+//! (`max_t C_i[p][t] / T[i][t] + C_j[p][t] / T[j][t]`, ties to the lower id), a pair staying
+//! when either job keeps it.
+
+use super::lp::Lp;
+use crate::policy::registry::ParamInfo;
+use crate::policy::{Allocation, Decision, PolicyTraits, PolicyView, Recompute};
+
+/// The parameter shared by the packed LP policies.
+pub const PARAMS: &[ParamInfo] = &[ParamInfo {
+    name: "partners",
+    default: "0",
+    help: "Pair rows kept per job: its best partners by normalised pair gain (0 keeps every pair that can train).",
+}];
+
+/// Largest accepted `partners`.
+pub const MAX_PARTNERS: u64 = 1_000_000;
+
+/// Traits of the packing policies: recomputed when the job set changes, GPU types in the
+/// cluster's order (Gavel never shuffles them for packing policies), pairs in the mechanism.
+pub(crate) fn traits(fill_with_zero_priority: bool) -> PolicyTraits {
+    PolicyTraits {
+        recompute: Recompute::OnJobSetChange,
+        shuffle_types: false,
+        fill_with_zero_priority,
+        packing: true,
+    }
+}
+
+/// Colocated steps/s of a pair on each GPU type: (first job's, second job's).
+pub type PairRates = Vec<(f64, f64)>;
+
+/// A candidate pair row: the two jobs (positions in the view) and their rates.
+type Candidate = ((usize, usize), PairRates);
+
+/// The rows of a packed LP for one view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// Number of single-job rows (the view's jobs, by position).
+    pub singles: usize,
+    /// Pair rows: positions of the two jobs in the view, lower first.
+    pub pairs: Vec<(usize, usize)>,
+    /// Colocated steps/s per pair and type: (first job's, second job's).
+    pub rates: Vec<PairRates>,
+    /// For each job (by position), the indices of the pairs it is in, ascending.
+    pub member_of: Vec<Vec<usize>>,
+}
+
+impl Layout {
+    /// The layout for `view`: every pair of jobs of equal scale factor with a positive
+    /// colocated throughput somewhere, or with `partners > 0` the pairs among each job's
+    /// best `partners`.
+    pub fn new(view: &PolicyView, partners: usize) -> Self {
+        let m = view.jobs.len();
+        let n = view.cluster.num_types();
+        let mut candidates: Vec<Candidate> = Vec::new();
+        if let Some(col) = view.colocation.filter(|c| !c.is_empty()) {
+            for a in 0..m {
+                for b in a + 1..m {
+                    if view.jobs[a].scale() != view.jobs[b].scale() {
+                        continue;
+                    }
+                    let row = col.rates_row(view.jobs[a].id, view.jobs[b].id);
+                    if row.len() == n && row.iter().any(|&(x, y)| x > 0.0 || y > 0.0) {
+                        candidates.push(((a, b), row));
+                    }
+                }
+            }
+        }
+        if partners > 0 {
+            let gain = |(a, b): (usize, usize), row: &[(f64, f64)]| -> f64 {
+                let ta = view.jobs[a].throughput;
+                let tb = view.jobs[b].throughput;
+                row.iter()
+                    .enumerate()
+                    .map(|(t, &(x, y))| {
+                        let part = |r: f64, iso: f64| if iso > 0.0 { r / iso } else { 0.0 };
+                        part(x, ta[t]) + part(y, tb[t])
+                    })
+                    .fold(0.0, f64::max)
+            };
+            let gains: Vec<f64> = candidates.iter().map(|(p, r)| gain(*p, r)).collect();
+            let mut of_job: Vec<Vec<usize>> = vec![Vec::new(); m];
+            for (c, ((a, b), _)) in candidates.iter().enumerate() {
+                of_job[*a].push(c);
+                of_job[*b].push(c);
+            }
+            let mut keep = vec![false; candidates.len()];
+            for (i, list) in of_job.iter_mut().enumerate() {
+                let other = |c: usize| {
+                    let (a, b) = candidates[c].0;
+                    if a == i {
+                        b
+                    } else {
+                        a
+                    }
+                };
+                list.sort_by(|&x, &y| gains[y].total_cmp(&gains[x]).then(other(x).cmp(&other(y))));
+                for &c in list.iter().take(partners) {
+                    keep[c] = true;
+                }
+            }
+            let mut k = keep.iter();
+            candidates.retain(|_| k.next().copied().unwrap_or(false));
+        }
+        let mut member_of = vec![Vec::new(); m];
+        for (c, ((a, b), _)) in candidates.iter().enumerate() {
+            member_of[*a].push(c);
+            member_of[*b].push(c);
+        }
+        let (pairs, rates) = candidates.into_iter().unzip();
+        Layout {
+            singles: m,
+            pairs,
+            rates,
+            member_of,
+        }
+    }
+
+    /// Number of rows (singles, then pairs).
+    pub fn rows(&self) -> usize {
+        self.singles + self.pairs.len()
+    }
+
+    /// GPUs of each row (a pair's common scale factor).
+    pub fn row_scales(&self, view: &PolicyView) -> Vec<f64> {
+        let mut s: Vec<f64> = view.jobs.iter().map(|j| f64::from(j.scale())).collect();
+        s.extend(
+            self.pairs
+                .iter()
+                .map(|&(a, _)| f64::from(view.jobs[a].scale())),
+        );
+        s
+    }
+
+    /// The rows of each job: its own, then its pairs'.
+    pub fn groups(&self) -> Vec<Vec<usize>> {
+        self.member_of
+            .iter()
+            .enumerate()
+            .map(|(i, ps)| {
+                std::iter::once(i)
+                    .chain(ps.iter().map(|&p| self.singles + p))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// An LP with the packed base constraints.
+    pub fn lp(&self, view: &PolicyView) -> Lp {
+        Lp::packed(&self.row_scales(view), &view.counts(), &self.groups())
+    }
+
+    /// For each job, its throughput terms scaled by `factor[job]`: `(row, coefficient per
+    /// type)` for its own row (`thr[job]`) and each of its pairs (its colocated rates).
+    pub fn terms(&self, thr: &[Vec<f64>], factor: &[f64]) -> Vec<Vec<(usize, Vec<f64>)>> {
+        (0..self.singles)
+            .map(|i| {
+                let f = factor[i];
+                let mut v = Vec::with_capacity(1 + self.member_of[i].len());
+                v.push((i, thr[i].iter().map(|t| t * f).collect()));
+                for &p in &self.member_of[i] {
+                    let first = self.pairs[p].0 == i;
+                    v.push((
+                        self.singles + p,
+                        self.rates[p]
+                            .iter()
+                            .map(|&(x, y)| if first { x * f } else { y * f })
+                            .collect(),
+                    ));
+                }
+                v
+            })
+            .collect()
+    }
+
+    /// Job `i`'s throughput under `x` (rows as in the layout) with throughputs `thr`.
+    pub fn effective(&self, i: usize, thr: &[Vec<f64>], x: &[Vec<f64>]) -> f64 {
+        let own: f64 = thr[i].iter().zip(&x[i]).map(|(a, b)| a * b).sum();
+        let shared: f64 = self.member_of[i]
+            .iter()
+            .map(|&p| {
+                let first = self.pairs[p].0 == i;
+                self.rates[p]
+                    .iter()
+                    .zip(&x[self.singles + p])
+                    .map(|(&(a, b), v)| if first { a * v } else { b * v })
+                    .sum::<f64>()
+            })
+            .sum();
+        own + shared
+    }
+
+    /// Single-job rows `singles` padded with zero pair rows.
+    pub fn with_zero_pairs(&self, singles: Vec<Vec<f64>>, types: usize) -> Vec<Vec<f64>> {
+        let mut x = singles;
+        x.extend(std::iter::repeat_n(vec![0.0; types], self.pairs.len()));
+        x
+    }
+
+    /// The decision for a solution `x` (rows as in the layout).
+    pub fn decision(&self, view: &PolicyView, mut x: Vec<Vec<f64>>) -> Decision {
+        let pair_fractions = x.split_off(self.singles.min(x.len()));
+        Decision::Allocation(Allocation {
+            jobs: view.jobs.iter().map(|j| j.id).collect(),
+            fractions: x,
+            pairs: self
+                .pairs
+                .iter()
+                .map(|&(a, b)| (view.jobs[a].id, view.jobs[b].id))
+                .collect(),
+            pair_fractions,
+        })
+    }
+}
+
+/// The decision for an LP's result over `layout`, or the solver's complaint as a policy
+/// failure (the mechanism then keeps the previous allocation).
+pub(crate) fn decision(
+    view: &PolicyView,
+    layout: &Layout,
+    policy: &str,
+    solved: Result<Vec<Vec<f64>>, String>,
+) -> Result<Decision, crate::policy::PolicyError> {
+    let x = solved.map_err(|reason| crate::policy::PolicyError::Failed {
+        policy: policy.to_string(),
+        reason,
+    })?;
+    Ok(layout.decision(view, x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::World;
+    use super::*;
+
+    #[test]
+    fn layout_rows_and_pruning() {
+        // Four single-GPU jobs and one 2-GPU job; pairs (0,1), (0,2), (1,2) train, (2,3)
+        // does not, and the 2-GPU job pairs with nobody.
+        let w = World::new(
+            "a:2",
+            &[
+                (1, &[1.0]),
+                (1, &[1.0]),
+                (1, &[1.0]),
+                (1, &[1.0]),
+                (2, &[1.0]),
+            ],
+        )
+        .with_pairs(&[
+            (0, 1, &[(0.9, 0.9)]),
+            (0, 2, &[(0.5, 0.5)]),
+            (1, 2, &[(0.6, 0.7)]),
+            (2, 3, &[(0.0, 0.0)]),
+            (3, 4, &[(0.5, 0.5)]),
+        ]);
+        let v = w.view();
+        let l = Layout::new(&v, 0);
+        assert_eq!(l.pairs, vec![(0, 1), (0, 2), (1, 2)]);
+        assert_eq!(l.member_of[2], vec![1, 2]);
+        assert_eq!(l.groups()[0], vec![0, 5, 6]);
+        assert_eq!(
+            l.row_scales(&v),
+            vec![1.0, 1.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0]
+        );
+        let terms = l.terms(&w.thr, &[2.0; 5]);
+        assert_eq!(
+            terms[2],
+            vec![(2, vec![2.0]), (6, vec![1.0]), (7, vec![1.4])]
+        );
+        // One partner each: 0 keeps 1 (gain 1.8), 1 keeps 0, 2 keeps 1 (gain 1.3 over 1.0).
+        let l1 = Layout::new(&v, 1);
+        assert_eq!(l1.pairs, vec![(0, 1), (1, 2)]);
+        // Effective throughput and the decision's split.
+        let x = vec![
+            vec![0.0],
+            vec![0.0],
+            vec![0.5],
+            vec![1.0],
+            vec![0.0],
+            vec![0.5],
+            vec![0.0],
+            vec![0.5],
+        ];
+        assert!((l.effective(2, &w.thr, &x) - (0.5 + 0.35)).abs() < 1e-12);
+        let Decision::Allocation(a) = l.decision(&v, x) else {
+            panic!()
+        };
+        assert_eq!(a.jobs, vec![0, 1, 2, 3, 4]);
+        assert_eq!(a.pair_row(2, 1), Some(&[0.5][..]));
+        assert_eq!(a.pair_row(0, 1), Some(&[0.5][..]));
+        // No colocation data: no pairs.
+        let plain = World::new("a:1", &[(1, &[1.0]), (1, &[1.0])]);
+        assert!(Layout::new(&plain.view(), 0).pairs.is_empty());
+    }
+}
