@@ -929,6 +929,7 @@ impl SlotSimulator {
                 busy_s: used,
                 steps: done,
                 overhead_s: delay.min(used),
+                shared_with: None,
             });
             if j.progress >= j.total {
                 j.finish = Some(start + used);
