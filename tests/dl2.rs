@@ -537,7 +537,10 @@ fn bad_setups_are_refused_with_clear_messages() {
         policies: vec!["max_min_fairness".into()],
         ..base.clone()
     });
-    assert!(e.contains("family dl2: dl2, drf, fifo, srtf, optimus"), "{e}");
+    assert!(
+        e.contains("family dl2: dl2, drf, fifo, srtf, optimus"),
+        "{e}"
+    );
     let e = err(Experiment {
         cluster: "v100:32/8,k80:32/8".into(),
         ..base.clone()
