@@ -42,28 +42,37 @@ impl MinTotalDuration {
         if thr.iter().any(|r| r.iter().all(|&t| t <= 0.0)) {
             return Err("a job has no GPU type it can run on".into());
         }
-        let (mut lo, mut hi, mut last_hi) = (100.0_f64, 1e6_f64, 1e6_f64);
-        for _widen in 0..12 {
-            let mut best = None;
-            while 1.05 * lo < hi {
-                let mid = (lo + hi) / 2.0;
-                match Self::feasible(view, &thr, mid) {
-                    Some(x) => {
-                        best = Some((x, mid));
-                        hi = mid;
-                    }
-                    None => lo = mid,
-                }
-            }
-            if let Some(b) = best {
-                return Ok(b);
-            }
-            lo = last_hi;
-            hi = last_hi * 10.0;
-            last_hi *= 10.0;
-        }
-        Err("no feasible completion time below 10^18 s".into())
+        search_horizon(|t| Self::feasible(view, &thr, t))
     }
+}
+
+/// Gavel's search for the smallest feasible completion time: bisection in [100 s, 10^6 s]
+/// until the bracket is within 5%, widened tenfold while nothing is feasible. Returns the
+/// last feasible point and its horizon.
+pub(crate) fn search_horizon<X>(
+    mut feasible: impl FnMut(f64) -> Option<X>,
+) -> Result<(X, f64), String> {
+    let (mut lo, mut hi, mut last_hi) = (100.0_f64, 1e6_f64, 1e6_f64);
+    for _widen in 0..12 {
+        let mut best = None;
+        while 1.05 * lo < hi {
+            let mid = (lo + hi) / 2.0;
+            match feasible(mid) {
+                Some(x) => {
+                    best = Some((x, mid));
+                    hi = mid;
+                }
+                None => lo = mid,
+            }
+        }
+        if let Some(b) = best {
+            return Ok(b);
+        }
+        lo = last_hi;
+        hi = last_hi * 10.0;
+        last_hi *= 10.0;
+    }
+    Err("no feasible completion time below 10^18 s".into())
 }
 
 impl Policy for MinTotalDuration {

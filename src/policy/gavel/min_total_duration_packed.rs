@@ -46,27 +46,7 @@ impl MinTotalDurationPacked {
             }
             lp.feasible()
         };
-        let (mut lo, mut hi, mut last_hi) = (100.0_f64, 1e6_f64, 1e6_f64);
-        for _widen in 0..12 {
-            let mut best = None;
-            while 1.05 * lo < hi {
-                let mid = (lo + hi) / 2.0;
-                match feasible(mid) {
-                    Some(x) => {
-                        best = Some((x, mid));
-                        hi = mid;
-                    }
-                    None => lo = mid,
-                }
-            }
-            if let Some(b) = best {
-                return Ok(b);
-            }
-            lo = last_hi;
-            hi = last_hi * 10.0;
-            last_hi *= 10.0;
-        }
-        Err("no feasible completion time below 10^18 s".into())
+        super::min_total_duration::search_horizon(feasible)
     }
 }
 
