@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use orrery::cluster::ClusterSpec;
 use orrery::experiment::{
-    Experiment, ExperimentError, ProfileSource, Resolved, RunResult, WorkloadSource,
+    Experiment, ExperimentError, NetworkSource, ProfileSource, Resolved, RunResult, WorkloadSource,
 };
 use orrery::job::JobSpec;
 use orrery::metrics::{csv_num, csv_opt, summaries_csv, Summary};
@@ -148,6 +148,10 @@ struct ExperimentArgs {
     /// Skip the isolated baseline run (no finish-time fairness rho).
     #[arg(long)]
     no_fairness: bool,
+    /// Weights JSON of the `dl2` policy's network (written by `orrery dl2 train`) for a
+    /// parameter-server experiment [default: the bundled network].
+    #[arg(long, value_name = "FILE")]
+    network: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -715,6 +719,12 @@ fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
     if a.no_fairness {
         exp.fairness = false;
     }
+    if let Some(path) = &a.network {
+        exp.network = Some(NetworkSource::Inline {
+            name: path.display().to_string(),
+            text: read_file(path, "network")?,
+        });
+    }
     Ok(exp)
 }
 
@@ -1235,6 +1245,7 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
                 inference: None,
                 preemption: None,
                 ps: None,
+                network: None,
             };
             workloads.push((rate, seed, exp));
         }

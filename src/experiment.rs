@@ -4,6 +4,7 @@
 
 use crate::cluster::{ClusterError, ClusterSpec};
 use crate::metrics::{Recorder, Summary};
+use crate::nn::Mlp;
 use crate::policy::{self, PolicyError};
 use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
 use crate::sim::pooled::{PooledConfig, PooledSimulator};
@@ -126,6 +127,24 @@ pub struct Experiment {
     /// simulator with the `dl2` family, with these defaults when left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ps: Option<PsConfig>,
+    /// The network of the `dl2` policy in a parameter-server experiment (a weights JSON
+    /// written by `orrery dl2 train` or trained in the page); the bundled network when
+    /// left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSource>,
+}
+
+/// Where a DL2 policy network comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NetworkSource {
+    /// A weights JSON's contents (see [`crate::nn`]).
+    Inline {
+        /// File name, for messages.
+        name: String,
+        /// The text.
+        text: String,
+    },
 }
 
 /// Where an inference pool's load comes from.
@@ -201,6 +220,8 @@ pub struct PsSetup {
     pub models: Arc<PsModels>,
     /// CPUs per server and per-job caps.
     pub config: PsConfig,
+    /// The `dl2` policy's network when the experiment brings its own (else the bundled one).
+    pub network: Option<Arc<Mlp>>,
 }
 
 /// The outcome of one policy's run.
@@ -250,6 +271,11 @@ impl Experiment {
         if self.ps.is_some() {
             return Err(ExperimentError::Invalid(
                 "ps settings go with a profile of parameter-server models (e.g. the bundled dl2-models)".into(),
+            ));
+        }
+        if self.network.is_some() {
+            return Err(ExperimentError::Invalid(
+                "a network goes with a parameter-server experiment (the dl2 policy's); this profile is not of parameter-server models".into(),
             ));
         }
         let (profile, apps) = match &self.profile {
@@ -435,9 +461,18 @@ impl Experiment {
             job.epoch_steps.get_or_insert(m.steps_per_epoch());
         }
         crate::sim::slots::check_jobs(&cluster, &config, &trace.jobs, &models)?;
+        let network = match &self.network {
+            None => None,
+            Some(NetworkSource::Inline { name, text }) => {
+                let net = Mlp::from_json(text)
+                    .map_err(|e| ExperimentError::Invalid(format!("network {name}: {e}")))?;
+                Some(Arc::new(net))
+            }
+        };
         for p in &self.policies {
-            policy::dl2::build(p).map_err(|e| match e {
-                PolicyError::Unknown(name) => ExperimentError::Invalid(format!(
+            policy::dl2::build_with(p, network.as_deref(), models.models.len()).map_err(
+                |e| match e {
+                    PolicyError::Unknown(name) => ExperimentError::Invalid(format!(
                     "policy '{name}' is not one for parameter-server experiments (family dl2: {})",
                     policy::dl2::policies()
                         .iter()
@@ -445,8 +480,16 @@ impl Experiment {
                         .collect::<Vec<_>>()
                         .join(", ")
                 )),
-                e => e.into(),
-            })?;
+                    PolicyError::Failed { reason, .. } => ExperimentError::Invalid(format!(
+                        "network {}: {reason}",
+                        match &self.network {
+                            Some(NetworkSource::Inline { name, .. }) => name.as_str(),
+                            None => "(bundled)",
+                        }
+                    )),
+                    e => e.into(),
+                },
+            )?;
         }
         if let Some((a, b)) = self.window {
             if a >= b || b > trace.jobs.len() {
@@ -480,6 +523,7 @@ impl Experiment {
             ps: Some(PsSetup {
                 models: Arc::new(models),
                 config,
+                network,
             }),
         })
     }
@@ -649,7 +693,8 @@ impl Resolved {
         policy_spec: &str,
         ps: &PsSetup,
     ) -> Result<SlotSimulator, ExperimentError> {
-        let p = policy::dl2::build(policy_spec)?;
+        let p =
+            policy::dl2::build_with(policy_spec, ps.network.as_deref(), ps.models.models.len())?;
         self.slot_simulator_with(p, ps)
     }
 

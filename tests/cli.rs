@@ -623,7 +623,7 @@ fn dl2_preset_prints_one_summary_per_policy() {
     let out = json(&ok(&["compare", "--preset", "dl2", "--format", "json"]));
     let arr = out.as_array().expect("an array of summaries");
     let names: Vec<&str> = arr.iter().map(|s| s["policy"].as_str().unwrap()).collect();
-    assert_eq!(names, ["drf", "fifo", "srtf", "optimus"]);
+    assert_eq!(names, ["dl2", "drf", "fifo", "srtf", "optimus"]);
     for s in arr {
         assert_eq!(s["num_jobs"], 320);
         assert_eq!(s["unfinished"], 0);
@@ -648,6 +648,48 @@ fn dl2_preset_prints_one_summary_per_policy() {
     assert_eq!(one["policy"], "fifo[min_gain=0.2]");
     let err = bad(&["run", "--preset", "dl2", "--policy", "las"]);
     assert!(err.contains("family dl2"), "{err}");
+    // The dl2 policy reads a network file: the bundled one gives the bundled result, a
+    // malformed one and one of the wrong shape are refused, naming the file.
+    let bundled = one_dl2(&[]);
+    let same = one_dl2(&["--network", "traces/dl2_weights.json"]);
+    assert_eq!(bundled, same);
+    let garbled = Temp::with("network", "json", "{\"layers\": 3}");
+    let err = bad(&[
+        "run",
+        "--preset",
+        "dl2",
+        "--policy",
+        "dl2",
+        "--network",
+        garbled.s(),
+    ]);
+    assert!(
+        err.contains("network") && err.contains(garbled.s()),
+        "{err}"
+    );
+    let mut rng = orrery::rng::Rng::new(1);
+    let net = orrery::nn::Mlp::new(&[4, 8, 7], orrery::nn::Activation::Relu, &mut rng);
+    let small = Temp::with("network-small", "json", &net.to_json());
+    let err = bad(&[
+        "run",
+        "--preset",
+        "dl2",
+        "--policy",
+        "dl2",
+        "--network",
+        small.s(),
+    ]);
+    assert!(err.contains("inputs"), "{err}");
+    let err = bad(&["run", "--network", "traces/dl2_weights.json"]);
+    assert!(err.contains("parameter-server"), "{err}");
+}
+
+fn one_dl2(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "run", "--preset", "dl2", "--policy", "dl2", "--format", "json",
+    ];
+    args.extend_from_slice(extra);
+    json(&ok(&args))
 }
 
 #[test]

@@ -131,6 +131,7 @@ pub fn default_experiment() -> Experiment {
         inference: None,
         preemption: None,
         ps: None,
+        network: None,
     }
 }
 
@@ -244,7 +245,7 @@ pub fn dl2_experiment() -> Experiment {
         profile: ProfileSource::Preset {
             name: "dl2-models".into(),
         },
-        policies: ["drf", "fifo", "srtf", "optimus"]
+        policies: ["dl2", "drf", "fifo", "srtf", "optimus"]
             .map(String::from)
             .to_vec(),
         round_s: 1200.0,

@@ -21,6 +21,11 @@ pub const JOB_NUMBERS: usize = 5;
 /// The bundled network, trained by `orrery dl2 train` with its defaults.
 pub const BUNDLED_WEIGHTS: &str = include_str!("../../../traces/dl2_weights.json");
 
+/// The bundled network.
+pub fn bundled() -> Result<Mlp, String> {
+    Mlp::from_json(BUNDLED_WEIGHTS).map_err(|e| format!("bundled network: {e}"))
+}
+
 /// DL2's parameters.
 pub const PARAMS: &[ParamInfo] = &[ParamInfo {
     name: "sample",
@@ -122,17 +127,52 @@ impl Dl2 {
 
     /// Build from registry parameters, with the bundled network.
     pub fn build(p: &Params) -> Result<Box<dyn SlotPolicy>, PolicyError> {
+        let net = bundled().map_err(|reason| PolicyError::Failed {
+            policy: "dl2".into(),
+            reason,
+        })?;
+        let mode = Self::mode_of(p)?;
+        Ok(Box::new(Dl2::new(p.spec(), net, mode).map_err(
+            |reason| PolicyError::Failed {
+                policy: "dl2".into(),
+                reason,
+            },
+        )?))
+    }
+
+    /// Build from registry parameters with `network` (the bundled network when None),
+    /// checking that it takes the encoding of `types` job types.
+    pub fn from_params(
+        p: &Params,
+        network: Option<&Mlp>,
+        types: usize,
+    ) -> Result<Dl2, PolicyError> {
         let err = |reason: String| PolicyError::Failed {
             policy: "dl2".into(),
             reason,
         };
-        let net = Mlp::from_json(BUNDLED_WEIGHTS).map_err(|e| err(e.to_string()))?;
-        let mode = if p.bool("sample", false)? {
+        let net = match network {
+            Some(n) => n.clone(),
+            None => bundled().map_err(err)?,
+        };
+        let dl2 = Dl2::new(p.spec(), net, Self::mode_of(p)?).map_err(err)?;
+        let want = dl2.window * (types + JOB_NUMBERS);
+        if dl2.net.inputs() != want {
+            return Err(err(format!(
+                "the network takes {} inputs; a window of {} jobs of {types} job types needs {want}",
+                dl2.net.inputs(),
+                dl2.window
+            )));
+        }
+        Ok(dl2)
+    }
+
+    fn mode_of(p: &Params) -> Result<Mode, PolicyError> {
+        Ok(if p.bool("sample", false)? {
             Mode::Sample { explore: 0.0 }
         } else {
             Mode::Greedy
-        };
-        Ok(Box::new(Dl2::new(p.spec(), net, mode).map_err(err)?))
+        })
     }
 
     /// The network.

@@ -16,9 +16,10 @@ pub mod optimus;
 pub mod srtf;
 pub mod train;
 
-use super::registry::{build_from, ParamInfo, Registered};
+use super::registry::{build_from, checked_params, parse_spec, ParamInfo, Registered};
 use super::PolicyError;
 use crate::job::JobId;
+use crate::nn::Mlp;
 use crate::sim::slots::{SlotAction, SlotPolicy, SlotView};
 
 /// A registered slot policy.
@@ -73,9 +74,31 @@ pub fn policies() -> &'static [SlotPolicyInfo] {
     LIST
 }
 
-/// Build a slot policy from its spec.
+/// Build a slot policy from its spec (`dl2` with the bundled network).
 pub fn build(spec: &str) -> Result<Box<dyn SlotPolicy>, PolicyError> {
     build_from(policies(), spec)
+}
+
+/// Build a slot policy from its spec for an experiment with `types` job types: `dl2` runs
+/// `network` when given, else the bundled network; either must take the encoding of
+/// `types` job types.
+pub fn build_with(
+    spec: &str,
+    network: Option<&Mlp>,
+    types: usize,
+) -> Result<Box<dyn SlotPolicy>, PolicyError> {
+    let (name, _) = parse_spec(spec)?;
+    if name != "dl2" {
+        return build(spec);
+    }
+    let info = policies()
+        .iter()
+        .find(|p| p.name == "dl2")
+        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
+    let params = checked_params(spec, info.params)?;
+    Ok(Box::new(learned::Dl2::from_params(
+        &params, network, types,
+    )?))
 }
 
 /// The action that lets job `id` train at all when it lacks a worker or a parameter
