@@ -636,3 +636,65 @@ fn the_step_report_carries_the_reward_and_the_slot() {
     assert!(c.0 > 10);
     assert_eq!(c.1, from_events);
 }
+
+#[test]
+fn an_experiment_carries_its_network_through_a_link() {
+    use orrery::experiment::NetworkSource;
+    use orrery::nn::{Activation, Mlp};
+    // A network of the right shape but other weights than the bundled one.
+    let bundled = Mlp::from_json(dl2::learned::BUNDLED_WEIGHTS).unwrap();
+    let mut rng = orrery::rng::Rng::new(7);
+    let other = Mlp::new(bundled.sizes(), Activation::Relu, &mut rng);
+    let exp = Experiment {
+        policies: vec!["dl2".into()],
+        network: Some(NetworkSource::Inline {
+            name: "other.json".into(),
+            text: other.to_json(),
+        }),
+        ..presets::dl2_experiment()
+    };
+    let back = Experiment::from_link(&exp.to_link("https://example.org/")).unwrap();
+    assert_eq!(back, exp);
+    let jct = |e: &Experiment| run(e).unwrap()[0].summary.avg_jct_s;
+    let with_other = jct(&back);
+    assert_eq!(with_other, jct(&exp));
+    let plain = Experiment {
+        network: None,
+        ..exp.clone()
+    };
+    assert_ne!(
+        with_other,
+        jct(&plain),
+        "the carried network is the one that runs"
+    );
+    // The bundled network's own text gives the bundled result.
+    let same = Experiment {
+        network: Some(NetworkSource::Inline {
+            name: "bundled.json".into(),
+            text: dl2::learned::BUNDLED_WEIGHTS.into(),
+        }),
+        ..plain.clone()
+    };
+    assert_eq!(jct(&same), jct(&plain));
+    // A network of the wrong shape, or outside a parameter-server experiment, is refused.
+    let narrow = Mlp::new(&[10, 8, 31], Activation::Relu, &mut rng);
+    let e = Experiment {
+        network: Some(NetworkSource::Inline {
+            name: "narrow.json".into(),
+            text: narrow.to_json(),
+        }),
+        ..plain.clone()
+    }
+    .resolve()
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("narrow.json") && e.contains("130"), "{e}");
+    let e = Experiment {
+        network: exp.network.clone(),
+        ..Experiment::default()
+    }
+    .resolve()
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("parameter-server"), "{e}");
+}
