@@ -224,6 +224,8 @@ pub fn policies() -> &'static [PolicyInfo] {
             gavel::min_total_duration_packed::MinTotalDurationPacked::build),
         entry!("fifo_packed", "gavel", "FIFO_Perf, then queued jobs packed onto placed ones whose pair's normalised throughput beats a threshold.", gavel::fifo_packed::PARAMS,
             gavel::fifo_packed::FifoPacked::build),
+        entry!("allox", "gavel", "AlloX: waiting jobs matched to free GPUs at least total completion time (min-cost matching); a placed job keeps its GPU.", gavel::allox::PARAMS,
+            gavel::allox::Allox::build),
     ];
     LIST
 }
