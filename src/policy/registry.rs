@@ -226,6 +226,8 @@ pub fn policies() -> &'static [PolicyInfo] {
             gavel::fifo_packed::FifoPacked::build),
         entry!("allox", "gavel", "AlloX: waiting jobs matched to free GPUs at least total completion time (min-cost matching); a placed job keeps its GPU.", gavel::allox::PARAMS,
             gavel::allox::Allox::build),
+        entry!("gandiva", "gavel", "Gandiva: equal time slices; when oversubscribed, random pairs of equal-size jobs share GPUs, and pairs that slow down are split.", gavel::gandiva::PARAMS,
+            gavel::gandiva::Gandiva::build),
     ];
     LIST
 }

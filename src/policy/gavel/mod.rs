@@ -15,6 +15,7 @@ pub mod fifo;
 pub mod fifo_packed;
 pub mod finish_time_fairness;
 pub mod finish_time_fairness_packed;
+pub mod gandiva;
 pub mod isolated;
 pub mod lp;
 pub mod max_min_fairness;
