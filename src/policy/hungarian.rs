@@ -9,8 +9,9 @@
 //! is flipped. Each search is `O(rows x cols)` at worst, so the whole is `O(rows^2 x cols)`
 //! (`O(n^3)` for a square matrix); in practice searches stop after a few rows.
 //!
-//! Costs come from a function of `(row, column)`, so large structured matrices (AlloX's
-//! `m x (n m)` one) need not be stored.
+//! Costs come from a function of `(row, column)`, so large structured matrices need not be
+//! stored. [`assign_positions`] solves AlloX's matching of jobs to machine queue positions
+//! (an `m x (n m)` matrix) with only the columns that can matter.
 
 use thiserror::Error;
 
@@ -58,19 +59,70 @@ pub fn assign_with(
     if rows > cols {
         return Err(AssignError::TooManyRows { rows, cols });
     }
+    let mut columns: Vec<usize> = (0..cols).collect();
+    shortest_augmenting_paths(rows, &mut columns, |i, &j| cost(i, j), |_| None)
+}
+
+/// Jobs to machines at least total completion time (scheduling on unrelated machines):
+/// job `i` takes `time(i, w) >= 0` on machine `w`, each machine runs its jobs one after the
+/// other, and the sum of the jobs' completion times is minimised. For each job, its machine
+/// and its position counted from the end of the machine's queue (0 runs last).
+///
+/// This is the assignment of jobs to the columns `(w, b)` ("`b`-th from the end on `w`") at
+/// cost `(b + 1) time(i, w)`, a job delaying the `b` jobs after it, but with columns made as
+/// they are needed: a free column keeps a zero dual potential, so of the free columns of a
+/// machine only the one of the smallest `b` can end a cheapest augmenting path (the others
+/// cost at least as much). Columns in play stay below `rows + machines`, rather than
+/// `rows x machines`.
+pub fn assign_positions(
+    rows: usize,
+    machines: usize,
+    time: impl Fn(usize, usize) -> f64,
+) -> Result<Vec<(usize, usize)>, AssignError> {
+    if rows > 0 && machines == 0 {
+        return Err(AssignError::TooManyRows { rows, cols: 0 });
+    }
+    for i in 0..rows {
+        for w in 0..machines {
+            let t = time(i, w);
+            if !(t.is_finite() && t >= 0.0) {
+                return Err(AssignError::NotFinite { row: i, col: w });
+            }
+        }
+    }
+    let mut columns: Vec<(usize, usize)> = (0..machines).map(|w| (w, 0)).collect();
+    let a = shortest_augmenting_paths(
+        rows,
+        &mut columns,
+        |i, &(w, b)| (b + 1) as f64 * time(i, w),
+        |&(w, b)| Some((w, b + 1)),
+    )?;
+    Ok(a.into_iter().map(|c| columns[c]).collect())
+}
+
+/// The shortest-augmenting-path method over `columns` (column descriptions, costed by
+/// `cost(row, column)`). When a path ends on a free column, `next` may add a new column
+/// (it starts free, with a zero potential). For each row, the index of its column.
+fn shortest_augmenting_paths<C>(
+    rows: usize,
+    columns: &mut Vec<C>,
+    cost: impl Fn(usize, &C) -> f64,
+    mut next: impl FnMut(&C) -> Option<C>,
+) -> Result<Vec<usize>, AssignError> {
     const NONE: usize = usize::MAX;
     let mut u = vec![0.0_f64; rows];
-    let mut v = vec![0.0_f64; cols];
+    let mut v = vec![0.0_f64; columns.len()];
     let mut col_of = vec![NONE; rows];
-    let mut row_of = vec![NONE; cols];
+    let mut row_of = vec![NONE; columns.len()];
     // Per search: tentative distances, predecessors, the columns not yet settled, and the
     // settled columns and visited rows (to update the potentials afterwards).
-    let mut dist = vec![f64::INFINITY; cols];
-    let mut pred = vec![NONE; cols];
-    let mut remaining: Vec<usize> = Vec::with_capacity(cols);
-    let mut settled: Vec<usize> = Vec::with_capacity(cols);
+    let mut dist = vec![f64::INFINITY; columns.len()];
+    let mut pred = vec![NONE; columns.len()];
+    let mut remaining: Vec<usize> = Vec::with_capacity(columns.len());
+    let mut settled: Vec<usize> = Vec::new();
     let mut visited: Vec<usize> = Vec::with_capacity(rows);
     for start in 0..rows {
+        let cols = columns.len();
         remaining.clear();
         remaining.extend(0..cols);
         settled.clear();
@@ -82,7 +134,7 @@ pub fn assign_with(
             visited.push(i);
             let (ui, mut best, mut best_k) = (u[i], f64::INFINITY, NONE);
             for (k, &j) in remaining.iter().enumerate() {
-                let c = cost(i, j);
+                let c = cost(i, &columns[j]);
                 if !c.is_finite() {
                     return Err(AssignError::NotFinite { row: i, col: j });
                 }
@@ -98,7 +150,7 @@ pub fn assign_with(
                 }
             }
             if best_k == NONE {
-                // Unreachable with rows <= cols and finite costs; kept as a guard.
+                // Every column is taken: more rows than columns.
                 return Err(AssignError::TooManyRows { rows, cols });
             }
             let j = remaining.swap_remove(best_k);
@@ -128,6 +180,13 @@ pub fn assign_with(
                 break;
             }
             j = prev;
+        }
+        if let Some(c) = next(&columns[sink]) {
+            columns.push(c);
+            v.push(0.0);
+            row_of.push(NONE);
+            dist.push(f64::INFINITY);
+            pred.push(NONE);
         }
     }
     Ok(col_of)
@@ -236,6 +295,50 @@ mod tests {
                 "case {case}: {got} vs {want} for {c:?}"
             );
         }
+    }
+
+    #[test]
+    fn positions_match_the_full_matrix() {
+        // Jobs on machines with queue positions, against the full m x (n m) matrix and,
+        // for small cases, brute force.
+        let mut rng = Rng::new(11);
+        for case in 0..300 {
+            let m = 1 + rng.below(7) as usize;
+            let n = 1 + rng.below(3) as usize;
+            let t: Vec<Vec<f64>> = (0..m)
+                .map(|_| {
+                    (0..n)
+                        .map(|_| {
+                            if case % 2 == 0 {
+                                rng.below(3) as f64
+                            } else {
+                                rng.range(0.0, 10.0)
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            let full: Vec<Vec<f64>> = t
+                .iter()
+                .map(|r| (0..n * m).map(|c| (c / n + 1) as f64 * r[c % n]).collect())
+                .collect();
+            let want = total(&full, &assign(&full).unwrap());
+            let a = assign_positions(m, n, |i, w| t[i][w]).unwrap();
+            let mut seen = std::collections::BTreeSet::new();
+            assert!(a.iter().all(|&wb| seen.insert(wb)), "{a:?}");
+            let got: f64 = a
+                .iter()
+                .enumerate()
+                .map(|(i, &(w, b))| (b + 1) as f64 * t[i][w])
+                .sum();
+            assert!((got - want).abs() < 1e-9, "case {case}: {got} vs {want}");
+            if m * n <= 12 && m <= 5 {
+                assert!((want - brute(&full)).abs() < 1e-9);
+            }
+        }
+        assert!(assign_positions(0, 0, |_, _| 1.0).unwrap().is_empty());
+        assert!(assign_positions(1, 0, |_, _| 1.0).is_err());
+        assert!(assign_positions(1, 1, |_, _| -1.0).is_err());
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! on GPU `w` (a throughput of 0 counts as 1e-10 steps/s). Column `b n + w` of the cost
 //! matrix stands for "on GPU `w`, `b + 1`-th from the end of its queue", costing
 //! `(b + 1) p[i][w]` (a job delays the `b` jobs after it), so a minimum-cost assignment
-//! ([`crate::policy::hungarian`]) minimises the sum of completion times. Each GPU's head
+//! ([`crate::policy::hungarian::assign_positions`], which makes only the columns that can
+//! matter) minimises the sum of completion times. Each GPU's head
 //! (the job of the largest `b`, which runs first) gets an allocation of 1 on the GPU's type;
 //! the others wait. Recomputed when the job set changes; GPU types are not shuffled, and
 //! jobs without a share may fill GPUs left idle.
@@ -68,25 +69,21 @@ impl Allox {
         if m == 0 || n == 0 {
             return Ok(Vec::new());
         }
-        // p[i][w] flattened, and each column's multiplier and GPU.
+        // p[i][w] flattened.
         let p: Vec<f64> = waiting
             .iter()
             .flat_map(|&j| {
                 let job = &view.jobs[j];
                 free.iter().map(move |&t| {
                     let thr = job.throughput[t];
-                    job.steps_remaining / if thr > 0.0 { thr } else { TINY_THROUGHPUT }
+                    job.steps_remaining.max(0.0) / if thr > 0.0 { thr } else { TINY_THROUGHPUT }
                 })
             })
             .collect();
-        let cols = n * m;
-        let mult: Vec<f64> = (0..cols).map(|c| (c / n + 1) as f64).collect();
-        let gpu: Vec<usize> = (0..cols).map(|c| c % n).collect();
-        let a = hungarian::assign_with(m, cols, |i, c| mult[c] * p[i * n + gpu[c]])?;
+        let a = hungarian::assign_positions(m, n, |i, w| p[i * n + w])?;
         // Per GPU, the job with the largest block runs first.
         let mut head: Vec<Option<(usize, usize)>> = vec![None; n];
-        for (i, &c) in a.iter().enumerate() {
-            let (b, w) = (c / n, c % n);
+        for (i, &(w, b)) in a.iter().enumerate() {
             if head[w].is_none_or(|(hb, _)| b > hb) {
                 head[w] = Some((b, i));
             }
@@ -245,23 +242,18 @@ mod tests {
         }
         let heads = Allox::heads(&v, &waiting, &free).unwrap();
         assert_eq!(heads.len(), 2);
-        // Re-run the matching's cost: the assignment it found must reach `best`.
-        let cols = 8;
-        let a = hungarian::assign_with(4, cols, |i, c| ((c / 2) + 1) as f64 * p(i, c % 2)).unwrap();
+        // The matching heads() makes must reach `best`, and each head is the job that runs
+        // first on its GPU, which in an optimal queue is the shortest.
+        let a = hungarian::assign_positions(4, 2, p).unwrap();
         let got: f64 = a
             .iter()
             .enumerate()
-            .map(|(i, &c)| ((c / 2) + 1) as f64 * p(i, c % 2))
+            .map(|(i, &(w, b))| (b + 1) as f64 * p(i, w))
             .sum();
         assert!((got - best).abs() < 1e-9, "{got} vs {best}");
-        // Each head is the shortest job on its GPU.
         for &(j, t) in &heads {
-            let on_t: Vec<usize> = a
-                .iter()
-                .enumerate()
-                .filter(|(_, &c)| c % 2 == t)
-                .map(|(i, _)| i)
-                .collect();
+            let on_t: Vec<usize> = (0..4).filter(|&i| a[i].0 == t).collect();
+            assert!(on_t.contains(&j));
             assert!(on_t.iter().all(|&i| p(j, t) <= p(i, t)), "{heads:?} {a:?}");
         }
     }
