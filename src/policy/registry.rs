@@ -196,6 +196,8 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| Ok(Box::new(classic::OrderPolicy::las(p.spec())))),
         entry!("tiresias", "classic", "Tiresias: two-queue discretised LAS on GPU-hours (threshold 16), first come first served within a queue.", classic::tiresias::PARAMS,
             classic::tiresias::Tiresias::build),
+        entry!("optimus", "classic", "Optimus in rounds: jobs placed in submission order, then free GPUs to the move onto a faster type that cuts predicted remaining time most per GPU.", NO_PARAMS,
+            |p| Ok(Box::new(classic::optimus::Optimus::new(p.spec())))),
         entry!("isolated", "gavel", "Gavel's isolated: each job gets a static 1/n share of every GPU type.", NO_PARAMS,
             |p| Ok(Box::new(gavel::isolated::Isolated::new(p.spec())))),
         entry!("max_min_fairness", "gavel", "Gavel's LAS as an LP: maximise the least normalised share; all GPU types treated as equal.", gavel::max_min_fairness::PARAMS,
