@@ -198,6 +198,8 @@ pub fn policies() -> &'static [PolicyInfo] {
             classic::tiresias::Tiresias::build),
         entry!("optimus", "classic", "Optimus in rounds: jobs placed in submission order, then free GPUs to the move onto a faster type that cuts predicted remaining time most per GPU.", NO_PARAMS,
             |p| Ok(Box::new(classic::optimus::Optimus::new(p.spec())))),
+        entry!("drf", "classic", "Dominant resource fairness over GPU types and time: smallest dominant share of GPU-seconds first, on the type that keeps it smallest.", NO_PARAMS,
+            |p| Ok(Box::new(classic::drf::Drf::new(p.spec())))),
         entry!("isolated", "gavel", "Gavel's isolated: each job gets a static 1/n share of every GPU type.", NO_PARAMS,
             |p| Ok(Box::new(gavel::isolated::Isolated::new(p.spec())))),
         entry!("max_min_fairness", "gavel", "Gavel's LAS as an LP: maximise the least normalised share; all GPU types treated as equal.", gavel::max_min_fairness::PARAMS,

@@ -1,8 +1,9 @@
 //! Classic, heterogeneity-unaware baselines. Most answer with a priority order: the mechanism
 //! fills GPUs greedily in that order (a job keeps its GPU type when it has room there, and
-//! otherwise goes to the type with the most free GPUs). [`optimus`] places jobs on GPU
-//! types itself.
+//! otherwise goes to the type with the most free GPUs). [`optimus`] and [`drf`] place jobs
+//! on GPU types themselves.
 
+pub mod drf;
 pub mod optimus;
 pub mod tiresias;
 
