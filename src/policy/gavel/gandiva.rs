@@ -8,7 +8,8 @@
 //!   on some type;
 //! - if the jobs ask for no more GPUs than the cluster has, every job gets an equal time
 //!   slice and nothing is packed;
-//! - otherwise the jobs not in a kept pair form a pool (by id), and as many attempts as the
+//! - otherwise (given colocated throughputs; without any, jobs only time-slice) the jobs
+//!   not in a kept pair form a pool (by id), and as many attempts as the
 //!   pool had jobs each draw two distinct jobs from the pool at random; two jobs of equal
 //!   scale factor become a pair and leave the pool (an attempt on unequal ones is used up).
 //!
@@ -100,7 +101,8 @@ impl Policy for Gandiva {
         self.pairs = kept;
         let requested: u64 = view.jobs.iter().map(|j| u64::from(j.scale())).sum();
         let available: u64 = view.cluster.counts().iter().map(|&c| u64::from(c)).sum();
-        let packing = requested > available;
+        // Without colocated throughputs no pair could train: time slicing only.
+        let packing = requested > available && view.colocation.is_some_and(|c| !c.is_empty());
         if packing {
             let paired: BTreeSet<JobId> = self.pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
             let mut pool: Vec<usize> = (0..view.jobs.len())
