@@ -39,7 +39,6 @@ impl Drf {
 
     /// The GPU type of each job (by view position), or `None` when it waits.
     pub fn place(view: &PolicyView) -> Vec<Option<usize>> {
-        let types = view.cluster.num_types();
         let mut left = view.cluster.counts();
         let shares: Vec<f64> = (0..view.jobs.len())
             .map(|j| Self::dominant_share(view, j))
@@ -62,8 +61,8 @@ impl Drf {
             let s = f64::from(job.scale());
             // (dominant share after the round, not the previous type, -throughput, type)
             let mut best: Option<(f64, bool, f64, usize)> = None;
-            for t in 0..types {
-                if left[t] < job.scale() || job.throughput[t] <= 0.0 {
+            for (t, &room) in left.iter().enumerate() {
+                if room < job.scale() || job.throughput[t] <= 0.0 {
                     continue;
                 }
                 let count = f64::from(view.cluster.types[t].count.max(1));
