@@ -70,9 +70,8 @@ impl Optimus {
                 let Some(t) = at[j] else { continue };
                 let job = &view.jobs[j];
                 let now = job.steps_remaining / job.throughput[t];
-                for t2 in 0..types {
-                    if t2 == t || left[t2] < job.scale() || job.throughput[t2] <= job.throughput[t]
-                    {
+                for (t2, &room) in left.iter().enumerate() {
+                    if t2 == t || room < job.scale() || job.throughput[t2] <= job.throughput[t] {
                         continue;
                     }
                     let gain =
