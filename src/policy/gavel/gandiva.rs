@@ -185,8 +185,11 @@ impl Policy for Gandiva {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::World;
+    use super::super::testing::{PairSpec, World};
     use super::*;
+
+    /// Two jobs and their colocated rates per type, owned.
+    type OwnedPair = (usize, usize, Vec<(f64, f64)>);
 
     fn alloc(d: Decision) -> Allocation {
         match d {
@@ -215,7 +218,7 @@ mod tests {
     fn packs_random_pairs_and_drops_those_that_slow_down() {
         // One GPU, four single-GPU jobs: oversubscribed. Pairs (0,1) and (2,3) gain 1.8;
         // every other pair gains 0.8 (it slows both jobs down).
-        let mut pairs: Vec<(usize, usize, Vec<(f64, f64)>)> = Vec::new();
+        let mut pairs: Vec<OwnedPair> = Vec::new();
         for a in 0..4 {
             for b in a + 1..4 {
                 let r = if (a, b) == (0, 1) || (a, b) == (2, 3) {
@@ -226,7 +229,7 @@ mod tests {
                 pairs.push((a, b, vec![(r, r)]));
             }
         }
-        let spec: Vec<(usize, usize, &[(f64, f64)])> = pairs
+        let spec: Vec<PairSpec> = pairs
             .iter()
             .map(|(a, b, r)| (*a, *b, r.as_slice()))
             .collect();
