@@ -1952,6 +1952,38 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         }
     }
 
+    // (a'') One AlloX matching (min-cost assignment of the waiting jobs to the free GPUs
+    // and their queue positions; Gavel's simulator takes 104 s at 512 jobs).
+    for (n, target) in [(128usize, None), (512, Some(1.0))] {
+        use orrery::policy::Policy as _;
+        if !on("lp allox") {
+            break;
+        }
+        progress(&format!("AlloX matching at {n} jobs"));
+        let cluster = scaled_cluster(n)?;
+        let label = format!(
+            "{n} single-GPU jobs ({profile_name}, seed 0) on {}, none placed yet",
+            cluster_label(&cluster)
+        );
+        let trace = gen_jobs(&profile, &cluster, n, 0.0)?;
+        let world = BenchWorld::new(cluster, trace.jobs, &profile);
+        let view = world.view();
+        let reps = if a.quick { 1 } else { 3 };
+        let mut times = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let mut pol = orrery::policy::gavel::allox::Allox::new("allox", 1.0);
+            let (t, res) = time_it(|| pol.decide(&view, &mut orrery::rng::Rng::new(0)));
+            res.map_err(|e| CliError::Failure(format!("AlloX at {n} jobs failed: {e}")))?;
+            times.push(t);
+        }
+        rows.push(BenchRow::new(
+            format!("AlloX matching, {n} jobs"),
+            label,
+            times,
+            target,
+        ));
+    }
+
     // (b) The mechanism per round at 2048 active jobs. Jobs are made long enough that none
     // finishes, so after the first round (the LP solve) the allocation is not recomputed and
     // a round is the mechanism alone; rounds where the policy decided are left out.

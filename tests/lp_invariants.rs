@@ -2,6 +2,9 @@
 //! 1, and no GPU type is over-allocated (sum_j scale_j x[j][t] <= GPUs of type t). For the
 //! packed policies: x in [0, 1], each job's time alone and in its pairs at most 1, each pair
 //! of two jobs of one scale factor listed once, and a pair's GPUs counted once per type.
+//! For the policies that place jobs themselves (optimus, drf): each job at most once, on its
+//! scale factor of GPUs of one type where it can run, within every type's count, and no job
+//! left out while it would fit.
 
 use orrery::cluster::ClusterSpec;
 use orrery::job::JobSpec;
@@ -10,7 +13,7 @@ use orrery::rng::Rng;
 use orrery::workload::Colocation;
 use proptest::prelude::*;
 
-const LP_POLICIES: [&str; 14] = [
+const LP_POLICIES: [&str; 16] = [
     "isolated",
     "max_min_fairness",
     "max_min_fairness_perf",
@@ -26,6 +29,8 @@ const LP_POLICIES: [&str; 14] = [
     "finish_time_fairness_packed",
     "min_total_duration_packed",
     "fifo_packed",
+    "gandiva",
+    "allox",
 ];
 
 /// A job: scale factor, throughput per type, remaining steps, seconds since arrival.
@@ -89,6 +94,13 @@ proptest! {
             match p.decide(&view, &mut Rng::new(1)) {
                 Ok(Decision::Allocation(a)) => {
                     prop_assert_eq!(a.jobs.len(), jobs.len());
+                    if name == "allox" {
+                        // Whole GPUs: each job holds one type or none; multi-GPU jobs none.
+                        for (row, j) in a.fractions.iter().zip(&jobs) {
+                            prop_assert!(row.iter().all(|&x| x == 0.0 || x == 1.0), "{row:?}");
+                            prop_assert!(j.0 == 1 || row.iter().all(|&x| x == 0.0), "{row:?}");
+                        }
+                    }
                     for row in &a.fractions {
                         prop_assert!(row.iter().all(|&x| (0.0..=1.0).contains(&x)), "{name}: {row:?}");
                         prop_assert!(row.iter().sum::<f64>() <= 1.0 + 1e-6, "{name}: row {row:?}");
@@ -199,11 +211,77 @@ proptest! {
     }
 }
 
-const PACKED_POLICIES: [&str; 6] = [
+/// Policies that place jobs themselves.
+const ASSIGNMENT_POLICIES: [&str; 2] = ["optimus", "drf"];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 60, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Each job placed at most once, on all its GPUs of one type where it can run, and no
+    /// type given more GPUs than it has.
+    #[test]
+    fn assignments_fit_the_cluster((counts, jobs) in instance(), seed in 0u64..1000) {
+        let n = counts.len();
+        let spec = counts.iter().enumerate().map(|(t, c)| format!("t{t}:{c}")).collect::<Vec<_>>().join(",");
+        let cluster = ClusterSpec::parse(&spec).unwrap();
+        let thr: Vec<Vec<f64>> = jobs.iter().map(|j| j.1.clone()).collect();
+        let mut rng = Rng::new(seed);
+        let time: Vec<Vec<f64>> = jobs.iter().map(|_| (0..n).map(|_| rng.range(0.0, 1e4)).collect()).collect();
+        let running: Vec<Option<usize>> = jobs.iter().map(|_| {
+            let r = rng.below(n as u64 + 1) as usize;
+            (r < n).then_some(r)
+        }).collect();
+        let specs: Vec<JobSpec> = jobs.iter().enumerate().map(|(i, j)| JobSpec::new("t", (i % 3) as f64, j.2).with_scale(j.0)).collect();
+        let view = PolicyView {
+            now: 1e5,
+            round_len: 360.0,
+            cluster: &cluster,
+            jobs: specs.iter().enumerate().map(|(i, s)| JobView {
+                id: i,
+                spec: s,
+                throughput: &thr[i],
+                steps_remaining: jobs[i].2,
+                attained_service: 0.0,
+                time_since_arrival: jobs[i].3,
+                time_on_type: &time[i],
+                running_on: running[i],
+                rounds_run: 0,
+            }).collect(),
+            colocation: None,
+        };
+        for name in ASSIGNMENT_POLICIES {
+            let mut p = policy::build(name).unwrap();
+            let Ok(Decision::Assignment(a)) = p.decide(&view, &mut Rng::new(1)) else {
+                prop_assert!(false, "{name} gave no assignment");
+                unreachable!()
+            };
+            let mut used = vec![0u32; n];
+            let mut seen = vec![false; jobs.len()];
+            for x in &a {
+                prop_assert!(!std::mem::replace(&mut seen[x.job], true), "{name}: job {} twice", x.job);
+                prop_assert_eq!(x.gpus, jobs[x.job].0, "{}: job {} on the wrong GPU count", name, x.job);
+                prop_assert!(thr[x.job][x.gpu_type] > 0.0, "{name}: job {} where it cannot run", x.job);
+                used[x.gpu_type] += x.gpus;
+            }
+            for t in 0..n {
+                prop_assert!(used[t] <= counts[t], "{name}: type {t} gets {} of {}", used[t], counts[t]);
+            }
+            // Work-conserving: a job left out fits on no type with its free GPUs.
+            for (j, job) in jobs.iter().enumerate() {
+                if !seen[j] {
+                    prop_assert!((0..n).all(|t| thr[j][t] <= 0.0 || counts[t] - used[t] < job.0), "{name}: job {j} left out with room");
+                }
+            }
+        }
+    }
+}
+
+const PACKED_POLICIES: [&str; 7] = [
     "max_min_fairness_packed",
     "max_min_fairness_packed[by_class=false]",
     "max_min_fairness_packed[partners=2]",
     "finish_time_fairness_packed",
     "min_total_duration_packed",
     "fifo_packed",
+    "gandiva",
 ];

@@ -159,6 +159,27 @@ fn max_min_fairness_packed_mostly_pairs_the_jobs() {
 }
 
 #[test]
+fn gandiva_pairs_the_two_jobs_on_the_oversubscribed_gpu() {
+    // Two jobs, one GPU: Gandiva's only draw pairs them (gain 0.9 + 0.8 >= 1), and the pair
+    // gets the whole GPU until job 0 is done; then job 1 is alone and time-slices by itself.
+    for compat in [true, false] {
+        let mut sim = simulator("gandiva", compat);
+        let (reports, rec) = run(&mut sim);
+        assert!(ran(&reports[0]).iter().all(|x| x.3.is_some()), "{compat}");
+        let paired = reports
+            .iter()
+            .filter(|r| ran(r).iter().any(|x| x.3.is_some()))
+            .count();
+        assert_eq!(paired, 10, "{compat}");
+        let jcts = rec.jcts();
+        assert!((jcts[1].unwrap() - 3700.0).abs() < 1e-6, "{jcts:?}");
+        if compat {
+            assert_eq!(jcts[0], Some(3600.0));
+        }
+    }
+}
+
+#[test]
 fn policies_that_do_not_pack_never_share_gpus() {
     let mut sim = simulator("max_min_fairness_perf", true);
     let (reports, _) = run(&mut sim);
@@ -228,6 +249,11 @@ fn static100_finish_time_fairness_packed_finishes_every_job() {
 #[test]
 fn static100_min_total_duration_packed_finishes_every_job() {
     static100("min_total_duration_packed", "min_total_duration_perf");
+}
+
+#[test]
+fn static100_gandiva_finishes_every_job() {
+    static100("gandiva", "max_min_fairness_perf");
 }
 
 #[test]

@@ -5,6 +5,7 @@ pub mod aryl;
 pub mod classic;
 pub mod dl2;
 pub mod gavel;
+pub mod hungarian;
 pub mod pickyman;
 pub mod pollux;
 pub mod registry;

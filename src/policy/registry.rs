@@ -196,6 +196,10 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| Ok(Box::new(classic::OrderPolicy::las(p.spec())))),
         entry!("tiresias", "classic", "Tiresias: two-queue discretised LAS on GPU-hours (threshold 16), first come first served within a queue.", classic::tiresias::PARAMS,
             classic::tiresias::Tiresias::build),
+        entry!("optimus", "classic", "Optimus in rounds: jobs placed in submission order, then free GPUs to the move onto a faster type that cuts predicted remaining time most per GPU.", NO_PARAMS,
+            |p| Ok(Box::new(classic::optimus::Optimus::new(p.spec())))),
+        entry!("drf", "classic", "Dominant resource fairness over GPU types and time: smallest dominant share of GPU-seconds first, on the type that keeps it smallest.", NO_PARAMS,
+            |p| Ok(Box::new(classic::drf::Drf::new(p.spec())))),
         entry!("isolated", "gavel", "Gavel's isolated: each job gets a static 1/n share of every GPU type.", NO_PARAMS,
             |p| Ok(Box::new(gavel::isolated::Isolated::new(p.spec())))),
         entry!("max_min_fairness", "gavel", "Gavel's LAS as an LP: maximise the least normalised share; all GPU types treated as equal.", gavel::max_min_fairness::PARAMS,
@@ -204,7 +208,7 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| gavel::max_min_fairness::MaxMinFairness::build(p, true)),
         entry!("finish_time_fairness", "gavel", "Finish-time fairness (Themis) ignoring heterogeneity: minimise the largest rho.", NO_PARAMS,
             |p| Ok(Box::new(gavel::finish_time_fairness::FinishTimeFairness::new(p.spec(), false)))),
-        entry!("finish_time_fairness_perf", "gavel", "Heterogeneity-aware finish-time fairness: minimise the largest rho (bisection over rho, LP feasibility).", NO_PARAMS,
+        entry!("finish_time_fairness_perf", "gavel", "Heterogeneity-aware finish-time fairness, the Themis-style policy: minimise the largest rho (bisection over rho, LP feasibility) instead of Themis' auctions.", NO_PARAMS,
             |p| Ok(Box::new(gavel::finish_time_fairness::FinishTimeFairness::new(p.spec(), true)))),
         entry!("min_total_duration", "gavel", "Minimise makespan (bisection over the completion time T) ignoring heterogeneity.", NO_PARAMS,
             |p| Ok(Box::new(gavel::min_total_duration::MinTotalDuration::new(p.spec(), false)))),
@@ -224,6 +228,10 @@ pub fn policies() -> &'static [PolicyInfo] {
             gavel::min_total_duration_packed::MinTotalDurationPacked::build),
         entry!("fifo_packed", "gavel", "FIFO_Perf, then queued jobs packed onto placed ones whose pair's normalised throughput beats a threshold.", gavel::fifo_packed::PARAMS,
             gavel::fifo_packed::FifoPacked::build),
+        entry!("allox", "gavel", "AlloX: waiting jobs matched to free GPUs at least total completion time (min-cost matching); a placed job keeps its GPU.", gavel::allox::PARAMS,
+            gavel::allox::Allox::build),
+        entry!("gandiva", "gavel", "Gandiva: equal time slices; when oversubscribed, random pairs of equal-size jobs share GPUs, and pairs that slow down are split.", gavel::gandiva::PARAMS,
+            gavel::gandiva::Gandiva::build),
     ];
     LIST
 }

@@ -1,7 +1,10 @@
-//! Classic, heterogeneity-unaware baselines that answer with a priority order: the mechanism
+//! Classic, heterogeneity-unaware baselines. Most answer with a priority order: the mechanism
 //! fills GPUs greedily in that order (a job keeps its GPU type when it has room there, and
-//! otherwise goes to the type with the most free GPUs).
+//! otherwise goes to the type with the most free GPUs). [`optimus`] and [`drf`] place jobs
+//! on GPU types themselves.
 
+pub mod drf;
+pub mod optimus;
 pub mod tiresias;
 
 use super::{Decision, Policy, PolicyError, PolicyView};

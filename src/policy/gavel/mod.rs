@@ -10,10 +10,12 @@
 //! The `_packed` policies add space sharing: rows for pairs of jobs that share the same GPUs
 //! at their colocated throughputs (see [`packed`]).
 
+pub mod allox;
 pub mod fifo;
 pub mod fifo_packed;
 pub mod finish_time_fairness;
 pub mod finish_time_fairness_packed;
+pub mod gandiva;
 pub mod isolated;
 pub mod lp;
 pub mod max_min_fairness;
