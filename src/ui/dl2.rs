@@ -7,10 +7,11 @@
 //! workers and parameter servers).
 
 use super::charts;
-use super::worker::{FromWorker, ToWorker, TrainProgress, Trained, WorkerHandle};
+use super::worker::{FromWorker, ToWorker, WorkerHandle};
 use super::{download, input_value, App, Msg, Stepper, JOB_ROWS};
 use crate::experiment::{Experiment, NetworkSource, Resolved, WorkloadSource};
 use crate::job::JobId;
+use crate::policy::dl2::session::{page_train_config, TrainProgress, Trained};
 use crate::policy::dl2::train::{CurvePoint, TrainConfig};
 use crate::sim::slots::SlotSimulator;
 use crate::workload::PsConfig;
@@ -82,19 +83,6 @@ const TRAIN_FIELDS: [(&str, &str, usize, &str); 5] = [
         "Reinforcement-learning iterations, one episode each; the held-out episodes are evaluated every 10 (--iterations)",
     ),
 ];
-
-/// The training settings of the page: few episodes and iterations, about a minute in a
-/// browser.
-pub fn page_train_config() -> TrainConfig {
-    TrainConfig {
-        seed: 0,
-        episode_jobs: 40,
-        warmup_episodes: 20,
-        warmup_epochs: 30,
-        iterations: 40,
-        ..TrainConfig::default()
-    }
-}
 
 /// The DL2 views' state.
 pub struct Dl2Form {
