@@ -576,9 +576,21 @@ impl App {
         // Per server: the jobs holding its GPUs (one entry per GPU) and its parameter
         // servers.
         let servers = sim.servers();
+        // The jobs of the slot just simulated: the active ones and those that finished in it
+        // (a job keeps its last allocation once finished).
+        let since = sim.now() - sim.config().slot_s;
+        let in_slot: Vec<JobId> = jobs
+            .iter()
+            .enumerate()
+            .filter(|(id, j)| {
+                sim.active().contains(id)
+                    || (j.finish.is_some_and(|f| f >= since) && !j.worker_servers.is_empty())
+            })
+            .map(|(id, _)| id)
+            .collect();
         let mut held: Vec<Vec<JobId>> = vec![Vec::new(); servers.len()];
         let mut ps_on: Vec<Vec<JobId>> = vec![Vec::new(); servers.len()];
-        for (id, j) in jobs.iter().enumerate() {
+        for (id, j) in in_slot.iter().filter_map(|&id| Some((id, jobs.get(id)?))) {
             let Some(m) = models.models.get(j.model) else {
                 continue;
             };
@@ -593,7 +605,7 @@ impl App {
                 }
             }
         }
-        let active: Vec<JobId> = sim.active().to_vec();
+        let active = in_slot;
         let shown = if self.show_all_jobs {
             active.len()
         } else {
@@ -626,7 +638,7 @@ impl App {
                 <p class="hint">{ "Each server's GPUs with the job whose worker holds each; the bar is the share of its CPUs held by workers and parameter servers." }</p>
                 <table class="jobs" id="slot-jobs">
                     <thead><tr>
-                        <th>{ "job" }</th><th>{ "type" }</th><th>{ "workers" }</th><th>{ "PS" }</th><th>{ "servers" }</th><th>{ "progress" }</th><th>{ "slots run" }</th>
+                        <th>{ "job" }</th><th>{ "type" }</th><th>{ "workers" }</th><th>{ "PS" }</th><th>{ "servers" }</th><th>{ "progress" }</th><th>{ "slots run" }</th><th>{ "state" }</th>
                     </tr></thead>
                     <tbody>
                     { for active.iter().take(shown).filter_map(|&j| jobs.get(j).map(|job| (j, job))).map(|(j, job)| {
@@ -644,16 +656,17 @@ impl App {
                                 <td>{ on.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" ") }</td>
                                 <td><progress max="1" value={frac.to_string()} />{ format!(" {:.0}%", frac * 100.0) }</td>
                                 <td>{ job.slots_run }</td>
+                                <td>{ if job.finish.is_some() { "finished in this slot" } else if job.trains() { "training" } else { "waiting" } }</td>
                             </tr>
                         }
                     }) }
                     </tbody>
                 </table>
                 if active.len() > JOB_ROWS {
-                    <label class="hint"><input type="checkbox" checked={self.show_all_jobs} onchange={ctx.link().callback(|_| Msg::ToggleAllJobs)} />{ format!(" show all {} active jobs ({} more)", active.len(), active.len().saturating_sub(JOB_ROWS)) }</label>
+                    <label class="hint"><input type="checkbox" checked={self.show_all_jobs} onchange={ctx.link().callback(|_| Msg::ToggleAllJobs)} />{ format!(" show all {} jobs of this slot ({} more)", active.len(), active.len().saturating_sub(JOB_ROWS)) }</label>
                 }
                 <p class="hint">{ format!("{} jobs finished, {} active, {} events in this slot.",
-                    st.rec.jobs.iter().filter(|r| r.finish.is_some()).count(), active.len(), st.last_events.len()) }</p>
+                    st.rec.jobs.iter().filter(|r| r.finish.is_some()).count(), sim.active().len(), st.last_events.len()) }</p>
             </div>
         }
     }

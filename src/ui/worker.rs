@@ -411,8 +411,15 @@ pub fn worker_main() {
                 }
             }
             ToWorker::Train(exp, cfg) => {
-                let result =
-                    train_network(&exp, *cfg, js_sys::Date::now, |m| post(&reply_scope, &m));
+                let result = train_with_events(&exp, *cfg, js_sys::Date::now, |e| {
+                    post(
+                        &reply_scope,
+                        &match e {
+                            TrainEvent::Progress(p) => FromWorker::TrainProgress(p),
+                            TrainEvent::Curve(c) => FromWorker::TrainCurve(c),
+                        },
+                    )
+                });
                 match result {
                     Ok(t) => post(&reply_scope, &FromWorker::Trained(Box::new(t))),
                     Err(e) => post(&reply_scope, &FromWorker::Failed(e)),

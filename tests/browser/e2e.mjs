@@ -715,7 +715,7 @@ try {
       workers: Number(document.querySelector('#slot-state').getAttribute('data-workers')),
     }));
     assert(shape.servers === 8 && shape.gpus === 64, JSON.stringify(shape));
-    assert(shape.jobs.length > 0 && shape.jobs.every(([w, p]) => w >= 1 && p >= 1), JSON.stringify(shape.jobs));
+    assert(shape.jobs.length > 0 && shape.jobs.some(([w, p]) => w >= 1 && p >= 1) && shape.jobs.every(([w, p]) => (w >= 1) === (p >= 1)), JSON.stringify(shape.jobs));
     assert(shape.busy === shape.workers, `${shape.busy} busy GPUs, ${shape.workers} workers`);
     assert((await dp.textContent('#step-panel h2')) === 'Step through slots', 'heading');
     await dp.selectOption('#step-policy', 'optimus');
@@ -727,7 +727,7 @@ try {
   });
 
   let trainedWeights;
-  await test('DL2 trains in the worker with a live learning curve, as natively, and its network runs and travels in a link', async () => {
+  await test('dl2 training in the worker gives a live learning curve, as natively, and its network runs and travels in a link', async () => {
     const t0 = Date.now();
     await dp.click('#train');
     await dp.waitForSelector('#train-progress');
@@ -791,7 +791,7 @@ try {
     await dp.waitForFunction((avg) => Number(document.querySelector('#summary tbody tr')?.getAttribute('data-avg-jct-s')) === avg, dl2Rows[0].avg, { timeout: 600000 });
   });
 
-  await test('bad DL2 inputs (network files, settings, links) give messages and keep the experiment', async () => {
+  await test('bad dl2 inputs (network files, settings, links) give messages and keep the experiment', async () => {
     await dp.setInputFiles('#network-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "orrery-mlp", "layers": [') });
     await dp.waitForSelector('#dl2-error');
     let msg = await dp.textContent('#dl2-error');
