@@ -807,7 +807,7 @@ try {
     await dp.waitForFunction(() => document.querySelector('#dl2-error')?.textContent.includes('CPUs per server'));
     msg = await dp.textContent('#dl2-error');
     assert(msg.includes('previous settings are kept'), msg);
-    await dp.fill('#ps-max_workers', 'many');
+    await dp.fill('#ps-max_workers', '2.5');
     await dp.press('#ps-max_workers', 'Tab');
     await dp.waitForFunction(() => document.querySelector('#dl2-error')?.textContent.includes('ps.max_workers'));
     await dp.fill('#train-episode_jobs', '1');
