@@ -701,6 +701,28 @@ try {
     for (const c of ['#chart-jct-cdf', '#chart-utilization', '#chart-queue']) assert(await canvasDrawn(dp, c) > 1000, `${c} is blank`);
     const compute = await dp.getAttribute('#run-ms', 'data-compute-ms');
     console.log(`     dl2 preset: ${ms} ms in the page (${compute} ms computing in the worker), ${nativeMs} ms native; avg JCT (s): ${dl2Rows.map((r) => `${r.policy} ${r.avg.toFixed(0)}`).join(', ')}`);
+    // The dl2 policy alone: its network's inference (with the simulation) in the worker and natively.
+    for (const p of DL2.slice(1)) await dp.uncheck(`#policy-panel input[data-policy="${p}"]`);
+    const runs = [];
+    for (let i = 0; i < 3; i++) {
+      await dp.click('#compare');
+      await dp.waitForFunction(() => document.querySelector('#summary')?.getAttribute('data-complete') === 'true' && document.querySelectorAll('#summary tbody tr').length === 1, null, { timeout: 600000 });
+      runs.push(Number(await dp.getAttribute('#run-ms', 'data-compute-ms')));
+    }
+    const alone = await dl2Summary(dp);
+    assert(JSON.stringify(alone) === JSON.stringify(dl2Rows.slice(0, 1)), JSON.stringify(alone));
+    const natives = [];
+    for (let i = 0; i < 3; i++) {
+      const a0 = process.hrtime.bigint();
+      execFileSync(ORRERY, ['run', '--preset', 'dl2', '--policy', 'dl2', '--format', 'json'], { encoding: 'utf8' });
+      natives.push(Number(process.hrtime.bigint() - a0) / 1e6);
+    }
+    const med = (xs) => [...xs].sort((a, b) => a - b)[1];
+    const figures = JSON.parse(execFileSync(ORRERY, ['run', '--preset', 'dl2', '--policy', 'dl2', '--format', 'json'], { encoding: 'utf8' }));
+    const f = Array.isArray(figures) ? figures[0] : figures;
+    const decisions = f.ps.actions + f.ps.invalid_actions + f.ps.slots;
+    console.log(`     dl2 alone on the dl2 scenario (${decisions} decisions of the network): ${med(runs)} ms in the worker (${(med(runs) * 1000 / decisions).toFixed(0)} µs a decision, simulation included), ${med(natives).toFixed(0)} ms natively with process start`);
+    for (const p of DL2.slice(1)) await dp.check(`#policy-panel input[data-policy="${p}"]`);
   });
 
   await test('stepping a dl2 experiment goes slot by slot and shows every job\'s workers and parameter servers', async () => {
@@ -765,6 +787,7 @@ try {
     await dp.click('#copy-link');
     await dp.waitForFunction(() => location.hash.startsWith('#x1.'));
     const link = dp.url();
+    console.log(`     the link with the trained network: ${(link.length / 1000).toFixed(0)} kB`);
     const shared = linkExperiment(link);
     assert(shared.network?.kind === 'inline' && layers(shared.network.text) === layers(trainedWeights), 'the link does not carry the trained network');
     const config = path.join(tmp, 'experiment.json');
