@@ -871,6 +871,29 @@ try {
   await dp.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 
+  await test('the parameter-server profile turns a round-based experiment into the dl2 scenario, and back', async () => {
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.selectOption('#profile-preset', 'dl2-models');
+    await p.waitForSelector('#policy-panel input[data-policy="optimus"]');
+    const notice = await p.textContent('#notice');
+    assert(notice.includes('Parameter-server (DL2) profile') && notice.includes('policies dl2, drf, fifo, srtf, optimus') && notice.includes('cluster gpu:64/8'), notice);
+    assert(await p.$('#dl2-panel') && await p.$('#train-panel') && !(await p.$('#preemption-on')) && !(await p.$('#inference-on')), 'panels');
+    await p.click('#compare');
+    await summary(p, 5, 600000, 'dl2');
+    const rows = await dl2Summary(p);
+    assert(JSON.stringify(rows) === JSON.stringify(dl2Rows), `${JSON.stringify(rows)} != the dl2 scenario's ${JSON.stringify(dl2Rows)}`);
+    await p.selectOption('#profile-preset', 'gavel-types');
+    await p.waitForSelector('#policy-panel input[data-policy="max_min_fairness_perf"]');
+    assert((await p.textContent('#notice')).includes('Round-based profile'), await p.textContent('#notice'));
+    assert(!(await p.$('#dl2-panel')) && !(await p.$('#train-panel')), 'the DL2 panels stay');
+    await p.click('#compare');
+    await summary(p, 2, 300000, 'max_min_fairness');
+    await p.close();
+  });
+
   await test('no uncaught errors in the page', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join('\n'));
   });
