@@ -914,6 +914,8 @@ impl App {
                 match (&self.exp.workload, &self.exp.profile) {
                     (_, ProfileSource::Files { .. }) => "profile folder",
                     (_, ProfileSource::Inline { .. }) => "profile",
+                    (WorkloadSource::Inline { .. }, _) => "trace",
+                    _ if self.exp.network.is_some() => "network",
                     _ => "trace",
                 }
             )
@@ -2003,6 +2005,8 @@ impl App {
                     <label title="Factor on every job's drawn duration: 1 is Gavel's recipe (10^1.5 to 10^3 minutes for 80% of jobs, 10^3 to 10^4 for the rest); the pickyman scenario uses 0.1">{ "durations × " }<input id="gen-duration-scale" type="number" min="0.001" max="100" step="0.1" value={g.duration_scale.to_string()} onchange={link.callback(|e: Event| Msg::Generator("duration_scale", input_value(&e)))} /></label>
                     if self.elastic {
                         <p class="hint">{ "Elastic jobs: each draws an application by size class (Pollux's mix) and its user's GPU count and batch size." }</p>
+                    } else if self.ps {
+                        <p class="hint">{ "Parameter-server jobs: each draws a model type of the profile and its epochs in the model's range (times the durations factor)." }</p>
                     } else {
                         <label><input type="checkbox" checked={g.multi_gpu} onchange={link.callback(|e: Event| Msg::Generator("multi_gpu", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " multi-GPU jobs" }</label>
                         <label><input type="checkbox" checked={g.priority_weights} onchange={link.callback(|e: Event| Msg::Generator("priority_weights", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " priority weights" }</label>
