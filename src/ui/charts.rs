@@ -712,3 +712,62 @@ pub fn draw_predictions(
         .map_err(err)?;
     root.present().map_err(err)
 }
+
+/// Lines over a numeric x axis (epochs, iterations): one per named series of (x, y) points,
+/// each point marked.
+pub fn draw_xy(
+    canvas: HtmlCanvasElement,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2D canvas")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let xs = series.iter().flat_map(|s| s.1.iter().map(|p| p.0));
+    let x_lo = xs.clone().fold(f64::INFINITY, f64::min);
+    let x_hi = xs.fold(f64::NEG_INFINITY, f64::max);
+    let y_hi = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.1))
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let (x_lo, x_hi) = if x_lo.is_finite() && x_hi.is_finite() {
+        (x_lo, x_hi.max(x_lo + 1.0))
+    } else {
+        (0.0, 1.0)
+    };
+    let mut ctx = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(x_lo..x_hi, 0.0..y_hi * 1.05)
+        .map_err(err)?;
+    ctx.configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .draw()
+        .map_err(err)?;
+    for (i, (name, pts)) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        ctx.draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+            .map_err(err)?
+            .label(name.as_str())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+            });
+        ctx.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(err)?;
+    }
+    if !series.is_empty() {
+        ctx.configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(err)?;
+    }
+    root.present().map_err(err)
+}

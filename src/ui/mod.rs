@@ -3,6 +3,7 @@
 //! Charts read result series only; no user-supplied text is ever inserted as HTML.
 
 pub mod charts;
+pub mod dl2;
 pub mod elastic;
 pub mod pai;
 pub mod pool;
@@ -17,6 +18,7 @@ use crate::policy::{self, ParamInfo, PolicyError, Recompute};
 use crate::sim::elastic::ElasticSimulator;
 use crate::sim::pooled::PooledSimulator;
 use crate::sim::preemptive::PreemptiveSimulator;
+use crate::sim::slots::SlotSimulator;
 use crate::sim::{RoundReport, SimEvent, Simulator};
 use crate::workload::{presets, Apps, GeneratorConfig, InlineFile, Profile, Trace};
 use std::rc::Rc;
@@ -68,6 +70,8 @@ enum StepSim {
     /// Events of the preemptive (PickyMan) simulator, with the experiment and the events
     /// done.
     Preemptive(Box<PreemptiveSimulator>, Rc<Resolved>, u64),
+    /// Slots of the slot (DL2) simulator, with the experiment and the slots done.
+    Slots(Box<SlotSimulator>, Rc<Resolved>, u64),
 }
 
 impl StepSim {
@@ -85,6 +89,11 @@ impl StepSim {
                 *steps += u64::from(r.is_some());
                 r
             }
+            StepSim::Slots(s, _, slots) => {
+                let r = s.step_round();
+                *slots += u64::from(r.is_some());
+                r
+            }
         }
     }
 
@@ -94,6 +103,7 @@ impl StepSim {
             StepSim::Elastic(s) => s.now(),
             StepSim::Pooled(s, _, _) => s.now(),
             StepSim::Preemptive(s, _, _) => s.now(),
+            StepSim::Slots(s, _, _) => s.now(),
         }
     }
 
@@ -103,6 +113,7 @@ impl StepSim {
             StepSim::Elastic(s) => s.round(),
             StepSim::Pooled(_, _, ticks) => *ticks,
             StepSim::Preemptive(_, _, steps) => *steps,
+            StepSim::Slots(_, _, slots) => *slots,
         }
     }
 
@@ -112,6 +123,7 @@ impl StepSim {
             StepSim::Elastic(s) => s.is_done(),
             StepSim::Pooled(s, _, _) => s.is_done(),
             StepSim::Preemptive(s, _, _) => s.is_done(),
+            StepSim::Slots(s, _, _) => s.is_done(),
         }
     }
 }
@@ -219,6 +231,8 @@ pub enum Msg {
     Pai(pai::PaiMsg),
     /// The preemption settings and results.
     Preempt(preempt::PreemptMsg),
+    /// The DL2 settings, training and network.
+    Dl2(dl2::Dl2Msg),
 }
 
 /// What a download button exports.
@@ -277,6 +291,10 @@ pub struct App {
     preemptive: bool,
     /// The preemption settings' and results' state.
     preempt: preempt::PreemptForm,
+    /// Whether the current experiment is one of parameter-server jobs (DL2).
+    ps: bool,
+    /// The DL2 settings' and training's state.
+    dl2: dl2::Dl2Form,
     /// The Alibaba PAI import block of the Workload panel.
     pai: pai::PaiForm,
     /// Resolved experiments, most recent first (at most two: the current one and the
@@ -351,11 +369,23 @@ struct PolicyRow {
     params: Vec<ParamInfo>,
 }
 
-/// The policies of the experiment's family: Aryl's variants for pooled experiments, the
-/// pickyman registry (with PickyMan's overhead-blind variant) for preemptive ones, the
-/// elastic registry for elastic ones, the round-based registry otherwise.
-fn policy_rows(elastic: bool, pooled: bool, preemptive: bool) -> Vec<PolicyRow> {
-    if preemptive {
+/// The policies of the experiment's family: the dl2 registry for parameter-server
+/// experiments, Aryl's variants for pooled experiments, the pickyman registry (with
+/// PickyMan's overhead-blind variant) for preemptive ones, the elastic registry for elastic
+/// ones, the round-based registry otherwise.
+fn policy_rows(family: Family, pooled: bool, preemptive: bool) -> Vec<PolicyRow> {
+    let elastic = family == Family::Elastic;
+    if family == Family::Ps {
+        policy::dl2::policies()
+            .iter()
+            .map(|p| PolicyRow {
+                name: p.name,
+                family: p.family,
+                description: p.description,
+                params: p.params.to_vec(),
+            })
+            .collect()
+    } else if preemptive {
         let mut rows = Vec::new();
         for p in policy::pickyman::policies() {
             rows.push(PolicyRow {
@@ -409,12 +439,15 @@ fn policy_rows(elastic: bool, pooled: bool, preemptive: bool) -> Vec<PolicyRow> 
 
 /// Check a policy spec against the registry of its family.
 fn check_policy(
-    elastic: bool,
+    family: Family,
     pooled: bool,
     preemptive: bool,
     spec: &str,
 ) -> Result<(), PolicyError> {
-    if preemptive {
+    let elastic = family == Family::Elastic;
+    if family == Family::Ps {
+        policy::dl2::build(spec).map(drop)
+    } else if preemptive {
         policy::pickyman::build(spec).map(drop)
     } else if pooled {
         policy::aryl::build(spec).map(drop)
@@ -425,18 +458,66 @@ fn check_policy(
     }
 }
 
-/// Give `c` the settings of its profile's family (Pollux's for elastic applications, the
-/// default scenario's otherwise): policies, round length, restart cost, fairness, and for
-/// elastic experiments a one-type cluster. Returns what changed, for people.
-fn adopt_family(c: &mut Experiment, elastic: bool) -> Vec<String> {
-    let d = if elastic {
-        presets::pollux_experiment()
-    } else {
-        presets::default_experiment()
-    };
+/// The kind of simulation an experiment's profile implies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// Throughputs per GPU type: the round-based simulator (or the pooled and preemptive
+    /// ones).
+    Rounds,
+    /// Elastic applications: the elastic simulator (Pollux).
+    Elastic,
+    /// Parameter-server models: the slot simulator (DL2).
+    Ps,
+}
+
+impl Family {
+    /// The family of an experiment's profile.
+    pub fn of(c: &Experiment) -> Self {
+        if c.is_ps() {
+            Family::Ps
+        } else if c.is_elastic() {
+            Family::Elastic
+        } else {
+            Family::Rounds
+        }
+    }
+
+    /// The bundled scenario of the family, whose settings a switch adopts.
+    fn scenario(self) -> Experiment {
+        match self {
+            Family::Rounds => presets::default_experiment(),
+            Family::Elastic => presets::pollux_experiment(),
+            Family::Ps => presets::dl2_experiment(),
+        }
+    }
+
+    /// Name for people.
+    fn label(self) -> &'static str {
+        match self {
+            Family::Rounds => "Round-based",
+            Family::Elastic => "Elastic-applications",
+            Family::Ps => "Parameter-server (DL2)",
+        }
+    }
+}
+
+/// Give `c` the settings of its profile's family (Pollux's for elastic applications, DL2's
+/// for parameter-server models, the default scenario's otherwise): policies, round length,
+/// restart cost, fairness, DL2's server settings, and for elastic and parameter-server
+/// experiments a one-type cluster. Returns what changed, for people.
+fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
+    let d = family.scenario();
     let mut changed = vec![
         format!("policies {}", d.policies.join(", ")),
-        format!("round {} s", d.round_s),
+        format!(
+            "{} {} s",
+            if family == Family::Ps {
+                "slot"
+            } else {
+                "round"
+            },
+            d.round_s
+        ),
         format!("restart cost {} s", d.restart_cost_s),
     ];
     c.policies = d.policies;
@@ -445,11 +526,25 @@ fn adopt_family(c: &mut Experiment, elastic: bool) -> Vec<String> {
     c.fairness = d.fairness;
     c.gavel_compat = false;
     c.window = None;
-    if elastic && c.preemption.take().is_some() {
+    if family != Family::Rounds && c.preemption.take().is_some() {
         changed.push("no preemption model (it goes with round-based profiles)".into());
     }
+    if family == Family::Ps {
+        if c.inference.take().is_some() {
+            changed.push("no inference pool (it goes with round-based profiles)".into());
+        }
+        c.ps = d.ps;
+        if let Some(p) = d.ps {
+            changed.push(format!("{} CPUs per server", p.cpus_per_server));
+        }
+    } else {
+        c.ps = None;
+        if c.network.take().is_some() {
+            changed.push("the dl2 policy's network dropped".into());
+        }
+    }
     let types = ClusterSpec::parse(&c.cluster).map_or(0, |k| k.types.len());
-    if elastic && types != 1 {
+    if family != Family::Rounds && types != 1 {
         changed.push(format!("cluster {}", d.cluster));
         c.cluster = d.cluster;
     }
@@ -551,6 +646,7 @@ impl App {
         self.elastic = r.apps.is_some();
         self.pooled = r.load.is_some();
         self.preemptive = r.preemption.is_some();
+        self.ps = r.ps.is_some();
         let policies_changed = candidate.policies != self.exp.policies;
         self.exp = candidate;
         self.workload_label = Self::workload_label_of(&self.exp);
@@ -576,24 +672,32 @@ impl App {
         }
     }
 
-    /// Try a new profile. When it changes the family (elastic applications or not), the
-    /// experiment takes that family's settings, and the family's default workload if its
-    /// own does not fit. Returns a note saying what changed.
+    /// The family of the current experiment.
+    fn family(&self) -> Family {
+        if self.ps {
+            Family::Ps
+        } else if self.elastic {
+            Family::Elastic
+        } else {
+            Family::Rounds
+        }
+    }
+
+    /// Try a new profile. When it changes the family (round-based, elastic applications or
+    /// parameter-server models), the experiment takes that family's settings, and the
+    /// family's default workload if its own does not fit. Returns a note saying what
+    /// changed.
     fn try_profile(&mut self, profile: ProfileSource) -> Result<Option<String>, String> {
         let mut c = Experiment {
             profile,
             ..self.exp.clone()
         };
-        let elastic = c.is_elastic();
-        if elastic == self.elastic {
+        let family = Family::of(&c);
+        if family == self.family() {
             return self.try_apply(c).map(|()| None);
         }
-        let mut changed = adopt_family(&mut c, elastic);
-        let d = if elastic {
-            presets::pollux_experiment()
-        } else {
-            presets::default_experiment()
-        };
+        let mut changed = adopt_family(&mut c, family);
+        let d = family.scenario();
         // The workload, then the cluster, of the family's own scenario when they do not fit.
         if self.resolve_cached(&c).is_err() && c.workload != d.workload {
             c.workload = d.workload;
@@ -607,11 +711,7 @@ impl App {
         self.sync_cluster_text();
         Ok(Some(format!(
             "{} profile: switched to {}.",
-            if elastic {
-                "Elastic-applications"
-            } else {
-                "Round-based"
-            },
+            family.label(),
             changed.join("; ")
         )))
     }
@@ -628,18 +728,23 @@ impl App {
             Ok(()) => return Ok(None),
             Err(e) => e,
         };
-        let others: Vec<&str> = if self.elastic {
-            presets::PROFILES.iter().map(|p| p.name).collect()
-        } else {
-            presets::ELASTIC_PROFILES.iter().map(|p| p.name).collect()
+        let named = |list: &[presets::Bundled], f: Family| {
+            list.iter().map(|p| (p.name, f)).collect::<Vec<_>>()
         };
-        for other in others {
+        let others: Vec<(&str, Family)> = match self.family() {
+            Family::Rounds => [
+                named(presets::ELASTIC_PROFILES, Family::Elastic),
+                named(presets::PS_PROFILES, Family::Ps),
+            ]
+            .concat(),
+            Family::Elastic | Family::Ps => named(presets::PROFILES, Family::Rounds),
+        };
+        for (other, family) in others {
             let mut alt = Experiment {
                 profile: ProfileSource::Preset { name: other.into() },
                 ..c.clone()
             };
-            let elastic = !self.elastic;
-            let changed = adopt_family(&mut alt, elastic);
+            let changed = adopt_family(&mut alt, family);
             if self.try_apply(alt).is_ok() {
                 self.sync_cluster_text();
                 return Ok(Some(format!(
@@ -663,6 +768,14 @@ impl App {
         let exp = self.exp.clone();
         let made = self.resolve_cached(&exp).and_then(|r| {
             let sim = match (&r.apps, &r.load) {
+                _ if r.ps.is_some() => {
+                    let ps = r.ps.as_ref().ok_or("no parameter-server setup")?;
+                    StepSim::Slots(
+                        Box::new(r.slot_simulator(&spec, ps).map_err(|e| e.to_string())?),
+                        Rc::clone(&r),
+                        0,
+                    )
+                }
                 _ if r.preemption.is_some() => {
                     let model = r.preemption.as_ref().ok_or("no overhead model")?;
                     StepSim::Preemptive(
@@ -765,7 +878,11 @@ impl App {
                     run: 0,
                     runs: self.exp.policies.len()
                         + usize::from(
-                            self.exp.fairness && !self.elastic && !self.pooled && !self.preemptive,
+                            self.exp.fairness
+                                && !self.elastic
+                                && !self.pooled
+                                && !self.preemptive
+                                && !self.ps,
                         ),
                     policy: String::new(),
                     jobs_done: 0,
@@ -797,6 +914,8 @@ impl App {
                 match (&self.exp.workload, &self.exp.profile) {
                     (_, ProfileSource::Files { .. }) => "profile folder",
                     (_, ProfileSource::Inline { .. }) => "profile",
+                    (WorkloadSource::Inline { .. }, _) => "trace",
+                    _ if self.exp.network.is_some() => "network",
                     _ => "trace",
                 }
             )
@@ -997,6 +1116,7 @@ impl Component for App {
         let preemptive = resolved
             .first()
             .is_some_and(|(_, r)| r.preemption.is_some());
+        let ps = resolved.first().is_some_and(|(_, r)| r.ps.is_some());
         let link = ctx.link().clone();
         let keys = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
             link.send_message(Msg::Key(e))
@@ -1050,6 +1170,8 @@ impl Component for App {
             pool_error: None,
             preemptive,
             preempt: preempt::PreemptForm::default(),
+            ps,
+            dl2: dl2::Dl2Form::default(),
             pai: pai::PaiForm::default(),
             resolved,
             sent_exp: None,
@@ -1208,6 +1330,8 @@ impl Component for App {
             Msg::ProfileFile(name, text) => {
                 let parsed = if is_elastic_profile_text(&text) {
                     Apps::from_json(&text, &name).map(drop)
+                } else if crate::workload::PsModels::is_ps_json(&text) {
+                    crate::workload::PsModels::from_json(&text, &name).map(drop)
                 } else {
                     Profile::parse(&text, &name).map(drop)
                 };
@@ -1264,12 +1388,12 @@ impl Component for App {
                 }
                 self.sync_policies();
                 self.stepper = None;
-                let (elastic, pooled, preemptive) = (self.elastic, self.pooled, self.preemptive);
+                let (family, pooled, preemptive) = (self.family(), self.pooled, self.preemptive);
                 self.run_error = self
                     .exp
                     .policies
                     .iter()
-                    .find_map(|p| check_policy(elastic, pooled, preemptive, p).err())
+                    .find_map(|p| check_policy(family, pooled, preemptive, p).err())
                     .map(|e| e.to_string());
             }
             Msg::Seed(v) => match v.trim().parse() {
@@ -1444,6 +1568,10 @@ impl Component for App {
                     self.worker = None;
                     self.progress = None;
                 }
+                // Training messages come from the training worker only.
+                FromWorker::TrainProgress(_)
+                | FromWorker::TrainCurve(_)
+                | FromWorker::Trained(_) => return false,
             },
             Msg::CopyLink => match self.share_link() {
                 Ok((link, warning)) => {
@@ -1554,6 +1682,7 @@ impl Component for App {
             Msg::InferencePool(on) => self.set_inference_pool(on),
             Msg::Pai(m) => self.pai_update(m),
             Msg::Preempt(m) => self.preempt_update(m),
+            Msg::Dl2(m) => return self.dl2_update(ctx, m),
             Msg::FocusPolicy(i) => {
                 self.focus_policy = i;
                 self.charts_dirty = true;
@@ -1598,6 +1727,11 @@ impl Component for App {
         if std::mem::take(&mut self.preempt.dirty) {
             if let Err(e) = self.draw_preemption_charts() {
                 self.run_error = Some(format!("chart: {e}"));
+            }
+        }
+        if std::mem::take(&mut self.dl2.dirty) {
+            if let Err(e) = self.draw_learning_curves() {
+                self.dl2.train_error = Some(format!("chart: {e}"));
             }
         }
         if !std::mem::take(&mut self.charts_dirty) {
@@ -1647,11 +1781,14 @@ impl Component for App {
                 .results_resolved
                 .as_ref()
                 .is_some_and(|r| r.preemption.is_some());
-            let drawn = if elastic || pooled || preemptive {
+            let ps = self.results_ps();
+            let drawn = if elastic || pooled || preemptive || ps {
                 charts::draw_message(
                     c,
                     title,
-                    if preemptive {
+                    if ps {
+                        "Not computed for parameter-server experiments: rho needs the isolated policy, which exists for round-based experiments only."
+                    } else if preemptive {
                         "Not computed for preemptive experiments: rho needs the isolated policy, which exists for round-based experiments only."
                     } else if pooled {
                         "Not computed for experiments with an inference pool: rho needs the isolated policy, which exists for round-based experiments only."
@@ -1738,12 +1875,14 @@ impl Component for App {
                         { self.view_settings(ctx) }
                         { self.view_pool_settings(ctx) }
                         { self.view_preemption_settings(ctx) }
+                        { self.view_dl2_settings(ctx) }
                     </aside>
                     <main>
                         { self.view_compare(ctx) }
                         { self.view_pool(ctx) }
                         { self.view_preemption(ctx) }
                         { self.view_elastic(ctx) }
+                        { self.view_training(ctx) }
                         { self.view_stepper(ctx) }
                     </main>
                 </div>
@@ -1754,8 +1893,8 @@ impl Component for App {
 }
 
 /// Canvases of the page: the four of the comparison, the two of the elastic panel, the
-/// inference pool's, then the preemption panel's two.
-const CHARTS: usize = 9;
+/// inference pool's, the preemption panel's two, then the DL2 training panel's two.
+const CHARTS: usize = 11;
 
 const CHART_NAMES: [&str; CHARTS] = [
     "jct-cdf",
@@ -1767,6 +1906,8 @@ const CHART_NAMES: [&str; CHARTS] = [
     "inference-pool",
     "preemption-timeline",
     "predictions",
+    "learning-warmup",
+    "learning-rl",
 ];
 
 fn input_value(e: &Event) -> String {
@@ -1851,7 +1992,7 @@ impl App {
                 <h2>{ "Workload" }</h2>
                 <p class="current" id="workload-label">{ &self.workload_label }</p>
                 <label title={if self.elastic { "The bundled traces name round-based job types; elastic experiments use the generator or an uploaded Pollux workload" } else { "" }}>{ "Bundled trace " }
-                    <select id="trace-preset" disabled={self.elastic} onchange={link.callback(|e: Event| Msg::TracePreset(select_value(&e)))}>
+                    <select id="trace-preset" disabled={self.elastic || self.ps} onchange={link.callback(|e: Event| Msg::TracePreset(select_value(&e)))}>
                         <option value="" selected={preset_name.is_empty()} disabled=true>{ "—" }</option>
                         { for presets::TRACES.iter().map(|t| html! { <option value={t.name} selected={preset_name == t.name} title={t.description}>{ t.name }</option> }) }
                     </select>
@@ -1864,6 +2005,8 @@ impl App {
                     <label title="Factor on every job's drawn duration: 1 is Gavel's recipe (10^1.5 to 10^3 minutes for 80% of jobs, 10^3 to 10^4 for the rest); the pickyman scenario uses 0.1">{ "durations × " }<input id="gen-duration-scale" type="number" min="0.001" max="100" step="0.1" value={g.duration_scale.to_string()} onchange={link.callback(|e: Event| Msg::Generator("duration_scale", input_value(&e)))} /></label>
                     if self.elastic {
                         <p class="hint">{ "Elastic jobs: each draws an application by size class (Pollux's mix) and its user's GPU count and batch size." }</p>
+                    } else if self.ps {
+                        <p class="hint">{ "Parameter-server jobs: each draws a model type of the profile and its epochs in the model's range (times the durations factor)." }</p>
                     } else {
                         <label><input type="checkbox" checked={g.multi_gpu} onchange={link.callback(|e: Event| Msg::Generator("multi_gpu", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " multi-GPU jobs" }</label>
                         <label><input type="checkbox" checked={g.priority_weights} onchange={link.callback(|e: Event| Msg::Generator("priority_weights", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " priority weights" }</label>
@@ -1880,7 +2023,8 @@ impl App {
                     <select id="profile-preset" onchange={link.callback(|e: Event| Msg::ProfilePreset(select_value(&e)))}>
                         { for presets::PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ p.name }</option> }) }
                         { for presets::ELASTIC_PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ format!("{} (elastic)", p.name) }</option> }) }
-                        if !presets::PROFILES.iter().chain(presets::ELASTIC_PROFILES).any(|p| p.name == profile_name) { <option selected=true disabled=true>{ profile_name.clone() }</option> }
+                        { for presets::PS_PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ format!("{} (parameter-server)", p.name) }</option> }) }
+                        if !presets::PROFILES.iter().chain(presets::ELASTIC_PROFILES).chain(presets::PS_PROFILES).any(|p| p.name == profile_name) { <option selected=true disabled=true>{ profile_name.clone() }</option> }
                     </select>
                 </label>
                 <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON, Orrery elastic-apps JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
@@ -1935,7 +2079,8 @@ impl App {
                 if self.pooled { { pool::view_aryl_help() } }
                 if self.preemptive { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
                 <ul class="policies">
-                { for policy_rows(self.elastic, self.pooled, self.preemptive).iter().map(|info| {
+                if self.ps { <p class="hint" id="ps-policies">{ "Parameter-server policies (family dl2): the profile is one of parameter-server models; each policy adds workers and parameter servers one action at a time in every slot." }</p> }
+                { for policy_rows(self.family(), self.pooled, self.preemptive).iter().map(|info| {
                     let name = info.name.to_string();
                     let selected = self.policy_params.iter().find(|(n, _)| n == info.name);
                     let toggle = { let name = name.clone(); link.callback(move |_| Msg::TogglePolicy(name.clone())) };
@@ -1961,10 +2106,12 @@ impl App {
             <section class="panel" id="settings-panel">
                 <h2>{ "Run settings" }</h2>
                 <label>{ "seed " }<input id="seed" type="number" min="0" value={self.exp.seed.to_string()} onchange={link.callback(|e: Event| Msg::Seed(input_value(&e)))} /></label>
-                <label title={if self.elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else if self.preemptive { "Preemptive experiments have no rounds: time goes from event to event" } else { "" }}>{ if self.elastic { "scheduling interval (s) " } else { "round (s) " } }<input id="round" type="number" min="1" disabled={self.preemptive} value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
+                <label title={if self.elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else if self.preemptive { "Preemptive experiments have no rounds: time goes from event to event" } else { "" }}>{ if self.elastic { "scheduling interval (s) " } else if self.ps { "slot (s) " } else { "round (s) " } }<input id="round" type="number" min="1" disabled={self.preemptive} value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
                 <label title={if self.preemptive { "Preemptive experiments charge the overhead model's drain, checkpoint and reload instead" } else { "" }}>{ "restart cost (s) " }<input type="number" min="0" disabled={self.preemptive} value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
                 <label>{ "measure jobs A:B " }<input id="window" type="text" placeholder="all" value={self.exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default()} onchange={link.callback(|e: Event| Msg::Window(input_value(&e)))} /></label>
-                if self.preemptive {
+                if self.ps {
+                    <p class="hint" id="ps-settings">{ "Parameter-server experiments: time goes in slots of the round length (DL2: 20 minutes); every change of a job's workers or parameter servers costs the restart cost. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
+                } else if self.preemptive {
                     <p class="hint" id="preemptive-settings">{ "Preemptive experiments: time goes from event to event (arrivals, completions, the ends of suspensions and reloads), so the round length and restart cost do not apply; a suspension costs what the Preemption panel's model says. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
                 } else if self.pooled {
                     <p class="hint" id="pool-settings">{ "Experiments with an inference pool: jobs run in the pooled simulator (ticks of the round length, each allocation change costs the restart cost); Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
@@ -1988,6 +2135,7 @@ impl App {
             .as_ref()
             .is_some_and(|r| r.load.is_some());
         let preemptive = self.results_preemptive();
+        let ps = self.results_ps();
         let pct =
             |v: Option<f64>| v.map_or_else(|| "—".to_string(), |x| format!("{:.1}%", x * 100.0));
         html! {
@@ -2011,7 +2159,13 @@ impl App {
                     <thead><tr>
                         <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
                         <th title={if preemptive { "Average time waiting for GPUs: after arrival and after each suspension" } else { "Average queueing time: first run minus arrival" }}>{ "avg wait (h)" }</th><th title="Training GPUs busy">{ "utilization" }</th>
-                        if preemptive {
+                        if ps {
+                            <th title="Workers of a training job, time-weighted (largest in the tooltip)">{ "avg workers" }</th>
+                            <th title="Parameter servers of a training job, time-weighted (largest in the tooltip)">{ "avg PS" }</th>
+                            <th title="Share of the cluster's CPU time held by workers and parameter servers">{ "CPU utilization" }</th>
+                            <th title="DL2's reward summed over the slots: the fraction of their work jobs did (per slot in the tooltip)">{ "total reward" }</th>
+                            <th title="Changes of a job's workers or parameter servers from one slot to the next">{ "reallocations" }</th>
+                        } else if preemptive {
                             <th title="99th percentile of the time waiting for GPUs, after arrival and after suspensions">{ "p99 wait (h)" }</th>
                             <th title="Time jobs lost to suspensions: the rest of the epoch after the decision, checkpoints and reloads">{ "time lost (h)" }</th>
                             <th title="Jobs suspended (whose checkpoint was written and GPUs released)">{ "preemptions" }</th>
@@ -2042,6 +2196,8 @@ impl App {
                         let pool = s.pool;
                         let pool_num = |f: &dyn Fn(&crate::metrics::PoolFigures) -> String| pool.as_ref().map(f).unwrap_or_default();
                         let pre = s.preemption;
+                        let psf = s.ps;
+                        let ps_num = |f: &dyn Fn(&crate::metrics::PsFigures) -> String| psf.as_ref().map(f).unwrap_or_default();
                         let pre_num = |f: &dyn Fn(&crate::metrics::PreemptionFigures) -> Option<String>| pre.as_ref().and_then(f).unwrap_or_default();
                         html! {
                             <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}
@@ -2050,7 +2206,10 @@ impl App {
                                 data-avg-loaned-gpus={pool_num(&|p| p.avg_loaned_gpus.to_string())} data-cluster-usage={pool_num(&|p| p.cluster_usage.to_string())}
                                 data-p99-wait-s={s.p99_wait_s.to_string()} data-time-lost-s={s.time_lost_s.to_string()}
                                 data-suspensions={pre_num(&|p| Some(p.suspensions.to_string()))} data-duration-error={pre_num(&|p| p.duration_error.map(|x| x.to_string()))}
-                                data-overhead-error={pre_num(&|p| p.overhead_error.map(|x| x.to_string()))}>
+                                data-overhead-error={pre_num(&|p| p.overhead_error.map(|x| x.to_string()))}
+                                data-avg-workers={ps_num(&|p| p.avg_workers.to_string())} data-avg-ps={ps_num(&|p| p.avg_ps.to_string())}
+                                data-cpu-utilization={ps_num(&|p| p.cpu_utilization.to_string())} data-total-reward={ps_num(&|p| p.total_reward.to_string())}
+                                data-utilization={s.utilization.to_string()}>
                                 <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
                                 <td>{ s.num_jobs } if s.unfinished > 0 { <span class="hint">{ format!(" +{} unfinished", s.unfinished) }</span> }</td>
                                 <td>{ hours(s.avg_jct_s) }</td>
@@ -2058,7 +2217,13 @@ impl App {
                                 <td>{ hours(s.makespan_s) }</td>
                                 <td>{ hours(s.avg_wait_s) }</td>
                                 <td>{ format!("{:.1}%", s.utilization * 100.0) }</td>
-                                if preemptive {
+                                if ps {
+                                    <td title={psf.map(|p| format!("largest: {} workers", p.max_workers)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_workers)).unwrap_or_else(|| "—".into()) }</td>
+                                    <td title={psf.map(|p| format!("largest: {} parameter servers", p.max_ps)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_ps)).unwrap_or_else(|| "—".into()) }</td>
+                                    <td>{ pct(psf.map(|p| p.cpu_utilization)) }</td>
+                                    <td title={psf.map(|p| format!("{:.4} per slot over {} slots", p.avg_reward, p.slots)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.total_reward)).unwrap_or_else(|| "—".into()) }</td>
+                                    <td title={psf.map(|p| format!("{} policy actions applied, {} refused", p.actions, p.invalid_actions)).unwrap_or_default()}>{ psf.map(|p| p.reallocations.to_string()).unwrap_or_else(|| "—".into()) }</td>
+                                } else if preemptive {
                                     <td title={pre.map(|p| format!("first start: avg {} h, p99 {} h after arrival", hours(p.avg_first_wait_s), hours(p.p99_first_wait_s))).unwrap_or_default()}>{ hours(s.p99_wait_s) }</td>
                                     <td title={pre.map(|p| format!("suspending (epoch ends and checkpoints) {} h, reloading {} h", hours(p.suspend_s), hours(p.resume_s))).unwrap_or_default()}>{ hours(s.time_lost_s) }</td>
                                     <td title={pre.map(|p| format!("{} suspensions decided, {} of them finished before their epoch ended", p.suspensions, p.finished_instead)).unwrap_or_default()}>{ s.preemptions }</td>
@@ -2122,7 +2287,7 @@ impl App {
         });
         html! {
             <section class="panel wide" id="step-panel">
-                <h2>{ if self.preemptive { "Step through events" } else { "Step through rounds" } }</h2>
+                <h2>{ if self.preemptive { "Step through events" } else if self.ps { "Step through slots" } else { "Step through rounds" } }</h2>
                 <div class="controls">
                     <label>{ "policy " }
                         <select id="step-policy" onchange={link.callback(|e: Event| Msg::StepPolicy(select_value(&e)))}>
@@ -2134,10 +2299,10 @@ impl App {
                     <label>{ "speed " }<input id="speed" type="range" min="0" max="1000" step="50" value={(1000 - self.speed_ms.min(1000)).to_string()} oninput={link.callback(|e: InputEvent| Msg::Speed((1000 - e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>().unwrap_or(800)).to_string()))} /></label>
                     <button id="run-to-end" onclick={link.callback(|_| Msg::RunToEnd)} disabled={done}>{ "Run to end" }</button>
                     <button id="reset" onclick={link.callback(|_| Msg::Reset)}>{ "Reset" }</button>
-                    <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {} {}", clock(now), if self.preemptive { "event" } else if self.elastic || self.pooled { "tick" } else { "round" }, round) }</span>
+                    <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {} {}", clock(now), if self.preemptive { "event" } else if self.ps { "slot" } else if self.elastic || self.pooled { "tick" } else { "round" }, round) }</span>
                     if done { <span class="done">{ "finished" }</span> }
                 </div>
-                <p class="hint">{ if self.preemptive { "Keys: space plays or pauses, → steps to the next event (an arrival, a completion, the end of a suspension or a reload). Every GPU is shown with the job holding it." } else if self.pooled { "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined." } else if self.elastic { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
+                <p class="hint">{ if self.ps { "Keys: space plays or pauses, → steps one slot. Every server is shown with the jobs whose workers hold its GPUs, and every active job with its workers and parameter servers in the slot just simulated." } else if self.preemptive { "Keys: space plays or pauses, → steps to the next event (an arrival, a completion, the end of a suspension or a reload). Every GPU is shown with the job holding it." } else if self.pooled { "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined." } else if self.elastic { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
                 if let Some(e) = &self.step_error { <p class="error">{ e }</p> }
                 if let Some(st) = &self.stepper { { self.view_state(ctx, st) } }
             </section>
@@ -2150,6 +2315,7 @@ impl App {
             StepSim::Elastic(s) => return self.view_elastic_state(ctx, st, s),
             StepSim::Pooled(s, r, _) => return self.view_pooled_state(ctx, st, s, r),
             StepSim::Preemptive(s, r, _) => return self.view_preemptive_state(ctx, st, s, r),
+            StepSim::Slots(s, r, _) => return self.view_slot_state(ctx, st, s, r),
         };
         let cluster = sim.cluster();
         let owners = sim.gpu_owners();

@@ -199,7 +199,7 @@ impl App {
     /// The inference pool's settings (left column).
     pub(super) fn view_pool_settings(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
-        if self.elastic {
+        if self.elastic || self.ps {
             return html! {};
         }
         let on_file = {

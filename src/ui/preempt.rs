@@ -294,7 +294,7 @@ impl App {
 
     /// The Preemption settings (left column).
     pub(super) fn view_preemption_settings(&self, ctx: &Context<Self>) -> Html {
-        if self.elastic {
+        if self.elastic || self.ps {
             return html! {};
         }
         let link = ctx.link();

@@ -5,6 +5,8 @@
 use crate::experiment::{Experiment, Progress, Resolved};
 use crate::metrics::Recorder;
 use crate::metrics::{SeriesPoint, Summary, SuspensionRecord};
+use crate::policy::dl2::session::{train_with_events, TrainEvent, TrainProgress, Trained};
+use crate::policy::dl2::train::{CurvePoint, TrainConfig};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -15,6 +17,9 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
 pub enum ToWorker {
     /// Run every policy of the experiment.
     Run(Box<Experiment>),
+    /// Train DL2's network on the workloads of a DL2 experiment (with a generated
+    /// workload) with these settings.
+    Train(Box<Experiment>, Box<TrainConfig>),
 }
 
 /// One policy's results, as the charts and tables need them.
@@ -278,6 +283,12 @@ pub enum FromWorker {
     Done(Option<Vec<PolicyResult>>, f64),
     /// The run failed.
     Failed(String),
+    /// Training: how far it is.
+    TrainProgress(TrainProgress),
+    /// Training: new points of the learning curve.
+    TrainCurve(Vec<CurvePoint>),
+    /// Training is over.
+    Trained(Box<Trained>),
 }
 
 fn policy_result(
@@ -396,6 +407,21 @@ pub fn worker_main() {
                             &FromWorker::Done(changed, js_sys::Date::now() - started),
                         )
                     }
+                    Err(e) => post(&reply_scope, &FromWorker::Failed(e)),
+                }
+            }
+            ToWorker::Train(exp, cfg) => {
+                let result = train_with_events(&exp, *cfg, js_sys::Date::now, |e| {
+                    post(
+                        &reply_scope,
+                        &match e {
+                            TrainEvent::Progress(p) => FromWorker::TrainProgress(p),
+                            TrainEvent::Curve(c) => FromWorker::TrainCurve(c),
+                        },
+                    )
+                });
+                match result {
+                    Ok(t) => post(&reply_scope, &FromWorker::Trained(Box::new(t))),
                     Err(e) => post(&reply_scope, &FromWorker::Failed(e)),
                 }
             }

@@ -3,8 +3,10 @@
 // what a person would do: load, run, read the summary, share, reopen, upload a bad file,
 // step rounds, open a garbled link; the same for an elastic (Pollux) experiment with its
 // panel, charts, uploads and stepping, an experiment with an inference pool (Aryl) and a
-// preemptive one (PickyMan) with its suspension timeline, table and settings; and that the
-// page's numbers equal the native CLI's
+// preemptive one (PickyMan) with its suspension timeline, table and settings, a
+// parameter-server one (DL2) with its family, stepping, DL2's network trained in the worker
+// (the same weights as natively) and bad DL2 inputs; and that the page's numbers equal the
+// native CLI's
 // (target/release/orrery, built by `cargo build --release`). The Pollux simulator's data in
 // ../shared/reference/pollux is used when present (the folder-upload test says SKIPPED
 // otherwise).
@@ -636,6 +638,259 @@ try {
     await p.press('#gen-duration-scale', 'Tab');
     await p.click('#generate');
     await p.waitForFunction(() => document.querySelector('#workload-error')?.textContent.includes('duration_scale'));
+    await p.close();
+  });
+
+  // DL2: parameter-server jobs in the slot simulator with the dl2 family, and DL2's network
+  // trained in the worker.
+  async function dl2Summary(pg) {
+    return pg.$$eval('#summary tbody tr', (rows) => rows.map((r) => ({
+      policy: r.getAttribute('data-policy'),
+      avg: Number(r.getAttribute('data-avg-jct-s')),
+      makespan: Number(r.getAttribute('data-makespan-s')),
+      workers: Number(r.getAttribute('data-avg-workers')),
+      ps: Number(r.getAttribute('data-avg-ps')),
+      cpu: Number(r.getAttribute('data-cpu-utilization')),
+      reward: Number(r.getAttribute('data-total-reward')),
+    })));
+  }
+  function nativeDl2(args) {
+    const out = JSON.parse(execFileSync(ORRERY, ['compare', ...args, '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+    return out.map((s) => ({
+      policy: s.policy, avg: s.avg_jct_s, makespan: s.makespan_s, workers: s.ps.avg_workers, ps: s.ps.avg_ps, cpu: s.ps.cpu_utilization, reward: s.ps.total_reward,
+    }));
+  }
+  // A share link of an experiment object (deflate, base64url), as the page writes them.
+  function experimentLink(exp) {
+    const packed = zlib.deflateRawSync(Buffer.from(JSON.stringify(exp), 'utf8'), { level: 9 });
+    return `${BASE}#x1.${packed.toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+  }
+  const DL2 = ['dl2', 'drf', 'fifo', 'srtf', 'optimus'];
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'orrery-dl2-'));
+  let dl2Rows;
+  const dp = await context.newPage();
+  dp.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await test('the dl2 preset runs in the worker with the dl2 family and the native CLI\'s numbers', async () => {
+    await dp.goto(BASE);
+    await summary(dp, 2);
+    const t0 = Date.now();
+    await dp.selectOption('#scenario', 'dl2');
+    await dp.waitForSelector('#policy-panel input[data-policy="optimus"]');
+    const offered = await dp.$$eval('#policy-panel input[type=checkbox]', (xs) => xs.map((x) => x.getAttribute('data-policy')));
+    assert(JSON.stringify(offered) === JSON.stringify(DL2), JSON.stringify(offered));
+    const boxes = await dp.$$eval('#policy-panel input[type=checkbox]', (xs) => xs.filter((x) => x.checked).map((x) => x.getAttribute('data-policy')));
+    assert(JSON.stringify(boxes) === JSON.stringify(DL2), JSON.stringify(boxes));
+    const params = await dp.getAttribute('#policy-panel li:has(input[data-policy="fifo"]) input[type=text]', 'placeholder');
+    assert(params === 'min_gain=0.05', params);
+    const desc = await dp.textContent('#policy-panel li:has(input[data-policy="dl2"]) .desc');
+    assert(desc.includes('neural network'), desc);
+    assert((await dp.inputValue('#ps-cpus_per_server')) === '48', 'CPUs per server');
+    assert((await dp.getAttribute('#dl2-network', 'data-custom')) === 'false', 'not the bundled network');
+    const rows = await summary(dp, 5, 600000, 'dl2');
+    const ms = Date.now() - t0;
+    assert(rows.map((r) => r.policy).join() === DL2.join(), JSON.stringify(rows));
+    const head = await dp.$$eval('#summary thead th', (ths) => ths.map((t) => t.textContent));
+    for (const h of ['avg workers', 'avg PS', 'CPU utilization', 'total reward']) assert(head.includes(h), `no '${h}' in ${JSON.stringify(head)}`);
+    assert(!head.includes('max rho'), JSON.stringify(head));
+    dl2Rows = await dl2Summary(dp);
+    const n0 = Date.now();
+    const native = nativeDl2(['--preset', 'dl2']);
+    const nativeMs = Date.now() - n0;
+    assert(JSON.stringify(native) === JSON.stringify(dl2Rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(dl2Rows)}`);
+    assert(dl2Rows.every((r) => r.workers >= 1 && r.ps >= 1 && r.cpu > 0 && r.cpu <= 1 && r.reward > 0), JSON.stringify(dl2Rows));
+    for (const c of ['#chart-jct-cdf', '#chart-utilization', '#chart-queue']) assert(await canvasDrawn(dp, c) > 1000, `${c} is blank`);
+    const compute = await dp.getAttribute('#run-ms', 'data-compute-ms');
+    console.log(`     dl2 preset: ${ms} ms in the page (${compute} ms computing in the worker), ${nativeMs} ms native; avg JCT (s): ${dl2Rows.map((r) => `${r.policy} ${r.avg.toFixed(0)}`).join(', ')}`);
+    // The dl2 policy alone: its network's inference (with the simulation) in the worker and natively.
+    for (const p of DL2.slice(1)) await dp.uncheck(`#policy-panel input[data-policy="${p}"]`);
+    const runs = [];
+    for (let i = 0; i < 3; i++) {
+      await dp.click('#compare');
+      await dp.waitForFunction(() => document.querySelector('#summary')?.getAttribute('data-complete') === 'true' && document.querySelectorAll('#summary tbody tr').length === 1, null, { timeout: 600000 });
+      runs.push(Number(await dp.getAttribute('#run-ms', 'data-compute-ms')));
+    }
+    const alone = await dl2Summary(dp);
+    assert(JSON.stringify(alone) === JSON.stringify(dl2Rows.slice(0, 1)), JSON.stringify(alone));
+    const natives = [];
+    for (let i = 0; i < 3; i++) {
+      const a0 = process.hrtime.bigint();
+      execFileSync(ORRERY, ['run', '--preset', 'dl2', '--policy', 'dl2', '--format', 'json'], { encoding: 'utf8' });
+      natives.push(Number(process.hrtime.bigint() - a0) / 1e6);
+    }
+    const med = (xs) => [...xs].sort((a, b) => a - b)[1];
+    const figures = JSON.parse(execFileSync(ORRERY, ['run', '--preset', 'dl2', '--policy', 'dl2', '--format', 'json'], { encoding: 'utf8' }));
+    const f = Array.isArray(figures) ? figures[0] : figures;
+    const decisions = f.ps.actions + f.ps.invalid_actions + f.ps.slots;
+    console.log(`     dl2 alone on the dl2 scenario (${decisions} decisions of the network): ${med(runs)} ms in the worker (${(med(runs) * 1000 / decisions).toFixed(0)} µs a decision, simulation included), ${med(natives).toFixed(0)} ms natively with process start`);
+    for (const p of DL2.slice(1)) await dp.check(`#policy-panel input[data-policy="${p}"]`);
+  });
+
+  await test('stepping a dl2 experiment goes slot by slot and shows every job\'s workers and parameter servers', async () => {
+    await dp.click('#reset');
+    for (let i = 0; i < 3; i++) await dp.click('#step');
+    await dp.waitForFunction(() => document.querySelector('#clock').textContent.includes('slot 3'));
+    const shape = await dp.evaluate(() => ({
+      servers: document.querySelectorAll('#slot-servers .server').length,
+      gpus: document.querySelectorAll('#slot-servers .gpu').length,
+      busy: document.querySelectorAll('#slot-servers .gpu.busy').length,
+      jobs: [...document.querySelectorAll('#slot-jobs tbody tr')].map((r) => [Number(r.getAttribute('data-workers')), Number(r.getAttribute('data-ps'))]),
+      workers: Number(document.querySelector('#slot-state').getAttribute('data-workers')),
+    }));
+    assert(shape.servers === 8 && shape.gpus === 64, JSON.stringify(shape));
+    assert(shape.jobs.length > 0 && shape.jobs.some(([w, p]) => w >= 1 && p >= 1) && shape.jobs.every(([w, p]) => (w >= 1) === (p >= 1)), JSON.stringify(shape.jobs));
+    assert(shape.busy === shape.workers, `${shape.busy} busy GPUs, ${shape.workers} workers`);
+    assert((await dp.textContent('#step-panel h2')) === 'Step through slots', 'heading');
+    await dp.selectOption('#step-policy', 'optimus');
+    await dp.click('#run-to-end');
+    await dp.waitForSelector('#step-panel .done', { timeout: 120000 });
+    const slots = Number(await dp.getAttribute('#clock', 'data-round'));
+    const native = JSON.parse(execFileSync(ORRERY, ['compare', '--preset', 'dl2', '--format', 'json'], { encoding: 'utf8' })).find((s) => s.policy === 'optimus');
+    assert(slots === native.ps.slots, `stepped ${slots} slots, native optimus ${native.ps.slots}`);
+  });
+
+  let trainedWeights;
+  await test('dl2 training in the worker gives a live learning curve, as natively, and its network runs and travels in a link', async () => {
+    const t0 = Date.now();
+    await dp.click('#train');
+    await dp.waitForSelector('#train-progress');
+    // The warm-up's curve, then the evaluations of reinforcement learning, arrive while it trains.
+    await dp.waitForFunction(() => Number(document.querySelector('#chart-learning-warmup')?.getAttribute('data-points')) > 0 && !document.querySelector('#trained'), null, { timeout: 600000 });
+    await dp.waitForSelector('#trained', { timeout: 600000 });
+    const wall = Date.now() - t0;
+    const t = await dp.evaluate(() => Object.fromEntries(['slots', 'ms', 'slots-per-s', 'agreement', 'jct-before', 'jct-after'].map((k) => [k, Number(document.querySelector('#trained').getAttribute(`data-${k}`))])));
+    assert(t.slots > 0 && t['slots-per-s'] > 0 && t.agreement > 0 && t['jct-after'] > 0, JSON.stringify(t));
+    assert(Number(await dp.getAttribute('#chart-learning-warmup', 'data-points')) === 30, 'warm-up points');
+    assert(Number(await dp.getAttribute('#chart-learning-rl', 'data-points')) === 5, 'RL points: after the warm-up and every 10 of 40 iterations');
+    for (const c of ['#chart-learning-warmup', '#chart-learning-rl']) assert(await canvasDrawn(dp, c) > 1000, `${c} is blank`);
+    // The same settings natively give the same weights and curve.
+    const [wd] = await Promise.all([dp.waitForEvent('download'), dp.click('#download-weights')]);
+    trainedWeights = fs.readFileSync(await wd.path(), 'utf8');
+    const [cd] = await Promise.all([dp.waitForEvent('download'), dp.click('#download-curve')]);
+    const curve = fs.readFileSync(await cd.path(), 'utf8');
+    const n0 = Date.now();
+    execFileSync(ORRERY, ['dl2', 'train', '--preset', 'dl2', '--seed', '0', '--episode-jobs', '40', '--warmup-episodes', '20', '--warmup-epochs', '30', '--iterations', '40',
+      '--out', path.join(tmp, 'native.json'), '--curve', path.join(tmp, 'native.csv')], { stdio: 'ignore' });
+    const nativeMs = Date.now() - n0;
+    const layers = (text) => JSON.stringify(JSON.parse(text).layers);
+    assert(layers(trainedWeights) === layers(fs.readFileSync(path.join(tmp, 'native.json'), 'utf8')), 'the page\'s weights differ from orrery dl2 train\'s');
+    assert(curve === fs.readFileSync(path.join(tmp, 'native.csv'), 'utf8'), `the page's curve differs:\n${curve}`);
+    console.log(`     dl2 training (20 warm-up episodes of 40 jobs, 30 epochs, 40 iterations): ${t.slots} slots in ${t.ms} ms in the worker = ${t['slots-per-s']} slots/s (${wall} ms in the page); natively ${nativeMs} ms (the CLI, with its own evaluations)`);
+    // Use it: dl2 runs the trained network against the heuristics.
+    await dp.click('#use-trained');
+    await dp.waitForFunction(() => document.querySelector('#dl2-network')?.getAttribute('data-custom') === 'true');
+    await dp.click('#compare');
+    await dp.waitForFunction(() => document.querySelector('#summary')?.getAttribute('data-complete') === 'false', null, { timeout: 60000 }).catch(() => {});
+    await summary(dp, 5, 600000, 'dl2');
+    const rows = await dl2Summary(dp);
+    assert(rows.map((r) => r.policy).join() === DL2.join(), JSON.stringify(rows));
+    assert(JSON.stringify(rows.slice(1)) === JSON.stringify(dl2Rows.slice(1)), 'the heuristics changed');
+    await dp.click('#copy-link');
+    await dp.waitForFunction(() => location.hash.startsWith('#x1.'));
+    const link = dp.url();
+    console.log(`     the link with the trained network: ${(link.length / 1000).toFixed(0)} kB`);
+    const shared = linkExperiment(link);
+    assert(shared.network?.kind === 'inline' && layers(shared.network.text) === layers(trainedWeights), 'the link does not carry the trained network');
+    const config = path.join(tmp, 'experiment.json');
+    fs.writeFileSync(config, JSON.stringify(shared));
+    const native = nativeDl2(['--config', config]);
+    assert(JSON.stringify(native) === JSON.stringify(rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(rows)}`);
+    fs.writeFileSync(path.join(tmp, 'weights.json'), trainedWeights);
+    const viaFile = nativeDl2(['--preset', 'dl2', '--network', path.join(tmp, 'weights.json')]);
+    assert(JSON.stringify(viaFile) === JSON.stringify(rows), `orrery --network with the downloaded weights: ${JSON.stringify(viaFile)} != ${JSON.stringify(rows)}`);
+    const fresh = await context.newPage();
+    fresh.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await fresh.goto(link);
+    await summary(fresh, 5, 600000, 'dl2');
+    const again = await dl2Summary(fresh);
+    assert(JSON.stringify(again) === JSON.stringify(rows), `${JSON.stringify(again)} != ${JSON.stringify(rows)}`);
+    assert((await fresh.getAttribute('#dl2-network', 'data-custom')) === 'true', 'the reopened link lost the network');
+    await fresh.close();
+    console.log(`     dl2 with the network trained in the page: avg JCT ${rows[0].avg.toFixed(0)} s (bundled network ${dl2Rows[0].avg.toFixed(0)} s, drf ${dl2Rows[1].avg.toFixed(0)} s, optimus ${dl2Rows[4].avg.toFixed(0)} s)`);
+    // Back to the bundled network.
+    await dp.click('#network-bundled');
+    await dp.waitForFunction(() => document.querySelector('#dl2-network')?.getAttribute('data-custom') === 'false');
+    await dp.click('#compare');
+    await summary(dp, 5, 600000, 'dl2');
+    await dp.waitForFunction((avg) => Number(document.querySelector('#summary tbody tr')?.getAttribute('data-avg-jct-s')) === avg, dl2Rows[0].avg, { timeout: 600000 });
+  });
+
+  await test('bad dl2 inputs (network files, settings, links) give messages and keep the experiment', async () => {
+    await dp.setInputFiles('#network-file', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "orrery-mlp", "layers": [') });
+    await dp.waitForSelector('#dl2-error');
+    let msg = await dp.textContent('#dl2-error');
+    assert(msg.includes('broken.json') && msg.includes('previous network is kept'), msg);
+    const small = { format: 'orrery-mlp', version: 1, activation: 'relu', layers: [{ inputs: 3, outputs: 4, weights: Array(12).fill(0.1), biases: Array(4).fill(0) }] };
+    await dp.setInputFiles('#network-file', { name: 'small.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(small)) });
+    await dp.waitForFunction(() => document.querySelector('#dl2-error')?.textContent.includes('small.json'));
+    msg = await dp.textContent('#dl2-error');
+    assert(msg.includes('previous network is kept'), msg);
+    assert((await dp.getAttribute('#dl2-network', 'data-custom')) === 'false', 'a bad network was taken');
+    await dp.fill('#ps-cpus_per_server', '0');
+    await dp.press('#ps-cpus_per_server', 'Tab');
+    await dp.waitForFunction(() => document.querySelector('#dl2-error')?.textContent.includes('CPUs per server'));
+    msg = await dp.textContent('#dl2-error');
+    assert(msg.includes('previous settings are kept'), msg);
+    await dp.fill('#ps-max_workers', '2.5');
+    await dp.press('#ps-max_workers', 'Tab');
+    await dp.waitForFunction(() => document.querySelector('#dl2-error')?.textContent.includes('ps.max_workers'));
+    await dp.fill('#train-episode_jobs', '1');
+    await dp.press('#train-episode_jobs', 'Tab');
+    await dp.waitForFunction(() => document.querySelector('#train-error')?.textContent.includes('episode_jobs'));
+    await dp.fill('#train-iterations', '-3');
+    await dp.press('#train-iterations', 'Tab');
+    await dp.waitForFunction(() => document.querySelector('#train-error')?.textContent.includes('iterations'));
+    await dp.click('#copy-link');
+    await dp.waitForFunction(() => location.hash.startsWith('#x1.'));
+    const exp = linkExperiment(dp.url());
+    assert(exp.ps.cpus_per_server === 48 && !exp.network, JSON.stringify(exp.ps));
+    // Training a workload that is not generated is refused with a message.
+    await dp.setInputFiles('#trace-file', { name: 'ps.csv', mimeType: 'text/csv', buffer: Buffer.from('job_type,arrival_s,total_steps\nresnet50,0,1000\nvgg16,600,2000\n') });
+    await dp.waitForFunction(() => document.querySelector('#workload-label').textContent.includes('ps.csv') || document.querySelector('#workload-error'));
+    if (await dp.$('#workload-error')) throw new Error(await dp.textContent('#workload-error'));
+    await dp.click('#train');
+    await dp.waitForFunction(() => document.querySelector('#train-error')?.textContent.includes('generator'));
+    // A link whose network is broken opens the default scenario with a message.
+    const bad = { ...exp, network: { kind: 'inline', name: 'garbled.json', text: '{"format": "orrery-mlp"' } };
+    const p2 = await context.newPage();
+    p2.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p2.goto(experimentLink(bad));
+    await p2.waitForSelector('#notice');
+    msg = await p2.textContent('#notice');
+    assert(msg.includes('garbled.json') && msg.includes('default scenario'), msg);
+    await summary(p2, 2);
+    await p2.close();
+    // Cancelling a training stops the worker.
+    await dp.selectOption('#scenario', 'dl2');
+    await summary(dp, 5, 600000, 'dl2');
+    await dp.click('#train');
+    await dp.waitForSelector('#train-cancel');
+    await dp.click('#train-cancel');
+    await dp.waitForFunction(() => document.querySelector('#train-error')?.textContent.includes('cancelled'));
+    assert(!(await dp.$('#train-progress')), 'still training');
+  });
+  await dp.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+
+  await test('the parameter-server profile turns a round-based experiment into the dl2 scenario, and back', async () => {
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.selectOption('#profile-preset', 'dl2-models');
+    await p.waitForSelector('#policy-panel input[data-policy="optimus"]');
+    const notice = await p.textContent('#notice');
+    assert(notice.includes('Parameter-server (DL2) profile') && notice.includes('policies dl2, drf, fifo, srtf, optimus') && notice.includes('cluster gpu:64/8'), notice);
+    assert(await p.$('#dl2-panel') && await p.$('#train-panel') && !(await p.$('#preemption-on')) && !(await p.$('#inference-on')), 'panels');
+    await p.click('#compare');
+    await summary(p, 5, 600000, 'dl2');
+    const rows = await dl2Summary(p);
+    assert(JSON.stringify(rows) === JSON.stringify(dl2Rows), `${JSON.stringify(rows)} != the dl2 scenario's ${JSON.stringify(dl2Rows)}`);
+    await p.selectOption('#profile-preset', 'gavel-types');
+    await p.waitForSelector('#policy-panel input[data-policy="max_min_fairness_perf"]');
+    assert((await p.textContent('#notice')).includes('Round-based profile'), await p.textContent('#notice'));
+    assert(!(await p.$('#dl2-panel')) && !(await p.$('#train-panel')), 'the DL2 panels stay');
+    await p.click('#compare');
+    await summary(p, 2, 300000, 'max_min_fairness');
     await p.close();
   });
 

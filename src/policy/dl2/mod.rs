@@ -13,6 +13,7 @@ pub mod drf;
 pub mod fifo;
 pub mod learned;
 pub mod optimus;
+pub mod session;
 pub mod srtf;
 pub mod train;
 

@@ -209,6 +209,7 @@ pub struct Trainer {
     /// The learning curve.
     pub curve: Vec<CurvePoint>,
     types: usize,
+    slots: std::cell::Cell<u64>,
 }
 
 fn lift(e: ExperimentError) -> String {
@@ -251,12 +252,18 @@ impl Trainer {
             iteration: 0,
             curve: Vec::new(),
             types,
+            slots: std::cell::Cell::new(0),
         })
     }
 
     /// The settings.
     pub fn config(&self) -> &TrainConfig {
         &self.cfg
+    }
+
+    /// Slots simulated so far (warm-up, reinforcement-learning and evaluation episodes).
+    pub fn slots_simulated(&self) -> u64 {
+        self.slots.get()
     }
 
     /// Input size of the networks.
@@ -290,6 +297,7 @@ impl Trainer {
             ..Default::default()
         };
         while sim.step_slot(&mut rec).is_some() {}
+        self.slots.set(self.slots.get() + rec.rewards.len() as u64);
         rec.jct = sim
             .jobs()
             .iter()
