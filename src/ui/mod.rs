@@ -2319,10 +2319,27 @@ impl App {
         };
         let cluster = sim.cluster();
         let owners = sim.gpu_owners();
+        let sharers = sim.gpu_sharers();
         let colour = |j: JobId| format!("hsl({}, 65%, 55%)", (j * 137) % 360);
         let active: Vec<JobId> = sim.active().to_vec();
-        let running: std::collections::BTreeSet<JobId> =
-            owners.iter().flatten().flatten().copied().collect();
+        let running: std::collections::BTreeSet<JobId> = owners
+            .iter()
+            .chain(sharers)
+            .flatten()
+            .flatten()
+            .copied()
+            .collect();
+        // The job each job shared its GPUs with in the last round (space sharing).
+        let mut partner: std::collections::BTreeMap<JobId, JobId> = Default::default();
+        for (own, shr) in owners.iter().zip(sharers) {
+            for (o, s) in own.iter().zip(shr) {
+                if let (Some(a), Some(b)) = (o, s) {
+                    partner.insert(*a, *b);
+                    partner.insert(*b, *a);
+                }
+            }
+        }
+        let packing = sim.policy_traits().packing;
         let allocation = sim
             .active()
             .first()
@@ -2335,13 +2352,14 @@ impl App {
         html! {
             <div class="state">
                 <div class="gpu-grid">
-                { for cluster.types.iter().zip(owners).map(|(t, own)| html! {
+                { for cluster.types.iter().zip(owners).zip(sharers).map(|((t, own), shr)| html! {
                     <div class="gpu-type">
                         <h3>{ format!("{} × {}", t.count, t.name) }</h3>
                         <div class="gpus">
-                        { for own.iter().enumerate().map(|(g, o)| match o {
-                            Some(j) => html! { <span class="gpu busy" title={format!("GPU {g}: job {j}")} style={format!("background:{}", colour(*j))}></span> },
-                            None => html! { <span class="gpu" title={format!("GPU {g}: idle")}></span> },
+                        { for own.iter().enumerate().map(|(g, o)| match (o, shr.get(g).copied().flatten()) {
+                            (Some(a), Some(b)) => html! { <span class="gpu busy shared" title={format!("GPU {g}: jobs {a} and {b}, sharing it")} style={format!("background:linear-gradient(135deg, {} 50%, {} 50%)", colour(*a), colour(b))}></span> },
+                            (Some(j), None) => html! { <span class="gpu busy" title={format!("GPU {g}: job {j}")} style={format!("background:{}", colour(*j))}></span> },
+                            (None, _) => html! { <span class="gpu" title={format!("GPU {g}: idle")}></span> },
                         }) }
                         </div>
                     </div>
@@ -2350,6 +2368,7 @@ impl App {
                 <table class="jobs">
                     <thead><tr>
                         <th>{ "job" }</th><th>{ "type" }</th><th>{ "GPUs" }</th><th>{ "state" }</th><th>{ "progress" }</th>
+                        if packing { <th title="the job it shared GPUs with in the last round, and the pair's allocation row">{ "shares with" }</th> }
                         if allocation { { for cluster.types.iter().map(|t| html! { <th>{ format!("x[{}]", t.name) }</th> }) } }
                     </tr></thead>
                     <tbody>
@@ -2364,6 +2383,12 @@ impl App {
                                 <td>{ spec.scale_factor }</td>
                                 <td>{ if running.contains(&j) { "running" } else { "queued" } }</td>
                                 <td><progress max="1" value={frac.to_string()} />{ format!(" {:.0}%", frac * 100.0) }</td>
+                                if packing {
+                                    <td class="pair">{ partner.get(&j).map(|&o| {
+                                        let row = sim.pair_allocation_row(j, o).map(|r| r.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" / ")).unwrap_or_default();
+                                        html! { <><span class="swatch" style={format!("background:{}", colour(o))}></span>{ format!("{o} {row}") }</> }
+                                    }).unwrap_or_default() }</td>
+                                }
                                 if allocation {
                                     { for (0..cluster.num_types()).map(|t| html! { <td>{ sim.allocation_row(j).map(|r| format!("{:.3}", r[t])).unwrap_or_default() }</td> }) }
                                 }
@@ -2375,8 +2400,9 @@ impl App {
                 if active.len() > JOB_ROWS {
                     <label class="hint"><input type="checkbox" checked={self.show_all_jobs} onchange={ctx.link().callback(|_| Msg::ToggleAllJobs)} />{ format!(" show all {} active jobs ({} more)", active.len(), active.len().saturating_sub(JOB_ROWS)) }</label>
                 }
-                <p class="hint">{ format!("{} jobs finished, {} active, {} events last round, recompute: {}", st.rec.jobs.iter().filter(|r| r.finish.is_some()).count(), active.len(), st.last_events.len(),
-                    if sim.policy_traits().recompute == Recompute::EveryRound { "every round" } else { "when the job set changes" }) }</p>
+                <p class="hint">{ format!("{} jobs finished, {} active, {} events last round, recompute: {}{}", st.rec.jobs.iter().filter(|r| r.finish.is_some()).count(), active.len(), st.last_events.len(),
+                    if sim.policy_traits().recompute == Recompute::EveryRound { "every round" } else { "when the job set changes" },
+                    if packing { format!(", {} pairs shared GPUs last round", partner.len() / 2) } else { String::new() }) }</p>
             </div>
         }
     }

@@ -167,6 +167,33 @@ try {
     await page.waitForFunction(() => document.querySelector('#clock').textContent.includes('round 4'));
   });
 
+  await test('stepping a packing policy shows jobs sharing GPUs in pairs', async () => {
+    // Twelve one-GPU jobs at once on four V100s, of two types that gain from sharing a GPU.
+    const colo = (w) => [{ scale: 1, with: w, with_scale: 1, gpu: 'v100', this: 0.7, other: 0.7 }];
+    const profile = { format: 'orrery-profile', version: 1, job_types: {
+      A: { throughputs: { 1: { v100: 1.0 } }, colocated: colo('B') },
+      B: { throughputs: { 1: { v100: 1.0 } }, colocated: colo('A') },
+    } };
+    const csv = 'job_type,arrival_s,total_steps\n' + Array.from({ length: 12 }, (_, i) => `${i % 2 ? 'B' : 'A'},0,${20000 + 1000 * i}`).join('\n') + '\n';
+    const tmp = (name, text) => { const f = path.join(os.tmpdir(), `orrery-${process.pid}-${name}`); fs.writeFileSync(f, text); return f; };
+    const pairLink = execFileSync(ORRERY, ['link', '--trace', tmp('pairs.csv', csv), '--profile', tmp('pairs.json', JSON.stringify(profile)), '--cluster', 'v100:4', '--policy', 'max_min_fairness_packed', '--policy', 'gandiva', '--base', BASE], { encoding: 'utf8' }).trim();
+    const pp = await context.newPage();
+    await pp.goto(pairLink);
+    await summary(pp, 2);
+    let shared = 0;
+    for (let i = 0; i < 12 && shared === 0; i++) {
+      await pp.click('#step');
+      await sleep(50);
+      shared = await pp.$$eval('.gpu.shared', (g) => g.length);
+    }
+    assert(shared > 0, 'no GPU shared by a pair within 12 rounds');
+    const pairs = await pp.$$eval('#step-panel td.pair', (cells) => cells.map((c) => c.textContent.trim()).filter((t) => t.length > 0));
+    assert(pairs.length >= 1, `pair cells ${JSON.stringify(pairs)}`);
+    const title = await pp.getAttribute('.gpu.shared', 'title');
+    assert(/jobs \d+ and \d+, sharing it/.test(title), title);
+    await pp.close();
+  });
+
   await test('a garbled link shows a clear message, never a blank page', async () => {
     const p = await context.newPage();
     await p.goto(BASE + '#x1.this-is-not-an-experiment');
