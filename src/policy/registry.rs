@@ -133,7 +133,13 @@ impl Params {
         }
     }
 
-    fn err(&self, key: &str, reason: String) -> PolicyError {
+    /// A text parameter, or its default.
+    pub fn text<'a>(&'a self, key: &str, default: &'a str) -> &'a str {
+        self.values.get(key).map_or(default, String::as_str)
+    }
+
+    /// An error about parameter `key` of this policy.
+    pub fn err(&self, key: &str, reason: String) -> PolicyError {
         PolicyError::Param {
             policy: self.policy.clone(),
             param: key.to_string(),
@@ -224,6 +230,10 @@ pub fn policies() -> &'static [PolicyInfo] {
             gavel::min_total_duration_packed::MinTotalDurationPacked::build),
         entry!("fifo_packed", "gavel", "FIFO_Perf, then queued jobs packed onto placed ones whose pair's normalised throughput beats a threshold.", gavel::fifo_packed::PARAMS,
             gavel::fifo_packed::FifoPacked::build),
+        entry!("max_min_fairness_water_filling", "gavel", "Water-filling max-min fairness ignoring heterogeneity: repeated LPs raise every job, freezing the bottleneck jobs, until none can rise.", gavel::max_min_fairness_water_filling::PARAMS,
+            |p| gavel::max_min_fairness_water_filling::WaterFilling::build(p, false)),
+        entry!("max_min_fairness_water_filling_perf", "gavel", "Heterogeneity-aware water-filling max-min fairness: after the least share, the next least, and so on.", gavel::max_min_fairness_water_filling::PARAMS,
+            |p| gavel::max_min_fairness_water_filling::WaterFilling::build(p, true)),
     ];
     LIST
 }

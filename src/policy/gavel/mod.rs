@@ -18,6 +18,7 @@ pub mod isolated;
 pub mod lp;
 pub mod max_min_fairness;
 pub mod max_min_fairness_packed;
+pub mod max_min_fairness_water_filling;
 pub mod max_sum_throughput;
 pub mod min_total_duration;
 pub mod min_total_duration_packed;
