@@ -234,6 +234,8 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| gavel::max_min_fairness_water_filling::WaterFilling::build(p, false)),
         entry!("max_min_fairness_water_filling_perf", "gavel", "Heterogeneity-aware water-filling max-min fairness: after the least share, the next least, and so on.", gavel::max_min_fairness_water_filling::PARAMS,
             |p| gavel::max_min_fairness_water_filling::WaterFilling::build(p, true)),
+        entry!("hierarchical", "gavel", "Hierarchical water-filling: max-min fairness across entities by their weights, then fairness or FIFO within each entity.", gavel::hierarchical::PARAMS,
+            gavel::hierarchical::Hierarchical::build),
     ];
     LIST
 }

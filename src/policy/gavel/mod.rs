@@ -14,6 +14,7 @@ pub mod fifo;
 pub mod fifo_packed;
 pub mod finish_time_fairness;
 pub mod finish_time_fairness_packed;
+pub mod hierarchical;
 pub mod isolated;
 pub mod lp;
 pub mod max_min_fairness;
