@@ -236,6 +236,10 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| gavel::max_min_fairness_water_filling::WaterFilling::build(p, true)),
         entry!("hierarchical", "gavel", "Hierarchical water-filling: max-min fairness across entities by their weights, then fairness or FIFO within each entity.", gavel::hierarchical::PARAMS,
             gavel::hierarchical::Hierarchical::build),
+        entry!("max_sum_throughput_normalized_by_cost_perf", "gavel", "Maximise total throughput per dollar (steps/s over each GPU type's price per hour).", NO_PARAMS,
+            |p| Ok(Box::new(gavel::max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), false)))),
+        entry!("max_sum_throughput_normalized_by_cost_perf_slos", "gavel", "Throughput per dollar, with every job that has a deadline given the throughput it needs to meet it (dropped if infeasible).", NO_PARAMS,
+            |p| Ok(Box::new(gavel::max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), true)))),
     ];
     LIST
 }

@@ -21,6 +21,7 @@ pub mod max_min_fairness;
 pub mod max_min_fairness_packed;
 pub mod max_min_fairness_water_filling;
 pub mod max_sum_throughput;
+pub mod max_sum_throughput_normalized_by_cost;
 pub mod min_total_duration;
 pub mod min_total_duration_packed;
 pub mod packed;
