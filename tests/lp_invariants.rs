@@ -10,7 +10,7 @@ use orrery::rng::Rng;
 use orrery::workload::Colocation;
 use proptest::prelude::*;
 
-const LP_POLICIES: [&str; 20] = [
+const LP_POLICIES: [&str; 21] = [
     "isolated",
     "max_min_fairness",
     "max_min_fairness_perf",
@@ -32,6 +32,7 @@ const LP_POLICIES: [&str; 20] = [
     "hierarchical[within=fifo,weights=e0:2]",
     "max_sum_throughput_normalized_by_cost_perf",
     "max_sum_throughput_normalized_by_cost_perf_slos",
+    "max_min_fairness_water_filling_packed",
 ];
 
 /// A job: scale factor, throughput per type, remaining steps, seconds since arrival.
@@ -220,11 +221,12 @@ proptest! {
     }
 }
 
-const PACKED_POLICIES: [&str; 6] = [
+const PACKED_POLICIES: [&str; 7] = [
     "max_min_fairness_packed",
     "max_min_fairness_packed[by_class=false]",
     "max_min_fairness_packed[partners=2]",
     "finish_time_fairness_packed",
     "min_total_duration_packed",
     "fifo_packed",
+    "max_min_fairness_water_filling_packed",
 ];

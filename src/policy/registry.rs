@@ -240,6 +240,8 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| Ok(Box::new(gavel::max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), false)))),
         entry!("max_sum_throughput_normalized_by_cost_perf_slos", "gavel", "Throughput per dollar, with every job that has a deadline given the throughput it needs to meet it (dropped if infeasible).", NO_PARAMS,
             |p| Ok(Box::new(gavel::max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), true)))),
+        entry!("max_min_fairness_water_filling_packed", "gavel", "Water-filling max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", gavel::max_min_fairness_water_filling_packed::PARAMS,
+            gavel::max_min_fairness_water_filling_packed::WaterFillingPacked::build),
     ];
     LIST
 }

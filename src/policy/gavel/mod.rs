@@ -20,6 +20,7 @@ pub mod lp;
 pub mod max_min_fairness;
 pub mod max_min_fairness_packed;
 pub mod max_min_fairness_water_filling;
+pub mod max_min_fairness_water_filling_packed;
 pub mod max_sum_throughput;
 pub mod max_sum_throughput_normalized_by_cost;
 pub mod min_total_duration;
