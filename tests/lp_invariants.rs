@@ -10,7 +10,7 @@ use orrery::rng::Rng;
 use orrery::workload::Colocation;
 use proptest::prelude::*;
 
-const LP_POLICIES: [&str; 21] = [
+const LP_POLICIES: [&str; 22] = [
     "isolated",
     "max_min_fairness",
     "max_min_fairness_perf",
@@ -33,6 +33,7 @@ const LP_POLICIES: [&str; 21] = [
     "max_sum_throughput_normalized_by_cost_perf",
     "max_sum_throughput_normalized_by_cost_perf_slos",
     "max_min_fairness_water_filling_packed",
+    "max_sum_throughput_normalized_by_cost_packed_slos",
 ];
 
 /// A job: scale factor, throughput per type, remaining steps, seconds since arrival.
@@ -221,7 +222,7 @@ proptest! {
     }
 }
 
-const PACKED_POLICIES: [&str; 7] = [
+const PACKED_POLICIES: [&str; 8] = [
     "max_min_fairness_packed",
     "max_min_fairness_packed[by_class=false]",
     "max_min_fairness_packed[partners=2]",
@@ -229,4 +230,5 @@ const PACKED_POLICIES: [&str; 7] = [
     "min_total_duration_packed",
     "fifo_packed",
     "max_min_fairness_water_filling_packed",
+    "max_sum_throughput_normalized_by_cost_packed_slos",
 ];

@@ -242,6 +242,8 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| Ok(Box::new(gavel::max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), true)))),
         entry!("max_min_fairness_water_filling_packed", "gavel", "Water-filling max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", gavel::max_min_fairness_water_filling_packed::PARAMS,
             gavel::max_min_fairness_water_filling_packed::WaterFillingPacked::build),
+        entry!("max_sum_throughput_normalized_by_cost_packed_slos", "gavel", "Throughput per dollar with space sharing (a pair counts both jobs' colocated rates) and deadlines as throughput floors.", gavel::max_sum_throughput_normalized_by_cost_packed_slos::PARAMS,
+            gavel::max_sum_throughput_normalized_by_cost_packed_slos::ThroughputPerCostPacked::build),
     ];
     LIST
 }

@@ -23,6 +23,7 @@ pub mod max_min_fairness_water_filling;
 pub mod max_min_fairness_water_filling_packed;
 pub mod max_sum_throughput;
 pub mod max_sum_throughput_normalized_by_cost;
+pub mod max_sum_throughput_normalized_by_cost_packed_slos;
 pub mod min_total_duration;
 pub mod min_total_duration_packed;
 pub mod packed;
