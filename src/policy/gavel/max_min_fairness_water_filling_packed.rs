@@ -35,6 +35,12 @@ impl WaterFillingPacked {
 
     /// Solve for `view`: the allocation and each job's final level.
     pub fn solve(view: &PolicyView) -> Result<(Allocation, Vec<f64>), String> {
+        Self::solve_by(view, true)
+    }
+
+    /// Solve over classes of interchangeable jobs (`by_class`) or with every job a class of
+    /// its own (Gavel's layout, a row per pair of jobs).
+    pub fn solve_by(view: &PolicyView, by_class: bool) -> Result<(Allocation, Vec<f64>), String> {
         let m = view.jobs.len();
         let (coef, runnable) = normalised(view, true);
         // 1 / P_i per job (0 for a job that cannot run).
@@ -51,6 +57,7 @@ impl WaterFillingPacked {
             })
             .collect();
         let static_classes = ClassPairs::partition(view, &vec![0; m])
+            .filter(|_| by_class)
             .unwrap_or_else(|| (0..m).map(|i| vec![i]).collect());
         let mut static_class = vec![0; m];
         for (c, members) in static_classes.iter().enumerate() {
@@ -159,5 +166,21 @@ mod tests {
         for (r, q) in a.fractions.iter().flatten().zip(x.iter().flatten()) {
             assert!((r - q).abs() < 1e-5, "{a:?} vs {x:?}");
         }
+    }
+
+    #[test]
+    fn classes_reach_the_per_job_levels() {
+        // Seven jobs of three types on a:2, b:1 with colocated rates: the levels over
+        // classes equal those of the per-job layout (every pair of jobs a row).
+        let w = super::super::max_min_fairness_packed::tests::classy_world(false);
+        let v = w.view();
+        let (a, by_class) = WaterFillingPacked::solve_by(&v, true).unwrap();
+        let (b, per_job) = WaterFillingPacked::solve_by(&v, false).unwrap();
+        assert_eq!(a.pairs, b.pairs);
+        for (x, y) in by_class.iter().zip(&per_job) {
+            assert!((x - y).abs() < 1e-4, "{by_class:?} vs {per_job:?}");
+        }
+        // Interchangeable jobs get the same share.
+        assert_eq!(a.fractions[0], a.fractions[2]);
     }
 }
