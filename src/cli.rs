@@ -333,7 +333,8 @@ struct BenchArgs {
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     format: ListFormat,
     /// Run only the benchmark groups whose name contains WORD: lp, lp all (one solve of
-    /// every LP policy at 128 and 512 jobs), mechanism, static,
+    /// every LP policy at 128 and 512 jobs), lp bisections (the packed finish-time and
+    /// makespan bisections at 512 jobs, minutes), mechanism, static,
     /// continuous, elastic (pollux), pooled (aryl), preemptive (pickyman).
     #[arg(long, value_name = "WORD")]
     only: Option<String>,
@@ -1964,7 +1965,10 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
     // on-demand rates (for the cost policies), every fourth job with a deadline at three
     // times its duration on its fastest type (for the SLO policies), jobs spread over four
     // entities (for hierarchical). Packed policies get the colocated pairs.
-    if on("lp all") {
+    // The per-pair bisections at 512 jobs (finish_time_fairness_packed and
+    // min_total_duration_packed: a row per pair of jobs, 128,418 at 512) take minutes: they
+    // form the group "lp bisections", run by `--only lp` but not `--only "lp all"`.
+    if on("lp all") || on("lp bisections") {
         use orrery::workload::Colocation;
         let (pair_profile, pair_source) =
             bench_pair_profile(a.reference.as_deref(), &profile, &profile_name)?;
@@ -2014,6 +2018,14 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             let col = Colocation::new(&pair_profile, &cluster, &world.specs);
             for spec in LP_POLICIES {
                 let name = spec.split('[').next().unwrap_or(spec);
+                let slow = n >= 512
+                    && matches!(
+                        name,
+                        "finish_time_fairness_packed" | "min_total_duration_packed"
+                    );
+                if !on(if slow { "lp bisections" } else { "lp all" }) {
+                    continue;
+                }
                 progress(&format!("{name} at {n} jobs"));
                 let mut view = world.view();
                 let packed = policy::build(spec)
@@ -2023,12 +2035,7 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                 if packed {
                     view.colocation = Some(&col);
                 }
-                // The per-pair bisections at 512 jobs take minutes: one repetition.
-                let slow = n >= 512
-                    && matches!(
-                        name,
-                        "finish_time_fairness_packed" | "min_total_duration_packed"
-                    );
+                // The per-pair bisections at 512 jobs: one repetition.
                 let reps = match (a.quick, n >= 512, slow) {
                     (true, _, _) | (false, _, true) => 1,
                     (false, true, false) => 3,
