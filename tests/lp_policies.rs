@@ -6,7 +6,7 @@
 use orrery::cluster::ClusterSpec;
 use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
 use orrery::workload::{Profile, Trace};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn reference() -> Option<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/gavel");
@@ -18,7 +18,7 @@ fn reference() -> Option<PathBuf> {
     }
 }
 
-fn experiment(dir: &PathBuf, cluster: &str, trace: &Trace, policies: &[&str]) -> Experiment {
+fn experiment(dir: &Path, cluster: &str, trace: &Trace, policies: &[&str]) -> Experiment {
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
     Experiment {
         cluster: cluster.into(),
@@ -39,7 +39,7 @@ fn experiment(dir: &PathBuf, cluster: &str, trace: &Trace, policies: &[&str]) ->
     }
 }
 
-fn static_trace(dir: &PathBuf) -> Trace {
+fn static_trace(dir: &Path) -> Trace {
     let text = std::fs::read_to_string(dir.join("static100_seed0.trace")).unwrap();
     Trace::parse(&text, "static100_seed0.trace").unwrap()
 }
