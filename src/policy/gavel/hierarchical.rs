@@ -30,7 +30,7 @@ pub const PARAMS: &[ParamInfo] = &[
     ParamInfo {
         name: "within",
         default: "fairness",
-        help: "How an entity shares its weight among its jobs: fairness (by priority weight) or fifo (all to its oldest unfrozen job).",
+        help: "How an entity shares its weight among its jobs: fairness (by priority weight) or fifo (all to its unfrozen job with the lowest id).",
     },
 ];
 
