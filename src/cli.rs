@@ -332,7 +332,9 @@ struct BenchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     format: ListFormat,
-    /// Run only the benchmark groups whose name contains WORD: lp, mechanism, static,
+    /// Run only the benchmark groups whose name contains WORD: lp, lp all (one solve of
+    /// every LP policy at 128 and 512 jobs), lp bisections (the packed finish-time and
+    /// makespan bisections at 512 jobs, minutes), mechanism, static,
     /// continuous, elastic (pollux), pooled (aryl), preemptive (pickyman).
     #[arg(long, value_name = "WORD")]
     only: Option<String>,
@@ -1785,6 +1787,63 @@ fn bench_whole_run(exp: &Experiment, reps: usize) -> CliResult<(Vec<f64>, usize)
     Ok((times, finished))
 }
 
+/// The throughputs with colocated pairs for the packed benchmarks: Gavel's when the
+/// reference folder is there, else `profile` with seeded synthetic pair throughputs.
+fn bench_pair_profile(
+    reference: Option<&Path>,
+    profile: &Profile,
+    profile_name: &str,
+) -> CliResult<(Profile, String)> {
+    use orrery::workload::profile::ColocatedEntry;
+    Ok(match reference_dir(reference)? {
+        Some(d) => {
+            let f = d.join("simulation_throughputs.json");
+            let text = read_file(&f, "profile")?;
+            let p = Profile::parse(&text, &f.display().to_string())
+                .map_err(|e| CliError::Input(e.to_string()))?;
+            (p, format!("Gavel's {}", f.display()))
+        }
+        None => {
+            // Each pair of types shares at 0.3-1x its isolated rates, the same factor
+            // for both of two jobs of one type.
+            let mut p = profile.clone();
+            let mut rng = orrery::rng::Rng::new(0);
+            let names = p.job_type_names();
+            for (i, x) in names.iter().enumerate() {
+                for y in &names[i..] {
+                    for g in p.gpu_types() {
+                        let (Some(tx), Some(ty)) = (p.throughput(x, 1, &g), p.throughput(y, 1, &g))
+                        else {
+                            continue;
+                        };
+                        let fx = rng.range(0.3, 1.0);
+                        let fy = if x == y { fx } else { rng.range(0.3, 1.0) };
+                        for (a, b, ta, tb) in [(x, y, tx * fx, ty * fy), (y, x, ty * fy, tx * fx)] {
+                            if let Some(jt) = p.job_types.get_mut(a) {
+                                jt.colocated.push(ColocatedEntry {
+                                    scale: 1,
+                                    with: b.clone(),
+                                    with_scale: 1,
+                                    gpu: g.clone(),
+                                    this: ta,
+                                    other: tb,
+                                });
+                            }
+                            if x == y {
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            (
+                p,
+                format!("{profile_name} with seeded synthetic pair throughputs (0.3-1x isolated)"),
+            )
+        }
+    })
+}
+
 fn cmd_bench(a: BenchArgs) -> CliResult<()> {
     if cfg!(debug_assertions) {
         note("warning: this is a debug build; use `cargo run --release -- bench` for meaningful timings");
@@ -1837,60 +1896,9 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
     // throughputs with their colocated pairs when the reference folder is there, else the
     // bundled profile with seeded synthetic pair throughputs.
     if on("lp packed") {
-        use orrery::workload::profile::ColocatedEntry;
         use orrery::workload::Colocation;
-        let (pair_profile, pair_source) = match reference_dir(a.reference.as_deref())? {
-            Some(d) => {
-                let f = d.join("simulation_throughputs.json");
-                let text = read_file(&f, "profile")?;
-                let p = Profile::parse(&text, &f.display().to_string())
-                    .map_err(|e| CliError::Input(e.to_string()))?;
-                (p, format!("Gavel's {}", f.display()))
-            }
-            None => {
-                // Each pair of types shares at 0.3-1x its isolated rates, the same factor
-                // for both of two jobs of one type.
-                let mut p = profile.clone();
-                let mut rng = orrery::rng::Rng::new(0);
-                let names = p.job_type_names();
-                for (i, x) in names.iter().enumerate() {
-                    for y in &names[i..] {
-                        for g in p.gpu_types() {
-                            let (Some(tx), Some(ty)) =
-                                (p.throughput(x, 1, &g), p.throughput(y, 1, &g))
-                            else {
-                                continue;
-                            };
-                            let fx = rng.range(0.3, 1.0);
-                            let fy = if x == y { fx } else { rng.range(0.3, 1.0) };
-                            for (a, b, ta, tb) in
-                                [(x, y, tx * fx, ty * fy), (y, x, ty * fy, tx * fx)]
-                            {
-                                if let Some(jt) = p.job_types.get_mut(a) {
-                                    jt.colocated.push(ColocatedEntry {
-                                        scale: 1,
-                                        with: b.clone(),
-                                        with_scale: 1,
-                                        gpu: g.clone(),
-                                        this: ta,
-                                        other: tb,
-                                    });
-                                }
-                                if x == y {
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                }
-                (
-                    p,
-                    format!(
-                        "{profile_name} with seeded synthetic pair throughputs (0.3-1x isolated)"
-                    ),
-                )
-            }
-        };
+        let (pair_profile, pair_source) =
+            bench_pair_profile(a.reference.as_deref(), &profile, &profile_name)?;
         // The policy as registered (solved over classes of interchangeable jobs), then one
         // row per job and pair as Gavel's LP has it.
         for (n, spec, target) in [
@@ -1982,6 +1990,114 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             times,
             target,
         ));
+    }
+
+    // (a'') One solve of every LP policy at 128 and 512 single-GPU jobs on the 3-type
+    // cluster (Gavel's throughputs and pairs when the reference is there): priced at AWS's
+    // on-demand rates (for the cost policies), every fourth job with a deadline at three
+    // times its duration on its fastest type (for the SLO policies), jobs spread over four
+    // entities (for hierarchical). Packed policies get the colocated pairs.
+    // The per-pair bisections at 512 jobs (finish_time_fairness_packed and
+    // min_total_duration_packed: a row per pair of jobs, 128,418 at 512) take minutes: they
+    // form the group "lp bisections", run by `--only lp` but not `--only "lp all"`.
+    if on("lp all") || on("lp bisections") {
+        use orrery::workload::Colocation;
+        let (pair_profile, pair_source) =
+            bench_pair_profile(a.reference.as_deref(), &profile, &profile_name)?;
+        const LP_POLICIES: [&str; 17] = [
+            "max_min_fairness",
+            "max_min_fairness_perf",
+            "max_min_fairness_packed",
+            "finish_time_fairness",
+            "finish_time_fairness_perf",
+            "finish_time_fairness_packed",
+            "min_total_duration",
+            "min_total_duration_perf",
+            "min_total_duration_packed",
+            "max_sum_throughput_perf",
+            "max_min_fairness_water_filling",
+            "max_min_fairness_water_filling_perf",
+            "max_min_fairness_water_filling_packed",
+            "hierarchical[weights=e0:2;e1:1;e2:1;e3:0.5]",
+            "max_sum_throughput_normalized_by_cost_perf",
+            "max_sum_throughput_normalized_by_cost_perf_slos",
+            "max_sum_throughput_normalized_by_cost_packed_slos",
+        ];
+        for n in [128usize, 512] {
+            let mut cluster = scaled_cluster(n)?;
+            for t in &mut cluster.types {
+                t.price_per_hour = match t.name.as_str() {
+                    "v100" => Some(3.06),
+                    "p100" => Some(1.35),
+                    "k80" => Some(0.9),
+                    _ => None,
+                };
+            }
+            let mut trace = gen_jobs(&pair_profile, &cluster, n, 0.0)?;
+            for (i, j) in trace.jobs.iter_mut().enumerate() {
+                j.entity = Some(format!("e{}", i % 4));
+                if i % 4 == 0 {
+                    let best = pair_profile
+                        .throughputs_on(&j.job_type, j.scale_factor, &cluster)
+                        .into_iter()
+                        .fold(0.0, f64::max);
+                    if best > 0.0 {
+                        j.slo = Some(3.0 * j.total_steps / best);
+                    }
+                }
+            }
+            let world = BenchWorld::new(cluster.clone(), trace.jobs, &pair_profile);
+            let col = Colocation::new(&pair_profile, &cluster, &world.specs);
+            for spec in LP_POLICIES {
+                let name = spec.split('[').next().unwrap_or(spec);
+                let slow = n >= 512
+                    && matches!(
+                        name,
+                        "finish_time_fairness_packed" | "min_total_duration_packed"
+                    );
+                if !on(if slow { "lp bisections" } else { "lp all" }) {
+                    continue;
+                }
+                progress(&format!("{name} at {n} jobs"));
+                let mut view = world.view();
+                let packed = policy::build(spec)
+                    .map_err(|e| CliError::Failure(e.to_string()))?
+                    .traits()
+                    .packing;
+                if packed {
+                    view.colocation = Some(&col);
+                }
+                // The per-pair bisections at 512 jobs: one repetition.
+                let reps = match (a.quick, n >= 512, slow) {
+                    (true, _, _) | (false, _, true) => 1,
+                    (false, true, false) => 3,
+                    (false, false, false) => 5,
+                };
+                let mut times = Vec::with_capacity(reps);
+                for _ in 0..reps {
+                    let mut pol =
+                        policy::build(spec).map_err(|e| CliError::Failure(e.to_string()))?;
+                    let (t, res) = time_it(|| pol.decide(&view, &mut orrery::rng::Rng::new(0)));
+                    res.map_err(|e| CliError::Failure(format!("{spec} at {n} jobs failed: {e}")))?;
+                    times.push(t);
+                }
+                let target = match (name, n) {
+                    ("finish_time_fairness_perf", 512) => Some(0.050),
+                    ("max_min_fairness_packed", 512) => Some(1.0),
+                    _ => None,
+                };
+                rows.push(BenchRow::new(
+                    format!("LP solve {name}, {n} jobs"),
+                    format!(
+                        "{n} single-GPU jobs ({pair_source}, seed 0) on {}{}",
+                        cluster_label(&cluster),
+                        if packed { ", with pairs" } else { "" }
+                    ),
+                    times,
+                    target,
+                ));
+            }
+        }
     }
 
     // (b) The mechanism per round at 2048 active jobs. Jobs are made long enough that none

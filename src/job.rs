@@ -38,7 +38,14 @@ pub struct JobSpec {
     /// Batch size chosen by the user, for policies that keep it fixed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_size: Option<u32>,
+    /// The entity (user, team) the job belongs to, for hierarchical policies; jobs
+    /// without one form the entity [`DEFAULT_ENTITY`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity: Option<String>,
 }
+
+/// The entity of jobs that name none.
+pub const DEFAULT_ENTITY: &str = "default";
 
 fn one_u32() -> u32 {
     1
@@ -61,7 +68,13 @@ impl JobSpec {
             min_gpus: None,
             max_gpus: None,
             batch_size: None,
+            entity: None,
         }
+    }
+
+    /// The job's entity ([`DEFAULT_ENTITY`] when it names none).
+    pub fn entity(&self) -> &str {
+        self.entity.as_deref().unwrap_or(DEFAULT_ENTITY)
     }
 
     /// Set the scale factor (builder style).

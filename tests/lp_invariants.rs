@@ -13,7 +13,7 @@ use orrery::rng::Rng;
 use orrery::workload::Colocation;
 use proptest::prelude::*;
 
-const LP_POLICIES: [&str; 16] = [
+const LP_POLICIES: [&str; 24] = [
     "isolated",
     "max_min_fairness",
     "max_min_fairness_perf",
@@ -31,6 +31,14 @@ const LP_POLICIES: [&str; 16] = [
     "fifo_packed",
     "gandiva",
     "allox",
+    "max_min_fairness_water_filling",
+    "max_min_fairness_water_filling_perf",
+    "hierarchical[weights=e0:2;e1:0.5]",
+    "hierarchical[within=fifo,weights=e0:2]",
+    "max_sum_throughput_normalized_by_cost_perf",
+    "max_sum_throughput_normalized_by_cost_perf_slos",
+    "max_min_fairness_water_filling_packed",
+    "max_sum_throughput_normalized_by_cost_packed_slos",
 ];
 
 /// A job: scale factor, throughput per type, remaining steps, seconds since arrival.
@@ -59,7 +67,8 @@ proptest! {
     #[test]
     fn allocations_respect_base_constraints((counts, jobs) in instance()) {
         let n = counts.len();
-        let spec = counts.iter().enumerate().map(|(t, c)| format!("t{t}:{c}")).collect::<Vec<_>>().join(",");
+        // Prices (for the cost policies): type t at t + 1 dollars per hour.
+        let spec = counts.iter().enumerate().map(|(t, c)| format!("t{t}:{c}@{}", t + 1)).collect::<Vec<_>>().join(",");
         let cluster = ClusterSpec::parse(&spec).unwrap();
         // Every job must be able to run somewhere: give it throughput on type 0 if it has none.
         let mut thr: Vec<Vec<f64>> = jobs.iter().map(|j| j.1.clone()).collect();
@@ -68,7 +77,14 @@ proptest! {
                 row[0] = 1.0;
             }
         }
-        let specs: Vec<JobSpec> = jobs.iter().map(|j| JobSpec::new("t", 0.0, j.2).with_scale(j.0)).collect();
+        // Three entities (for hierarchical); every other job has a deadline 2,000 s from
+        // now (for the SLO policies; some cannot be met, which drops the SLOs).
+        let specs: Vec<JobSpec> = jobs.iter().enumerate().map(|(i, j)| {
+            let mut s = JobSpec::new("t", 0.0, j.2).with_scale(j.0);
+            s.entity = Some(format!("e{}", i % 3));
+            s.slo = (i % 2 == 0).then_some(j.3 + 2000.0);
+            s
+        }).collect();
         let time = vec![0.0; n];
         let view = PolicyView {
             now: 1e5,
@@ -155,7 +171,14 @@ proptest! {
             }
         }
         let col = Colocation::from_rates(n, m, pairs);
-        let specs: Vec<JobSpec> = jobs.iter().map(|j| JobSpec::new("t", 0.0, j.2).with_scale(j.0)).collect();
+        // Three entities (for hierarchical); every other job has a deadline 2,000 s from
+        // now (for the SLO policies; some cannot be met, which drops the SLOs).
+        let specs: Vec<JobSpec> = jobs.iter().enumerate().map(|(i, j)| {
+            let mut s = JobSpec::new("t", 0.0, j.2).with_scale(j.0);
+            s.entity = Some(format!("e{}", i % 3));
+            s.slo = (i % 2 == 0).then_some(j.3 + 2000.0);
+            s
+        }).collect();
         let time = vec![0.0; n];
         let view = PolicyView {
             now: 1e5,
@@ -276,7 +299,7 @@ proptest! {
     }
 }
 
-const PACKED_POLICIES: [&str; 7] = [
+const PACKED_POLICIES: [&str; 9] = [
     "max_min_fairness_packed",
     "max_min_fairness_packed[by_class=false]",
     "max_min_fairness_packed[partners=2]",
@@ -284,4 +307,6 @@ const PACKED_POLICIES: [&str; 7] = [
     "min_total_duration_packed",
     "fifo_packed",
     "gandiva",
+    "max_min_fairness_water_filling_packed",
+    "max_sum_throughput_normalized_by_cost_packed_slos",
 ];

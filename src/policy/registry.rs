@@ -133,7 +133,13 @@ impl Params {
         }
     }
 
-    fn err(&self, key: &str, reason: String) -> PolicyError {
+    /// A text parameter, or its default.
+    pub fn text<'a>(&'a self, key: &str, default: &'a str) -> &'a str {
+        self.values.get(key).map_or(default, String::as_str)
+    }
+
+    /// An error about parameter `key` of this policy.
+    pub fn err(&self, key: &str, reason: String) -> PolicyError {
         PolicyError::Param {
             policy: self.policy.clone(),
             param: key.to_string(),
@@ -232,6 +238,20 @@ pub fn policies() -> &'static [PolicyInfo] {
             gavel::allox::Allox::build),
         entry!("gandiva", "gavel", "Gandiva: equal time slices; when oversubscribed, random pairs of equal-size jobs share GPUs, and pairs that slow down are split.", gavel::gandiva::PARAMS,
             gavel::gandiva::Gandiva::build),
+        entry!("max_min_fairness_water_filling", "gavel", "Water-filling max-min fairness ignoring heterogeneity: repeated LPs raise every job, freezing the bottleneck jobs, until none can rise.", gavel::max_min_fairness_water_filling::PARAMS,
+            |p| gavel::max_min_fairness_water_filling::WaterFilling::build(p, false)),
+        entry!("max_min_fairness_water_filling_perf", "gavel", "Heterogeneity-aware water-filling max-min fairness: after the least share, the next least, and so on.", gavel::max_min_fairness_water_filling::PARAMS,
+            |p| gavel::max_min_fairness_water_filling::WaterFilling::build(p, true)),
+        entry!("hierarchical", "gavel", "Hierarchical water-filling: max-min fairness across entities by their weights, then fairness or FIFO within each entity.", gavel::hierarchical::PARAMS,
+            gavel::hierarchical::Hierarchical::build),
+        entry!("max_sum_throughput_normalized_by_cost_perf", "gavel", "Maximise total throughput per dollar (steps/s over each GPU type's price per hour).", NO_PARAMS,
+            |p| Ok(Box::new(gavel::max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), false)))),
+        entry!("max_sum_throughput_normalized_by_cost_perf_slos", "gavel", "Throughput per dollar, with every job that has a deadline given the throughput it needs to meet it (dropped if infeasible).", NO_PARAMS,
+            |p| Ok(Box::new(gavel::max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), true)))),
+        entry!("max_min_fairness_water_filling_packed", "gavel", "Water-filling max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", gavel::max_min_fairness_water_filling_packed::PARAMS,
+            gavel::max_min_fairness_water_filling_packed::WaterFillingPacked::build),
+        entry!("max_sum_throughput_normalized_by_cost_packed_slos", "gavel", "Throughput per dollar with space sharing (a pair counts both jobs' colocated rates) and deadlines as throughput floors.", gavel::max_sum_throughput_normalized_by_cost_packed_slos::PARAMS,
+            gavel::max_sum_throughput_normalized_by_cost_packed_slos::ThroughputPerCostPacked::build),
     ];
     LIST
 }

@@ -3,7 +3,8 @@
 //! - Orrery's JSON: `{"format": "orrery-trace", "version": 1, "jobs": [{"job_type": "...",
 //!   "arrival_s": 0, "total_steps": 1000, "scale_factor": 1, "priority_weight": 1, "slo_s":
 //!   3600}]}` (or a bare array of jobs). Optional keys: `scale_factor`, `priority_weight`,
-//!   `slo_s`, `epoch_steps`, `min_gpus`, `max_gpus`, `batch_size`.
+//!   `slo_s`, `epoch_steps`, `min_gpus`, `max_gpus`, `batch_size`, `entity` (the user or
+//!   team a job belongs to, for hierarchical policies; `default` when absent).
 //! - Orrery's CSV: a header naming the columns, of which `job_type`, `arrival_s` and
 //!   `total_steps` are required and the optional keys above may follow in any order.
 //! - Gavel's `.trace`: tab-separated lines of 10 fields (job_type, command,
@@ -41,7 +42,7 @@ struct TraceFile {
     jobs: Vec<JobSpec>,
 }
 
-const CSV_COLUMNS: [&str; 10] = [
+const CSV_COLUMNS: [&str; 11] = [
     "job_type",
     "arrival_s",
     "total_steps",
@@ -52,6 +53,7 @@ const CSV_COLUMNS: [&str; 10] = [
     "min_gpus",
     "max_gpus",
     "batch_size",
+    "entity",
 ];
 
 impl Trace {
@@ -204,6 +206,7 @@ impl Trace {
                     "batch_size" if opt(v) => {
                         job.batch_size = Some(parse_count(file, r.line, c, v)?)
                     }
+                    "entity" if opt(v) => job.entity = Some(v.to_string()),
                     _ => {}
                 }
             }
@@ -455,12 +458,15 @@ impl Trace {
     }
 
     /// Orrery's CSV trace.
+    /// The `entity` column is written only when some job names an entity.
     pub fn to_csv(&self) -> String {
+        let entities = self.jobs.iter().any(|j| j.entity.is_some());
         let mut out =
-            String::from("job_type,arrival_s,total_steps,scale_factor,priority_weight,slo_s\n");
+            String::from("job_type,arrival_s,total_steps,scale_factor,priority_weight,slo_s");
+        out.push_str(if entities { ",entity\n" } else { "\n" });
         for j in &self.jobs {
             out.push_str(&format!(
-                "{},{},{},{},{},{}\n",
+                "{},{},{},{},{},{}",
                 quote(&j.job_type),
                 j.arrival,
                 j.total_steps,
@@ -468,6 +474,11 @@ impl Trace {
                 j.priority_weight,
                 j.slo.map(|s| s.to_string()).unwrap_or_default()
             ));
+            if entities {
+                out.push(',');
+                out.push_str(&j.entity.as_deref().map(quote).unwrap_or_default());
+            }
+            out.push('\n');
         }
         out
     }
@@ -509,6 +520,16 @@ mod tests {
         let j = Trace::parse(&t.to_json(), "x.json").unwrap();
         assert_eq!(j.jobs, t.jobs);
         assert_eq!(j.lines.len(), 2);
+        // Entities: a column (empty = the default entity) and a JSON key; old files parse.
+        let mut e = t.clone();
+        e.jobs[1].entity = Some("team, b".into());
+        let c = Trace::parse(&e.to_csv(), "x.csv").unwrap();
+        assert_eq!(c.jobs, e.jobs);
+        assert_eq!(c.jobs[0].entity(), crate::job::DEFAULT_ENTITY);
+        assert_eq!(c.jobs[1].entity(), "team, b");
+        let j = Trace::parse(&e.to_json(), "x.json").unwrap();
+        assert_eq!(j.jobs, e.jobs);
+        assert!(!t.to_json().contains("entity") && !t.to_csv().contains("entity"));
     }
 
     #[test]

@@ -257,7 +257,7 @@ impl Policy for MaxMinFairnessPacked {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::lp::satisfies_packed;
     use super::super::max_min_fairness::MaxMinFairness;
     use super::super::testing::World;
@@ -370,7 +370,9 @@ mod tests {
     /// Jobs of types A (x3), B (x2) and C on a:2,b:1, with colocated throughputs between
     /// every pair of types (symmetric within a type unless `asymmetric`) and a weight of 2
     /// on one A job.
-    fn classy_world(asymmetric: bool) -> World {
+    /// Seven jobs of three types (one weighted) with colocated rates on a:2, b:1; with
+    /// `asymmetric`, two jobs of one type train at different rates together.
+    pub(crate) fn classy_world(asymmetric: bool) -> World {
         use crate::workload::profile::ColocatedEntry;
         use crate::workload::{Colocation, Profile};
         let types = [("A", [3.0, 1.0]), ("B", [2.0, 1.5]), ("C", [1.0, 1.0])];

@@ -227,6 +227,190 @@ impl Layout {
     }
 }
 
+/// Pair rows over classes of interchangeable jobs (same colocation class, scale factor and
+/// throughputs, so the same rates alone and with any other job): a row per class (the time
+/// each of its jobs runs alone) and a row per pair of classes whose jobs can share GPUs (the
+/// time each such pair of jobs shares them), with the class sizes as multiplicities. An LP
+/// symmetric in each class's jobs has a symmetric optimum, which this layout finds from a
+/// few hundred rows where the per-job layout has one per pair of jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassPairs {
+    /// Each class's jobs (positions in the view, ascending).
+    pub classes: Vec<Vec<usize>>,
+    /// Pair rows: two classes (the first <= the second) and the rates of a job of each.
+    pub pairs: Vec<((usize, usize), PairRates)>,
+}
+
+impl ClassPairs {
+    /// The class-pair rows of `classes` (which must hold interchangeable jobs) in `view`.
+    pub fn new(view: &PolicyView, classes: Vec<Vec<usize>>) -> Self {
+        let mut pairs = Vec::new();
+        if let Some(col) = view.colocation.filter(|c| !c.is_empty()) {
+            let n = view.cluster.num_types();
+            for a in 0..classes.len() {
+                for b in a..classes.len() {
+                    let (ja, jb) = if a == b {
+                        match classes[a].get(1) {
+                            Some(&second) => (classes[a][0], second),
+                            None => continue,
+                        }
+                    } else {
+                        (classes[a][0], classes[b][0])
+                    };
+                    if view.jobs[ja].scale() != view.jobs[jb].scale() {
+                        continue;
+                    }
+                    let rates = col.rates_row(view.jobs[ja].id, view.jobs[jb].id);
+                    if rates.len() == n && rates.iter().any(|&(x, y)| x > 0.0 || y > 0.0) {
+                        pairs.push(((a, b), rates));
+                    }
+                }
+            }
+        }
+        ClassPairs { classes, pairs }
+    }
+
+    /// The view's jobs by class: same colocation class, scale factor and throughputs, and
+    /// the same `extra` key; `None` when two jobs of one colocation class train at
+    /// different rates together (sharing a class's time evenly would then not be fair), or
+    /// a job has no colocation class.
+    pub fn partition(view: &PolicyView, extra: &[u64]) -> Option<Vec<Vec<usize>>> {
+        let col = view.colocation;
+        let mut index: std::collections::BTreeMap<(Option<u32>, u32, Vec<u64>, u64), usize> =
+            std::collections::BTreeMap::new();
+        let mut classes: Vec<Vec<usize>> = Vec::new();
+        for (pos, j) in view.jobs.iter().enumerate() {
+            let cc = match col {
+                Some(c) => Some(c.class(j.id)?),
+                None => None,
+            };
+            let key = (
+                cc,
+                j.scale(),
+                j.throughput.iter().map(|t| t.to_bits()).collect(),
+                extra[pos],
+            );
+            let next = classes.len();
+            let c = *index.entry(key).or_insert(next);
+            if c == next {
+                classes.push(Vec::new());
+            }
+            classes[c].push(pos);
+        }
+        let symmetric = ClassPairs::new(view, classes.clone())
+            .pairs
+            .iter()
+            .filter(|((a, b), _)| a == b)
+            .all(|(_, rates)| rates.iter().all(|&(x, y)| x == y));
+        symmetric.then_some(classes)
+    }
+
+    /// Number of rows: the classes, then the pairs.
+    pub fn rows(&self) -> usize {
+        self.classes.len() + self.pairs.len()
+    }
+
+    fn size(&self, c: usize) -> f64 {
+        self.classes[c].len() as f64
+    }
+
+    /// GPUs of each row's fraction per type (multiplicities included).
+    pub fn scale(&self, view: &PolicyView) -> Vec<f64> {
+        let sf = |c: usize| f64::from(view.jobs[self.classes[c][0]].scale());
+        let mut s: Vec<f64> = (0..self.classes.len())
+            .map(|c| sf(c) * self.size(c))
+            .collect();
+        s.extend(self.pairs.iter().map(|((a, b), _)| {
+            if a == b {
+                sf(*a) * self.size(*a) * (self.size(*a) - 1.0) / 2.0
+            } else {
+                sf(*a) * self.size(*a) * self.size(*b)
+            }
+        }));
+        s
+    }
+
+    /// Per class, the rows whose fractions one of its jobs sums (with multiplicities) to at
+    /// most 1: its own and its pairs'.
+    pub fn groups(&self) -> Vec<Vec<(usize, f64)>> {
+        let k = self.classes.len();
+        let mut g: Vec<Vec<(usize, f64)>> = (0..k).map(|c| vec![(c, 1.0)]).collect();
+        for (p, ((a, b), _)) in self.pairs.iter().enumerate() {
+            if a == b {
+                g[*a].push((k + p, self.size(*a) - 1.0));
+            } else {
+                g[*a].push((k + p, self.size(*b)));
+                g[*b].push((k + p, self.size(*a)));
+            }
+        }
+        g
+    }
+
+    /// Per class, one job's throughput times `factor[class]`: `(row, coefficient per type)`
+    /// for its own row and each pair row it is in.
+    pub fn terms(&self, view: &PolicyView, factor: &[f64]) -> Vec<Vec<(usize, Vec<f64>)>> {
+        let k = self.classes.len();
+        let mut t: Vec<Vec<(usize, Vec<f64>)>> = (0..k)
+            .map(|c| {
+                let thr = view.jobs[self.classes[c][0]].throughput;
+                vec![(c, thr.iter().map(|v| v * factor[c]).collect())]
+            })
+            .collect();
+        for (p, ((a, b), rates)) in self.pairs.iter().enumerate() {
+            let r = k + p;
+            if a == b {
+                let m = (self.size(*a) - 1.0) * factor[*a];
+                t[*a].push((r, rates.iter().map(|&(x, _)| x * m).collect()));
+            } else {
+                let (ma, mb) = (self.size(*b) * factor[*a], self.size(*a) * factor[*b]);
+                t[*a].push((r, rates.iter().map(|&(x, _)| x * ma).collect()));
+                t[*b].push((r, rates.iter().map(|&(_, y)| y * mb).collect()));
+            }
+        }
+        t
+    }
+
+    /// The allocation for a solution `x` (rows as here): every job its class's row, every
+    /// pair of jobs their pair of classes' row.
+    pub fn allocation(&self, view: &PolicyView, x: &[Vec<f64>]) -> Allocation {
+        let k = self.classes.len();
+        let m = view.jobs.len();
+        let n = view.cluster.num_types();
+        let mut of = vec![usize::MAX; m];
+        for (c, members) in self.classes.iter().enumerate() {
+            for &i in members {
+                of[i] = c;
+            }
+        }
+        let row_of: std::collections::BTreeMap<(usize, usize), usize> = self
+            .pairs
+            .iter()
+            .enumerate()
+            .map(|(p, (ab, _))| (*ab, k + p))
+            .collect();
+        let mut pairs = Vec::new();
+        let mut pair_fractions = Vec::new();
+        for a in 0..m {
+            for b in a + 1..m {
+                let (ca, cb) = (of[a], of[b]);
+                if let Some(&r) = row_of.get(&(ca.min(cb), ca.max(cb))) {
+                    pairs.push((view.jobs[a].id, view.jobs[b].id));
+                    pair_fractions.push(x[r].clone());
+                }
+            }
+        }
+        Allocation {
+            jobs: view.jobs.iter().map(|j| j.id).collect(),
+            fractions: of
+                .iter()
+                .map(|&c| x.get(c).cloned().unwrap_or_else(|| vec![0.0; n]))
+                .collect(),
+            pairs,
+            pair_fractions,
+        }
+    }
+}
+
 /// The decision for an LP's result over `layout`, or the solver's complaint as a policy
 /// failure (the mechanism then keeps the previous allocation).
 pub(crate) fn decision(
