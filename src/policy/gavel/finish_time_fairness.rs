@@ -6,8 +6,9 @@
 //!
 //! For a fixed `rho` the condition `rho_j(x) <= rho` is linear in `x`:
 //! `thr_j(x) >= R_j / (rho D_j - t_j)` with `D_j = C_j + R_j / I_j`; the smallest feasible
-//! `rho` is found by bisection over LP feasibility tests (relative precision 1e-5), and the
-//! allocation is the feasible point at that `rho`.
+//! `rho` is found to a relative precision of 1e-5 by [`search_rho`]: a few LPs that scale
+//! every demand at once bound it from both sides, then bisection over LP feasibility tests
+//! finishes, and the allocation is the feasible point at that `rho`.
 
 use super::lp::Lp;
 use crate::job::JobId;
@@ -90,27 +91,125 @@ impl FinishTimeFairness {
             }
             lp.feasible()
         };
-        let lo0 = view
+        // The largest factor z by which every job's demand at `rho` can be met at once
+        // (z >= 1: rho is feasible), with the allocation that meets it.
+        let max_scale = |rho: f64| -> Option<(Vec<Vec<f64>>, f64)> {
+            let mut lp = Lp::base(&scale, &counts);
+            let z = lp.add_free();
+            for (j, job) in view.jobs.iter().enumerate() {
+                let slack = rho * d[j] - job.time_since_arrival;
+                if slack <= 0.0 || job.steps_remaining <= 0.0 {
+                    return None;
+                }
+                let per = slack / job.steps_remaining;
+                let coef: Vec<f64> = thr[j].iter().map(|&t| t * per).collect();
+                lp.push_at_least(j, &coef, z);
+            }
+            let x = lp.maximise(z.into()).ok()?;
+            let got = view
+                .jobs
+                .iter()
+                .enumerate()
+                .map(|(j, job)| {
+                    let tj: f64 = thr[j].iter().zip(&x[j]).map(|(a, b)| a * b).sum();
+                    tj * (rho * d[j] - job.time_since_arrival) / job.steps_remaining
+                })
+                .fold(f64::INFINITY, f64::min);
+            (got.is_finite() && got > 0.0).then_some((x, got))
+        };
+        let a: Vec<f64> = view
             .jobs
             .iter()
             .enumerate()
             .map(|(j, job)| job.time_since_arrival / d[j])
-            .fold(0.0, f64::max);
-        let mut hi = rho_at(&iso);
-        let mut best = iso.clone();
-        let mut lo = lo0;
-        while hi - lo > 1e-5 * hi {
-            let mid = 0.5 * (lo + hi);
-            match feasible(mid) {
-                Some(x) => {
-                    hi = mid;
-                    best = x;
-                }
-                None => lo = mid,
-            }
-        }
+            .collect();
+        let lo0 = a.iter().copied().fold(0.0, f64::max);
+        let hi = rho_at(&iso);
+        let (best, hi) = search_rho(&a, lo0, hi, iso, max_scale, feasible, None);
         Ok((best, hi))
     }
+}
+
+/// The smallest largest ratio `rho` between `lo` and `hi` (where `start` is feasible) to a
+/// relative precision of 1e-5, and a feasible allocation there, for ratios of the form
+/// `rho_j(x) = (t_j + R_j / thr_j(x)) / D_j` with `a_j = t_j / D_j`.
+///
+/// `max_scale(rho)` gives the largest factor `z` by which every job's demand at `rho`
+/// (`thr_j >= R_j / (rho D_j - t_j)`) can be met at once, with its allocation, and
+/// `feasible(rho)` a feasible point near the centre of the feasible set (or None).
+/// Dinkelbach-style steps come first: every `rho'` with `rho' >= (rho - a_j) / z + a_j` for
+/// all j is feasible (the same allocation), and every `rho''` below that bound for all j is
+/// not (`z` is the largest uniform factor), so each scaling LP gives an upper and a lower
+/// bound. A few steps bring them close; bisection on `feasible` finishes, and the answer is
+/// always `feasible`'s point. `tighten`, when given, is the largest rho of an allocation,
+/// which then becomes the bisection's new upper end when lower than the point asked for.
+pub(super) fn search_rho(
+    a: &[f64],
+    lo: f64,
+    hi: f64,
+    start: Vec<Vec<f64>>,
+    max_scale: impl Fn(f64) -> Option<(Vec<Vec<f64>>, f64)>,
+    feasible: impl Fn(f64) -> Option<Vec<Vec<f64>>>,
+    tighten: Option<&dyn Fn(&[Vec<f64>]) -> f64>,
+) -> (Vec<Vec<f64>>, f64) {
+    let (mut lo, mut hi, mut best) = (lo, hi, start);
+    let mut from_scale = false;
+    for _ in 0..12 {
+        if hi - lo <= 1e-5 * hi {
+            break;
+        }
+        let Some((x, z)) = max_scale(hi) else {
+            break;
+        };
+        let step = |r: f64, aj: f64| (r - aj) / z + aj;
+        let upper = a
+            .iter()
+            .map(|&aj| step(hi, aj))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let lower = a
+            .iter()
+            .map(|&aj| step(hi, aj))
+            .fold(f64::INFINITY, f64::min);
+        // z comes from a solver with a 1e-8 tolerance: keep the lower bound on the safe side.
+        lo = lo.max(lower * (1.0 - 1e-7));
+        if upper < hi * (1.0 - 1e-7) {
+            hi = upper;
+            best = x;
+            from_scale = true;
+        } else {
+            break;
+        }
+    }
+    lo = lo.min(hi);
+    while hi - lo > 1e-5 * hi {
+        let mid = 0.5 * (lo + hi);
+        match feasible(mid) {
+            Some(x) => {
+                hi = match tighten {
+                    Some(rho_at) => {
+                        let r = rho_at(&x);
+                        if r.is_finite() {
+                            r.max(lo).min(mid)
+                        } else {
+                            mid
+                        }
+                    }
+                    None => mid,
+                };
+                best = x;
+                from_scale = false;
+            }
+            None => lo = mid,
+        }
+    }
+    if from_scale {
+        // A point near the centre of the feasible set at hi, as the bisection gives (the
+        // scaling LP's optimum sits on the set's boundary).
+        if let Some(x) = feasible(hi) {
+            best = x;
+        }
+    }
+    (best, hi)
 }
 
 impl Policy for FinishTimeFairness {

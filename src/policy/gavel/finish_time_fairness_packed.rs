@@ -6,13 +6,12 @@
 //! the isolated allocation (from its isolated throughputs, unweighted) and `C_i` the isolated
 //! time it has already "used" (accumulated between calls as the remaining work shrinks).
 //!
-//! As for `finish_time_fairness_perf`, the smallest feasible `rho` is found by bisection
-//! over LP feasibility tests (`eff_i(x) >= R_i / (rho D_i - t_i)` with `D_i = C_i + R_i /
-//! I_i`; relative precision 1e-5), starting from the isolated allocation, which is always
-//! feasible (so, unlike Gavel, the policy never returns no allocation). The packed LPs have
-//! a row per pair of jobs, so the bisection also takes the largest rho of each feasible point
-//! it finds as its new upper end (that point shows it feasible), which halves the number of
-//! LPs on Gavel's static trace.
+//! As for `finish_time_fairness_perf`, the smallest feasible `rho` is found by
+//! [`super::finish_time_fairness::search_rho`] (`eff_i(x) >= R_i / (rho D_i - t_i)` with
+//! `D_i = C_i + R_i / I_i`; relative precision 1e-5), starting from the isolated allocation,
+//! which is always feasible (so, unlike Gavel, the policy never returns no allocation). The
+//! packed LPs have a row per pair of jobs, so the bisection also takes the largest rho of
+//! each feasible point it finds as its new upper end (that point shows it feasible).
 
 use super::lp::Lp;
 use super::packed::{self, Layout};
@@ -110,32 +109,50 @@ impl FinishTimeFairnessPacked {
             lp.feasible()
         };
         let iso = layout.with_zero_pairs(super::isolated_fractions(view), n);
-        let lo0 = view
+        let max_scale = |rho: f64| -> Option<(Vec<Vec<f64>>, f64)> {
+            let mut lp: Lp = layout.lp(view);
+            let z = lp.add_free();
+            for (j, job) in view.jobs.iter().enumerate() {
+                let slack = rho * d[j] - job.time_since_arrival;
+                if slack <= 0.0 || job.steps_remaining <= 0.0 {
+                    return None;
+                }
+                let per = slack / job.steps_remaining;
+                let scaled: Vec<(usize, Vec<f64>)> = terms[j]
+                    .iter()
+                    .map(|(r, c)| (*r, c.iter().map(|&v| v * per).collect()))
+                    .collect();
+                lp.push_at_least_rows(&scaled, z);
+            }
+            let x = lp.maximise(z.into()).ok()?;
+            let got = view
+                .jobs
+                .iter()
+                .enumerate()
+                .map(|(j, job)| {
+                    let e = layout.effective(j, &thr, &x) * inv_w[j];
+                    e * (rho * d[j] - job.time_since_arrival) / job.steps_remaining
+                })
+                .fold(f64::INFINITY, f64::min);
+            (got.is_finite() && got > 0.0).then_some((x, got))
+        };
+        let a: Vec<f64> = view
             .jobs
             .iter()
             .enumerate()
             .map(|(j, job)| job.time_since_arrival / d[j])
-            .fold(0.0, f64::max);
-        let mut hi = rho_at(&iso);
-        let mut best = iso;
-        let mut lo = lo0;
-        while hi - lo > 1e-5 * hi {
-            let mid = 0.5 * (lo + hi);
-            match feasible(mid) {
-                Some(x) => {
-                    // The point found may do better than asked: its own largest rho is
-                    // feasible too.
-                    let r = rho_at(&x);
-                    hi = if r.is_finite() {
-                        r.max(lo).min(mid)
-                    } else {
-                        mid
-                    };
-                    best = x;
-                }
-                None => lo = mid,
-            }
-        }
+            .collect();
+        let lo0 = a.iter().copied().fold(0.0, f64::max);
+        let hi = rho_at(&iso);
+        let (best, hi) = super::finish_time_fairness::search_rho(
+            &a,
+            lo0,
+            hi,
+            iso,
+            max_scale,
+            feasible,
+            Some(&rho_at),
+        );
         Ok((best, hi))
     }
 }
