@@ -130,6 +130,9 @@ impl FinishTimeFairness {
     }
 }
 
+/// The largest rho of an allocation.
+pub(super) type RhoOf<'a> = dyn Fn(&[Vec<f64>]) -> f64 + 'a;
+
 /// The smallest largest ratio `rho` between `lo` and `hi` (where `start` is feasible) to a
 /// relative precision of 1e-5, and a feasible allocation there, for ratios of the form
 /// `rho_j(x) = (t_j + R_j / thr_j(x)) / D_j` with `a_j = t_j / D_j`.
@@ -150,7 +153,7 @@ pub(super) fn search_rho(
     start: Vec<Vec<f64>>,
     max_scale: impl Fn(f64) -> Option<(Vec<Vec<f64>>, f64)>,
     feasible: impl Fn(f64) -> Option<Vec<Vec<f64>>>,
-    tighten: Option<&dyn Fn(&[Vec<f64>]) -> f64>,
+    tighten: Option<&RhoOf>,
 ) -> (Vec<Vec<f64>>, f64) {
     let (mut lo, mut hi, mut best) = (lo, hi, start);
     let mut from_scale = false;
