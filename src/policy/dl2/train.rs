@@ -92,6 +92,9 @@ pub struct TrainConfig {
     /// Credit every decision with its rollout's whole return (against the rollouts'
     /// average) instead of its slot's.
     pub episode_credit: bool,
+    /// Per-action credit: a decision's return counts only the slot's progress not yet
+    /// locked in by the allocation before it.
+    pub action_credit: bool,
 }
 
 impl Default for TrainConfig {
@@ -121,6 +124,7 @@ impl Default for TrainConfig {
             kl: 0.1,
             workloads: 0,
             episode_credit: false,
+            action_credit: false,
         }
     }
 }
@@ -191,6 +195,22 @@ fn explore_probability(mask: &[bool], window: usize, action: usize) -> f64 {
     1.0 / (jobs as f64 * valid(k).max(1) as f64)
 }
 
+/// The reward the slot would earn if its allocation stopped now: every job that trains
+/// makes its progress of the slot (after the restart delay when its counts changed).
+fn locked_progress(view: &SlotView) -> f64 {
+    view.active
+        .iter()
+        .filter_map(|&id| view.jobs.get(id))
+        .filter(|j| j.trains() && j.total > 0.0)
+        .map(|j| {
+            let changed = (j.workers, j.ps) != (j.prev_workers, j.prev_ps);
+            let delay = if changed { view.restart_s } else { 0.0 };
+            let steps = view.speed(j.id, j.workers, j.ps) * (view.slot_s - delay).max(0.0);
+            steps.min(j.remaining_steps()) / j.total
+        })
+        .sum()
+}
+
 /// One recorded decision.
 #[derive(Debug, Clone, PartialEq)]
 struct Example {
@@ -203,6 +223,8 @@ struct Example {
     adv: f64,
     /// `ln pi(action)` of the policy that acted.
     old_log_prob: f64,
+    /// The slot's progress (its reward) if the allocation stopped before this decision.
+    locked: f64,
 }
 
 /// Records the encoded state, mask and action of every applied decision within the window,
@@ -251,6 +273,7 @@ impl SlotObserver for Recorder {
             ret: 0.0,
             adv: 0.0,
             old_log_prob: 0.0,
+            locked: locked_progress(view),
         });
     }
 
@@ -664,6 +687,17 @@ impl Trainer {
                 .sum::<f64>()
                 / returns.len().max(1) as f64,
         };
+        // Per-action credit: the mean over the iteration's decisions of each slot of the
+        // progress already locked in before the decision.
+        let mut locked = vec![(0.0, 0usize); slots];
+        for rec in &recs {
+            for e in &rec.examples {
+                if let Some(l) = locked.get_mut(e.slot) {
+                    l.0 += e.locked;
+                    l.1 += 1;
+                }
+            }
+        }
         let mut fresh = Vec::new();
         let mut pcache = self.policy.cache();
         let mut vcache = self.value.cache();
@@ -687,6 +721,10 @@ impl Trainer {
                     0.0
                 };
                 e.adv = e.ret - ((1.0 - self.cfg.critic_mix) * b + self.cfg.critic_mix * v);
+                if self.cfg.action_credit {
+                    let (sum, n) = locked.get(e.slot).copied().unwrap_or((0.0, 0));
+                    e.adv -= e.locked - sum / n.max(1) as f64;
+                }
                 let logits = self.policy.forward(&e.state, &mut pcache);
                 let p = masked_softmax(logits, Some(&e.mask))[e.action];
                 let q = explore_probability(&e.mask, self.cfg.window, e.action);
