@@ -716,6 +716,11 @@ impl SlotSimulator {
         self.rng = Rng::for_purpose(seed, "policy");
     }
 
+    /// Number of the next slot to simulate (0-based).
+    pub fn current_slot(&self) -> u64 {
+        self.slot
+    }
+
     /// Start of the current slot (s).
     pub fn now(&self) -> f64 {
         self.slot as f64 * self.cfg.slot_s

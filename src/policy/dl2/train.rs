@@ -31,7 +31,10 @@ use crate::nn::{
     Mlp, Optimizer,
 };
 use crate::rng::Rng;
-use crate::sim::slots::{SlotAction, SlotObserver, SlotStep, SlotView, ACTIONS_PER_JOB};
+use crate::sim::slots::{
+    NoObserver, SlotAction, SlotObserver, SlotPolicy, SlotSimulator, SlotStep, SlotView,
+    ACTIONS_PER_JOB,
+};
 use serde::{Deserialize, Serialize};
 
 /// Training settings.
@@ -95,6 +98,24 @@ pub struct TrainConfig {
     /// Per-action credit: a decision's return counts only the slot's progress not yet
     /// locked in by the allocation before it.
     pub action_credit: bool,
+    /// Branched credit (0: independent rollouts instead): the greedy actor walks the
+    /// iteration's workload and, at every `branch_every`-th slot, this many copies of the
+    /// simulation play the slot with the sampling policy and `horizon` more slots with the
+    /// greedy actor; a branch's decisions get its return minus the branches' average.
+    pub branches: usize,
+    /// Slots after the branched slot that count in a branch's return.
+    pub horizon: usize,
+    /// Branch at one slot in this many (from a random offset).
+    pub branch_every: usize,
+    /// Per-decision branching instead: at `branch_decisions` decisions of a branched slot,
+    /// each of the actor's `tries` most probable actions is taken there (the greedy actor
+    /// doing the rest); an action's advantage is its return minus the probability-weighted
+    /// average of the tried actions' returns, times its probability.
+    pub decision_credit: bool,
+    /// Decisions branched per branched slot (per-decision branching).
+    pub branch_decisions: usize,
+    /// Actions tried per branched decision.
+    pub tries: usize,
 }
 
 impl Default for TrainConfig {
@@ -125,6 +146,12 @@ impl Default for TrainConfig {
             workloads: 0,
             episode_credit: false,
             action_credit: false,
+            branches: 6,
+            horizon: 4,
+            branch_every: 2,
+            decision_credit: false,
+            branch_decisions: 4,
+            tries: 3,
         }
     }
 }
@@ -163,6 +190,15 @@ impl TrainConfig {
         }
         if !(self.clip.is_finite() && (0.0..=1.0).contains(&self.clip)) {
             return bad("clip", "between 0 and 1");
+        }
+        if self.branches > 64 || self.horizon > 1000 || self.branch_every == 0 {
+            return bad(
+                "branches/horizon/branch_every",
+                "at most 64 branches, a horizon of at most 1,000 slots, branching every 1 or more slots",
+            );
+        }
+        if !(1..=64).contains(&self.branch_decisions) || !(2..=64).contains(&self.tries) {
+            return bad("branch_decisions/tries", "1 to 64 decisions, 2 to 64 tries");
         }
         if !(1..=64).contains(&self.rollouts) {
             return bad("rollouts", "between 1 and 64");
@@ -589,29 +625,9 @@ impl Trainer {
         Ok(reward / slots.max(1) as f64)
     }
 
-    /// One reinforcement-learning iteration: `rollouts` episodes of the sampling policy on
-    /// one training workload, then `updates` minibatch steps of the actor and the critic
-    /// over the decisions of the last `replay` iterations. Returns the actor's average loss.
-    ///
-    /// A decision of slot `t` of a rollout has the return `G_t` of its slot; its advantage
-    /// is `G_t` minus the baseline, `(1 - critic_mix) * b_t + critic_mix * V(s)`, where `b_t`
-    /// is the average of `G_t` over the iteration's rollouts (a rollout that has ended counts
-    /// 0) and `V` the critic; advantages are normalised over the iteration's decisions. The
-    /// actor minimises the clipped surrogate `-min(rho A, clip(rho, 1 - clip, 1 + clip) A)`
-    /// (`rho` the ratio of the actor's probability of the action to that of the policy that
-    /// took it) minus `entropy` times the entropy plus `kl` times `KL(warm-up || actor)`.
-    pub fn rl_iteration(&mut self) -> Result<f64, String> {
-        let k = self.iteration;
-        self.iteration += 1;
-        if self.reference.is_none() {
-            self.reference = Some(self.policy.clone());
-        }
-        let cycle = if self.cfg.workloads > 0 {
-            self.cfg.workloads
-        } else {
-            usize::MAX
-        };
-        let workload = self.train_seed(k % cycle) ^ 0x5eed;
+    /// The decisions of `rollouts` independent episodes of the sampling policy on
+    /// `workload`, with their returns and advantages (before normalisation).
+    fn rollouts(&mut self, workload: u64) -> Result<Vec<Example>, String> {
         // The rollouts.
         let mut recs = Vec::with_capacity(self.cfg.rollouts);
         for r in 0..self.cfg.rollouts {
@@ -733,6 +749,216 @@ impl Trainer {
                 fresh.push(e);
             }
         }
+        Ok(fresh)
+    }
+
+    /// The behaviour probability's logarithm of `action` under the sampling policy
+    /// (sampling from the actor with job-aware exploration), and the actor's probabilities.
+    fn behaviour(&self, cache: &mut crate::nn::Cache, e: &Example) -> (f64, Vec<f64>) {
+        let logits = self.policy.forward(&e.state, cache);
+        let probs = masked_softmax(logits, Some(&e.mask));
+        let p = probs[e.action];
+        let q = explore_probability(&e.mask, self.cfg.window, e.action);
+        let b = (1.0 - self.cfg.explore) * p + self.cfg.explore * q;
+        (crate::math::ln(b.max(1e-300)), probs)
+    }
+
+    /// Play `sim` for one slot (telling `first` its decisions) and `horizon` more with the
+    /// greedy actor `greedy` from the second slot on (when given): the discounted reward.
+    fn branch_return(
+        &self,
+        sim: &mut SlotSimulator,
+        first: &mut dyn SlotObserver,
+        greedy: Option<Box<dyn SlotPolicy>>,
+    ) -> f64 {
+        let (mut g, mut d) = (0.0, 1.0);
+        let Some(step) = sim.step_slot(first) else {
+            return 0.0;
+        };
+        g += step.reward;
+        if let Some(p) = greedy {
+            sim.set_policy(p);
+        }
+        for _ in 0..self.cfg.horizon {
+            d *= self.cfg.gamma;
+            match sim.step_slot(&mut NoObserver) {
+                Some(s) => g += d * s.reward,
+                None => break,
+            }
+        }
+        g
+    }
+
+    /// Branched credit on `workload`: the greedy actor walks the episode; at every
+    /// `branch_every`-th slot (from a random offset) the simulation forks, and either
+    /// `branches` copies play the slot with the sampling policy (slot credit) or, at
+    /// `branch_decisions` of the greedy actor's decisions there, each of the `tries` most
+    /// probable actions is taken instead (decision credit); every branch then follows the
+    /// greedy actor for `horizon` slots. All branches of a fork see the same jobs, arrivals
+    /// and state, so their returns differ only by the decisions being credited.
+    fn branched(&mut self, workload: u64) -> Result<Vec<Example>, String> {
+        let choices = self.rng.next_u64();
+        let exp = self.episode_with(workload, choices);
+        let r = exp.resolve().map_err(lift)?;
+        let ps = r.ps.as_ref().ok_or("not a DL2 experiment")?;
+        let net = self.policy.clone();
+        let greedy = || -> Result<Box<dyn SlotPolicy>, String> {
+            Ok(Box::new(Dl2::new("dl2", net.clone(), Mode::Greedy)?))
+        };
+        let mut main = r.slot_simulator_with(greedy()?, ps).map_err(lift)?;
+        let every = self.cfg.branch_every as u64;
+        let offset = self.rng.below(every);
+        let mut fresh = Vec::new();
+        let mut cache = self.policy.cache();
+        let mut vcache = self.value.cache();
+        let (mut reward, mut slots) = (0.0, 0usize);
+        loop {
+            let slot = main.current_slot();
+            let fork = if slot % every == offset {
+                Some(main.fork(greedy()?))
+            } else {
+                None
+            };
+            let mut rec = Recorder {
+                window: self.cfg.window,
+                ..Default::default()
+            };
+            let Some(step) = main.step_slot(&mut rec) else {
+                break;
+            };
+            reward += step.reward;
+            slots += 1;
+            let Some(fork) = fork else {
+                continue;
+            };
+            let mut group: Vec<Example> = Vec::new();
+            if self.cfg.decision_credit {
+                let n = rec.examples.len();
+                if n == 0 {
+                    continue;
+                }
+                let mut picks: Vec<usize> = (0..n).collect();
+                self.rng.shuffle(&mut picks);
+                picks.truncate(self.cfg.branch_decisions);
+                picks.sort_unstable();
+                for at in picks {
+                    let base = &rec.examples[at];
+                    let logits = self.policy.forward(&base.state, &mut cache);
+                    let probs = masked_softmax(logits, Some(&base.mask));
+                    let mut order: Vec<usize> =
+                        (0..probs.len()).filter(|&i| base.mask[i]).collect();
+                    order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
+                    order.truncate(self.cfg.tries);
+                    if order.len() < 2 {
+                        continue;
+                    }
+                    let mut tried = Vec::with_capacity(order.len());
+                    for &action in &order {
+                        let mut sim = fork.fork(Box::new(Deviate {
+                            net: Dl2::new("dl2", net.clone(), Mode::Greedy)?,
+                            slot,
+                            at,
+                            action,
+                            calls: 0,
+                        }));
+                        let g = self.branch_return(&mut sim, &mut NoObserver, None);
+                        tried.push((action, probs[action], g));
+                    }
+                    let mass: f64 = tried.iter().map(|t| t.1).sum::<f64>().max(1e-12);
+                    let mean = tried.iter().map(|t| t.1 * t.2).sum::<f64>() / mass;
+                    for (action, p, g) in tried {
+                        group.push(Example {
+                            state: base.state.clone(),
+                            mask: base.mask.clone(),
+                            action,
+                            slot: 0,
+                            ret: g,
+                            adv: p * (g - mean),
+                            old_log_prob: crate::math::ln(p.max(1e-300)),
+                            locked: 0.0,
+                        });
+                    }
+                }
+            } else {
+                let mut runs = Vec::with_capacity(self.cfg.branches);
+                for _ in 0..self.cfg.branches {
+                    let sampler = Dl2::new(
+                        "dl2",
+                        net.clone(),
+                        Mode::Sample {
+                            explore: self.cfg.explore,
+                        },
+                    )?;
+                    let mut sim = fork.fork(Box::new(sampler));
+                    sim.reseed(self.rng.next_u64());
+                    let mut brec = Recorder {
+                        window: self.cfg.window,
+                        ..Default::default()
+                    };
+                    let g = self.branch_return(&mut sim, &mut brec, Some(greedy()?));
+                    runs.push((brec.examples, g));
+                }
+                let mean = runs.iter().map(|r| r.1).sum::<f64>() / runs.len().max(1) as f64;
+                for (examples, g) in runs {
+                    for mut e in examples {
+                        e.ret = g;
+                        e.adv = g - mean;
+                        e.old_log_prob = self.behaviour(&mut cache, &e).0;
+                        group.push(e);
+                    }
+                }
+            }
+            if self.cfg.critic_mix > 0.0 {
+                for e in &mut group {
+                    let v = self.value.forward(&e.state, &mut vcache)[0];
+                    e.adv = (1.0 - self.cfg.critic_mix) * e.adv + self.cfg.critic_mix * (e.ret - v);
+                }
+            }
+            fresh.extend(group);
+        }
+        let jct: Vec<f64> = main
+            .jobs()
+            .iter()
+            .filter_map(|j| Some(j.finish? - j.arrival))
+            .collect();
+        self.last_rollouts = RolloutStats {
+            reward_per_slot: reward / slots.max(1) as f64,
+            avg_jct_s: jct.iter().sum::<f64>() / jct.len().max(1) as f64,
+            slots,
+            decisions: fresh.len(),
+            return0: 0.0,
+        };
+        Ok(fresh)
+    }
+
+    /// One reinforcement-learning iteration: `rollouts` episodes of the sampling policy on
+    /// one training workload, then `updates` minibatch steps of the actor and the critic
+    /// over the decisions of the last `replay` iterations. Returns the actor's average loss.
+    ///
+    /// A decision of slot `t` of a rollout has the return `G_t` of its slot; its advantage
+    /// is `G_t` minus the baseline, `(1 - critic_mix) * b_t + critic_mix * V(s)`, where `b_t`
+    /// is the average of `G_t` over the iteration's rollouts (a rollout that has ended counts
+    /// 0) and `V` the critic; advantages are normalised over the iteration's decisions. The
+    /// actor minimises the clipped surrogate `-min(rho A, clip(rho, 1 - clip, 1 + clip) A)`
+    /// (`rho` the ratio of the actor's probability of the action to that of the policy that
+    /// took it) minus `entropy` times the entropy plus `kl` times `KL(warm-up || actor)`.
+    pub fn rl_iteration(&mut self) -> Result<f64, String> {
+        let k = self.iteration;
+        self.iteration += 1;
+        if self.reference.is_none() {
+            self.reference = Some(self.policy.clone());
+        }
+        let cycle = if self.cfg.workloads > 0 {
+            self.cfg.workloads
+        } else {
+            usize::MAX
+        };
+        let workload = self.train_seed(k % cycle) ^ 0x5eed;
+        let mut fresh = if self.cfg.branches > 0 {
+            self.branched(workload)?
+        } else {
+            self.rollouts(workload)?
+        };
         if !fresh.is_empty() {
             let n = fresh.len() as f64;
             let mean = fresh.iter().map(|e| e.adv).sum::<f64>() / n;
@@ -751,6 +977,8 @@ impl Trainer {
             return Ok(0.0);
         }
         let reference = self.reference.clone();
+        let mut pcache = self.policy.cache();
+        let mut vcache = self.value.cache();
         let mut rcache = self.policy.cache();
         let mut pgrads = self.policy.zero_grads();
         let mut vgrads = self.value.zero_grads();
@@ -833,5 +1061,31 @@ impl Trainer {
             ));
         }
         s
+    }
+}
+
+/// The greedy actor, except at decision `at` of slot `slot`, where it takes `action`.
+struct Deviate {
+    net: Dl2,
+    slot: u64,
+    at: usize,
+    action: usize,
+    calls: usize,
+}
+
+impl SlotPolicy for Deviate {
+    fn name(&self) -> &str {
+        "dl2"
+    }
+
+    fn act(&mut self, view: &SlotView, rng: &mut Rng) -> SlotAction {
+        if view.slot == self.slot {
+            let call = self.calls;
+            self.calls += 1;
+            if call == self.at {
+                return view.action_at(self.net.window(), self.action);
+            }
+        }
+        self.net.act(view, rng)
     }
 }
