@@ -105,6 +105,17 @@ struct Dl2TrainArgs {
     /// Weight of the KL penalty toward the warm-up's policy.
     #[arg(long)]
     kl: Option<f64>,
+    /// Branched credit: copies of the greedy actor's episode per branched slot (0:
+    /// independent rollouts).
+    #[arg(long)]
+    branches: Option<usize>,
+    /// Slots after the branched one that count in a branch's return.
+    #[arg(long)]
+    horizon: Option<usize>,
+    /// Branch at single decisions (trying the actor's most probable actions there) instead
+    /// of whole slots.
+    #[arg(long)]
+    decision_credit: bool,
     /// Write the trained network's weights here (JSON).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -1002,6 +1013,16 @@ fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
     }
     if let Some(v) = a.kl {
         cfg.kl = v;
+    }
+    if let Some(v) = a.branches {
+        cfg.branches = v;
+    }
+    if let Some(v) = a.horizon {
+        cfg.horizon = v;
+    }
+    if a.decision_credit {
+        cfg.decision_credit = true;
+        cfg.branches = cfg.branches.max(1);
     }
     let out = a.out.as_deref().map(create_output).transpose()?;
     let curve_out = a.curve.as_deref().map(create_output).transpose()?;

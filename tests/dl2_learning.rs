@@ -61,6 +61,43 @@ fn training_is_reproducible() {
 }
 
 #[test]
+fn branched_training_is_reproducible_and_moves_the_actor() {
+    // Slot credit and decision credit: the same seed trains the same weights, and the
+    // iterations change the warm-up's network.
+    for decision_credit in [false, true] {
+        let train = |seed: u64| {
+            let mut t = Trainer::new(
+                &presets::dl2_experiment(),
+                TrainConfig {
+                    seed,
+                    warmup_episodes: 4,
+                    warmup_epochs: 3,
+                    branches: 3,
+                    horizon: 2,
+                    branch_every: 3,
+                    decision_credit,
+                    branch_decisions: 2,
+                    tries: 2,
+                    ..small()
+                },
+            )
+            .unwrap();
+            t.warmup(|_, _| {}).unwrap();
+            let warm = t.policy.to_json();
+            for _ in 0..3 {
+                t.rl_iteration().unwrap();
+            }
+            assert!(t.last_rollouts.decisions > 0);
+            assert!(t.last_rollouts.slots > 0);
+            (warm, t.policy.to_json(), t.curve_csv())
+        };
+        let a = train(5);
+        assert_ne!(a.0, a.1, "decision credit {decision_credit}");
+        assert_eq!(a, train(5));
+    }
+}
+
+#[test]
 fn the_bundled_network_runs_the_dl2_scenario() {
     let mut exp = presets::dl2_experiment();
     exp.policies = vec!["dl2".into(), "drf".into()];

@@ -21,6 +21,17 @@
 //!   to the policy that acted (exploration included), with an entropy bonus and a KL
 //!   penalty toward the warm-up's policy, in `updates` minibatches drawn from the decisions
 //!   of the last `replay` iterations (experience replay).
+//! - **Branched credit** (`branches > 0`): the greedy actor walks the iteration's workload;
+//!   at one slot in `branch_every` the simulation forks ([`SlotSimulator::fork`]) into
+//!   copies that share every job, arrival and allocation so far. Slot credit: `branches`
+//!   copies play the slot with the sampling policy, then `horizon` slots with the greedy
+//!   actor; every decision of copy `k` gets the advantage `R_k - mean_j R_j` of its
+//!   discounted return over those slots. Decision credit (`decision_credit`): at
+//!   `branch_decisions` of the greedy actor's decisions of the slot, each of its `tries`
+//!   most probable actions is taken there and the greedy actor does the rest; an action's
+//!   advantage is its probability among the tried ones times its return minus their
+//!   probability-weighted average, and the update's softmax is over the tried actions only.
+//!   The same clipped update follows (with `critic_mix` mixing in the critic's advantage).
 //! - Every random choice derives from `seed`: the same configuration trains the same
 //!   weights, natively and in the browser.
 
@@ -107,7 +118,8 @@ pub struct TrainConfig {
     pub horizon: usize,
     /// Branch at one slot in this many (from a random offset).
     pub branch_every: usize,
-    /// Per-decision branching instead: at `branch_decisions` decisions of a branched slot,
+    /// Per-decision branching instead (with `branches > 0`): at `branch_decisions`
+    /// decisions of a branched slot,
     /// each of the actor's `tries` most probable actions is taken there (the greedy actor
     /// doing the rest); an action's advantage is its return minus the probability-weighted
     /// average of the tried actions' returns, times its probability.
@@ -146,7 +158,7 @@ impl Default for TrainConfig {
             workloads: 0,
             episode_credit: false,
             action_credit: false,
-            branches: 6,
+            branches: 0,
             horizon: 4,
             branch_every: 2,
             decision_credit: false,
@@ -864,12 +876,19 @@ impl Trainer {
                         let g = self.branch_return(&mut sim, &mut NoObserver, None);
                         tried.push((action, probs[action], g));
                     }
-                    let mass: f64 = tried.iter().map(|t| t.1).sum::<f64>().max(1e-12);
+                    // The update compares the tried actions among themselves: their
+                    // mask is the tried set, so no probability moves to untried actions.
+                    let mass: f64 = tried.iter().map(|t| t.1).sum::<f64>().max(1e-300);
                     let mean = tried.iter().map(|t| t.1 * t.2).sum::<f64>() / mass;
+                    let mut mask = vec![false; base.mask.len()];
+                    for t in &tried {
+                        mask[t.0] = true;
+                    }
                     for (action, p, g) in tried {
+                        let p = p / mass;
                         group.push(Example {
                             state: base.state.clone(),
-                            mask: base.mask.clone(),
+                            mask: mask.clone(),
                             action,
                             slot: 0,
                             ret: g,
@@ -932,8 +951,10 @@ impl Trainer {
     }
 
     /// One reinforcement-learning iteration: `rollouts` episodes of the sampling policy on
-    /// one training workload, then `updates` minibatch steps of the actor and the critic
-    /// over the decisions of the last `replay` iterations. Returns the actor's average loss.
+    /// one training workload (or, with `branches > 0`, the branches of one greedy episode,
+    /// see [`TrainConfig::branches`]), then `updates` minibatch steps of the actor and the
+    /// critic over the decisions of the last `replay` iterations. Returns the actor's
+    /// average loss.
     ///
     /// A decision of slot `t` of a rollout has the return `G_t` of its slot; its advantage
     /// is `G_t` minus the baseline, `(1 - critic_mix) * b_t + critic_mix * V(s)`, where `b_t`
@@ -1031,6 +1052,7 @@ impl Trainer {
             self.opt_value.step(&mut self.value, &vgrads);
         }
         let loss = total / (self.cfg.updates * n).max(1) as f64;
+
         if self.iteration.is_multiple_of(self.cfg.eval_every) {
             let (r, j) = self.evaluate()?;
             self.curve.push(CurvePoint {
