@@ -128,6 +128,9 @@ pub struct TrainConfig {
     pub branch_decisions: usize,
     /// Actions tried per branched decision.
     pub tries: usize,
+    /// A branch's return is minus the time its jobs spend in the system over its slots
+    /// (in slots; what the average JCT sums) instead of its discounted reward.
+    pub time_credit: bool,
 }
 
 impl Default for TrainConfig {
@@ -164,6 +167,7 @@ impl Default for TrainConfig {
             decision_credit: false,
             branch_decisions: 4,
             tries: 3,
+            time_credit: false,
         }
     }
 }
@@ -784,6 +788,7 @@ impl Trainer {
         greedy: Option<Box<dyn SlotPolicy>>,
     ) -> f64 {
         let (mut g, mut d) = (0.0, 1.0);
+        let t0 = sim.now();
         let Some(step) = sim.step_slot(first) else {
             return 0.0;
         };
@@ -797,6 +802,19 @@ impl Trainer {
                 Some(s) => g += d * s.reward,
                 None => break,
             }
+        }
+        if self.cfg.time_credit {
+            // Minus the time the jobs spent in the system over the branch's slots.
+            let t1 = sim.now();
+            let mut spent = 0.0;
+            for j in sim.jobs() {
+                let end = j.finish.unwrap_or(t1).min(t1);
+                let start = j.arrival.max(t0);
+                if end > start {
+                    spent += end - start;
+                }
+            }
+            return -spent / sim.config().slot_s;
         }
         g
     }
