@@ -81,7 +81,7 @@ struct Dl2TrainArgs {
     /// Training seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Reinforcement-learning iterations (one episode each).
+    /// Reinforcement-learning iterations (each several rollouts of one workload).
     #[arg(long)]
     iterations: Option<usize>,
     /// Passes over DRF's decisions in the warm-up.
@@ -99,6 +99,23 @@ struct Dl2TrainArgs {
     /// Learning rate of reinforcement learning.
     #[arg(long)]
     rl_lr: Option<f64>,
+    /// Rollouts per reinforcement-learning iteration.
+    #[arg(long)]
+    rollouts: Option<usize>,
+    /// Weight of the KL penalty toward the warm-up's policy.
+    #[arg(long)]
+    kl: Option<f64>,
+    /// Branched credit: copies of the greedy actor's episode per branched slot (0:
+    /// independent rollouts).
+    #[arg(long)]
+    branches: Option<usize>,
+    /// Slots after the branched one that count in a branch's return.
+    #[arg(long)]
+    horizon: Option<usize>,
+    /// Branch at single decisions (trying the actor's most probable actions there) instead
+    /// of whole slots.
+    #[arg(long)]
+    decision_credit: bool,
     /// Write the trained network's weights here (JSON).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -335,7 +352,8 @@ struct BenchArgs {
     /// Run only the benchmark groups whose name contains WORD: lp, lp all (one solve of
     /// every LP policy at 128 and 512 jobs), lp bisections (the packed finish-time and
     /// makespan bisections at 512 jobs, minutes), mechanism, static,
-    /// continuous, elastic (pollux), pooled (aryl), preemptive (pickyman).
+    /// continuous, elastic (pollux), pooled (aryl), preemptive (pickyman), allox,
+    /// dl2.
     #[arg(long, value_name = "WORD")]
     only: Option<String>,
 }
@@ -992,6 +1010,22 @@ fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
     }
     if let Some(v) = a.rl_lr {
         cfg.rl_lr = v;
+    }
+    if let Some(v) = a.rollouts {
+        cfg.rollouts = v;
+    }
+    if let Some(v) = a.kl {
+        cfg.kl = v;
+    }
+    if let Some(v) = a.branches {
+        cfg.branches = v;
+    }
+    if let Some(v) = a.horizon {
+        cfg.horizon = v;
+    }
+    if a.decision_credit {
+        cfg.decision_credit = true;
+        cfg.branches = cfg.branches.max(1);
     }
     let out = a.out.as_deref().map(create_output).transpose()?;
     let curve_out = a.curve.as_deref().map(create_output).transpose()?;
@@ -1743,6 +1777,138 @@ impl BenchWorld {
     }
 }
 
+/// A slot policy that times every decision of the policy it wraps (seconds and decisions,
+/// shared with the caller).
+struct TimedPolicy {
+    inner: Box<dyn orrery::sim::slots::SlotPolicy>,
+    spent: std::rc::Rc<std::cell::Cell<(f64, u64)>>,
+}
+
+impl orrery::sim::slots::SlotPolicy for TimedPolicy {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn act(
+        &mut self,
+        view: &orrery::sim::slots::SlotView,
+        rng: &mut orrery::rng::Rng,
+    ) -> orrery::sim::slots::SlotAction {
+        let t0 = Instant::now();
+        let a = self.inner.act(view, rng);
+        let (s, n) = self.spent.get();
+        self.spent.set((s + t0.elapsed().as_secs_f64(), n + 1));
+        a
+    }
+}
+
+fn bench_dl2(rows: &mut Vec<BenchRow>, quick: bool, progress: &dyn Fn(&str)) -> CliResult<()> {
+    use orrery::policy::dl2::learned::{bundled, Dl2, Mode};
+    use orrery::policy::dl2::train::{TrainConfig, Trainer};
+    let fail = |e: String| CliError::Failure(format!("dl2 bench: {e}"));
+    let exp = presets::dl2_experiment();
+    let net = bundled().map_err(fail)?;
+    let shape = net
+        .sizes()
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join("-");
+    // Inference: every decision of the bundled network over a whole run of the scenario.
+    progress("dl2 inference per decision");
+    let reps = if quick { 1 } else { 5 };
+    let (mut per_decision, mut per_slot) = (Vec::new(), Vec::new());
+    let (mut decisions, mut slots) = (0, 0);
+    for _ in 0..reps {
+        let dl2 = Dl2::new("dl2", net.clone(), Mode::Greedy).map_err(fail)?;
+        let spent = std::rc::Rc::new(std::cell::Cell::new((0.0, 0u64)));
+        let policy = TimedPolicy {
+            inner: Box::new(dl2),
+            spent: std::rc::Rc::clone(&spent),
+        };
+        let r = exp.resolve().map_err(|e| fail(e.to_string()))?;
+        let ps =
+            r.ps.as_ref()
+                .ok_or_else(|| fail("not a DL2 experiment".into()))?;
+        let mut sim = r
+            .slot_simulator_with(Box::new(policy), ps)
+            .map_err(|e| fail(e.to_string()))?;
+        let mut obs = orrery::sim::slots::NoObserver;
+        let t0 = Instant::now();
+        let mut n = 0u64;
+        while sim.step_slot(&mut obs).is_some() {
+            n += 1;
+        }
+        per_slot.push(t0.elapsed().as_secs_f64() / n.max(1) as f64);
+        slots = n;
+        let (secs, count) = spent.get();
+        per_decision.push(secs / count.max(1) as f64);
+        decisions = count;
+    }
+    rows.push(BenchRow::new(
+        "dl2 inference per decision (encode, forward, masked softmax)".into(),
+        format!("bundled {shape} network on the dl2 scenario's {decisions} decisions"),
+        per_decision,
+        None,
+    ));
+    let slot_s = orrery::metrics::percentile(&per_slot, 50.0);
+    rows.push(BenchRow::new(
+        format!(
+            "dl2 slot simulator per slot ({:.0} slots/s)",
+            1.0 / slot_s.max(1e-12)
+        ),
+        format!("dl2 scenario (320 jobs), bundled network, {slots} slots"),
+        per_slot,
+        None,
+    ));
+    // Training throughput with the defaults of `orrery dl2 train`.
+    progress("dl2 warm-up");
+    let cfg = TrainConfig {
+        warmup_epochs: if quick { 2 } else { 5 },
+        ..TrainConfig::default()
+    };
+    let mut t = Trainer::new(&exp, cfg.clone()).map_err(fail)?;
+    let (secs, res) = time_it(|| t.warmup(|_, _| {}));
+    res.map_err(fail)?;
+    let examples = t.warmup_examples * cfg.warmup_epochs;
+    rows.push(BenchRow::new(
+        format!(
+            "dl2 warm-up ({:.0} examples/s)",
+            examples as f64 / secs.max(1e-12)
+        ),
+        format!(
+            "{} DRF episodes of {} jobs, {} examples x {} epochs, batch {}",
+            cfg.warmup_episodes, cfg.episode_jobs, t.warmup_examples, cfg.warmup_epochs, cfg.batch
+        ),
+        vec![secs],
+        None,
+    ));
+    progress("dl2 reinforcement-learning iterations");
+    let iters = if quick { 2 } else { 10 };
+    let (mut times, mut slots) = (Vec::new(), 0usize);
+    for _ in 0..iters {
+        let (secs, res) = time_it(|| t.rl_iteration());
+        res.map_err(fail)?;
+        times.push(secs);
+        slots += t.last_rollouts.slots;
+    }
+    let total: f64 = times.iter().sum();
+    rows.push(BenchRow::with_stat(
+        format!(
+            "dl2 RL iteration ({:.0} slots/s)",
+            slots as f64 / total.max(1e-12)
+        ),
+        format!(
+            "{} rollouts of {} jobs, {} updates of {} examples (eval every {})",
+            cfg.rollouts, cfg.episode_jobs, cfg.updates, cfg.batch, cfg.eval_every
+        ),
+        times,
+        None,
+        "mean",
+    ));
+    Ok(())
+}
+
 fn time_it<T>(f: impl FnOnce() -> T) -> (f64, T) {
     let t0 = Instant::now();
     let v = f();
@@ -2290,6 +2456,12 @@ fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             times,
             Some(30.0),
         ));
+    }
+
+    // (g') DL2: the bundled network's inference per decision, the slot simulator running
+    // it on the dl2 scenario, and training throughput.
+    if on("dl2") {
+        bench_dl2(&mut rows, a.quick, &progress)?;
     }
 
     // (g) PickyMan: one choice of victims among 1,000 running jobs, then whole preemptive

@@ -700,3 +700,33 @@ fn an_experiment_carries_its_network_through_a_link() {
     .to_string();
     assert!(e.contains("parameter-server"), "{e}");
 }
+
+#[test]
+fn a_fork_with_the_same_policy_replays_the_original() {
+    // The sampling neural policy draws from the simulator's random stream, so a fork must
+    // carry the stream as well as the jobs and servers.
+    let r = dl2_resolved();
+    let ps = r.ps.clone().unwrap();
+    let policy = || dl2::build("dl2[sample=true]").unwrap();
+    let mut sim = r.slot_simulator_with(policy(), &ps).unwrap();
+    for _ in 0..3 {
+        sim.step_slot(&mut DecisionLog::new(10)).unwrap();
+    }
+    let mut fork = sim.fork(policy());
+    let mut reseeded = sim.fork(policy());
+    reseeded.reseed(12345);
+    let (mut differ, mut slots) = (false, 0);
+    while let Some(a) = sim.step_slot(&mut DecisionLog::new(10)) {
+        let b = fork.step_slot(&mut DecisionLog::new(10)).unwrap();
+        assert_eq!(a, b);
+        if let Some(c) = reseeded.step_slot(&mut DecisionLog::new(10)) {
+            differ |= c.report.events != a.report.events;
+        }
+        slots += 1;
+    }
+    assert!(slots > 3);
+    assert!(fork.step_slot(&mut DecisionLog::new(10)).is_none());
+    assert_eq!(sim.jobs(), fork.jobs());
+    // Its own random stream takes it elsewhere.
+    assert!(differ);
+}

@@ -684,6 +684,43 @@ impl SlotSimulator {
         })
     }
 
+    /// A copy of the whole simulation as it stands (jobs, servers, slot, random stream)
+    /// with `policy` deciding from now on: with the same policy it plays the same slots
+    /// as this one.
+    pub fn fork(&self, policy: Box<dyn SlotPolicy>) -> SlotSimulator {
+        SlotSimulator {
+            cfg: self.cfg.clone(),
+            models: Arc::clone(&self.models),
+            jobs: self.jobs.clone(),
+            servers: self.servers.clone(),
+            policy,
+            order: self.order.clone(),
+            next_arrival: self.next_arrival,
+            active: self.active.clone(),
+            slot: self.slot,
+            done: self.done,
+            rng: self.rng.clone(),
+            total_gpus: self.total_gpus,
+            total_cpus: self.total_cpus,
+        }
+    }
+
+    /// Let `policy` decide from the next slot on.
+    pub fn set_policy(&mut self, policy: Box<dyn SlotPolicy>) {
+        self.policy = policy;
+    }
+
+    /// Restart the policy's random stream from `seed` (for example to give forks of one
+    /// simulation their own random choices).
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Rng::for_purpose(seed, "policy");
+    }
+
+    /// Number of the next slot to simulate (0-based).
+    pub fn current_slot(&self) -> u64 {
+        self.slot
+    }
+
     /// Start of the current slot (s).
     pub fn now(&self) -> f64 {
         self.slot as f64 * self.cfg.slot_s

@@ -8,29 +8,49 @@
 //!   window (and every stop) becomes a (state, action) example. The network learns them by
 //!   cross-entropy with Adam over `warmup_epochs` passes in minibatches; agreement is the
 //!   share of held-out decisions where its most probable action is DRF's.
-//! - **Reinforcement learning**: each iteration runs one training episode with the policy
-//!   sampling from its probabilities and exploring job by job with probability `explore`.
-//!   A slot's reward is the fraction of their work the jobs did in it (summed over jobs); each
-//!   decision of slot `t` gets the discounted return `G_t = r_t + gamma G_{t+1}`. The critic
-//!   (a second network on the same input) learns `G` by squared error; the actor follows the
-//!   policy gradient of the advantage `G - V(s)` (normalised within a minibatch) with an
-//!   entropy bonus. Decisions of the last `replay` episodes are kept and minibatches are
-//!   drawn from them (experience replay).
+//! - **Reinforcement learning** (actor-critic, PPO-style): each iteration runs `rollouts`
+//!   episodes of one training workload, the policy sampling from its probabilities and
+//!   exploring job by job with probability `explore`. A slot's reward is the fraction of
+//!   their work the jobs did in it (summed over jobs); each decision of slot `t` gets the
+//!   discounted return `G_t = r_t + gamma G_{t+1}`. Its baseline is the rollouts' average
+//!   return of slot `t` corrected linearly for the work the rollout has left then (the
+//!   total reward of a workload is fixed, so a rollout that fell behind has more progress
+//!   left to collect), mixed with the critic's `V(s)` by `critic_mix`; the critic (a second
+//!   network on the same input) learns `G` by squared error. Advantages are normalised
+//!   over the iteration. The actor minimises the clipped surrogate of the probability ratio
+//!   to the policy that acted (exploration included), with an entropy bonus and a KL
+//!   penalty toward the warm-up's policy, in `updates` minibatches drawn from the decisions
+//!   of the last `replay` iterations (experience replay).
+//! - **Branched credit** (`branches > 0`): the greedy actor walks the iteration's workload;
+//!   at one slot in `branch_every` the simulation forks ([`SlotSimulator::fork`]) into
+//!   copies that share every job, arrival and allocation so far. Slot credit: `branches`
+//!   copies play the slot with the sampling policy, then `horizon` slots with the greedy
+//!   actor; every decision of copy `k` gets the advantage `R_k - mean_j R_j` of its
+//!   discounted return over those slots. Decision credit (`decision_credit`): at
+//!   `branch_decisions` of the greedy actor's decisions of the slot, each of its `tries`
+//!   most probable actions is taken there and the greedy actor does the rest; an action's
+//!   advantage is its probability among the tried ones times its return minus their
+//!   probability-weighted average, and the update's softmax is over the tried actions only.
+//!   The same clipped update follows (with `critic_mix` mixing in the critic's advantage).
 //! - Every random choice derives from `seed`: the same configuration trains the same
 //!   weights, natively and in the browser.
 
 use super::learned::{encode, Dl2, Mode};
 use crate::experiment::{Experiment, ExperimentError, WorkloadSource};
 use crate::nn::{
-    cross_entropy, greedy_action, masked_softmax, mse, policy_loss, Activation, Adam, Mlp,
-    Optimizer,
+    cross_entropy, greedy_action, log_softmax, masked_softmax, mse, policy_loss, Activation, Adam,
+    Mlp, Optimizer,
 };
 use crate::rng::Rng;
-use crate::sim::slots::{SlotAction, SlotObserver, SlotStep, SlotView, ACTIONS_PER_JOB};
+use crate::sim::slots::{
+    NoObserver, SlotAction, SlotObserver, SlotPolicy, SlotSimulator, SlotStep, SlotView,
+    ACTIONS_PER_JOB,
+};
 use serde::{Deserialize, Serialize};
 
 /// Training settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TrainConfig {
     /// Seed of everything random in training.
     pub seed: u64,
@@ -46,7 +66,7 @@ pub struct TrainConfig {
     pub warmup_epochs: usize,
     /// Learning rate of the warm-up.
     pub warmup_lr: f64,
-    /// Reinforcement-learning iterations (one episode each).
+    /// Reinforcement-learning iterations (`rollouts` episodes each).
     pub iterations: usize,
     /// Learning rate of the actor and the critic.
     pub rl_lr: f64,
@@ -69,6 +89,48 @@ pub struct TrainConfig {
     pub eval_every: usize,
     /// Episodes of each evaluation (and of the held-out warm-up check).
     pub eval_episodes: usize,
+    /// Rollouts per iteration, all on the iteration's workload (each with its own random
+    /// choices): a decision's baseline is the average return of its slot over them.
+    pub rollouts: usize,
+    /// Weight of the critic in the baseline (0: the rollouts' average return of the slot
+    /// alone, 1: the critic alone).
+    pub critic_mix: f64,
+    /// Clip of the probability ratio of the new policy to the policy that acted (PPO);
+    /// 0 turns clipping off.
+    pub clip: f64,
+    /// Weight of the penalty `KL(warm-up policy || policy)` that keeps the actor near the
+    /// warm-up's policy.
+    pub kl: f64,
+    /// Workloads the iterations cycle through (0: a new workload every iteration).
+    pub workloads: usize,
+    /// Credit every decision with its rollout's whole return (against the rollouts'
+    /// average) instead of its slot's.
+    pub episode_credit: bool,
+    /// Per-action credit: a decision's return counts only the slot's progress not yet
+    /// locked in by the allocation before it.
+    pub action_credit: bool,
+    /// Branched credit (0: independent rollouts instead): the greedy actor walks the
+    /// iteration's workload and, at every `branch_every`-th slot, this many copies of the
+    /// simulation play the slot with the sampling policy and `horizon` more slots with the
+    /// greedy actor; a branch's decisions get its return minus the branches' average.
+    pub branches: usize,
+    /// Slots after the branched slot that count in a branch's return.
+    pub horizon: usize,
+    /// Branch at one slot in this many (from a random offset).
+    pub branch_every: usize,
+    /// Per-decision branching instead (with `branches > 0`): at `branch_decisions`
+    /// decisions of a branched slot,
+    /// each of the actor's `tries` most probable actions is taken there (the greedy actor
+    /// doing the rest); an action's advantage is its return minus the probability-weighted
+    /// average of the tried actions' returns, times its probability.
+    pub decision_credit: bool,
+    /// Decisions branched per branched slot (per-decision branching).
+    pub branch_decisions: usize,
+    /// Actions tried per branched decision.
+    pub tries: usize,
+    /// A branch's return is minus the time its jobs spend in the system over its slots
+    /// (in slots; what the average JCT sums) instead of its discounted reward.
+    pub time_credit: bool,
 }
 
 impl Default for TrainConfig {
@@ -82,16 +144,30 @@ impl Default for TrainConfig {
             warmup_epochs: 40,
             warmup_lr: 3e-3,
             iterations: 150,
-            rl_lr: 2e-4,
+            rl_lr: 3e-4,
             gamma: 0.9,
             entropy: 0.01,
             explore: 0.05,
-            replay: 4,
+            replay: 1,
             batch: 256,
-            updates: 8,
-            critic_warmup: 20,
+            updates: 16,
+            critic_warmup: 0,
             eval_every: 10,
             eval_episodes: 3,
+            rollouts: 8,
+            critic_mix: 0.0,
+            clip: 0.2,
+            kl: 0.1,
+            workloads: 0,
+            episode_credit: false,
+            action_credit: false,
+            branches: 0,
+            horizon: 4,
+            branch_every: 2,
+            decision_credit: false,
+            branch_decisions: 4,
+            tries: 3,
+            time_credit: false,
         }
     }
 }
@@ -122,11 +198,69 @@ impl TrainConfig {
         if !(self.entropy.is_finite() && self.entropy >= 0.0) {
             return bad("entropy", "a non-negative weight");
         }
+        if !(self.kl.is_finite() && self.kl >= 0.0) {
+            return bad("kl", "a non-negative weight");
+        }
+        if !(self.critic_mix.is_finite() && (0.0..=1.0).contains(&self.critic_mix)) {
+            return bad("critic_mix", "between 0 and 1");
+        }
+        if !(self.clip.is_finite() && (0.0..=1.0).contains(&self.clip)) {
+            return bad("clip", "between 0 and 1");
+        }
+        if self.branches > 64 || self.horizon > 1000 || self.branch_every == 0 {
+            return bad(
+                "branches/horizon/branch_every",
+                "at most 64 branches, a horizon of at most 1,000 slots, branching every 1 or more slots",
+            );
+        }
+        if !(1..=64).contains(&self.branch_decisions) || !(2..=64).contains(&self.tries) {
+            return bad("branch_decisions/tries", "1 to 64 decisions, 2 to 64 tries");
+        }
+        if !(1..=64).contains(&self.rollouts) {
+            return bad("rollouts", "between 1 and 64");
+        }
         if self.batch == 0 || self.replay == 0 || self.eval_every == 0 || self.eval_episodes == 0 {
             return bad("batch/replay/eval_every/eval_episodes", "at least 1");
         }
         Ok(())
     }
+}
+
+/// Cap of the probability ratio of a decision with a negative advantage (dual-clip PPO).
+const DUAL_CLIP: f64 = 3.0;
+
+/// Probability that job-aware exploration picks `action` under `mask` (see
+/// [`super::learned::explore`]).
+fn explore_probability(mask: &[bool], window: usize, action: usize) -> f64 {
+    let valid = |k: usize| {
+        (0..ACTIONS_PER_JOB)
+            .filter(|a| mask.get(k * ACTIONS_PER_JOB + a) == Some(&true))
+            .count()
+    };
+    let jobs = (0..window).filter(|&k| valid(k) > 0).count();
+    let k = action / ACTIONS_PER_JOB;
+    if action >= window * ACTIONS_PER_JOB || jobs == 0 {
+        // Stop: exploration never picks it unless no job has an action (then the policy's
+        // own choice stands).
+        return if jobs == 0 { 1.0 } else { 0.0 };
+    }
+    1.0 / (jobs as f64 * valid(k).max(1) as f64)
+}
+
+/// The reward the slot would earn if its allocation stopped now: every job that trains
+/// makes its progress of the slot (after the restart delay when its counts changed).
+fn locked_progress(view: &SlotView) -> f64 {
+    view.active
+        .iter()
+        .filter_map(|&id| view.jobs.get(id))
+        .filter(|j| j.trains() && j.total > 0.0)
+        .map(|j| {
+            let changed = (j.workers, j.ps) != (j.prev_workers, j.prev_ps);
+            let delay = if changed { view.restart_s } else { 0.0 };
+            let steps = view.speed(j.id, j.workers, j.ps) * (view.slot_s - delay).max(0.0);
+            steps.min(j.remaining_steps()) / j.total
+        })
+        .sum()
 }
 
 /// One recorded decision.
@@ -137,6 +271,12 @@ struct Example {
     action: usize,
     slot: usize,
     ret: f64,
+    /// Advantage (normalised over the iteration's decisions).
+    adv: f64,
+    /// `ln pi(action)` of the policy that acted.
+    old_log_prob: f64,
+    /// The slot's progress (its reward) if the allocation stopped before this decision.
+    locked: f64,
 }
 
 /// Records the encoded state, mask and action of every applied decision within the window,
@@ -147,10 +287,26 @@ struct Recorder {
     examples: Vec<Example>,
     rewards: Vec<f64>,
     jct: Vec<f64>,
+    /// Work left (the sum of the active jobs' remaining fractions) at the start of each
+    /// slot with a decision.
+    work: Vec<Option<f64>>,
 }
 
 impl SlotObserver for Recorder {
     fn decision(&mut self, view: &SlotView, action: SlotAction, applied: bool) {
+        let slot = self.rewards.len();
+        if self.work.len() <= slot {
+            self.work.resize(slot + 1, None);
+        }
+        if self.work[slot].is_none() {
+            let left = view
+                .active
+                .iter()
+                .filter_map(|&id| view.jobs.get(id))
+                .map(|j| j.remaining_fraction())
+                .sum();
+            self.work[slot] = Some(left);
+        }
         if !applied && action != SlotAction::Stop {
             return;
         }
@@ -167,6 +323,9 @@ impl SlotObserver for Recorder {
             action: index,
             slot: self.rewards.len(),
             ret: 0.0,
+            adv: 0.0,
+            old_log_prob: 0.0,
+            locked: locked_progress(view),
         });
     }
 
@@ -192,6 +351,21 @@ pub struct CurvePoint {
     pub avg_jct_s: Option<f64>,
 }
 
+/// What the rollouts of one reinforcement-learning iteration did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RolloutStats {
+    /// Average reward per slot.
+    pub reward_per_slot: f64,
+    /// Average JCT (s).
+    pub avg_jct_s: f64,
+    /// Slots simulated.
+    pub slots: usize,
+    /// Decisions recorded (within the window).
+    pub decisions: usize,
+    /// Average discounted return from the first slot.
+    pub return0: f64,
+}
+
 /// Training state: the two networks, their optimisers and the curve so far.
 #[derive(Debug)]
 pub struct Trainer {
@@ -206,6 +380,12 @@ pub struct Trainer {
     rng: Rng,
     replay: Vec<Vec<Example>>,
     iteration: usize,
+    /// The last iteration's rollouts.
+    pub last_rollouts: RolloutStats,
+    /// Examples of DRF's decisions the warm-up learned from.
+    pub warmup_examples: usize,
+    /// The warm-up's policy (the anchor of the KL penalty), set when RL starts.
+    reference: Option<Mlp>,
     /// The learning curve.
     pub curve: Vec<CurvePoint>,
     types: usize,
@@ -250,6 +430,9 @@ impl Trainer {
             rng,
             replay: Vec::new(),
             iteration: 0,
+            reference: None,
+            last_rollouts: RolloutStats::default(),
+            warmup_examples: 0,
             curve: Vec::new(),
             types,
             slots: std::cell::Cell::new(0),
@@ -271,14 +454,42 @@ impl Trainer {
         self.cfg.window * (self.types + super::learned::JOB_NUMBERS)
     }
 
-    /// The experiment of episode `seed`.
+    /// Start reinforcement learning from `net` instead of the warm-up's result (for
+    /// example to fine-tune the bundled network): it becomes the actor and the anchor of
+    /// the KL penalty.
+    pub fn start_from(&mut self, net: Mlp) -> Result<(), String> {
+        if net.sizes() != self.policy.sizes() {
+            return Err(format!(
+                "the network's layers {:?} differ from the trainer's {:?}",
+                net.sizes(),
+                self.policy.sizes()
+            ));
+        }
+        self.policy = net;
+        self.reference = None;
+        self.opt_policy = Adam::new(self.cfg.rl_lr).with_max_grad_norm(5.0);
+        Ok(())
+    }
+
+    /// Reinforcement-learning iterations done.
+    pub fn iterations_done(&self) -> usize {
+        self.iteration
+    }
+
+    /// The experiment of episode `seed` (its workload and its random choices).
     fn episode(&self, seed: u64) -> Experiment {
+        self.episode_with(seed, seed)
+    }
+
+    /// The experiment of the workload of seed `workload` with the policy's random choices
+    /// from seed `choices`.
+    fn episode_with(&self, workload: u64, choices: u64) -> Experiment {
         let mut e = self.base.clone();
         if let WorkloadSource::Generated(g) = &mut e.workload {
             g.num_jobs = self.cfg.episode_jobs;
-            g.seed = seed;
+            g.seed = workload;
         }
-        e.seed = seed;
+        e.seed = choices;
         e
     }
 
@@ -288,7 +499,15 @@ impl Trainer {
         seed: u64,
         policy: Box<dyn crate::sim::slots::SlotPolicy>,
     ) -> Result<Recorder, String> {
-        let exp = self.episode(seed);
+        self.run_exp(self.episode(seed), policy)
+    }
+
+    /// Run `policy` on `exp`, recording its decisions.
+    fn run_exp(
+        &self,
+        exp: Experiment,
+        policy: Box<dyn crate::sim::slots::SlotPolicy>,
+    ) -> Result<Recorder, String> {
         let r = exp.resolve().map_err(lift)?;
         let ps = r.ps.as_ref().ok_or("not a DL2 experiment")?;
         let mut sim = r.slot_simulator_with(policy, ps).map_err(lift)?;
@@ -356,6 +575,7 @@ impl Trainer {
         if train.is_empty() {
             return Err("DRF made no decisions to imitate".into());
         }
+        self.warmup_examples = train.len();
         let mut order: Vec<usize> = (0..train.len()).collect();
         let mut cache = self.policy.cache();
         let mut grads = self.policy.zero_grads();
@@ -387,14 +607,29 @@ impl Trainer {
             progress(epoch + 1, self.cfg.warmup_epochs);
         }
         self.opt_policy = Adam::new(self.cfg.rl_lr).with_max_grad_norm(5.0);
+        self.reference = None;
         Ok(agreement)
     }
 
     /// Evaluate the greedy actor on the held-out episodes: (reward per slot, average JCT).
     pub fn evaluate(&self) -> Result<(f64, f64), String> {
+        self.evaluate_policy(&|| Ok(Box::new(self.dl2(Mode::Greedy)?)))
+    }
+
+    /// Evaluate the dl2-family policy `spec` (for example `drf`) on the held-out episodes:
+    /// (reward per slot, average JCT).
+    pub fn evaluate_heuristic(&self, spec: &str) -> Result<(f64, f64), String> {
+        self.evaluate_policy(&|| super::build(spec).map_err(|e| e.to_string()))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn evaluate_policy(
+        &self,
+        make: &dyn Fn() -> Result<Box<dyn crate::sim::slots::SlotPolicy>, String>,
+    ) -> Result<(f64, f64), String> {
         let (mut reward, mut slots, mut jct, mut jobs) = (0.0, 0usize, 0.0, 0usize);
         for k in 0..self.cfg.eval_episodes {
-            let rec = self.run(self.heldout_seed(k), Box::new(self.dl2(Mode::Greedy)?))?;
+            let rec = self.run(self.heldout_seed(k), make()?)?;
             reward += rec.rewards.iter().sum::<f64>();
             slots += rec.rewards.len();
             jct += rec.jct.iter().sum::<f64>();
@@ -414,27 +649,373 @@ impl Trainer {
         Ok(reward / slots.max(1) as f64)
     }
 
-    /// One reinforcement-learning iteration: an episode, then the updates. Returns the
-    /// actor's average loss.
+    /// The decisions of `rollouts` independent episodes of the sampling policy on
+    /// `workload`, with their returns and advantages (before normalisation).
+    fn rollouts(&mut self, workload: u64) -> Result<Vec<Example>, String> {
+        // The rollouts.
+        let mut recs = Vec::with_capacity(self.cfg.rollouts);
+        for r in 0..self.cfg.rollouts {
+            let policy = self.dl2(Mode::Sample {
+                explore: self.cfg.explore,
+            })?;
+            let _ = r;
+            let choices = self.rng.next_u64();
+            recs.push(self.run_exp(self.episode_with(workload, choices), Box::new(policy))?);
+        }
+        // Returns per slot; the baseline of slot `t` of a rollout is the rollouts' average
+        // return of the slot corrected linearly for the work the rollout has left then
+        // (a rollout that fell behind has more progress left to make): `b_t + beta (W - W_t)`
+        // with `W_t` the rollouts' average work left, `beta` fitted by least squares over
+        // the iteration's slots. A rollout that has ended counts with return and work 0.
+        let slots = recs.iter().map(|r| r.rewards.len()).max().unwrap_or(0);
+        let mut returns: Vec<Vec<f64>> = Vec::with_capacity(recs.len());
+        for rec in &recs {
+            let mut ret = vec![0.0; rec.rewards.len()];
+            let mut g = 0.0;
+            for t in (0..rec.rewards.len()).rev() {
+                g = rec.rewards[t] + self.cfg.gamma * g;
+                ret[t] = g;
+            }
+            returns.push(ret);
+        }
+        let point = |r: usize, t: usize| -> Option<(f64, f64)> {
+            if t >= recs[r].rewards.len() {
+                return Some((0.0, 0.0));
+            }
+            let w = recs[r].work.get(t).copied().flatten()?;
+            Some((w, returns[r][t]))
+        };
+        let mut mean_w = vec![0.0; slots];
+        let mut mean_g = vec![0.0; slots];
+        for t in 0..slots {
+            let pts: Vec<(f64, f64)> = (0..recs.len()).filter_map(|r| point(r, t)).collect();
+            let n = pts.len().max(1) as f64;
+            mean_w[t] = pts.iter().map(|p| p.0).sum::<f64>() / n;
+            mean_g[t] = pts.iter().map(|p| p.1).sum::<f64>() / n;
+        }
+        let (mut sxy, mut sxx) = (0.0, 0.0);
+        for t in 0..slots {
+            for r in 0..recs.len() {
+                if let Some((w, g)) = point(r, t) {
+                    sxy += (w - mean_w[t]) * (g - mean_g[t]);
+                    sxx += (w - mean_w[t]) * (w - mean_w[t]);
+                }
+            }
+        }
+        let beta = if sxx > 1e-12 { sxy / sxx } else { 0.0 };
+        let mean0 = returns
+            .iter()
+            .map(|r| r.first().copied().unwrap_or(0.0))
+            .sum::<f64>()
+            / returns.len().max(1) as f64;
+        let (rw, sl, jc, jb) = recs.iter().fold((0.0, 0, 0.0, 0), |a, r| {
+            (
+                a.0 + r.rewards.iter().sum::<f64>(),
+                a.1 + r.rewards.len(),
+                a.2 + r.jct.iter().sum::<f64>(),
+                a.3 + r.jct.len(),
+            )
+        });
+        self.last_rollouts = RolloutStats {
+            reward_per_slot: rw / sl.max(1) as f64,
+            avg_jct_s: jc / jb.max(1) as f64,
+            slots: sl,
+            decisions: recs.iter().map(|r| r.examples.len()).sum(),
+            return0: returns
+                .iter()
+                .map(|r| r.first().copied().unwrap_or(0.0))
+                .sum::<f64>()
+                / returns.len().max(1) as f64,
+        };
+        // Per-action credit: the mean over the iteration's decisions of each slot of the
+        // progress already locked in before the decision.
+        let mut locked = vec![(0.0, 0usize); slots];
+        for rec in &recs {
+            for e in &rec.examples {
+                if let Some(l) = locked.get_mut(e.slot) {
+                    l.0 += e.locked;
+                    l.1 += 1;
+                }
+            }
+        }
+        let mut fresh = Vec::new();
+        let mut pcache = self.policy.cache();
+        let mut vcache = self.value.cache();
+        for (rec, ret) in recs.into_iter().zip(&returns) {
+            for mut e in rec.examples {
+                e.ret = ret.get(e.slot).copied().unwrap_or(0.0);
+                if self.cfg.episode_credit {
+                    e.ret = ret.first().copied().unwrap_or(0.0);
+                }
+                let b = if self.cfg.episode_credit {
+                    mean0
+                } else {
+                    match rec.work.get(e.slot).copied().flatten() {
+                        Some(w) => mean_g[e.slot] + beta * (w - mean_w[e.slot]),
+                        None => mean_g.get(e.slot).copied().unwrap_or(0.0),
+                    }
+                };
+                let v = if self.cfg.critic_mix > 0.0 {
+                    self.value.forward(&e.state, &mut vcache)[0]
+                } else {
+                    0.0
+                };
+                e.adv = e.ret - ((1.0 - self.cfg.critic_mix) * b + self.cfg.critic_mix * v);
+                if self.cfg.action_credit {
+                    let (sum, n) = locked.get(e.slot).copied().unwrap_or((0.0, 0));
+                    e.adv -= e.locked - sum / n.max(1) as f64;
+                }
+                let logits = self.policy.forward(&e.state, &mut pcache);
+                let p = masked_softmax(logits, Some(&e.mask))[e.action];
+                let q = explore_probability(&e.mask, self.cfg.window, e.action);
+                let behaviour = (1.0 - self.cfg.explore) * p + self.cfg.explore * q;
+                e.old_log_prob = crate::math::ln(behaviour.max(1e-300));
+                fresh.push(e);
+            }
+        }
+        Ok(fresh)
+    }
+
+    /// The behaviour probability's logarithm of `action` under the sampling policy
+    /// (sampling from the actor with job-aware exploration), and the actor's probabilities.
+    fn behaviour(&self, cache: &mut crate::nn::Cache, e: &Example) -> (f64, Vec<f64>) {
+        let logits = self.policy.forward(&e.state, cache);
+        let probs = masked_softmax(logits, Some(&e.mask));
+        let p = probs[e.action];
+        let q = explore_probability(&e.mask, self.cfg.window, e.action);
+        let b = (1.0 - self.cfg.explore) * p + self.cfg.explore * q;
+        (crate::math::ln(b.max(1e-300)), probs)
+    }
+
+    /// Play `sim` for one slot (telling `first` its decisions) and `horizon` more with the
+    /// greedy actor `greedy` from the second slot on (when given): the discounted reward.
+    fn branch_return(
+        &self,
+        sim: &mut SlotSimulator,
+        first: &mut dyn SlotObserver,
+        greedy: Option<Box<dyn SlotPolicy>>,
+    ) -> f64 {
+        let (mut g, mut d) = (0.0, 1.0);
+        let t0 = sim.now();
+        let Some(step) = sim.step_slot(first) else {
+            return 0.0;
+        };
+        g += step.reward;
+        if let Some(p) = greedy {
+            sim.set_policy(p);
+        }
+        for _ in 0..self.cfg.horizon {
+            d *= self.cfg.gamma;
+            match sim.step_slot(&mut NoObserver) {
+                Some(s) => g += d * s.reward,
+                None => break,
+            }
+        }
+        if self.cfg.time_credit {
+            // Minus the time the jobs spent in the system over the branch's slots.
+            let t1 = sim.now();
+            let mut spent = 0.0;
+            for j in sim.jobs() {
+                let end = j.finish.unwrap_or(t1).min(t1);
+                let start = j.arrival.max(t0);
+                if end > start {
+                    spent += end - start;
+                }
+            }
+            return -spent / sim.config().slot_s;
+        }
+        g
+    }
+
+    /// Branched credit on `workload`: the greedy actor walks the episode; at every
+    /// `branch_every`-th slot (from a random offset) the simulation forks, and either
+    /// `branches` copies play the slot with the sampling policy (slot credit) or, at
+    /// `branch_decisions` of the greedy actor's decisions there, each of the `tries` most
+    /// probable actions is taken instead (decision credit); every branch then follows the
+    /// greedy actor for `horizon` slots. All branches of a fork see the same jobs, arrivals
+    /// and state, so their returns differ only by the decisions being credited.
+    fn branched(&mut self, workload: u64) -> Result<Vec<Example>, String> {
+        let choices = self.rng.next_u64();
+        let exp = self.episode_with(workload, choices);
+        let r = exp.resolve().map_err(lift)?;
+        let ps = r.ps.as_ref().ok_or("not a DL2 experiment")?;
+        let net = self.policy.clone();
+        let greedy = || -> Result<Box<dyn SlotPolicy>, String> {
+            Ok(Box::new(Dl2::new("dl2", net.clone(), Mode::Greedy)?))
+        };
+        let mut main = r.slot_simulator_with(greedy()?, ps).map_err(lift)?;
+        let every = self.cfg.branch_every as u64;
+        let offset = self.rng.below(every);
+        let mut fresh = Vec::new();
+        let mut cache = self.policy.cache();
+        let mut vcache = self.value.cache();
+        let (mut reward, mut slots) = (0.0, 0usize);
+        loop {
+            let slot = main.current_slot();
+            let fork = if slot % every == offset {
+                Some(main.fork(greedy()?))
+            } else {
+                None
+            };
+            let mut rec = Recorder {
+                window: self.cfg.window,
+                ..Default::default()
+            };
+            let Some(step) = main.step_slot(&mut rec) else {
+                break;
+            };
+            reward += step.reward;
+            slots += 1;
+            let Some(fork) = fork else {
+                continue;
+            };
+            let mut group: Vec<Example> = Vec::new();
+            if self.cfg.decision_credit {
+                let n = rec.examples.len();
+                if n == 0 {
+                    continue;
+                }
+                let mut picks: Vec<usize> = (0..n).collect();
+                self.rng.shuffle(&mut picks);
+                picks.truncate(self.cfg.branch_decisions);
+                picks.sort_unstable();
+                for at in picks {
+                    let base = &rec.examples[at];
+                    let logits = self.policy.forward(&base.state, &mut cache);
+                    let probs = masked_softmax(logits, Some(&base.mask));
+                    let mut order: Vec<usize> =
+                        (0..probs.len()).filter(|&i| base.mask[i]).collect();
+                    order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
+                    order.truncate(self.cfg.tries);
+                    if order.len() < 2 {
+                        continue;
+                    }
+                    let mut tried = Vec::with_capacity(order.len());
+                    for &action in &order {
+                        let mut sim = fork.fork(Box::new(Deviate {
+                            net: Dl2::new("dl2", net.clone(), Mode::Greedy)?,
+                            slot,
+                            at,
+                            action,
+                            calls: 0,
+                        }));
+                        let g = self.branch_return(&mut sim, &mut NoObserver, None);
+                        tried.push((action, probs[action], g));
+                    }
+                    // The update compares the tried actions among themselves: their
+                    // mask is the tried set, so no probability moves to untried actions.
+                    let mass: f64 = tried.iter().map(|t| t.1).sum::<f64>().max(1e-300);
+                    let mean = tried.iter().map(|t| t.1 * t.2).sum::<f64>() / mass;
+                    let mut mask = vec![false; base.mask.len()];
+                    for t in &tried {
+                        mask[t.0] = true;
+                    }
+                    for (action, p, g) in tried {
+                        let p = p / mass;
+                        group.push(Example {
+                            state: base.state.clone(),
+                            mask: mask.clone(),
+                            action,
+                            slot: 0,
+                            ret: g,
+                            adv: p * (g - mean),
+                            old_log_prob: crate::math::ln(p.max(1e-300)),
+                            locked: 0.0,
+                        });
+                    }
+                }
+            } else {
+                let mut runs = Vec::with_capacity(self.cfg.branches);
+                for _ in 0..self.cfg.branches {
+                    let sampler = Dl2::new(
+                        "dl2",
+                        net.clone(),
+                        Mode::Sample {
+                            explore: self.cfg.explore,
+                        },
+                    )?;
+                    let mut sim = fork.fork(Box::new(sampler));
+                    sim.reseed(self.rng.next_u64());
+                    let mut brec = Recorder {
+                        window: self.cfg.window,
+                        ..Default::default()
+                    };
+                    let g = self.branch_return(&mut sim, &mut brec, Some(greedy()?));
+                    runs.push((brec.examples, g));
+                }
+                let mean = runs.iter().map(|r| r.1).sum::<f64>() / runs.len().max(1) as f64;
+                for (examples, g) in runs {
+                    for mut e in examples {
+                        e.ret = g;
+                        e.adv = g - mean;
+                        e.old_log_prob = self.behaviour(&mut cache, &e).0;
+                        group.push(e);
+                    }
+                }
+            }
+            if self.cfg.critic_mix > 0.0 {
+                for e in &mut group {
+                    let v = self.value.forward(&e.state, &mut vcache)[0];
+                    e.adv = (1.0 - self.cfg.critic_mix) * e.adv + self.cfg.critic_mix * (e.ret - v);
+                }
+            }
+            fresh.extend(group);
+        }
+        let jct: Vec<f64> = main
+            .jobs()
+            .iter()
+            .filter_map(|j| Some(j.finish? - j.arrival))
+            .collect();
+        self.last_rollouts = RolloutStats {
+            reward_per_slot: reward / slots.max(1) as f64,
+            avg_jct_s: jct.iter().sum::<f64>() / jct.len().max(1) as f64,
+            slots,
+            decisions: fresh.len(),
+            return0: 0.0,
+        };
+        Ok(fresh)
+    }
+
+    /// One reinforcement-learning iteration: `rollouts` episodes of the sampling policy on
+    /// one training workload (or, with `branches > 0`, the branches of one greedy episode,
+    /// see [`TrainConfig::branches`]), then `updates` minibatch steps of the actor and the
+    /// critic over the decisions of the last `replay` iterations. Returns the actor's
+    /// average loss.
+    ///
+    /// A decision of slot `t` of a rollout has the return `G_t` of its slot; its advantage
+    /// is `G_t` minus the baseline, `(1 - critic_mix) * b_t + critic_mix * V(s)`, where `b_t`
+    /// is the average of `G_t` over the iteration's rollouts (a rollout that has ended counts
+    /// 0) and `V` the critic; advantages are normalised over the iteration's decisions. The
+    /// actor minimises the clipped surrogate `-min(rho A, clip(rho, 1 - clip, 1 + clip) A)`
+    /// (`rho` the ratio of the actor's probability of the action to that of the policy that
+    /// took it) minus `entropy` times the entropy plus `kl` times `KL(warm-up || actor)`.
     pub fn rl_iteration(&mut self) -> Result<f64, String> {
         let k = self.iteration;
         self.iteration += 1;
-        let seed = self.train_seed(k % (4 * self.cfg.warmup_episodes.max(4)));
-        let policy = self.dl2(Mode::Sample {
-            explore: self.cfg.explore,
-        })?;
-        let mut rec = self.run(seed ^ 0x5eed, Box::new(policy))?;
-        // Discounted returns per slot.
-        let mut returns = vec![0.0; rec.rewards.len()];
-        let mut g = 0.0;
-        for t in (0..rec.rewards.len()).rev() {
-            g = rec.rewards[t] + self.cfg.gamma * g;
-            returns[t] = g;
+        if self.reference.is_none() {
+            self.reference = Some(self.policy.clone());
         }
-        for e in &mut rec.examples {
-            e.ret = returns.get(e.slot).copied().unwrap_or(0.0);
+        let cycle = if self.cfg.workloads > 0 {
+            self.cfg.workloads
+        } else {
+            usize::MAX
+        };
+        let workload = self.train_seed(k % cycle) ^ 0x5eed;
+        let mut fresh = if self.cfg.branches > 0 {
+            self.branched(workload)?
+        } else {
+            self.rollouts(workload)?
+        };
+        if !fresh.is_empty() {
+            let n = fresh.len() as f64;
+            let mean = fresh.iter().map(|e| e.adv).sum::<f64>() / n;
+            let var = fresh.iter().map(|e| (e.adv - mean).powi(2)).sum::<f64>() / n;
+            let sd = var.sqrt().max(1e-9);
+            for e in &mut fresh {
+                e.adv = (e.adv - mean) / sd;
+            }
         }
-        self.replay.push(rec.examples);
+        self.replay.push(fresh);
         if self.replay.len() > self.cfg.replay {
             self.replay.remove(0);
         }
@@ -442,47 +1023,62 @@ impl Trainer {
         if pool.is_empty() {
             return Ok(0.0);
         }
+        let reference = self.reference.clone();
         let mut pcache = self.policy.cache();
         let mut vcache = self.value.cache();
+        let mut rcache = self.policy.cache();
         let mut pgrads = self.policy.zero_grads();
         let mut vgrads = self.value.zero_grads();
         let mut total = 0.0;
+        let n = self.cfg.batch.min(pool.len());
+        let actor = self.iteration > self.cfg.critic_warmup;
         for _ in 0..self.cfg.updates {
-            let n = self.cfg.batch.min(pool.len());
-            let picks: Vec<usize> = (0..n)
-                .map(|_| self.rng.below(pool.len() as u64) as usize)
-                .collect();
-            // Advantages, normalised within the batch.
-            let mut adv: Vec<f64> = picks
-                .iter()
-                .map(|&i| pool[i].ret - self.value.forward(&pool[i].state, &mut vcache)[0])
-                .collect();
-            let mean = adv.iter().sum::<f64>() / n as f64;
-            let var = adv.iter().map(|a| (a - mean) * (a - mean)).sum::<f64>() / n as f64;
-            let sd = var.sqrt().max(1e-6);
-            for a in &mut adv {
-                *a = (*a - mean) / sd;
-            }
             pgrads.zero();
             vgrads.zero();
-            for (&i, &a) in picks.iter().zip(&adv) {
-                let e = pool[i];
-                let logits = self.policy.forward(&e.state, &mut pcache).to_vec();
-                let l = policy_loss(&logits, Some(&e.mask), e.action, a, self.cfg.entropy);
-                total += l.loss;
-                self.policy.backward(&mut pcache, &l.grad, &mut pgrads);
+            for _ in 0..n {
+                let e = pool[self.rng.below(pool.len() as u64) as usize];
+                if actor {
+                    let logits = self.policy.forward(&e.state, &mut pcache).to_vec();
+                    let log_p = log_softmax(&logits, Some(&e.mask))[e.action];
+                    let ratio = crate::math::exp(log_p - e.old_log_prob);
+                    // The clipped surrogate's gradient flows only where the ratio is
+                    // inside the clip range or clipping would not bind.
+                    // (A negative advantage's ratio is also capped at DUAL_CLIP, so that an
+                    // action the acting policy rarely took cannot dominate an update.)
+                    let clipped = self.cfg.clip > 0.0
+                        && ((e.adv > 0.0 && ratio > 1.0 + self.cfg.clip)
+                            || (e.adv < 0.0 && (ratio < 1.0 - self.cfg.clip || ratio > DUAL_CLIP)));
+                    let weight = if clipped {
+                        0.0
+                    } else if self.cfg.clip > 0.0 {
+                        e.adv * ratio
+                    } else {
+                        e.adv
+                    };
+                    let l = policy_loss(&logits, Some(&e.mask), e.action, weight, self.cfg.entropy);
+                    total += l.loss;
+                    let mut grad = l.grad;
+                    if let (Some(r), true) = (&reference, self.cfg.kl > 0.0) {
+                        let q = masked_softmax(r.forward(&e.state, &mut rcache), Some(&e.mask));
+                        for ((g, p), q) in grad.iter_mut().zip(&l.probs).zip(&q) {
+                            *g += self.cfg.kl * (p - q);
+                        }
+                    }
+                    self.policy.backward(&mut pcache, &grad, &mut pgrads);
+                }
                 let v = self.value.forward(&e.state, &mut vcache).to_vec();
                 let (_, dv) = mse(&v, &[e.ret]);
                 self.value.backward(&mut vcache, &dv, &mut vgrads);
             }
             pgrads.scale(1.0 / n as f64);
             vgrads.scale(1.0 / n as f64);
-            if self.iteration > self.cfg.critic_warmup {
+            if actor {
                 self.opt_policy.step(&mut self.policy, &pgrads);
             }
             self.opt_value.step(&mut self.value, &vgrads);
         }
-        let loss = total / (self.cfg.updates * self.cfg.batch.min(pool.len())).max(1) as f64;
+        let loss = total / (self.cfg.updates * n).max(1) as f64;
+
         if self.iteration.is_multiple_of(self.cfg.eval_every) {
             let (r, j) = self.evaluate()?;
             self.curve.push(CurvePoint {
@@ -513,5 +1109,31 @@ impl Trainer {
             ));
         }
         s
+    }
+}
+
+/// The greedy actor, except at decision `at` of slot `slot`, where it takes `action`.
+struct Deviate {
+    net: Dl2,
+    slot: u64,
+    at: usize,
+    action: usize,
+    calls: usize,
+}
+
+impl SlotPolicy for Deviate {
+    fn name(&self) -> &str {
+        "dl2"
+    }
+
+    fn act(&mut self, view: &SlotView, rng: &mut Rng) -> SlotAction {
+        if view.slot == self.slot {
+            let call = self.calls;
+            self.calls += 1;
+            if call == self.at {
+                return view.action_at(self.net.window(), self.action);
+            }
+        }
+        self.net.act(view, rng)
     }
 }
