@@ -108,14 +108,20 @@ pub fn train_with_events(
         })
     };
     report(progress("warm-up", 0, 0, started));
-    let agreement = t.warmup(|epoch, _| {
+    // The curve's warm-up points go out with the progress, at most every 100 ms.
+    let mut pending = Vec::new();
+    let agreement = t.warmup_with(|epoch, _, point| {
+        pending.push(point.clone());
         let now = clock();
         if now - last >= 100.0 {
             last = now;
+            report(TrainEvent::Curve(std::mem::take(&mut pending)));
             report(progress("warm-up", epoch, 0, now));
         }
     })?;
-    report(TrainEvent::Curve(t.curve.clone()));
+    if !pending.is_empty() {
+        report(TrainEvent::Curve(pending));
+    }
     let after_warmup = t.evaluate()?;
     report(TrainEvent::Curve(vec![CurvePoint {
         phase: "rl".into(),

@@ -563,6 +563,15 @@ impl Trainer {
 
     /// The supervised warm-up; `progress(epoch, epochs)` after every epoch.
     pub fn warmup(&mut self, mut progress: impl FnMut(usize, usize)) -> Result<f64, String> {
+        self.warmup_with(|epoch, epochs, _| progress(epoch, epochs))
+    }
+
+    /// The supervised warm-up; `progress(epoch, epochs, point)` after every epoch, with the
+    /// epoch's point of the learning curve (loss and held-out agreement).
+    pub fn warmup_with(
+        &mut self,
+        mut progress: impl FnMut(usize, usize, &CurvePoint),
+    ) -> Result<f64, String> {
         let drf = || super::build("drf").map_err(|e| e.to_string());
         let mut train = Vec::new();
         for k in 0..self.cfg.warmup_episodes {
@@ -596,15 +605,16 @@ impl Trainer {
                 self.opt_policy.step(&mut self.policy, &grads);
             }
             agreement = self.agreement(&held);
-            self.curve.push(CurvePoint {
+            let point = CurvePoint {
                 phase: "warmup".into(),
                 step: epoch + 1,
                 loss: total / train.len() as f64,
                 agreement: Some(agreement),
                 reward_per_slot: None,
                 avg_jct_s: None,
-            });
-            progress(epoch + 1, self.cfg.warmup_epochs);
+            };
+            progress(epoch + 1, self.cfg.warmup_epochs, &point);
+            self.curve.push(point);
         }
         self.opt_policy = Adam::new(self.cfg.rl_lr).with_max_grad_norm(5.0);
         self.reference = None;
