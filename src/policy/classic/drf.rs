@@ -7,7 +7,7 @@
 //! ran on, then the faster, then the cluster's order). A job that fits nowhere is passed
 //! over and later ones may start. Heterogeneity-unaware except for breaking ties.
 
-use crate::policy::{Assignment, Decision, Policy, PolicyError, PolicyView};
+use crate::policy::{Decision, Policy, PolicyError, PolicyView};
 use crate::rng::Rng;
 
 /// The round-based DRF policy.
@@ -103,21 +103,7 @@ impl Policy for Drf {
     }
 
     fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
-        Ok(Decision::Assignment(
-            Self::place(view)
-                .into_iter()
-                .enumerate()
-                .filter_map(|(j, t)| {
-                    t.map(|t| Assignment {
-                        job: view.jobs[j].id,
-                        gpu_type: t,
-                        gpus: view.jobs[j].scale(),
-                        gpu_ids: None,
-                        batch_size: None,
-                    })
-                })
-                .collect(),
-        ))
+        Ok(super::placement_decision(view, Self::place(view)))
     }
 }
 

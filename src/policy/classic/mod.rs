@@ -10,6 +10,26 @@ pub mod tiresias;
 use super::{Decision, Policy, PolicyError, PolicyView};
 use crate::rng::Rng;
 
+/// The decision that places each job of `view` with `Some(type)` in `placement` on all its
+/// GPUs of that type (the placement policies' answer).
+pub fn placement_decision(view: &PolicyView, placement: Vec<Option<usize>>) -> Decision {
+    Decision::Assignment(
+        placement
+            .into_iter()
+            .enumerate()
+            .filter_map(|(j, t)| {
+                t.map(|t| super::Assignment {
+                    job: view.jobs[j].id,
+                    gpu_type: t,
+                    gpus: view.jobs[j].scale(),
+                    gpu_ids: None,
+                    batch_size: None,
+                })
+            })
+            .collect(),
+    )
+}
+
 /// How an [`OrderPolicy`] ranks jobs (smaller key first; ties by arrival, then id).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OrderKey {

@@ -12,7 +12,7 @@
 //! left at `T` steps/s; freed GPUs go to jobs still waiting (in submission order) before
 //! the next move. It stops when no move shortens a remaining time.
 
-use crate::policy::{Assignment, Decision, Policy, PolicyError, PolicyView};
+use crate::policy::{Decision, Policy, PolicyError, PolicyView};
 use crate::rng::Rng;
 
 /// The round-based Optimus policy.
@@ -98,21 +98,7 @@ impl Policy for Optimus {
     }
 
     fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
-        Ok(Decision::Assignment(
-            Self::place(view)
-                .into_iter()
-                .enumerate()
-                .filter_map(|(j, t)| {
-                    t.map(|t| Assignment {
-                        job: view.jobs[j].id,
-                        gpu_type: t,
-                        gpus: view.jobs[j].scale(),
-                        gpu_ids: None,
-                        batch_size: None,
-                    })
-                })
-                .collect(),
-        ))
+        Ok(super::placement_decision(view, Self::place(view)))
     }
 }
 
