@@ -870,6 +870,40 @@ pub fn cross_entropy(logits: &[f64], mask: Option<&[bool]>, target: usize) -> (f
     (-log_p[target], grad)
 }
 
+/// Cross-entropy of the masked softmax over `logits` against the smoothed target that puts
+/// `1 - smoothing` on `target` and spreads `smoothing` evenly over the allowed actions, and
+/// its gradient with respect to the logits (`p - target distribution`, zero at masked
+/// actions). With `smoothing` 0 this is [`cross_entropy`]; above 0 the imitating policy
+/// keeps some probability on every allowed action (it stays trainable by policy gradient).
+///
+/// # Panics
+/// If `target` is out of range or masked.
+pub fn smoothed_cross_entropy(
+    logits: &[f64],
+    mask: Option<&[bool]>,
+    target: usize,
+    smoothing: f64,
+) -> (f64, Vec<f64>) {
+    assert!(target < logits.len(), "target action out of range");
+    assert!(allowed(mask, target), "target action is masked");
+    let log_p = log_softmax(logits, mask);
+    let mut grad = masked_softmax(logits, mask);
+    let allowed_count = (0..logits.len()).filter(|&i| allowed(mask, i)).count() as f64;
+    let spread = smoothing / allowed_count;
+    let mut loss = 0.0;
+    for (i, g) in grad.iter_mut().enumerate() {
+        if !allowed(mask, i) {
+            continue;
+        }
+        let q = spread + if i == target { 1.0 - smoothing } else { 0.0 };
+        *g -= q;
+        if q > 0.0 {
+            loss -= q * log_p[i];
+        }
+    }
+    (loss, grad)
+}
+
 /// Entropy `-sum p ln p` of a probability vector (zero entries contribute nothing), in nats.
 pub fn entropy(probs: &[f64]) -> f64 {
     -probs
@@ -1375,6 +1409,44 @@ mod tests {
         for act in [Activation::Tanh, Activation::Relu] {
             check_through_net(act, &[4, 8, 8, 6], 11, &loss, &d_loss);
         }
+    }
+
+    #[test]
+    fn smoothed_cross_entropy_gradient_matches_finite_differences() {
+        let mut rng = Rng::new(8);
+        for trial in 0..20 {
+            let n = 2 + trial % 6;
+            let z: Vec<f64> = (0..n).map(|_| rng.range(-4.0, 4.0)).collect();
+            let mut mask: Vec<bool> = (0..n).map(|_| rng.uniform() < 0.7).collect();
+            let target = rng.below(n as u64) as usize;
+            mask[target] = true;
+            let m = if trial % 3 == 0 {
+                None
+            } else {
+                Some(&mask[..])
+            };
+            let eps = 0.05 * (trial % 4) as f64;
+            let (loss, grad) = smoothed_cross_entropy(&z, m, target, eps);
+            let f = |zz: &[f64]| smoothed_cross_entropy(zz, m, target, eps).0;
+            assert!(worst_error(&f, &z, &grad) < TOL);
+            // The gradient sums to zero (probabilities and target both sum to one).
+            assert!(grad.iter().sum::<f64>().abs() < 1e-12);
+            if eps == 0.0 {
+                let (l0, g0) = cross_entropy(&z, m, target);
+                assert!((loss - l0).abs() < 1e-12);
+                assert_eq!(grad, g0);
+            }
+        }
+        // The minimum of the loss is the smoothed target itself: 0.9 on the target and
+        // 0.1 spread over the five allowed actions.
+        let mask = [true, false, true, true, true, true];
+        let q = [0.02, 0.0, 0.02, 0.92, 0.02, 0.02];
+        let z: Vec<f64> = q
+            .iter()
+            .map(|&p: &f64| if p > 0.0 { math::ln(p) } else { 0.0 })
+            .collect();
+        let (_, grad) = smoothed_cross_entropy(&z, Some(&mask), 3, 0.1);
+        assert!(grad.iter().all(|g| g.abs() < 1e-12), "{grad:?}");
     }
 
     #[test]
