@@ -116,6 +116,22 @@ struct Dl2TrainArgs {
     /// of whole slots.
     #[arg(long)]
     decision_credit: bool,
+    /// Credit of the independent rollouts: `exact` (every decision is credited with what
+    /// each allowed action would add to its slot's reward) or `slot` (the clipped
+    /// actor-critic update on each slot's discounted return against the rollouts'
+    /// baseline).
+    #[arg(long, value_parser = ["exact", "slot"])]
+    credit: Option<String>,
+    /// Temperature of the exact-credit step (smaller: larger steps).
+    #[arg(long)]
+    temperature: Option<f64>,
+    /// Label smoothing of the warm-up (share of each target spread over the allowed
+    /// actions).
+    #[arg(long)]
+    smoothing: Option<f64>,
+    /// The dl2-family policy the warm-up imitates.
+    #[arg(long)]
+    teacher: Option<String>,
     /// Write the trained network's weights here (JSON).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -1027,15 +1043,28 @@ fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
         cfg.decision_credit = true;
         cfg.branches = cfg.branches.max(1);
     }
+    if let Some(c) = &a.credit {
+        cfg.exact_credit = c == "exact";
+    }
+    if let Some(v) = a.temperature {
+        cfg.temperature = v;
+    }
+    if let Some(v) = a.smoothing {
+        cfg.warmup_smoothing = v;
+    }
+    if let Some(v) = &a.teacher {
+        cfg.teacher = v.clone();
+    }
     let out = a.out.as_deref().map(create_output).transpose()?;
     let curve_out = a.curve.as_deref().map(create_output).transpose()?;
     let mut t = Trainer::new(&exp, cfg.clone()).map_err(CliError::Input)?;
     let pb = progress_bar((cfg.warmup_epochs + cfg.iterations) as u64, "dl2 train");
-    pb.set_message("warm-up on DRF");
+    pb.set_message(format!("warm-up on {}", cfg.teacher));
     let agreement = t.warmup(|_, _| pb.inc(1)).map_err(CliError::Failure)?;
     note(&format!(
-        "warm-up: {:.1}% of held-out decisions equal DRF's",
-        agreement * 100.0
+        "warm-up: {:.1}% of held-out decisions equal {}'s",
+        agreement * 100.0,
+        cfg.teacher
     ));
     let (r0, j0) = t.evaluate().map_err(CliError::Failure)?;
     note(&format!(

@@ -690,7 +690,7 @@ fn an_experiment_carries_its_network_through_a_link() {
     .resolve()
     .unwrap_err()
     .to_string();
-    assert!(e.contains("narrow.json") && e.contains("130"), "{e}");
+    assert!(e.contains("narrow.json") && e.contains("140"), "{e}");
     let e = Experiment {
         network: exp.network.clone(),
         ..Experiment::default()

@@ -1,7 +1,6 @@
-//! DL2's neural policy: the supervised warm-up imitates DRF on held-out slots, training is
-//! reproducible, and the bundled network runs the dl2 scenario to the end. (That
-//! reinforcement learning raises the held-out reward over the warm-up is an ignored test:
-//! it does not hold yet in its small configuration.)
+//! DL2's neural policy: the supervised warm-up imitates DRF on held-out slots,
+//! reinforcement learning raises the reward over the warm-up, training is reproducible, and
+//! the bundled network runs the dl2 scenario to the end, ahead of DRF.
 
 use orrery::experiment::run;
 use orrery::policy::dl2::train::{TrainConfig, Trainer};
@@ -109,6 +108,8 @@ fn the_bundled_network_runs_the_dl2_scenario() {
         );
         assert_eq!(r.summary.unfinished, 0, "{}", r.summary.policy);
     }
+    // Trained by reinforcement learning, it is ahead of DRF.
+    assert!(res[0].summary.avg_jct_s < 0.8 * res[1].summary.avg_jct_s);
     // Same seed, same numbers.
     assert_eq!(run(&exp).unwrap()[0].summary, res[0].summary);
 }
@@ -128,30 +129,108 @@ fn bad_training_settings_are_named() {
 }
 
 #[test]
-#[ignore = "does not hold yet: 40 iterations leave the held-out reward at the warm-up's (3.0769 -> 3.0769; JCT 3,677 s -> 3,694 s)"]
 fn reinforcement_learning_raises_the_reward_over_the_warm_up() {
     // A small configuration: 40-job episodes of the dl2 scenario's generator, a short
-    // warm-up, then 40 iterations of 8 rollouts; six held-out episodes.
+    // warm-up, then 300 iterations of exact-credit reinforcement learning (the defaults
+    // otherwise). Measured on six held-out episodes of the same generator and on six
+    // training episodes.
     let cfg = TrainConfig {
         episode_jobs: 40,
         warmup_episodes: 30,
         warmup_epochs: 25,
-        iterations: 40,
-        eval_every: 40,
+        iterations: 300,
+        eval_every: 100,
         eval_episodes: 6,
         ..TrainConfig::default()
     };
     let mut t = Trainer::new(&presets::dl2_experiment(), cfg.clone()).unwrap();
     t.warmup(|_, _| {}).unwrap();
     let (r0, j0) = t.evaluate().unwrap();
+    let train0 = t.training_reward(6).unwrap();
     for _ in 0..cfg.iterations {
         t.rl_iteration().unwrap();
     }
     let (r1, j1) = t.evaluate().unwrap();
-    println!("held-out reward per slot {r0:.4} -> {r1:.4}, average JCT {j0:.0} s -> {j1:.0} s");
-    assert!(r1 > r0 * 1.005, "{r0} -> {r1}");
+    let train1 = t.training_reward(6).unwrap();
+    println!(
+        "held-out reward per slot {r0:.4} -> {r1:.4}, average JCT {j0:.0} s -> {j1:.0} s; \
+         training episodes' reward per slot {train0:.4} -> {train1:.4}"
+    );
+    assert!(r1 > r0 * 1.03, "{r0} -> {r1}");
+    assert!(train1 > train0, "{train0} -> {train1}");
+    assert!(j1 < 0.95 * j0, "{j0} -> {j1}");
     // The curve's last point is the final evaluation.
     let last = t.curve.last().unwrap();
     assert_eq!(last.phase, "rl");
     assert_eq!(last.reward_per_slot, Some(r1));
+}
+
+#[test]
+fn the_slot_credit_update_still_runs() {
+    // The clipped actor-critic update on slot returns (`exact_credit: false`) stays
+    // available: it trains reproducibly and moves the actor.
+    let train = || {
+        let mut t = Trainer::new(
+            &presets::dl2_experiment(),
+            TrainConfig {
+                exact_credit: false,
+                rollouts: 3,
+                warmup_episodes: 4,
+                warmup_epochs: 3,
+                ..small()
+            },
+        )
+        .unwrap();
+        t.warmup(|_, _| {}).unwrap();
+        let warm = t.policy.to_json();
+        for _ in 0..3 {
+            t.rl_iteration().unwrap();
+        }
+        (warm, t.policy.to_json())
+    };
+    let a = train();
+    assert_ne!(a.0, a.1);
+    assert_eq!(a, train());
+}
+
+#[test]
+fn a_bad_teacher_or_temperature_is_named() {
+    for (cfg, word) in [
+        (
+            TrainConfig {
+                teacher: "nope".into(),
+                ..TrainConfig::default()
+            },
+            "teacher",
+        ),
+        (
+            TrainConfig {
+                teacher: "dl2".into(),
+                ..TrainConfig::default()
+            },
+            "teacher",
+        ),
+        (
+            TrainConfig {
+                temperature: 0.0,
+                ..TrainConfig::default()
+            },
+            "temperature",
+        ),
+    ] {
+        let err = Trainer::new(&presets::dl2_experiment(), cfg).unwrap_err();
+        assert!(err.contains(word), "{err}");
+    }
+    // Another teacher: the warm-up imitates Optimus instead.
+    let mut t = Trainer::new(
+        &presets::dl2_experiment(),
+        TrainConfig {
+            teacher: "optimus".into(),
+            warmup_episodes: 4,
+            warmup_epochs: 3,
+            ..small()
+        },
+    )
+    .unwrap();
+    assert!(t.warmup(|_, _| {}).unwrap() > 0.0);
 }

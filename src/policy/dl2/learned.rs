@@ -16,7 +16,7 @@ use crate::rng::Rng;
 use crate::sim::slots::{SlotAction, SlotPolicy, SlotView, ACTIONS_PER_JOB};
 
 /// Numbers per job of the encoding besides the job type's one-hot.
-pub const JOB_NUMBERS: usize = 5;
+pub const JOB_NUMBERS: usize = 6;
 
 /// The bundled network, trained by `orrery dl2 train` with its defaults.
 pub const BUNDLED_WEIGHTS: &str = include_str!("../../../traces/dl2_weights.json");
@@ -55,6 +55,14 @@ pub fn encode(view: &SlotView, window: usize) -> Vec<f64> {
         row[types + 2] = view.dominant_share(id).min(1.0);
         row[types + 3] = f64::from(j.workers) / max_w;
         row[types + 4] = f64::from(j.ps) / max_p;
+        // Work left in slots of one worker and one parameter server (DL2's remaining
+        // epochs, in the job's own time).
+        let alone = view.remaining_s(id, 1, 1) / view.slot_s;
+        row[types + 5] = if alone.is_finite() {
+            crate::math::ln_1p(alone.max(0.0)) / 4.0
+        } else {
+            0.0
+        };
     }
     out
 }

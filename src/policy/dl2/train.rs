@@ -38,8 +38,8 @@
 use super::learned::{encode, Dl2, Mode};
 use crate::experiment::{Experiment, ExperimentError, WorkloadSource};
 use crate::nn::{
-    cross_entropy, greedy_action, log_softmax, masked_softmax, mse, policy_loss, Activation, Adam,
-    Mlp, Optimizer,
+    greedy_action, log_softmax, masked_softmax, mse, policy_loss, smoothed_cross_entropy,
+    Activation, Adam, Mlp, Optimizer,
 };
 use crate::rng::Rng;
 use crate::sim::slots::{
@@ -66,6 +66,10 @@ pub struct TrainConfig {
     pub warmup_epochs: usize,
     /// Learning rate of the warm-up.
     pub warmup_lr: f64,
+    /// Label smoothing of the warm-up: the share of each example's target spread over the
+    /// allowed actions, so that the imitating policy keeps probability on other actions
+    /// and policy gradients can still move it.
+    pub warmup_smoothing: f64,
     /// Reinforcement-learning iterations (`rollouts` episodes each).
     pub iterations: usize,
     /// Learning rate of the actor and the critic.
@@ -131,6 +135,17 @@ pub struct TrainConfig {
     /// A branch's return is minus the time its jobs spend in the system over its slots
     /// (in slots; what the average JCT sums) instead of its discounted reward.
     pub time_credit: bool,
+    /// The dl2-family policy whose decisions the warm-up imitates.
+    pub teacher: String,
+    /// Exact per-decision credit: at every recorded decision the trainer computes what each
+    /// allowed action would add to the slot's reward (its job's progress of the slot with
+    /// and without the task, restart delay included; stop adds nothing), and the actor moves
+    /// toward `pi(a) exp(A(a) / (temperature sd))` where `A` is that gain minus its mean
+    /// under the actor and `sd` the spread of `A` over the iteration (a KL-regularised
+    /// policy-improvement step with the critic's values exact).
+    pub exact_credit: bool,
+    /// Temperature of the exact-credit step (smaller: larger steps).
+    pub temperature: f64,
 }
 
 impl Default for TrainConfig {
@@ -143,8 +158,9 @@ impl Default for TrainConfig {
             warmup_episodes: 80,
             warmup_epochs: 40,
             warmup_lr: 3e-3,
-            iterations: 150,
-            rl_lr: 3e-4,
+            warmup_smoothing: 0.1,
+            iterations: 1000,
+            rl_lr: 1e-3,
             gamma: 0.9,
             entropy: 0.01,
             explore: 0.05,
@@ -152,12 +168,12 @@ impl Default for TrainConfig {
             batch: 256,
             updates: 16,
             critic_warmup: 0,
-            eval_every: 10,
+            eval_every: 20,
             eval_episodes: 3,
-            rollouts: 8,
+            rollouts: 2,
             critic_mix: 0.0,
             clip: 0.2,
-            kl: 0.1,
+            kl: 0.0,
             workloads: 0,
             episode_credit: false,
             action_credit: false,
@@ -168,6 +184,9 @@ impl Default for TrainConfig {
             branch_decisions: 4,
             tries: 3,
             time_credit: false,
+            teacher: "drf".into(),
+            exact_credit: true,
+            temperature: 1.0,
         }
     }
 }
@@ -190,13 +209,20 @@ impl TrainConfig {
                 return bad(f, "a learning rate in (0, 1]");
             }
         }
-        for (f, v) in [("gamma", self.gamma), ("explore", self.explore)] {
+        for (f, v) in [
+            ("gamma", self.gamma),
+            ("explore", self.explore),
+            ("warmup_smoothing", self.warmup_smoothing),
+        ] {
             if !(v.is_finite() && (0.0..=1.0).contains(&v)) {
                 return bad(f, "between 0 and 1");
             }
         }
         if !(self.entropy.is_finite() && self.entropy >= 0.0) {
             return bad("entropy", "a non-negative weight");
+        }
+        if !(self.temperature.is_finite() && self.temperature > 0.0) {
+            return bad("temperature", "a positive number");
         }
         if !(self.kl.is_finite() && self.kl >= 0.0) {
             return bad("kl", "a non-negative weight");
@@ -263,6 +289,43 @@ fn locked_progress(view: &SlotView) -> f64 {
         .sum()
 }
 
+/// What each action of the window would add to the slot's reward now: the progress of the
+/// slot of its job with the task minus without (restart delay included); 0 for stop and
+/// for actions the mask forbids.
+fn action_gains(view: &SlotView, window: usize, mask: &[bool]) -> Vec<f64> {
+    let progress = |id: usize, w: u32, p: u32| -> f64 {
+        let Some(j) = view.jobs.get(id) else {
+            return 0.0;
+        };
+        if w == 0 || p == 0 || j.total <= 0.0 {
+            return 0.0;
+        }
+        let delay = if (w, p) != (j.prev_workers, j.prev_ps) {
+            view.restart_s
+        } else {
+            0.0
+        };
+        let steps = view.speed(id, w, p) * (view.slot_s - delay).max(0.0);
+        steps.min(j.remaining_steps()) / j.total
+    };
+    (0..mask.len())
+        .map(|i| {
+            if !mask[i] {
+                return 0.0;
+            }
+            let a = view.action_at(window, i);
+            let Some(id) = a.job() else {
+                return 0.0;
+            };
+            let Some(j) = view.jobs.get(id) else {
+                return 0.0;
+            };
+            let (dw, dp) = a.adds();
+            progress(id, j.workers + dw, j.ps + dp) - progress(id, j.workers, j.ps)
+        })
+        .collect()
+}
+
 /// One recorded decision.
 #[derive(Debug, Clone, PartialEq)]
 struct Example {
@@ -277,6 +340,11 @@ struct Example {
     old_log_prob: f64,
     /// The slot's progress (its reward) if the allocation stopped before this decision.
     locked: f64,
+    /// What each action would add to the slot's reward (exact credit; empty otherwise),
+    /// then its advantage.
+    gains: Vec<f64>,
+    /// The actor's probabilities when the decision was recorded (exact credit).
+    old_probs: Vec<f64>,
 }
 
 /// Records the encoded state, mask and action of every applied decision within the window,
@@ -290,6 +358,8 @@ struct Recorder {
     /// Work left (the sum of the active jobs' remaining fractions) at the start of each
     /// slot with a decision.
     work: Vec<Option<f64>>,
+    /// Record every action's gain with each decision (exact credit).
+    gains: bool,
 }
 
 impl SlotObserver for Recorder {
@@ -317,6 +387,7 @@ impl SlotObserver for Recorder {
         if !mask.get(index).copied().unwrap_or(false) {
             return;
         }
+        let mask_copy = mask.clone();
         self.examples.push(Example {
             state: encode(view, self.window),
             mask,
@@ -326,6 +397,12 @@ impl SlotObserver for Recorder {
             adv: 0.0,
             old_log_prob: 0.0,
             locked: locked_progress(view),
+            gains: if self.gains {
+                action_gains(view, self.window, &mask_copy)
+            } else {
+                Vec::new()
+            },
+            old_probs: Vec::new(),
         });
     }
 
@@ -403,10 +480,21 @@ impl Trainer {
         if !matches!(base.workload, WorkloadSource::Generated(_)) {
             return Err("training needs a DL2 experiment with a generated workload".into());
         }
+        // The episodes run the trainer's own policies: the experiment's policy list and
+        // network (which may not fit the network being trained) play no part.
+        let mut base = base.clone();
+        base.policies = vec!["drf".into()];
+        base.network = None;
         let r = base.resolve().map_err(lift)?;
         let ps =
             r.ps.as_ref()
                 .ok_or("training needs a DL2 (parameter-server) experiment")?;
+        if cfg.teacher.trim() == "dl2" || super::build(&cfg.teacher).is_err() {
+            return Err(format!(
+                "training setting 'teacher': '{}' is not a dl2-family heuristic (drf, fifo, srtf, optimus)",
+                cfg.teacher
+            ));
+        }
         let types = ps.models.models.len();
         let inputs = cfg.window * (types + super::learned::JOB_NUMBERS);
         let outputs = cfg.window * ACTIONS_PER_JOB + 1;
@@ -424,7 +512,7 @@ impl Trainer {
             opt_policy: Adam::new(cfg.warmup_lr).with_max_grad_norm(5.0),
             opt_value: Adam::new(cfg.rl_lr).with_max_grad_norm(5.0),
             cfg,
-            base: base.clone(),
+            base,
             policy,
             value,
             rng,
@@ -513,6 +601,7 @@ impl Trainer {
         let mut sim = r.slot_simulator_with(policy, ps).map_err(lift)?;
         let mut rec = Recorder {
             window: self.cfg.window,
+            gains: self.cfg.exact_credit,
             ..Default::default()
         };
         while sim.step_slot(&mut rec).is_some() {}
@@ -572,7 +661,7 @@ impl Trainer {
         &mut self,
         mut progress: impl FnMut(usize, usize, &CurvePoint),
     ) -> Result<f64, String> {
-        let drf = || super::build("drf").map_err(|e| e.to_string());
+        let drf = || super::build(&self.cfg.teacher).map_err(|e| e.to_string());
         let mut train = Vec::new();
         for k in 0..self.cfg.warmup_episodes {
             train.extend(self.run(self.train_seed(k), drf()?)?.examples);
@@ -597,7 +686,12 @@ impl Trainer {
                 for &i in chunk {
                     let e = &train[i];
                     let logits = self.policy.forward(&e.state, &mut cache).to_vec();
-                    let (loss, d) = cross_entropy(&logits, Some(&e.mask), e.action);
+                    let (loss, d) = smoothed_cross_entropy(
+                        &logits,
+                        Some(&e.mask),
+                        e.action,
+                        self.cfg.warmup_smoothing,
+                    );
                     total += loss;
                     self.policy.backward(&mut cache, &d, &mut grads);
                 }
@@ -751,6 +845,22 @@ impl Trainer {
         let mut fresh = Vec::new();
         let mut pcache = self.policy.cache();
         let mut vcache = self.value.cache();
+        if self.cfg.exact_credit {
+            for (rec, ret) in recs.into_iter().zip(&returns) {
+                for mut e in rec.examples {
+                    e.ret = ret.get(e.slot).copied().unwrap_or(0.0);
+                    let (b, probs) = self.behaviour(&mut pcache, &e);
+                    e.old_log_prob = b;
+                    let mean: f64 = probs.iter().zip(&e.gains).map(|(p, g)| p * g).sum();
+                    for (g, &m) in e.gains.iter_mut().zip(&e.mask) {
+                        *g = if m { *g - mean } else { 0.0 };
+                    }
+                    e.old_probs = probs;
+                    fresh.push(e);
+                }
+            }
+            return Ok(fresh);
+        }
         for (rec, ret) in recs.into_iter().zip(&returns) {
             for mut e in rec.examples {
                 e.ret = ret.get(e.slot).copied().unwrap_or(0.0);
@@ -931,6 +1041,8 @@ impl Trainer {
                             adv: p * (g - mean),
                             old_log_prob: crate::math::ln(p.max(1e-300)),
                             locked: 0.0,
+                            gains: Vec::new(),
+                            old_probs: Vec::new(),
                         });
                     }
                 }
@@ -1016,7 +1128,23 @@ impl Trainer {
         } else {
             self.rollouts(workload)?
         };
-        if !fresh.is_empty() {
+        if self.cfg.exact_credit && !fresh.is_empty() {
+            let (mut sq, mut n) = (0.0, 0usize);
+            for e in &fresh {
+                for (g, &m) in e.gains.iter().zip(&e.mask) {
+                    if m {
+                        sq += g * g;
+                        n += 1;
+                    }
+                }
+            }
+            let sd = (sq / n.max(1) as f64).sqrt().max(1e-12) * self.cfg.temperature;
+            for e in &mut fresh {
+                for g in &mut e.gains {
+                    *g /= sd;
+                }
+            }
+        } else if !fresh.is_empty() {
             let n = fresh.len() as f64;
             let mean = fresh.iter().map(|e| e.adv).sum::<f64>() / n;
             let var = fresh.iter().map(|e| (e.adv - mean).powi(2)).sum::<f64>() / n;
@@ -1047,7 +1175,47 @@ impl Trainer {
             vgrads.zero();
             for _ in 0..n {
                 let e = pool[self.rng.below(pool.len() as u64) as usize];
-                if actor {
+                if actor && !e.gains.is_empty() {
+                    // Exact credit: cross-entropy toward the improved policy
+                    // `old pi(a) exp(A(a))`, with the entropy bonus and the KL penalty.
+                    let logits = self.policy.forward(&e.state, &mut pcache).to_vec();
+                    let probs = masked_softmax(&logits, Some(&e.mask));
+                    let mut target: Vec<f64> = e
+                        .gains
+                        .iter()
+                        .zip(&e.mask)
+                        .zip(&e.old_probs)
+                        .map(|((g, &m), &q)| {
+                            if m {
+                                q * crate::math::exp(g.min(30.0))
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect();
+                    let z: f64 = target.iter().sum::<f64>().max(1e-300);
+                    for t in &mut target {
+                        *t /= z;
+                    }
+                    let mut grad: Vec<f64> =
+                        probs.iter().zip(&target).map(|(p, t)| p - t).collect();
+                    total += probs
+                        .iter()
+                        .zip(&target)
+                        .filter(|(p, t)| **p > 0.0 && **t > 0.0)
+                        .map(|(p, t)| -t * crate::math::ln(*p))
+                        .sum::<f64>();
+                    for (g, d) in grad.iter_mut().zip(crate::nn::entropy_grad(&probs)) {
+                        *g -= self.cfg.entropy * d;
+                    }
+                    if let (Some(r), true) = (&reference, self.cfg.kl > 0.0) {
+                        let q = masked_softmax(r.forward(&e.state, &mut rcache), Some(&e.mask));
+                        for ((g, p), q) in grad.iter_mut().zip(&probs).zip(&q) {
+                            *g += self.cfg.kl * (p - q);
+                        }
+                    }
+                    self.policy.backward(&mut pcache, &grad, &mut pgrads);
+                } else if actor {
                     let logits = self.policy.forward(&e.state, &mut pcache).to_vec();
                     let log_p = log_softmax(&logits, Some(&e.mask))[e.action];
                     let ratio = crate::math::exp(log_p - e.old_log_prob);
