@@ -431,7 +431,7 @@ impl App {
                 charts::draw_message(
                     c,
                     title,
-                    "No evaluation yet: the greedy policy is evaluated after the warm-up and every 10 iterations.",
+                    "No evaluation yet: the greedy policy is evaluated after the warm-up and every 20 iterations.",
                 )?;
             } else {
                 charts::draw_xy(c, title, "iteration", "reward/slot, JCT (h)", &series)?;
@@ -466,7 +466,10 @@ impl App {
             }
         };
         let network = match &self.exp.network {
-            None => "bundled network (warm-up on DRF, orrery dl2 train)".to_string(),
+            None => {
+                "bundled network (warm-up on DRF, then reinforcement learning: orrery dl2 train)"
+                    .to_string()
+            }
             Some(NetworkSource::Inline { name, text }) => {
                 format!("network '{name}' ({} kB)", text.len() / 1000)
             }
@@ -518,7 +521,7 @@ impl App {
         html! {
             <section class="panel wide" id="train-panel">
                 <h2>{ "Train DL2's network" }</h2>
-                <p class="hint">{ "Trains a network in a Web Worker on episodes drawn from this experiment's generator: a warm-up imitating DRF's decisions, then actor-critic reinforcement learning. The same settings give the same weights as " }<code>{ same_cli }</code>{ " on this experiment." }</p>
+                <p class="hint">{ "Trains a network in a Web Worker on episodes drawn from this experiment's generator: a warm-up imitating DRF's decisions, then reinforcement learning that credits every decision with what each allowed action would add to its slot's reward. The same settings give the same weights as " }<code>{ same_cli }</code>{ " on this experiment." }</p>
                 <div class="controls">
                     { for TRAIN_FIELDS.iter().map(|&(key, label, max, title)| html! {
                         <label title={title}>{ format!("{label} ") }

@@ -15,7 +15,7 @@ pub fn page_train_config() -> TrainConfig {
         episode_jobs: 40,
         warmup_episodes: 20,
         warmup_epochs: 30,
-        iterations: 40,
+        iterations: 200,
         ..TrainConfig::default()
     }
 }
