@@ -1378,20 +1378,22 @@ mod tests {
         }
     }
 
+    /// Logits of 2 to 7 actions, a mask keeping about 70% of them, and an allowed target.
+    fn random_target_case(rng: &mut Rng, trial: usize) -> (Vec<f64>, Vec<bool>, usize) {
+        let n = 2 + trial % 6;
+        let z: Vec<f64> = (0..n).map(|_| rng.range(-4.0, 4.0)).collect();
+        let mut mask: Vec<bool> = (0..n).map(|_| rng.uniform() < 0.7).collect();
+        let target = rng.below(n as u64) as usize;
+        mask[target] = true;
+        (z, mask, target)
+    }
+
     #[test]
     fn cross_entropy_gradient_matches_finite_differences() {
         let mut rng = Rng::new(7);
         for trial in 0..20 {
-            let n = 2 + trial % 6;
-            let z: Vec<f64> = (0..n).map(|_| rng.range(-4.0, 4.0)).collect();
-            let mut mask: Vec<bool> = (0..n).map(|_| rng.uniform() < 0.7).collect();
-            let target = rng.below(n as u64) as usize;
-            mask[target] = true;
-            let m = if trial % 3 == 0 {
-                None
-            } else {
-                Some(&mask[..])
-            };
+            let (z, mask, target) = random_target_case(&mut rng, trial);
+            let m = (trial % 3 != 0).then_some(&mask[..]);
             let (loss, grad) = cross_entropy(&z, m, target);
             assert!((loss + log_softmax(&z, m)[target]).abs() < 1e-12);
             let f = |zz: &[f64]| cross_entropy(zz, m, target).0;
@@ -1415,16 +1417,8 @@ mod tests {
     fn smoothed_cross_entropy_gradient_matches_finite_differences() {
         let mut rng = Rng::new(8);
         for trial in 0..20 {
-            let n = 2 + trial % 6;
-            let z: Vec<f64> = (0..n).map(|_| rng.range(-4.0, 4.0)).collect();
-            let mut mask: Vec<bool> = (0..n).map(|_| rng.uniform() < 0.7).collect();
-            let target = rng.below(n as u64) as usize;
-            mask[target] = true;
-            let m = if trial % 3 == 0 {
-                None
-            } else {
-                Some(&mask[..])
-            };
+            let (z, mask, target) = random_target_case(&mut rng, trial);
+            let m = (trial % 3 != 0).then_some(&mask[..]);
             let eps = 0.05 * (trial % 4) as f64;
             let (loss, grad) = smoothed_cross_entropy(&z, m, target, eps);
             let f = |zz: &[f64]| smoothed_cross_entropy(zz, m, target, eps).0;

@@ -60,10 +60,29 @@ fn training_is_reproducible() {
 }
 
 #[test]
-fn branched_training_is_reproducible_and_moves_the_actor() {
-    // Slot credit and decision credit: the same seed trains the same weights, and the
+fn the_other_credits_train_reproducibly_and_move_the_actor() {
+    // Slot credit (the clipped actor-critic update on slot returns), branched slot credit
+    // and branched decision credit: the same seed trains the same weights, and the
     // iterations change the warm-up's network.
-    for decision_credit in [false, true] {
+    let slot = TrainConfig {
+        exact_credit: false,
+        rollouts: 3,
+        ..small()
+    };
+    let branched = |decision_credit| TrainConfig {
+        branches: 3,
+        horizon: 2,
+        branch_every: 3,
+        decision_credit,
+        branch_decisions: 2,
+        tries: 2,
+        ..small()
+    };
+    for (name, cfg) in [
+        ("slot", slot),
+        ("branched slot", branched(false)),
+        ("branched decision", branched(true)),
+    ] {
         let train = |seed: u64| {
             let mut t = Trainer::new(
                 &presets::dl2_experiment(),
@@ -71,13 +90,7 @@ fn branched_training_is_reproducible_and_moves_the_actor() {
                     seed,
                     warmup_episodes: 4,
                     warmup_epochs: 3,
-                    branches: 3,
-                    horizon: 2,
-                    branch_every: 3,
-                    decision_credit,
-                    branch_decisions: 2,
-                    tries: 2,
-                    ..small()
+                    ..cfg.clone()
                 },
             )
             .unwrap();
@@ -86,13 +99,13 @@ fn branched_training_is_reproducible_and_moves_the_actor() {
             for _ in 0..3 {
                 t.rl_iteration().unwrap();
             }
-            assert!(t.last_rollouts.decisions > 0);
-            assert!(t.last_rollouts.slots > 0);
+            assert!(t.last_rollouts.decisions > 0, "{name}");
+            assert!(t.last_rollouts.slots > 0, "{name}");
             (warm, t.policy.to_json(), t.curve_csv())
         };
         let a = train(5);
-        assert_ne!(a.0, a.1, "decision credit {decision_credit}");
-        assert_eq!(a, train(5));
+        assert_ne!(a.0, a.1, "{name}");
+        assert_eq!(a, train(5), "{name}");
     }
 }
 
@@ -163,34 +176,6 @@ fn reinforcement_learning_raises_the_reward_over_the_warm_up() {
     let last = t.curve.last().unwrap();
     assert_eq!(last.phase, "rl");
     assert_eq!(last.reward_per_slot, Some(r1));
-}
-
-#[test]
-fn the_slot_credit_update_still_runs() {
-    // The clipped actor-critic update on slot returns (`exact_credit: false`) stays
-    // available: it trains reproducibly and moves the actor.
-    let train = || {
-        let mut t = Trainer::new(
-            &presets::dl2_experiment(),
-            TrainConfig {
-                exact_credit: false,
-                rollouts: 3,
-                warmup_episodes: 4,
-                warmup_epochs: 3,
-                ..small()
-            },
-        )
-        .unwrap();
-        t.warmup(|_, _| {}).unwrap();
-        let warm = t.policy.to_json();
-        for _ in 0..3 {
-            t.rl_iteration().unwrap();
-        }
-        (warm, t.policy.to_json())
-    };
-    let a = train();
-    assert_ne!(a.0, a.1);
-    assert_eq!(a, train());
 }
 
 #[test]
