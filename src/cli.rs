@@ -132,6 +132,9 @@ struct Dl2TrainArgs {
     /// The dl2-family policy the warm-up imitates.
     #[arg(long)]
     teacher: Option<String>,
+    /// Held-out episodes of each evaluation (and of the warm-up's agreement).
+    #[arg(long)]
+    eval_episodes: Option<usize>,
     /// Write the trained network's weights here (JSON).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -1054,6 +1057,9 @@ fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
     }
     if let Some(v) = &a.teacher {
         cfg.teacher = v.clone();
+    }
+    if let Some(v) = a.eval_episodes {
+        cfg.eval_episodes = v;
     }
     let out = a.out.as_deref().map(create_output).transpose()?;
     let curve_out = a.curve.as_deref().map(create_output).transpose()?;
