@@ -870,11 +870,39 @@ pub fn cross_entropy(logits: &[f64], mask: Option<&[bool]>, target: usize) -> (f
     (-log_p[target], grad)
 }
 
+/// Cross-entropy `-sum_i q_i ln p_i` of the masked softmax `p` over `logits` against the
+/// distribution `q` (zero at masked actions), and its gradient with respect to the logits
+/// (`p - q`, zero at masked actions). Imitating one action is `q` one-hot
+/// ([`cross_entropy`]); a policy-improvement step imitates a whole distribution.
+///
+/// # Panics
+/// If `q` and `logits` differ in length.
+pub fn soft_cross_entropy(logits: &[f64], mask: Option<&[bool]>, q: &[f64]) -> (f64, Vec<f64>) {
+    assert_eq!(
+        q.len(),
+        logits.len(),
+        "target distribution of the wrong length"
+    );
+    let log_p = log_softmax(logits, mask);
+    let mut grad = masked_softmax(logits, mask);
+    let mut loss = 0.0;
+    for (i, g) in grad.iter_mut().enumerate() {
+        if !allowed(mask, i) {
+            continue;
+        }
+        *g -= q[i];
+        if q[i] > 0.0 {
+            loss -= q[i] * log_p[i];
+        }
+    }
+    (loss, grad)
+}
+
 /// Cross-entropy of the masked softmax over `logits` against the smoothed target that puts
 /// `1 - smoothing` on `target` and spreads `smoothing` evenly over the allowed actions, and
-/// its gradient with respect to the logits (`p - target distribution`, zero at masked
-/// actions). With `smoothing` 0 this is [`cross_entropy`]; above 0 the imitating policy
-/// keeps some probability on every allowed action (it stays trainable by policy gradient).
+/// its gradient with respect to the logits (see [`soft_cross_entropy`]). With `smoothing` 0
+/// this is [`cross_entropy`]; above 0 the imitating policy keeps some probability on every
+/// allowed action (it stays trainable by policy gradient).
 ///
 /// # Panics
 /// If `target` is out of range or masked.
@@ -886,22 +914,20 @@ pub fn smoothed_cross_entropy(
 ) -> (f64, Vec<f64>) {
     assert!(target < logits.len(), "target action out of range");
     assert!(allowed(mask, target), "target action is masked");
-    let log_p = log_softmax(logits, mask);
-    let mut grad = masked_softmax(logits, mask);
     let allowed_count = (0..logits.len()).filter(|&i| allowed(mask, i)).count() as f64;
     let spread = smoothing / allowed_count;
-    let mut loss = 0.0;
-    for (i, g) in grad.iter_mut().enumerate() {
-        if !allowed(mask, i) {
-            continue;
-        }
-        let q = spread + if i == target { 1.0 - smoothing } else { 0.0 };
-        *g -= q;
-        if q > 0.0 {
-            loss -= q * log_p[i];
-        }
-    }
-    (loss, grad)
+    let q: Vec<f64> = (0..logits.len())
+        .map(|i| {
+            if !allowed(mask, i) {
+                0.0
+            } else if i == target {
+                spread + (1.0 - smoothing)
+            } else {
+                spread
+            }
+        })
+        .collect();
+    soft_cross_entropy(logits, mask, &q)
 }
 
 /// Entropy `-sum p ln p` of a probability vector (zero entries contribute nothing), in nats.

@@ -39,7 +39,7 @@ use super::learned::{encode, Dl2, Mode};
 use crate::experiment::{Experiment, ExperimentError, WorkloadSource};
 use crate::nn::{
     greedy_action, log_softmax, masked_softmax, mse, policy_loss, smoothed_cross_entropy,
-    Activation, Adam, Mlp, Optimizer,
+    soft_cross_entropy, Activation, Adam, Mlp, Optimizer,
 };
 use crate::rng::Rng;
 use crate::sim::slots::{
@@ -273,19 +273,32 @@ fn explore_probability(mask: &[bool], window: usize, action: usize) -> f64 {
     1.0 / (jobs as f64 * valid(k).max(1) as f64)
 }
 
+/// The progress of the slot (the fraction of its work) job `id` makes with `w` workers and
+/// `p` parameter servers: none unless it trains, after the restart delay when the counts
+/// differ from the previous slot's.
+fn slot_progress(view: &SlotView, id: usize, w: u32, p: u32) -> f64 {
+    let Some(j) = view.jobs.get(id) else {
+        return 0.0;
+    };
+    if w == 0 || p == 0 || j.total <= 0.0 {
+        return 0.0;
+    }
+    let delay = if (w, p) != (j.prev_workers, j.prev_ps) {
+        view.restart_s
+    } else {
+        0.0
+    };
+    let steps = view.speed(id, w, p) * (view.slot_s - delay).max(0.0);
+    steps.min(j.remaining_steps()) / j.total
+}
+
 /// The reward the slot would earn if its allocation stopped now: every job that trains
 /// makes its progress of the slot (after the restart delay when its counts changed).
 fn locked_progress(view: &SlotView) -> f64 {
     view.active
         .iter()
         .filter_map(|&id| view.jobs.get(id))
-        .filter(|j| j.trains() && j.total > 0.0)
-        .map(|j| {
-            let changed = (j.workers, j.ps) != (j.prev_workers, j.prev_ps);
-            let delay = if changed { view.restart_s } else { 0.0 };
-            let steps = view.speed(j.id, j.workers, j.ps) * (view.slot_s - delay).max(0.0);
-            steps.min(j.remaining_steps()) / j.total
-        })
+        .map(|j| slot_progress(view, j.id, j.workers, j.ps))
         .sum()
 }
 
@@ -293,35 +306,18 @@ fn locked_progress(view: &SlotView) -> f64 {
 /// slot of its job with the task minus without (restart delay included); 0 for stop and
 /// for actions the mask forbids.
 fn action_gains(view: &SlotView, window: usize, mask: &[bool]) -> Vec<f64> {
-    let progress = |id: usize, w: u32, p: u32| -> f64 {
-        let Some(j) = view.jobs.get(id) else {
-            return 0.0;
-        };
-        if w == 0 || p == 0 || j.total <= 0.0 {
-            return 0.0;
-        }
-        let delay = if (w, p) != (j.prev_workers, j.prev_ps) {
-            view.restart_s
-        } else {
-            0.0
-        };
-        let steps = view.speed(id, w, p) * (view.slot_s - delay).max(0.0);
-        steps.min(j.remaining_steps()) / j.total
-    };
     (0..mask.len())
         .map(|i| {
             if !mask[i] {
                 return 0.0;
             }
             let a = view.action_at(window, i);
-            let Some(id) = a.job() else {
-                return 0.0;
-            };
-            let Some(j) = view.jobs.get(id) else {
+            let Some(j) = a.job().and_then(|id| view.jobs.get(id)) else {
                 return 0.0;
             };
             let (dw, dp) = a.adds();
-            progress(id, j.workers + dw, j.ps + dp) - progress(id, j.workers, j.ps)
+            slot_progress(view, j.id, j.workers + dw, j.ps + dp)
+                - slot_progress(view, j.id, j.workers, j.ps)
         })
         .collect()
 }
@@ -387,7 +383,11 @@ impl SlotObserver for Recorder {
         if !mask.get(index).copied().unwrap_or(false) {
             return;
         }
-        let mask_copy = mask.clone();
+        let gains = if self.gains {
+            action_gains(view, self.window, &mask)
+        } else {
+            Vec::new()
+        };
         self.examples.push(Example {
             state: encode(view, self.window),
             mask,
@@ -397,11 +397,7 @@ impl SlotObserver for Recorder {
             adv: 0.0,
             old_log_prob: 0.0,
             locked: locked_progress(view),
-            gains: if self.gains {
-                action_gains(view, self.window, &mask_copy)
-            } else {
-                Vec::new()
-            },
+            gains,
             old_probs: Vec::new(),
         });
     }
@@ -587,21 +583,23 @@ impl Trainer {
         seed: u64,
         policy: Box<dyn crate::sim::slots::SlotPolicy>,
     ) -> Result<Recorder, String> {
-        self.run_exp(self.episode(seed), policy)
+        self.run_exp(self.episode(seed), policy, false)
     }
 
-    /// Run `policy` on `exp`, recording its decisions.
+    /// Run `policy` on `exp`, recording its decisions (with every action's gain when
+    /// `gains`, which only the exact-credit rollouts use).
     fn run_exp(
         &self,
         exp: Experiment,
         policy: Box<dyn crate::sim::slots::SlotPolicy>,
+        gains: bool,
     ) -> Result<Recorder, String> {
         let r = exp.resolve().map_err(lift)?;
         let ps = r.ps.as_ref().ok_or("not a DL2 experiment")?;
         let mut sim = r.slot_simulator_with(policy, ps).map_err(lift)?;
         let mut rec = Recorder {
             window: self.cfg.window,
-            gains: self.cfg.exact_credit,
+            gains,
             ..Default::default()
         };
         while sim.step_slot(&mut rec).is_some() {}
@@ -661,14 +659,14 @@ impl Trainer {
         &mut self,
         mut progress: impl FnMut(usize, usize, &CurvePoint),
     ) -> Result<f64, String> {
-        let drf = || super::build(&self.cfg.teacher).map_err(|e| e.to_string());
+        let teacher = || super::build(&self.cfg.teacher).map_err(|e| e.to_string());
         let mut train = Vec::new();
         for k in 0..self.cfg.warmup_episodes {
-            train.extend(self.run(self.train_seed(k), drf()?)?.examples);
+            train.extend(self.run(self.train_seed(k), teacher()?)?.examples);
         }
         let mut held = Vec::new();
         for k in 0..self.cfg.eval_episodes {
-            held.extend(self.run(self.heldout_seed(k), drf()?)?.examples);
+            held.extend(self.run(self.heldout_seed(k), teacher()?)?.examples);
         }
         if train.is_empty() {
             return Err("DRF made no decisions to imitate".into());
@@ -764,7 +762,11 @@ impl Trainer {
             })?;
             let _ = r;
             let choices = self.rng.next_u64();
-            recs.push(self.run_exp(self.episode_with(workload, choices), Box::new(policy))?);
+            recs.push(self.run_exp(
+                self.episode_with(workload, choices),
+                Box::new(policy),
+                self.cfg.exact_credit,
+            )?);
         }
         // Returns per slot; the baseline of slot `t` of a rollout is the rollouts' average
         // return of the slot corrected linearly for the work the rollout has left then
@@ -1197,14 +1199,8 @@ impl Trainer {
                     for t in &mut target {
                         *t /= z;
                     }
-                    let mut grad: Vec<f64> =
-                        probs.iter().zip(&target).map(|(p, t)| p - t).collect();
-                    total += probs
-                        .iter()
-                        .zip(&target)
-                        .filter(|(p, t)| **p > 0.0 && **t > 0.0)
-                        .map(|(p, t)| -t * crate::math::ln(*p))
-                        .sum::<f64>();
+                    let (loss, mut grad) = soft_cross_entropy(&logits, Some(&e.mask), &target);
+                    total += loss;
                     for (g, d) in grad.iter_mut().zip(crate::nn::entropy_grad(&probs)) {
                         *g -= self.cfg.entropy * d;
                     }
