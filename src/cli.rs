@@ -1107,6 +1107,13 @@ fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
     Ok(())
 }
 
+/// Print the experiment's warnings to standard error, one line each.
+fn print_warnings(r: &Resolved) {
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 fn cmd_link(a: LinkArgs) -> CliResult<()> {
     let mut exp = build_experiment(&a.exp)?;
     if !a.policy.is_empty() {
@@ -1129,6 +1136,7 @@ fn cmd_run(a: RunArgs) -> CliResult<()> {
     let jobs_out = a.jobs_csv.as_deref().map(create_output).transpose()?;
     let series_out = a.series_csv.as_deref().map(create_output).transpose()?;
     let r = exp.resolve()?;
+    print_warnings(&r);
     let runs = 1 + u64::from(exp.fairness);
     let pb = progress_bar(r.trace.jobs.len() as u64 * runs, "run");
     let result = run_policies(&r, &exp.policies, exp.window, exp.fairness, &pb);
@@ -1156,6 +1164,7 @@ fn cmd_compare(a: CompareArgs) -> CliResult<()> {
     }
     let out = a.out.as_deref().map(create_output).transpose()?;
     let r = exp.resolve()?;
+    print_warnings(&r);
     let runs = exp.policies.len() as u64 + u64::from(exp.fairness);
     let pb = progress_bar(r.trace.jobs.len() as u64 * runs, "compare");
     let result = run_policies(&r, &exp.policies, exp.window, exp.fairness, &pb);
@@ -1808,6 +1817,7 @@ impl BenchWorld {
                 })
                 .collect(),
             colocation: None,
+            gavel_compat: false,
         }
     }
 }

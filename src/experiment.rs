@@ -211,6 +211,9 @@ pub struct Resolved {
     /// Parameter-server job types and settings, when the profile is one of them: the
     /// experiment then runs in the slot simulator with the `dl2` family.
     pub ps: Option<PsSetup>,
+    /// What the experiment runs but probably should not (a GPU type no job can use),
+    /// one sentence each; the CLI prints them and the page shows them.
+    pub warnings: Vec<String>,
 }
 
 /// The parameter-server world of a DL2 experiment.
@@ -292,6 +295,19 @@ impl Experiment {
                 Some(Apps::from_pollux_files(name, files)?),
             ),
         };
+        // Round-based experiments outside Gavel-compatible mode take the GPU types in name
+        // order whatever order the spec lists them in: the mechanism visits types in turn
+        // and LP solvers break ties by position, so a listed order would otherwise leak
+        // into the results. Gavel-compatible mode keeps the given order (Gavel's is part of
+        // its mechanism).
+        let mut cluster = cluster;
+        if apps.is_none()
+            && self.inference.is_none()
+            && self.preemption.is_none()
+            && !self.gavel_compat
+        {
+            cluster.types.sort_by(|a, b| a.name.cmp(&b.name));
+        }
         let mut trace = match &self.workload {
             WorkloadSource::Preset { name } => presets::trace(name)?,
             WorkloadSource::Generated(g) => match &apps {
@@ -414,6 +430,11 @@ impl Experiment {
                 }
                 None => None,
             };
+        let warnings = if apps.is_none() {
+            unused_types(&cluster, &trace, &profile)
+        } else {
+            Vec::new()
+        };
         Ok(Resolved {
             cluster,
             trace,
@@ -423,6 +444,7 @@ impl Experiment {
             load,
             preemption,
             ps: None,
+            warnings,
         })
     }
 
@@ -525,6 +547,7 @@ impl Experiment {
                 config,
                 network,
             }),
+            warnings: Vec::new(),
         })
     }
 
@@ -546,6 +569,34 @@ impl Experiment {
             ProfileSource::Files { .. } => false,
         }
     }
+}
+
+/// One warning per GPU type of the cluster on which no job of the trace can run (no
+/// throughput in the profile at the job's scale factor, or fewer GPUs than it needs).
+fn unused_types(cluster: &ClusterSpec, trace: &Trace, profile: &Profile) -> Vec<String> {
+    let mut usable = vec![false; cluster.num_types()];
+    let mut seen = std::collections::BTreeSet::new();
+    for j in &trace.jobs {
+        if !seen.insert((j.job_type.as_str(), j.scale_factor)) {
+            continue;
+        }
+        let row = profile.throughputs_on(&j.job_type, j.scale_factor, cluster);
+        for ((u, &v), t) in usable.iter_mut().zip(&row).zip(&cluster.types) {
+            *u |= v > 0.0 && t.count >= j.scale_factor;
+        }
+    }
+    cluster
+        .types
+        .iter()
+        .zip(usable)
+        .filter(|(t, u)| !u && t.count > 0 && t.name != "inference")
+        .map(|(t, _)| {
+            format!(
+                "GPU type '{}' ({} GPUs): no job of the workload can run on it (the profile has no throughput for them there), so it stays idle",
+                t.name, t.count
+            )
+        })
+        .collect()
 }
 
 /// Check an elastic trace against its applications and set each job's work to its

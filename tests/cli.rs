@@ -558,7 +558,7 @@ fn series_csv_has_a_row_per_round() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("round,start_s,end_s,active,running,busy_v100,busy_p100,busy_k80")
+        Some("round,start_s,end_s,active,running,busy_k80,busy_p100,busy_v100")
     );
     assert_eq!(lines.count(), rounds);
 }

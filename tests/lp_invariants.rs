@@ -102,6 +102,7 @@ proptest! {
                 rounds_run: 0,
             }).collect(),
             colocation: None,
+            gavel_compat: false,
         };
         let scale: Vec<f64> = jobs.iter().map(|j| f64::from(j.0)).collect();
         let mut failures = 0;
@@ -196,6 +197,7 @@ proptest! {
                 rounds_run: 0,
             }).collect(),
             colocation: Some(&col),
+            gavel_compat: false,
         };
         for name in PACKED_POLICIES {
             let mut p = policy::build(name).unwrap();
@@ -271,6 +273,7 @@ proptest! {
                 rounds_run: 0,
             }).collect(),
             colocation: None,
+            gavel_compat: false,
         };
         for name in ASSIGNMENT_POLICIES {
             let mut p = policy::build(name).unwrap();

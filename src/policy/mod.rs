@@ -113,9 +113,28 @@ pub struct PolicyView<'a> {
     /// Colocated-pair throughputs (space sharing), by job id; `None` when the caller has
     /// none, which packing policies treat as no pair ever sharing GPUs.
     pub colocation: Option<&'a Colocation>,
+    /// Gavel-compatible mode: heterogeneity-unaware LPs value every GPU type alike, even
+    /// types where a job cannot run (as Gavel's do). Otherwise they value only the types
+    /// where the job can run.
+    pub gavel_compat: bool,
 }
 
 impl PolicyView<'_> {
+    /// The row a heterogeneity-unaware policy uses for `job`: `value` on every type, or,
+    /// outside Gavel-compatible mode, on the types where the job can run and 0 elsewhere.
+    pub fn plain_row(&self, job: &JobView, value: f64) -> Vec<f64> {
+        job.throughput
+            .iter()
+            .map(|&t| {
+                if self.gavel_compat || t > 0.0 {
+                    value
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    }
+
     /// GPU counts per type.
     pub fn counts(&self) -> Vec<f64> {
         self.cluster

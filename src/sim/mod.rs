@@ -483,6 +483,7 @@ impl Simulator {
             &self.active,
         );
         view.colocation = self.packing.then_some(&self.colocation);
+        view.gavel_compat = self.cfg.gavel_compat;
         view
     }
 
@@ -562,6 +563,7 @@ impl Simulator {
                 &self.active,
             );
             view.colocation = self.packing.then_some(&self.colocation);
+            view.gavel_compat = self.cfg.gavel_compat;
             self.policy.decide(&view, &mut rng)
         };
         self.policy_rng = rng;
@@ -580,9 +582,20 @@ impl Simulator {
                         })
                         .collect()
                 };
+                // Outside Gavel-compatible mode, time on a type where the job cannot run is
+                // dropped: it would never be used, and it is not shown.
+                let usable = !self.cfg.gavel_compat;
                 for (j, row) in a.jobs.iter().zip(&a.fractions) {
                     if *j < self.mech.alloc.len() && row.len() == n {
-                        self.mech.alloc[*j] = Some(clean(row));
+                        let mut r = clean(row);
+                        if usable {
+                            for (x, &thr) in r.iter_mut().zip(&self.thr[*j]) {
+                                if thr <= 0.0 {
+                                    *x = 0.0;
+                                }
+                            }
+                        }
+                        self.mech.alloc[*j] = Some(r);
                     }
                 }
                 if self.packing {
@@ -593,7 +606,15 @@ impl Simulator {
                     for (&(x, y), row) in a.pairs.iter().zip(&a.pair_fractions) {
                         if let Some(p) = self.mech.pairs.get_mut(&(x.min(y), x.max(y))) {
                             if row.len() == n {
-                                p.alloc = Some(clean(row));
+                                let mut r = clean(row);
+                                if usable {
+                                    for (x, &(ra, rb)) in r.iter_mut().zip(&p.rates) {
+                                        if ra <= 0.0 || rb <= 0.0 {
+                                            *x = 0.0;
+                                        }
+                                    }
+                                }
+                                p.alloc = Some(r);
                             }
                         }
                     }
@@ -626,6 +647,23 @@ impl Simulator {
         }
     }
 
+    /// The passes of a round's selection over the types in `order`, each with whether it
+    /// takes only entries of positive priority. Gavel-compatible mode (and a policy that
+    /// does not fill with zero priority) makes one pass in which every type takes its
+    /// entries in turn, as Gavel does. Otherwise every type first takes the jobs its
+    /// allocation gives time on, and only then do GPUs left over take jobs of zero
+    /// priority: a type visited early cannot take a job the allocation placed on a type
+    /// visited later, so the order the types are listed in does not decide who runs where.
+    fn passes(&self, order: &[TypeIdx]) -> Vec<(bool, TypeIdx)> {
+        let two = !self.cfg.gavel_compat && self.policy.traits().fill_with_zero_priority;
+        let first = order.iter().map(|&t| (two, t));
+        if two {
+            first.chain(order.iter().map(|&t| (false, t))).collect()
+        } else {
+            first.collect()
+        }
+    }
+
     /// Gavel's per-round selection from the allocation: (job, type) pairs.
     fn select_from_allocation(&mut self) -> Vec<(JobId, TypeIdx, u32, bool)> {
         let n = self.cluster.num_types();
@@ -646,7 +684,7 @@ impl Simulator {
         // before sorting. Keys are unique (ids), so only the prefix the pass reaches needs
         // sorting, and any sort gives the same order.
         let mut entries: Vec<([i64; 3], JobId, usize)> = Vec::with_capacity(self.active.len());
-        for &t in &order {
+        for (positive_only, t) in self.passes(&order) {
             entries.clear();
             let w = self.mech.worker_time[t];
             for (pos, &j) in self.active.iter().enumerate() {
@@ -673,7 +711,7 @@ impl Simulator {
                     }
                     _ => 0.0,
                 };
-                if !traits.fill_with_zero_priority && prio <= 0.0 {
+                if (positive_only || !traits.fill_with_zero_priority) && prio <= 0.0 {
                     continue;
                 }
                 let key = [
@@ -741,8 +779,9 @@ impl Simulator {
         };
         type Entry = ([i64; 3], (u64, u8, u64), JobId, Option<JobId>);
         let mut entries: Vec<Entry> = Vec::new();
+        let passes = self.passes(&order);
         let seq = &self.mech.admit_seq;
-        for &t in &order {
+        for (positive_only, t) in passes {
             entries.clear();
             let w = self.mech.worker_time[t];
             for &j in &self.active {
@@ -759,7 +798,7 @@ impl Simulator {
                     self.mech.job_time[j][t] / w
                 };
                 let prio = priority(a, frac);
-                if !traits.fill_with_zero_priority && prio <= 0.0 {
+                if (positive_only || !traits.fill_with_zero_priority) && prio <= 0.0 {
                     continue;
                 }
                 let key = [
@@ -780,7 +819,7 @@ impl Simulator {
                 }
                 let frac = if w == 0.0 { 0.0 } else { p.job_time[t] / w };
                 let prio = priority(x, frac);
-                if !traits.fill_with_zero_priority && prio <= 0.0 {
+                if (positive_only || !traits.fill_with_zero_priority) && prio <= 0.0 {
                     continue;
                 }
                 let key = [
@@ -1425,5 +1464,6 @@ fn build_view<'a>(
             })
             .collect(),
         colocation: None,
+        gavel_compat: false,
     }
 }

@@ -2034,6 +2034,15 @@ impl App {
         }
     }
 
+    /// The current experiment's warnings (a GPU type no job can use, say).
+    fn experiment_warnings(&self) -> Vec<String> {
+        self.resolved
+            .iter()
+            .find(|(e, _)| *e == self.exp)
+            .map(|(_, r)| r.warnings.clone())
+            .unwrap_or_default()
+    }
+
     fn view_cluster(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
         let cluster = ClusterSpec::parse(&self.exp.cluster).ok();
@@ -2065,6 +2074,7 @@ impl App {
                     <button onclick={link.callback(|_| Msg::ClusterAddType)}>{ "Add GPU type" }</button>
                 }
                 if let Some(w) = self.elastic_cluster_warning() { <p class="hint" id="cluster-warning">{ w }</p> }
+                { for self.experiment_warnings().into_iter().map(|w| html! { <p class="hint experiment-warning">{ w }</p> }) }
                 if let Some(e) = &self.cluster_error { <p class="error" id="cluster-error">{ e }</p> }
             </section>
         }

@@ -73,6 +73,12 @@ function linkExperiment(link) {
   return JSON.parse(zlib.inflateRawSync(Buffer.from(data, 'base64')).toString('utf8'));
 }
 
+// The share link of an experiment object (deflate, base64url).
+function experimentLink(exp) {
+  const packed = zlib.deflateRawSync(Buffer.from(JSON.stringify(exp), 'utf8'), { level: 9 });
+  return `${BASE}#x1.${packed.toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+}
+
 // The native summaries of a share link, or of an experiment file (`{ config: path }`) for
 // links longer than one command-line argument may be (128 kB on Linux).
 function nativeSummary(source) {
@@ -142,6 +148,26 @@ try {
     const out = execFileSync(ORRERY, ['compare', '--link', link, '--format', 'json'], { encoding: 'utf8' });
     const native = JSON.parse(out).map((s) => ({ policy: s.policy, avg: s.avg_jct_s, makespan: s.makespan_s }));
     assert(JSON.stringify(native) === JSON.stringify(first), `native ${JSON.stringify(native)} != page ${JSON.stringify(first)}`);
+  });
+
+  await test('the order of GPU types changes no number; a type no job can use is warned about', async () => {
+    const setCluster = async (spec) => {
+      await page.fill('#cluster-spec', spec);
+      await page.dispatchEvent('#cluster-spec', 'change');
+    };
+    await setCluster('k80:12,v100:12,p100:12,tpu:4');
+    await page.waitForFunction(() => [...document.querySelectorAll('.experiment-warning')].some((e) => e.textContent.includes("'tpu' (4 GPUs)")));
+    await setCluster('v100:12,p100:12,k80:12');
+    await page.waitForFunction(() => document.querySelectorAll('.experiment-warning').length === 0);
+    // The default scenario's link with its types listed in another order, in a fresh page.
+    const exp = linkExperiment(link);
+    exp.cluster = 'k80:12,v100:12,p100:12';
+    const fresh = await context.newPage();
+    await fresh.goto(experimentLink(exp));
+    const again = await summary(fresh, 2);
+    assert(await fresh.inputValue('#cluster-spec') === 'k80:12,v100:12,p100:12', 'the permuted cluster did not load');
+    assert(JSON.stringify(again) === JSON.stringify(first), `${JSON.stringify(again)} != ${JSON.stringify(first)}`);
+    await fresh.close();
   });
 
   await test('a bad trace gets a message naming line and field, and the workload stays', async () => {
@@ -688,10 +714,6 @@ try {
     }));
   }
   // A share link of an experiment object (deflate, base64url), as the page writes them.
-  function experimentLink(exp) {
-    const packed = zlib.deflateRawSync(Buffer.from(JSON.stringify(exp), 'utf8'), { level: 9 });
-    return `${BASE}#x1.${packed.toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
-  }
   const DL2 = ['dl2', 'drf', 'fifo', 'srtf', 'optimus'];
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'orrery-dl2-'));
   let dl2Rows;

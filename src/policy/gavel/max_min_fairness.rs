@@ -50,7 +50,7 @@ impl MaxMinFairness {
                         .map(|t| if p > 0.0 { t * s / (w * p) } else { 0.0 })
                         .collect()
                 } else {
-                    vec![s / w; counts.len()]
+                    view.plain_row(j, s / w)
                 }
             })
             .collect()

@@ -271,7 +271,7 @@ pub fn normalised(view: &PolicyView, perf: bool) -> (Vec<Vec<f64>>, Vec<bool>) {
         .map(|j| {
             if !perf {
                 let runs = j.throughput.iter().any(|&t| t > 0.0);
-                return (vec![1.0; counts.len()], runs);
+                return (view.plain_row(j, 1.0), runs);
             }
             let p: f64 = j
                 .throughput

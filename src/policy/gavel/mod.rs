@@ -77,7 +77,7 @@ pub(crate) fn throughputs(view: &PolicyView, perf: bool) -> Vec<Vec<f64>> {
                     .copied()
                     .find(|&t| t > 0.0)
                     .unwrap_or(0.0);
-                vec![first; j.throughput.len()]
+                view.plain_row(j, first)
             }
         })
         .collect()
@@ -160,6 +160,7 @@ pub(crate) mod testing {
                     })
                     .collect(),
                 colocation: self.colocation.as_ref(),
+                gavel_compat: false,
             }
         }
 
