@@ -8,13 +8,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use orrery::cluster::ClusterSpec;
 use orrery::experiment::{
-    Experiment, ExperimentError, NetworkSource, ProfileSource, Resolved, RunResult, WorkloadSource,
+    Experiment, ExperimentError, NetworkSource, Outcome, Plan, ProfileSource, Progress, Resolved,
+    RunResult, Task, WorkloadSource,
 };
 use orrery::job::JobSpec;
 use orrery::metrics::{csv_num, csv_opt, summaries_csv, Summary};
 use orrery::policy::gavel::max_min_fairness::MaxMinFairness;
-use orrery::policy::{self, JobView, PolicyError, PolicyView};
-use orrery::sim::{SimConfig, SimEvent, Simulator};
+use orrery::policy::{self, catalog, JobView, PolicyError, PolicyView};
+use orrery::sim::{Mechanism, SimConfig, SimEvent, Simulator};
 use orrery::workload::csv::quote;
 use orrery::workload::{generate, presets, GeneratorConfig, Profile, Trace};
 use rayon::prelude::*;
@@ -549,9 +550,6 @@ impl From<ExperimentError> for CliError {
 
 type CliResult<T> = Result<T, CliError>;
 
-/// JCTs under the isolated policy, by job id (the rho baseline).
-type IsolatedJcts = Vec<Option<f64>>;
-
 /// The CLI's entry point; returns the process exit code.
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
@@ -779,58 +777,22 @@ fn workload_label(exp: &Experiment, r: &Resolved) -> String {
     }
 }
 
-/// Jobs that left the system (finished or dropped) in a round.
-fn jobs_done(events: &[SimEvent]) -> u64 {
-    events
-        .iter()
-        .filter(|e| matches!(e, SimEvent::Finished { .. } | SimEvent::Dropped { .. }))
-        .count() as u64
-}
-
-/// Run `policies` (in parallel, results in order) and, when `fairness`, the isolated baseline
-/// alongside them; the summaries carry rho against that baseline.
-fn run_policies(
-    r: &Resolved,
-    policies: &[String],
-    window: Option<(usize, usize)>,
-    fairness: bool,
-    pb: &ProgressBar,
-) -> CliResult<(Vec<RunResult>, Option<IsolatedJcts>)> {
-    // Task None is the isolated baseline.
-    let mut tasks: Vec<Option<&str>> = Vec::new();
-    if fairness {
-        tasks.push(None);
-    }
-    tasks.extend(policies.iter().map(|p| Some(p.as_str())));
-    let results: Vec<Result<RunResult, ExperimentError>> = tasks
+/// Run the experiment's plan (its policies and, when rho is asked for, the isolated
+/// baseline) in parallel; the results in the experiment's order, with rho.
+fn run_plan(r: &Resolved, exp: &Experiment, pb: &ProgressBar) -> CliResult<Outcome> {
+    let plan = r.plan(exp);
+    let results = plan
+        .tasks
         .par_iter()
         .map(|t| {
-            let progress = |rep: &orrery::sim::RoundReport| {
-                pb.inc(jobs_done(&rep.events));
-            };
-            match t {
-                None => r.run_policy("isolated", None, None, progress),
-                Some(p) => r.run_policy(p, window, None, progress),
-            }
+            let mut shown = 0;
+            r.run_task(&plan, t, |p: &Progress| {
+                pb.inc((p.jobs_done - shown) as u64);
+                shown = p.jobs_done;
+            })
         })
-        .collect();
-    let mut results = results
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(CliError::from)?;
-    let iso = if fairness {
-        Some(results.remove(0).recorder.jcts())
-    } else {
-        None
-    };
-    if let Some(iso) = &iso {
-        for res in &mut results {
-            res.summary = res
-                .recorder
-                .summary(&res.summary.policy, &r.cluster, window, Some(iso));
-        }
-    }
-    Ok((results, iso))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(r.finish(&plan, results))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1137,11 +1099,14 @@ fn cmd_run(a: RunArgs) -> CliResult<()> {
     let series_out = a.series_csv.as_deref().map(create_output).transpose()?;
     let r = exp.resolve()?;
     print_warnings(&r);
-    let runs = 1 + u64::from(exp.fairness);
+    let runs = r.plan(&exp).tasks.len() as u64;
     let pb = progress_bar(r.trace.jobs.len() as u64 * runs, "run");
-    let result = run_policies(&r, &exp.policies, exp.window, exp.fairness, &pb);
+    let result = run_plan(&r, &exp, &pb);
     pb.finish_and_clear();
-    let (mut results, iso) = result?;
+    let Outcome {
+        mut results,
+        isolated_jct: iso,
+    } = result?;
     let res = results.remove(0);
     if let Some(out) = jobs_out {
         write_file(out, &res.recorder.jobs_csv(iso.as_deref()))?;
@@ -1165,11 +1130,11 @@ fn cmd_compare(a: CompareArgs) -> CliResult<()> {
     let out = a.out.as_deref().map(create_output).transpose()?;
     let r = exp.resolve()?;
     print_warnings(&r);
-    let runs = exp.policies.len() as u64 + u64::from(exp.fairness);
+    let runs = r.plan(&exp).tasks.len() as u64;
     let pb = progress_bar(r.trace.jobs.len() as u64 * runs, "compare");
-    let result = run_policies(&r, &exp.policies, exp.window, exp.fairness, &pb);
+    let result = run_plan(&r, &exp, &pb);
     pb.finish_and_clear();
-    let (results, _) = result?;
+    let results = result?.results;
     let summaries: Vec<Summary> = results.into_iter().map(|r| r.summary).collect();
     if let Some(out) = out {
         write_file(out, &summaries_csv(&summaries))?;
@@ -1335,61 +1300,61 @@ fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
         .map(|(_, _, e)| e.resolve())
         .collect::<Result<Vec<_>, _>>()?;
 
-    // Tasks: per workload, the isolated baseline (None) and each policy.
-    let fairness = !a.no_fairness;
-    let mut tasks: Vec<(usize, Option<usize>)> = Vec::new();
-    for w in 0..resolved.len() {
-        if fairness {
-            tasks.push((w, None));
-        }
-        tasks.extend((0..policies.len()).map(|p| (w, Some(p))));
-    }
-    let window = a.window.map(|Window(s, e)| (s, e));
+    // Every workload's plan (its policies, then the isolated baseline when rho is asked
+    // for), all tasks of all plans in parallel.
+    let plans: Vec<Plan> = workloads
+        .iter()
+        .zip(&resolved)
+        .map(|((_, _, e), r)| r.plan(e))
+        .collect();
+    let tasks: Vec<(usize, &Task)> = plans
+        .iter()
+        .enumerate()
+        .flat_map(|(w, plan)| plan.tasks.iter().map(move |t| (w, t)))
+        .collect();
     let pb = progress_bar(tasks.len() as u64, "sweep");
     let results: Vec<Result<RunResult, ExperimentError>> = tasks
         .par_iter()
-        .map(|&(w, p)| {
-            let r = &resolved[w];
-            let res = match p {
-                None => r.run_policy("isolated", None, None, |_| {}),
-                Some(p) => r.run_policy(&policies[p], window, None, |_| {}),
-            };
+        .map(|&(w, t)| {
+            let res = resolved[w].run_task(&plans[w], t, |_| {});
             pb.inc(1);
             res
         })
         .collect();
     pb.finish_and_clear();
-    let results = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let mut results = results.into_iter();
+    let mut outcomes = Vec::with_capacity(plans.len());
+    for (plan, r) in plans.iter().zip(&resolved) {
+        let runs = results
+            .by_ref()
+            .take(plan.tasks.len())
+            .collect::<Result<Vec<_>, _>>()?;
+        outcomes.push(r.finish(plan, runs));
+    }
 
     let mut csv = String::from(
         "policy,jobs_per_hour,seed,num_jobs,avg_jct_s,p99_jct_s,makespan_s,avg_wait_s,utilization,max_rho\n",
     );
     let mut rows: Vec<(usize, usize, String)> = Vec::new();
-    let mut iso: Option<IsolatedJcts> = None;
-    for ((w, p), res) in tasks.iter().zip(&results) {
-        let Some(p) = p else {
-            iso = Some(res.recorder.jcts());
-            continue;
-        };
-        let r = &resolved[*w];
-        let s = res
-            .recorder
-            .summary(&res.summary.policy, &r.cluster, window, iso.as_deref());
-        let (rate, seed, _) = &workloads[*w];
-        let line = format!(
-            "{},{},{},{},{},{},{},{},{},{}\n",
-            quote(&s.policy),
-            rate,
-            seed,
-            s.num_jobs,
-            csv_num(s.avg_jct_s),
-            csv_num(s.p99_jct_s),
-            csv_num(s.makespan_s),
-            csv_num(s.avg_wait_s),
-            csv_num(s.utilization),
-            csv_opt(s.max_rho)
-        );
-        rows.push((*p, *w, line));
+    for (w, outcome) in outcomes.iter().enumerate() {
+        for (p, res) in outcome.results.iter().enumerate() {
+            let s = &res.summary;
+            let (rate, seed, _) = &workloads[w];
+            let line = format!(
+                "{},{},{},{},{},{},{},{},{},{}\n",
+                quote(&s.policy),
+                rate,
+                seed,
+                s.num_jobs,
+                csv_num(s.avg_jct_s),
+                csv_num(s.p99_jct_s),
+                csv_num(s.makespan_s),
+                csv_num(s.avg_wait_s),
+                csv_num(s.utilization),
+                csv_opt(s.max_rho)
+            );
+            rows.push((p, w, line));
+        }
     }
     // Policy order first, then rate, then seed (workloads are already in rate, seed order).
     rows.sort_by_key(|(p, w, _)| (*p, *w));
@@ -1527,91 +1492,94 @@ struct ParamJson {
     help: &'static str,
 }
 
+/// A catalog entry in `orrery policies --format json`: its first implementation's family,
+/// description and parameters, then every mechanism's.
 #[derive(serde::Serialize)]
 struct PolicyJson {
     name: &'static str,
     family: &'static str,
     description: &'static str,
     params: Vec<ParamJson>,
+    mechanisms: Vec<&'static str>,
+    implementations: Vec<ImplementationJson>,
 }
 
-/// A policy of either registry, for listings.
-struct Listed {
-    name: &'static str,
+#[derive(serde::Serialize)]
+struct ImplementationJson {
+    mechanism: &'static str,
     family: &'static str,
     description: &'static str,
-    params: &'static [policy::ParamInfo],
+    params: Vec<ParamJson>,
 }
 
-/// Every policy: the round-based registry, then the elastic (family `pollux`), pooled
-/// (`aryl`) and preemptive (`pickyman`) ones.
-fn all_policies() -> Vec<Listed> {
-    fn listed<P: ?Sized>(
-        list: &[policy::registry::Registered<P>],
-    ) -> impl Iterator<Item = Listed> + '_ {
-        list.iter().map(|p| Listed {
-            name: p.name,
-            family: p.family,
-            description: p.description,
-            params: p.params,
+fn params_json(params: &'static [policy::ParamInfo]) -> Vec<ParamJson> {
+    params
+        .iter()
+        .map(|q| ParamJson {
+            name: q.name,
+            default: q.default,
+            help: q.help,
         })
-    }
-    listed(policy::policies())
-        .chain(listed(policy::pollux::policies()))
-        .chain(listed(policy::aryl::policies()))
-        .chain(listed(policy::pickyman::policies()))
-        .chain(listed(policy::dl2::policies()))
         .collect()
 }
 
 fn cmd_policies(a: ListArgs) -> CliResult<()> {
-    let list = all_policies();
+    let list = catalog::catalog();
     let text = match a.format {
         ListFormat::Json => {
             let v: Vec<PolicyJson> = list
                 .iter()
-                .map(|p| PolicyJson {
-                    name: p.name,
-                    family: p.family,
-                    description: p.description,
-                    params: p
-                        .params
-                        .iter()
-                        .map(|q| ParamJson {
-                            name: q.name,
-                            default: q.default,
-                            help: q.help,
-                        })
-                        .collect(),
+                .filter_map(|e| {
+                    let first = e.implementations.first()?;
+                    Some(PolicyJson {
+                        name: e.name,
+                        family: first.family,
+                        description: first.description,
+                        params: params_json(first.params),
+                        mechanisms: e.mechanisms().iter().map(|m| m.name()).collect(),
+                        implementations: e
+                            .implementations
+                            .iter()
+                            .map(|i| ImplementationJson {
+                                mechanism: i.mechanism.name(),
+                                family: i.family,
+                                description: i.description,
+                                params: params_json(i.params),
+                            })
+                            .collect(),
+                    })
                 })
                 .collect();
             to_json(&v)?
         }
         ListFormat::Table => {
             let name_w = list.iter().map(|p| p.name.len()).max().unwrap_or(0).max(6);
-            let fam_w = list
-                .iter()
-                .map(|p| p.family.len())
-                .max()
-                .unwrap_or(0)
-                .max(6);
+            let mech_w = 10;
             let mut s = format!(
-                "{:<name_w$}  {:<fam_w$}  DESCRIPTION (parameters: key=default  help)\n",
-                "POLICY", "FAMILY"
+                "{:<name_w$}  {:<mech_w$}  FAMILY: DESCRIPTION (parameters: key=default  help)\n",
+                "POLICY", "MECHANISM"
             );
-            for p in list {
-                s.push_str(&format!(
-                    "{:<name_w$}  {:<fam_w$}  {}\n",
-                    p.name, p.family, p.description
-                ));
-                for q in p.params {
+            for e in &list {
+                for (k, i) in e.implementations.iter().enumerate() {
                     s.push_str(&format!(
-                        "{:name_w$}  {:fam_w$}    {}={}  {}\n",
-                        "", "", q.name, q.default, q.help
+                        "{:<name_w$}  {:<mech_w$}  {}: {}\n",
+                        if k == 0 { e.name } else { "" },
+                        i.mechanism.name(),
+                        i.family,
+                        i.description
                     ));
+                    for q in i.params {
+                        s.push_str(&format!(
+                            "{:name_w$}  {:mech_w$}    {}={}  {}\n",
+                            "", "", q.name, q.default, q.help
+                        ));
+                    }
                 }
             }
-            s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las.\nFamily `pollux` runs on elastic workloads (a profile of elastic applications, e.g. --preset pollux);\nfamily `aryl` on experiments with an inference pool (--preset aryl); family `pickyman` on\npreemptive experiments, whose preemptions cost an epoch's end, a checkpoint and a reload\n(--preset pickyman); family `dl2` on parameter-server experiments (a profile of\nparameter-server models, e.g. --preset dl2).\n");
+            s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las. A name is one policy; the\nexperiment's mechanism picks its implementation:\n");
+            for m in Mechanism::ALL {
+                s.push_str(&format!("  {:<mech_w$}  {}\n", m.name(), m.needs()));
+            }
             s
         }
     };

@@ -10,7 +10,7 @@ use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
 use crate::sim::pooled::{PooledConfig, PooledSimulator};
 use crate::sim::preemptive::PreemptiveSimulator;
 use crate::sim::slots::{SlotConfig, SlotSimulator};
-use crate::sim::{RoundReport, SimConfig, SimError, Simulator};
+use crate::sim::{Mechanism, RoundReport, SimConfig, SimError, Simulator, Stepper};
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
 use crate::workload::overhead::{OverheadModel, PreemptionConfig};
 use crate::workload::ps::generate_ps;
@@ -334,7 +334,7 @@ impl Experiment {
                 }
                 check_elastic(&mut trace, apps, &cluster)?;
                 for p in &self.policies {
-                    policy::pollux::build(p)?;
+                    policy::catalog::check(p, Mechanism::Elastic)?;
                 }
             }
             None if self.inference.is_some() => {
@@ -345,7 +345,7 @@ impl Experiment {
                     ));
                 }
                 for p in &self.policies {
-                    policy::aryl::build(p)?;
+                    policy::catalog::check(p, Mechanism::Pooled)?;
                 }
             }
             None if self.preemption.is_some() => {
@@ -363,13 +363,13 @@ impl Experiment {
                 }
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
-                    policy::pickyman::build(p)?;
+                    policy::catalog::check(p, Mechanism::Preemptive)?;
                 }
             }
             None => {
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
-                    policy::build(p)?;
+                    policy::catalog::check(p, Mechanism::Rounds)?;
                 }
             }
         }
@@ -492,16 +492,9 @@ impl Experiment {
             }
         };
         for p in &self.policies {
+            policy::catalog::check(p, Mechanism::Slots)?;
             policy::dl2::build_with(p, network.as_deref(), models.models.len()).map_err(
                 |e| match e {
-                    PolicyError::Unknown(name) => ExperimentError::Invalid(format!(
-                    "policy '{name}' is not one for parameter-server experiments (family dl2: {})",
-                    policy::dl2::policies()
-                        .iter()
-                        .map(|p| p.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
                     PolicyError::Failed { reason, .. } => ExperimentError::Invalid(format!(
                         "network {}: {reason}",
                         match &self.network {
@@ -657,7 +650,33 @@ impl Resolved {
     /// Whether finish-time fairness (rho) can be computed: it needs the isolated policy,
     /// which exists for round-based experiments only.
     pub fn supports_fairness(&self) -> bool {
-        self.apps.is_none() && self.load.is_none() && self.preemption.is_none() && self.ps.is_none()
+        self.mechanism() == Mechanism::Rounds
+    }
+
+    /// The mechanism that runs this experiment's policies.
+    pub fn mechanism(&self) -> Mechanism {
+        if self.ps.is_some() {
+            Mechanism::Slots
+        } else if self.preemption.is_some() {
+            Mechanism::Preemptive
+        } else if self.load.is_some() {
+            Mechanism::Pooled
+        } else if self.apps.is_some() {
+            Mechanism::Elastic
+        } else {
+            Mechanism::Rounds
+        }
+    }
+
+    /// A simulation of one policy in the experiment's mechanism, ready to step.
+    pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
+        Ok(match (&self.ps, &self.preemption, &self.load, &self.apps) {
+            (Some(ps), _, _, _) => Box::new(self.slot_simulator(policy_spec, ps)?),
+            (None, Some(model), _, _) => Box::new(self.preemptive_simulator(policy_spec, model)?),
+            (None, None, Some(load), _) => Box::new(self.pooled_simulator(policy_spec, load)?),
+            (None, None, None, Some(apps)) => Box::new(self.elastic_simulator(policy_spec, apps)?),
+            (None, None, None, None) => Box::new(self.simulator(policy_spec)?),
+        })
     }
 
     /// A simulator for one policy.
@@ -683,54 +702,17 @@ impl Resolved {
     ) -> Result<RunResult, ExperimentError> {
         let mut rec = Recorder::new(&self.trace.jobs, self.cluster.num_types());
         rec.preemption.enabled = self.preemption.is_some();
-        let mut observe = |report: &RoundReport, done: &dyn Fn(usize) -> bool| {
+        let mut sim = self.stepper(policy_spec)?;
+        while let Some(report) = sim.step() {
             for e in &report.events {
                 rec.observe(e);
             }
-            progress(report);
-            window.is_some_and(|(a, b)| (a..b).all(done))
-        };
-        let name = if let Some(ps) = &self.ps {
-            let mut sim = self.slot_simulator(policy_spec, ps)?;
-            while let Some(report) = sim.step_round() {
-                if observe(&report, &|j| sim.job_done(j)) {
-                    break;
-                }
+            progress(&report);
+            if window.is_some_and(|(a, b)| (a..b).all(|j| sim.job_done(j))) {
+                break;
             }
-            sim.policy_name().to_string()
-        } else if let Some(model) = &self.preemption {
-            let mut sim = self.preemptive_simulator(policy_spec, model)?;
-            while let Some(report) = sim.step_round() {
-                if observe(&report, &|j| sim.job_done(j)) {
-                    break;
-                }
-            }
-            sim.policy_name().to_string()
-        } else if let Some(load) = &self.load {
-            let mut sim = self.pooled_simulator(policy_spec, load)?;
-            while let Some(report) = sim.step_round() {
-                if observe(&report, &|j| sim.job_done(j)) {
-                    break;
-                }
-            }
-            sim.policy_name().to_string()
-        } else if let Some(apps) = &self.apps {
-            let mut sim = self.elastic_simulator(policy_spec, apps)?;
-            while let Some(report) = sim.step_round() {
-                if observe(&report, &|j| sim.job_done(j)) {
-                    break;
-                }
-            }
-            sim.policy_name().to_string()
-        } else {
-            let mut sim = self.simulator(policy_spec)?;
-            while let Some(report) = sim.step_round() {
-                if observe(&report, &|j| sim.states()[j].is_done()) {
-                    break;
-                }
-            }
-            sim.policy_name().to_string()
-        };
+        }
+        let name = sim.policy_name().to_string();
         let summary = rec.summary(&name, &self.cluster, window, isolated_jct);
         Ok(RunResult {
             summary,
@@ -855,14 +837,6 @@ impl Resolved {
             progress(&p);
         })
     }
-
-    /// JCTs under the isolated policy (the rho baseline).
-    pub fn isolated_jcts(&self) -> Result<Vec<Option<f64>>, ExperimentError> {
-        Ok(self
-            .run_policy("isolated", None, None, |_| {})?
-            .recorder
-            .jcts())
-    }
 }
 
 /// Run every policy of the experiment (and the isolated baseline for rho when asked).
@@ -882,7 +856,7 @@ pub struct Outcome {
 /// Progress of [`run_with_progress`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
-    /// Which run (0 = the isolated baseline when fairness is on, then the policies).
+    /// Which run (the policies in order, then the isolated baseline when fairness is on).
     pub run: usize,
     /// How many runs in all.
     pub runs: usize,
@@ -910,27 +884,113 @@ pub fn run_with_progress(
     mut progress: impl FnMut(&Progress),
 ) -> Result<Outcome, ExperimentError> {
     let r = exp.resolve()?;
-    let fairness = exp.fairness && r.supports_fairness();
-    let runs = exp.policies.len() + usize::from(fairness);
-    let mut run_one = |index: usize, policy: &str, window, iso: Option<&[Option<f64>]>| {
-        r.run_reporting(policy, window, iso, (index, runs), &mut progress)
-    };
-    let iso = if fairness {
-        Some(run_one(0, "isolated", None, None)?.recorder.jcts())
-    } else {
-        None
-    };
-    let first = usize::from(fairness);
-    let results = exp
-        .policies
+    let plan = r.plan(exp);
+    let results = plan
+        .tasks
         .iter()
-        .enumerate()
-        .map(|(i, p)| run_one(first + i, p, exp.window, iso.as_deref()))
+        .map(|t| r.run_task(&plan, t, &mut progress))
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Outcome {
-        results,
-        isolated_jct: iso,
-    })
+    Ok(r.finish(&plan, results))
+}
+
+/// One run of a [`Plan`]: one of the experiment's policies, or the isolated baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// Position in the plan.
+    pub index: usize,
+    /// The policy's spec.
+    pub policy: String,
+    /// The isolated baseline (the denominators of rho), not one of the experiment's
+    /// policies: it runs without a window.
+    pub baseline: bool,
+}
+
+/// What running an experiment takes: every policy in the experiment's order, then the
+/// isolated baseline when finish-time fairness (rho) is asked for and the mechanism has
+/// it. The CLI runs the tasks in parallel, the page's worker one after the other
+/// (showing each policy as it finishes), the library in order; [`Resolved::finish`] joins
+/// them the same way for all three.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The runs, policies first.
+    pub tasks: Vec<Task>,
+    /// The window of measured jobs.
+    pub window: Option<(usize, usize)>,
+}
+
+impl Plan {
+    /// Whether the plan ends with the isolated baseline.
+    pub fn has_baseline(&self) -> bool {
+        self.tasks.last().is_some_and(|t| t.baseline)
+    }
+}
+
+impl Resolved {
+    /// The runs of `exp` (which this was resolved from).
+    pub fn plan(&self, exp: &Experiment) -> Plan {
+        let mut tasks: Vec<Task> = exp
+            .policies
+            .iter()
+            .enumerate()
+            .map(|(index, p)| Task {
+                index,
+                policy: p.clone(),
+                baseline: false,
+            })
+            .collect();
+        if exp.fairness && self.supports_fairness() {
+            tasks.push(Task {
+                index: tasks.len(),
+                policy: policy::BASELINE.to_string(),
+                baseline: true,
+            });
+        }
+        Plan {
+            tasks,
+            window: exp.window,
+        }
+    }
+
+    /// Run one task of `plan`, reporting [`Progress`] after every step.
+    pub fn run_task(
+        &self,
+        plan: &Plan,
+        task: &Task,
+        progress: impl FnMut(&Progress),
+    ) -> Result<RunResult, ExperimentError> {
+        let window = if task.baseline { None } else { plan.window };
+        self.run_reporting(
+            &task.policy,
+            window,
+            None,
+            (task.index, plan.tasks.len()),
+            progress,
+        )
+    }
+
+    /// Join the results of every task of `plan` (in the plan's order): the baseline's JCTs
+    /// become the denominators of every policy's rho.
+    pub fn finish(&self, plan: &Plan, mut results: Vec<RunResult>) -> Outcome {
+        let iso = if plan.has_baseline() && results.len() == plan.tasks.len() {
+            results.pop().map(|b| b.recorder.jcts())
+        } else {
+            None
+        };
+        if let Some(iso) = &iso {
+            for res in &mut results {
+                res.summary = res.recorder.summary(
+                    &res.summary.policy,
+                    &self.cluster,
+                    plan.window,
+                    Some(iso),
+                );
+            }
+        }
+        Outcome {
+            results,
+            isolated_jct: iso,
+        }
+    }
 }
 
 /// Why a share link could not be read.

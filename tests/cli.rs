@@ -647,7 +647,12 @@ fn dl2_preset_prints_one_summary_per_policy() {
     ]));
     assert_eq!(one["policy"], "fifo[min_gain=0.2]");
     let err = bad(&["run", "--preset", "dl2", "--policy", "las"]);
-    assert!(err.contains("family dl2"), "{err}");
+    assert!(
+        err.contains("'las'")
+            && err.contains("slots")
+            && err.contains("dl2, drf, fifo, srtf, optimus"),
+        "{err}"
+    );
     // The dl2 policy reads a network file: the bundled one gives the bundled result, a
     // malformed one and one of the wrong shape are refused, naming the file.
     let bundled = one_dl2(&[]);

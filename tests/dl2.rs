@@ -540,7 +540,9 @@ fn bad_setups_are_refused_with_clear_messages() {
         ..base.clone()
     });
     assert!(
-        e.contains("family dl2: dl2, drf, fifo, srtf, optimus"),
+        e.contains("'max_min_fairness'")
+            && e.contains("slots mechanism")
+            && e.contains("policies are dl2, drf, fifo, srtf, optimus"),
         "{e}"
     );
     let e = err(Experiment {

@@ -2,6 +2,7 @@
 //! answers ([`Decision`]), and the registry of `name[k=v,...]` specs.
 
 pub mod aryl;
+pub mod catalog;
 pub mod classic;
 pub mod dl2;
 pub mod gavel;
@@ -10,6 +11,7 @@ pub mod pickyman;
 pub mod pollux;
 pub mod registry;
 
+pub use catalog::BASELINE;
 pub use registry::{build, parse_spec, policies, ParamInfo, PolicyInfo};
 
 use crate::cluster::{ClusterSpec, TypeIdx};
@@ -34,6 +36,18 @@ pub enum PolicyError {
         param: String,
         /// What is wrong.
         reason: String,
+    },
+    /// The policy exists, but not for the experiment's mechanism.
+    #[error("policy '{policy}' cannot run in this experiment, which runs in the {mechanism} mechanism: it runs in {runs_in}; this experiment's policies are {alternatives}")]
+    Unsupported {
+        /// Policy name.
+        policy: String,
+        /// The experiment's mechanism.
+        mechanism: String,
+        /// The mechanisms that run the policy, each with what it needs.
+        runs_in: String,
+        /// The policies the experiment's mechanism runs.
+        alternatives: String,
     },
     /// The spec text is malformed.
     #[error("malformed policy spec '{0}': expected name or name[key=value,...]")]

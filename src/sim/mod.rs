@@ -30,9 +30,11 @@ pub mod events;
 pub mod placement;
 pub mod pooled;
 pub mod preemptive;
+pub mod shell;
 pub mod slots;
 
 pub use events::SimEvent;
+pub use shell::{Mechanism, Stepper};
 
 use crate::cluster::{ClusterSpec, TypeIdx};
 use crate::job::{JobId, JobSpec, JobState, Placement};

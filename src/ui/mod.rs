@@ -75,36 +75,34 @@ enum StepSim {
 }
 
 impl StepSim {
-    fn step_round(&mut self) -> Option<RoundReport> {
+    /// The simulation behind the one stepping interface.
+    fn sim(&self) -> &dyn crate::sim::Stepper {
         match self {
-            StepSim::Rounds(s) => s.step_round(),
-            StepSim::Elastic(s) => s.step_round(),
-            StepSim::Pooled(s, _, ticks) => {
-                let r = s.step_round();
-                *ticks += u64::from(r.is_some());
-                r
-            }
-            StepSim::Preemptive(s, _, steps) => {
-                let r = s.step_round();
-                *steps += u64::from(r.is_some());
-                r
-            }
-            StepSim::Slots(s, _, slots) => {
-                let r = s.step_round();
-                *slots += u64::from(r.is_some());
-                r
-            }
+            StepSim::Rounds(s) => s.as_ref(),
+            StepSim::Elastic(s) => s.as_ref(),
+            StepSim::Pooled(s, _, _) => s.as_ref(),
+            StepSim::Preemptive(s, _, _) => s.as_ref(),
+            StepSim::Slots(s, _, _) => s.as_ref(),
         }
     }
 
-    fn now(&self) -> f64 {
-        match self {
-            StepSim::Rounds(s) => s.now(),
-            StepSim::Elastic(s) => s.now(),
-            StepSim::Pooled(s, _, _) => s.now(),
-            StepSim::Preemptive(s, _, _) => s.now(),
-            StepSim::Slots(s, _, _) => s.now(),
+    fn step_round(&mut self) -> Option<RoundReport> {
+        let (sim, count): (&mut dyn crate::sim::Stepper, Option<&mut u64>) = match self {
+            StepSim::Rounds(s) => (s.as_mut(), None),
+            StepSim::Elastic(s) => (s.as_mut(), None),
+            StepSim::Pooled(s, _, n) => (s.as_mut(), Some(n)),
+            StepSim::Preemptive(s, _, n) => (s.as_mut(), Some(n)),
+            StepSim::Slots(s, _, n) => (s.as_mut(), Some(n)),
+        };
+        let r = sim.step();
+        if let Some(n) = count {
+            *n += u64::from(r.is_some());
         }
+        r
+    }
+
+    fn now(&self) -> f64 {
+        self.sim().now()
     }
 
     fn round(&self) -> u64 {
@@ -118,13 +116,7 @@ impl StepSim {
     }
 
     fn is_done(&self) -> bool {
-        match self {
-            StepSim::Rounds(s) => s.is_done(),
-            StepSim::Elastic(s) => s.is_done(),
-            StepSim::Pooled(s, _, _) => s.is_done(),
-            StepSim::Preemptive(s, _, _) => s.is_done(),
-            StepSim::Slots(s, _, _) => s.is_done(),
-        }
+        self.sim().is_done()
     }
 }
 
@@ -874,16 +866,12 @@ impl App {
                 self.worker = Some(w);
                 self.sent_exp = Some(exp);
                 self.run_results.clear();
+                let runs = self
+                    .resolve_cached(&self.exp.clone())
+                    .map_or(self.exp.policies.len(), |r| r.plan(&self.exp).tasks.len());
                 self.progress = Some(Progress {
                     run: 0,
-                    runs: self.exp.policies.len()
-                        + usize::from(
-                            self.exp.fairness
-                                && !self.elastic
-                                && !self.pooled
-                                && !self.preemptive
-                                && !self.ps,
-                        ),
+                    runs,
                     policy: String::new(),
                     jobs_done: 0,
                     jobs: 1,

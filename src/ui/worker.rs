@@ -322,35 +322,30 @@ pub fn run_experiment(
     mut partial: impl FnMut(usize, &PolicyResult),
 ) -> Result<Vec<PolicyResult>, String> {
     let r = exp.resolve().map_err(|e| e.to_string())?;
-    let fairness = exp.fairness && r.supports_fairness();
-    let runs = exp.policies.len() + usize::from(fairness);
-    let mut run_one = |index: usize, policy: &str, window| {
-        r.run_reporting(policy, window, None, (index, runs), &mut progress)
-            .map_err(|e| e.to_string())
-    };
-    let mut recorders = Vec::with_capacity(exp.policies.len());
-    let mut results = Vec::with_capacity(exp.policies.len());
-    for (i, p) in exp.policies.iter().enumerate() {
-        let res = run_one(i, p, exp.window)?;
-        results.push(policy_result(
-            res.recorder.clone(),
-            &res.summary.policy,
-            &r,
-            exp.window,
-            None,
-        ));
-        recorders.push((res.summary.policy, res.recorder));
-        partial(i, &results[i]);
+    let plan = r.plan(exp);
+    let mut runs = Vec::with_capacity(plan.tasks.len());
+    for task in &plan.tasks {
+        let res = r
+            .run_task(&plan, task, &mut progress)
+            .map_err(|e| e.to_string())?;
+        if !task.baseline {
+            let shown = policy_result(
+                res.recorder.clone(),
+                &res.summary.policy,
+                &r,
+                plan.window,
+                None,
+            );
+            partial(task.index, &shown);
+        }
+        runs.push(res);
     }
-    if !fairness {
-        return Ok(results);
-    }
-    let iso = run_one(exp.policies.len(), "isolated", None)?
-        .recorder
-        .jcts();
-    Ok(recorders
+    let out = r.finish(&plan, runs);
+    let iso = out.isolated_jct.as_deref();
+    Ok(out
+        .results
         .into_iter()
-        .map(|(policy, rec)| policy_result(rec, &policy, &r, exp.window, Some(&iso)))
+        .map(|res| policy_result(res.recorder, &res.summary.policy, &r, plan.window, iso))
         .collect())
 }
 

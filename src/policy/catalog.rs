@@ -1,0 +1,198 @@
+//! The catalog: every policy of every family in one list, one entry per name.
+//!
+//! A name means one idea: `tiresias` is Tiresias' two-queue discretised LAS wherever it
+//! runs, `fifo` first in, first out. An entry lists the mechanisms that can run it, each
+//! with its own implementation, description and parameters: `tiresias` runs in Gavel's
+//! rounds (rigid jobs on GPU types) and in Pollux's ticks (elastic jobs at their user's
+//! size, as Pollux's evaluation ran it). Which implementation runs is decided by the
+//! experiment's mechanism ([`crate::sim::Mechanism`]), never by the name; a name with no
+//! implementation for that mechanism is refused with a message naming the policy and what
+//! it needs. The CLI, the page and the tests read policies only through this catalog.
+
+use super::registry::{ParamInfo, Registered};
+use super::{aryl, dl2, pickyman, pollux, PolicyError};
+use crate::sim::Mechanism;
+
+/// The policy whose JCTs are the denominators of finish-time fairness (rho): Gavel's
+/// isolated, each job on a static 1/n share of the cluster (round-based experiments).
+pub const BASELINE: &str = "isolated";
+
+/// One mechanism's implementation of a catalog entry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Implementation {
+    /// The mechanism that runs it.
+    pub mechanism: Mechanism,
+    /// The family it comes from (classic, gavel, pollux, aryl, pickyman, dl2).
+    pub family: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamInfo],
+}
+
+/// One policy name with every mechanism's implementation of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The name used in specs (`name[key=value,...]`).
+    pub name: &'static str,
+    /// The implementations, in mechanism order.
+    pub implementations: Vec<Implementation>,
+}
+
+impl Entry {
+    /// The implementation for `mechanism`, if the policy runs there.
+    pub fn for_mechanism(&self, mechanism: Mechanism) -> Option<&Implementation> {
+        self.implementations
+            .iter()
+            .find(|i| i.mechanism == mechanism)
+    }
+
+    /// The mechanisms that run it.
+    pub fn mechanisms(&self) -> Vec<Mechanism> {
+        self.implementations.iter().map(|i| i.mechanism).collect()
+    }
+}
+
+fn implementations<P: ?Sized>(
+    list: &'static [Registered<P>],
+    mechanism: Mechanism,
+) -> impl Iterator<Item = (&'static str, Implementation)> {
+    list.iter().map(move |p| {
+        (
+            p.name,
+            Implementation {
+                mechanism,
+                family: p.family,
+                description: p.description,
+                params: p.params,
+            },
+        )
+    })
+}
+
+/// Every implementation with its policy's name, mechanism by mechanism.
+fn all() -> impl Iterator<Item = (&'static str, Implementation)> {
+    implementations(super::policies(), Mechanism::Rounds)
+        .chain(implementations(pollux::policies(), Mechanism::Elastic))
+        .chain(implementations(aryl::policies(), Mechanism::Pooled))
+        .chain(implementations(pickyman::policies(), Mechanism::Preemptive))
+        .chain(implementations(dl2::policies(), Mechanism::Slots))
+}
+
+/// Every policy, in listing order (the order of first appearance over the mechanisms:
+/// rounds, elastic, pooled, preemptive, slots).
+pub fn catalog() -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    for (name, imp) in all() {
+        match out.iter_mut().find(|e| e.name == name) {
+            Some(e) => e.implementations.push(imp),
+            None => out.push(Entry {
+                name,
+                implementations: vec![imp],
+            }),
+        }
+    }
+    out
+}
+
+/// The entry named `name` (case-insensitive), if any.
+pub fn entry(name: &str) -> Option<Entry> {
+    let name = name.trim().to_ascii_lowercase();
+    catalog().into_iter().find(|e| e.name == name)
+}
+
+/// The names of the policies `mechanism` runs, in its family's listing order.
+pub fn names_for(mechanism: Mechanism) -> Vec<&'static str> {
+    all()
+        .filter(|(_, i)| i.mechanism == mechanism)
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// Check that `spec` names a policy that `mechanism` can run, with parameters it knows:
+/// an unknown name, a name only other mechanisms run (the message says which and what
+/// they need) and a bad parameter are refused.
+pub fn check(spec: &str, mechanism: Mechanism) -> Result<(), PolicyError> {
+    let (name, _) = super::parse_spec(spec)?;
+    let e = entry(&name).ok_or_else(|| PolicyError::Unknown(name.clone()))?;
+    if e.for_mechanism(mechanism).is_none() {
+        return Err(unsupported(&e, mechanism));
+    }
+    match mechanism {
+        Mechanism::Rounds => super::build(spec).map(drop),
+        Mechanism::Elastic => pollux::build(spec).map(drop),
+        Mechanism::Pooled => aryl::build(spec).map(drop),
+        Mechanism::Preemptive => pickyman::build(spec).map(drop),
+        Mechanism::Slots => dl2::build(spec).map(drop),
+    }
+}
+
+fn unsupported(e: &Entry, mechanism: Mechanism) -> PolicyError {
+    let runs: Vec<String> = e
+        .implementations
+        .iter()
+        .map(|i| format!("{} ({})", i.mechanism.name(), i.mechanism.needs()))
+        .collect();
+    PolicyError::Unsupported {
+        policy: e.name.to_string(),
+        mechanism: mechanism.name().to_string(),
+        runs_in: runs.join("; "),
+        alternatives: names_for(mechanism).join(", "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_one_entry_and_every_implementation_builds() {
+        let all = catalog();
+        for (i, e) in all.iter().enumerate() {
+            assert!(
+                all[..i].iter().all(|o| o.name != e.name),
+                "{} listed twice",
+                e.name
+            );
+            for imp in &e.implementations {
+                check(e.name, imp.mechanism)
+                    .unwrap_or_else(|err| panic!("{} in {:?}: {err}", e.name, imp.mechanism));
+            }
+        }
+        // The names several families share are one entry each, with one implementation
+        // per mechanism.
+        let t = entry("tiresias").unwrap();
+        assert_eq!(t.mechanisms(), [Mechanism::Rounds, Mechanism::Elastic]);
+        let f = entry("FIFO").unwrap();
+        assert_eq!(
+            f.mechanisms(),
+            [Mechanism::Rounds, Mechanism::Preemptive, Mechanism::Slots]
+        );
+        assert_eq!(entry("pollux").unwrap().mechanisms(), [Mechanism::Elastic]);
+    }
+
+    #[test]
+    fn a_policy_of_another_mechanism_is_refused_with_what_it_needs() {
+        let err = check("pickyman", Mechanism::Rounds)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("'pickyman'"), "{err}");
+        assert!(err.contains("preemptive"), "{err}");
+        assert!(err.contains("preemption model"), "{err}");
+        assert!(err.contains("max_min_fairness_perf"), "{err}");
+        let err = check("max_min_fairness_perf", Mechanism::Elastic)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rounds"), "{err}");
+        assert!(err.contains("pollux, tiresias, optimus"), "{err}");
+        assert!(matches!(
+            check("nope", Mechanism::Rounds),
+            Err(PolicyError::Unknown(_))
+        ));
+        assert!(matches!(
+            check("tiresias[queues=3]", Mechanism::Elastic),
+            Err(PolicyError::Param { .. })
+        ));
+        check("tiresias[queues=3]", Mechanism::Rounds).unwrap();
+    }
+}
