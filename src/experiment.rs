@@ -2,6 +2,11 @@
 //! profile, policies, seed, round length, knobs), what the CLI reads with `--config`, and
 //! the functions that run it.
 
+use base64::alphabet;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};
+use base64::engine::DecodePaddingMode;
+use base64::{DecodeError, Engine as _};
+
 use crate::cluster::{ClusterError, ClusterSpec};
 use crate::metrics::{Recorder, Summary};
 use crate::nn::Mlp;
@@ -1048,60 +1053,44 @@ impl Experiment {
     }
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/// The decoder of links: the URL-safe alphabet, any padding or none, and bits past the last
+/// byte ignored (as links written by earlier builds may have them).
+const LINK_DECODER: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::URL_SAFE,
+    GeneralPurposeConfig::new()
+        .with_encode_padding(false)
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
+);
 
 /// Base64url without padding.
 pub fn base64url_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let chars = chunk.len() + 1;
-        for i in 0..chars {
-            out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
-        }
-    }
-    out
+    URL_SAFE_NO_PAD.encode(data)
 }
 
-/// Decode base64url (padding and whitespace tolerated).
+/// Decode base64url (padding and whitespace tolerated, anywhere; the standard alphabet's
+/// `+` and `/` read as `-` and `_`).
 pub fn base64url_decode(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut acc: u32 = 0;
-    let mut bits = 0;
+    let mut clean = Vec::with_capacity(text.len());
     for (i, c) in text.bytes().enumerate() {
-        if c == b'=' || c.is_ascii_whitespace() {
-            continue;
-        }
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
+        match c {
+            b'=' => {}
+            c if c.is_ascii_whitespace() => {}
+            b'+' => clean.push(b'-'),
+            b'/' => clean.push(b'_'),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' => clean.push(c),
             _ => {
                 return Err(format!(
                     "unexpected character '{}' at position {i}",
                     c as char
                 ))
             }
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
         }
     }
-    if bits >= 6 {
-        return Err("the data ends in the middle of a byte".into());
-    }
-    Ok(out)
+    LINK_DECODER.decode(&clean).map_err(|e| match e {
+        DecodeError::InvalidLength(_) => "the data ends in the middle of a byte".to_string(),
+        other => other.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -1117,6 +1106,53 @@ mod tests {
         assert_eq!(base64url_encode(b"Man"), "TWFu");
         assert_eq!(base64url_encode(&[0xfb, 0xff]), "-_8");
         assert!(base64url_decode("ab$c").is_err());
+        // RFC 4648's vectors, without padding.
+        for (plain, coded) in [
+            ("", ""),
+            ("f", "Zg"),
+            ("fo", "Zm8"),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg"),
+            ("fooba", "Zm9vYmE"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64url_encode(plain.as_bytes()), coded);
+        }
+    }
+
+    #[test]
+    fn base64url_decoding_is_lenient_and_errors_say_where() {
+        let foo = b"foo".to_vec();
+        // Padding, whitespace and the standard alphabet's + and / are accepted.
+        assert_eq!(base64url_decode("Zm8=").unwrap(), b"fo");
+        assert_eq!(base64url_decode("Zg==").unwrap(), b"f");
+        assert_eq!(base64url_decode(" Zm\n9v\r\n").unwrap(), foo);
+        assert_eq!(base64url_decode("-_8").unwrap(), [0xfb, 0xff]);
+        assert_eq!(base64url_decode("+/8").unwrap(), [0xfb, 0xff]);
+        // Bits past the last byte are ignored.
+        assert_eq!(base64url_decode("Zh").unwrap(), b"f");
+        assert_eq!(
+            base64url_decode("ab$c").unwrap_err(),
+            "unexpected character '$' at position 2"
+        );
+        assert_eq!(
+            base64url_decode("Zm9vY").unwrap_err(),
+            "the data ends in the middle of a byte"
+        );
+    }
+
+    /// An experiment fixed in JSON, so its link text does not follow the presets.
+    const GOLDEN_EXPERIMENT: &str = r#"{"version":1,"cluster":"8:8:8","workload":{"kind":"inline","name":"w.csv","text":"job_type,arrival_s,total_steps\nResNet-18 (batch size 16),0,1000\n"},"profile":{"kind":"preset","name":"gavel-types"},"policies":["las","max_min_fairness_perf"],"seed":42}"#;
+
+    #[test]
+    fn link_text_is_unchanged() {
+        let e = Experiment::from_json(GOLDEN_EXPERIMENT).unwrap();
+        let frag = e.to_fragment();
+        assert_eq!(
+            frag,
+            "x1.TU_NTsMwDH6VySeQsqkFNE15CA5cGYq8zoWwNIlstxtMe3fcIcTkg_3Z3498holYYsngWwddGkWJwcPGW4GDY-FDKrgHf4ZDzNYh5hQz2S3jQIaPq04mg0onNfhZdkG_KjlkjhOmIE6Lzl2pyja_kDyTLtvN4m6H2n0sJH7Tol3fu8a1TdNsM1wcVC59THQTW5mE9D_2HSdKyzlJroKSYhdt9q-QUIw34CkMMYceI2cSCZW4hzcHQmSGTw8OuIx5H0zzuG5Wjfv1DF0ZKtorPSYhI5EostpadOZemX-m4JVHuvwA"
+        );
+        assert_eq!(Experiment::from_link(&frag).unwrap(), e);
     }
 
     #[test]

@@ -57,11 +57,10 @@
 //!   `min_gpus` = their GPUs and `max_gpus` = twice their GPUs; all other jobs leave both
 //!   unset. Priority weight is 1, and no SLO, epoch size or batch size is set.
 
-use std::borrow::Cow;
-
+use csv::StringRecord;
 use serde::{Deserialize, Serialize};
 
-use super::csv::split_line;
+use super::csv::Records;
 use super::trace::Trace;
 use super::WorkloadError;
 use crate::job::JobSpec;
@@ -181,7 +180,7 @@ pub fn read_pai(
             let duration = end - start;
             if duration > 0.0 && duration.is_finite() {
                 let job_type = match acc.top_task {
-                    Some((_, name)) if !name.is_empty() => name.into_owned(),
+                    Some((_, name)) if !name.is_empty() => name,
                     _ => "pai".to_string(),
                 };
                 found.push(Found {
@@ -253,7 +252,7 @@ pub fn read_pai(
 
 /// A job's row from the job table with what its tasks add up to.
 #[derive(Debug)]
-struct JobAcc<'a> {
+struct JobAcc {
     line: usize,
     submit: f64,
     end: Option<f64>,
@@ -261,7 +260,7 @@ struct JobAcc<'a> {
     gpus: u64,
     first_start: Option<f64>,
     last_end: Option<f64>,
-    top_task: Option<(u64, Cow<'a, str>)>,
+    top_task: Option<(u64, String)>,
 }
 
 /// A job that made it into the candidate list.
@@ -283,9 +282,9 @@ enum Skip {
 }
 
 /// One row of the job table.
-struct JobRow<'a> {
-    name: Cow<'a, str>,
-    job: Result<JobAcc<'a>, Skip>,
+struct JobRow {
+    name: String,
+    job: Result<JobAcc, Skip>,
 }
 
 /// Why job-table rows were skipped.
@@ -299,7 +298,7 @@ struct JobStats {
 }
 
 impl JobStats {
-    fn of(rows: &[JobRow<'_>]) -> Self {
+    fn of(rows: &[JobRow]) -> Self {
         let mut s = JobStats {
             rows: rows.len(),
             ..JobStats::default()
@@ -333,8 +332,8 @@ struct Losses {
 
 /// The job table's rows in file order, with an index from job name to the first row of
 /// that name.
-struct Jobs<'a> {
-    rows: Vec<JobRow<'a>>,
+struct Jobs {
+    rows: Vec<JobRow>,
     /// `(hash of name, row)` of the first row of each name, sorted by hash, then name.
     index: Vec<(u64, usize)>,
     /// `index[starts[b]..starts[b + 1]]` holds the hashes whose top bits equal `b`.
@@ -342,8 +341,8 @@ struct Jobs<'a> {
     shift: u32,
 }
 
-impl<'a> Jobs<'a> {
-    fn new(rows: Vec<JobRow<'a>>) -> Self {
+impl Jobs {
+    fn new(rows: Vec<JobRow>) -> Self {
         let mut jobs = Jobs {
             rows,
             index: Vec::new(),
@@ -425,11 +424,7 @@ fn fnv1a(s: &str) -> u64 {
     h
 }
 
-fn read_jobs<'a>(
-    text: &'a str,
-    file: &str,
-    only_terminated: bool,
-) -> Result<Jobs<'a>, WorkloadError> {
+fn read_jobs(text: &str, file: &str, only_terminated: bool) -> Result<Jobs, WorkloadError> {
     let mut rows = Vec::new();
     let required = [JOB_NAME, JOB_STATUS, JOB_START, JOB_END];
     scan(text, file, &JOB_COLUMNS, &required, |row| {
@@ -465,11 +460,11 @@ fn read_jobs<'a>(
 }
 
 /// Add each task row to its job; returns the number of task rows.
-fn read_tasks<'a>(
-    text: &'a str,
+fn read_tasks(
+    text: &str,
     file: &str,
     only_terminated: bool,
-    jobs: &mut Jobs<'a>,
+    jobs: &mut Jobs,
 ) -> Result<usize, WorkloadError> {
     let mut rows = 0;
     let required = [
@@ -627,16 +622,16 @@ struct Layout {
 }
 
 /// One data row of a table.
-struct Row<'a, 'r> {
+struct Row<'r> {
     file: &'r str,
     line: usize,
-    fields: &'r [Cow<'a, str>],
+    fields: &'r StringRecord,
     layout: &'r Layout,
     columns: &'static [&'static str],
 }
 
-impl<'a> Row<'a, '_> {
-    fn raw(&self, col: usize) -> Option<&Cow<'a, str>> {
+impl Row<'_> {
+    fn raw(&self, col: usize) -> Option<&str> {
         self.layout
             .pos
             .get(col)
@@ -646,16 +641,12 @@ impl<'a> Row<'a, '_> {
     }
 
     fn text(&self, col: usize) -> &str {
-        self.raw(col).map_or("", |f| f.trim())
+        self.raw(col).map_or("", str::trim)
     }
 
-    /// The field, trimmed, borrowing from the file's text where it can.
-    fn key(&self, col: usize) -> Cow<'a, str> {
-        match self.raw(col) {
-            Some(Cow::Borrowed(s)) => Cow::Borrowed(s.trim()),
-            Some(Cow::Owned(s)) => Cow::Owned(s.trim().to_string()),
-            None => Cow::Borrowed(""),
-        }
+    /// The field, trimmed, as an owned string.
+    fn key(&self, col: usize) -> String {
+        self.text(col).to_string()
     }
 
     fn error(&self, col: usize, reason: impl Into<String>) -> WorkloadError {
@@ -692,43 +683,26 @@ impl<'a> Row<'a, '_> {
     }
 }
 
-/// Split a line into `out`, borrowing the fields unless the line has quotes.
-fn split_into<'a>(line: &'a str, out: &mut Vec<Cow<'a, str>>) {
-    out.clear();
-    if line.contains('"') {
-        out.extend(split_line(line, ',').into_iter().map(Cow::Owned));
-    } else {
-        out.extend(line.split(',').map(Cow::Borrowed));
-    }
-}
-
 /// Call `each` on every data row of a table, once, in file order. An optional header row
 /// (first field equal to the first column's name) places the columns by name; `required`
 /// lists the columns it must name. Rows of the wrong width are errors.
-fn scan<'a>(
-    text: &'a str,
+fn scan(
+    text: &str,
     file: &str,
     columns: &'static [&'static str],
     required: &[usize],
-    mut each: impl FnMut(&Row<'a, '_>) -> Result<(), WorkloadError>,
+    mut each: impl FnMut(&Row<'_>) -> Result<(), WorkloadError>,
 ) -> Result<(), WorkloadError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut layout: Option<Layout> = None;
-    let mut fields: Vec<Cow<'a, str>> = Vec::with_capacity(columns.len() + 1);
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.strip_suffix('\r').unwrap_or(raw);
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        split_into(line, &mut fields);
+    let mut records = Records::new(text, ',');
+    while let Some((line, fields)) = records.next_record() {
         if layout.is_none() {
-            let first = fields.first().map_or("", |f| f.trim());
+            let first = fields.get(0).map_or("", str::trim);
             if columns
                 .first()
                 .is_some_and(|c| first.eq_ignore_ascii_case(c))
             {
-                layout = Some(header_layout(file, i + 1, &fields, columns, required)?);
+                layout = Some(header_layout(file, line, fields, columns, required)?);
                 continue;
             }
             layout = Some(Layout {
@@ -742,7 +716,7 @@ fn scan<'a>(
         if fields.len() != layout.width {
             return Err(WorkloadError::field(
                 file,
-                i + 1,
+                line,
                 "row",
                 format!(
                     "expected {} fields ({}), found {}",
@@ -754,8 +728,8 @@ fn scan<'a>(
         }
         each(&Row {
             file,
-            line: i + 1,
-            fields: &fields,
+            line,
+            fields,
             layout,
             columns,
         })?;
@@ -766,7 +740,7 @@ fn scan<'a>(
 fn header_layout(
     file: &str,
     line: usize,
-    header: &[Cow<'_, str>],
+    header: &StringRecord,
     columns: &[&str],
     required: &[usize],
 ) -> Result<Layout, WorkloadError> {
@@ -1151,9 +1125,9 @@ j8,,1,Terminated,4010,4100,100,1,100,V100
 
     #[test]
     fn name_index_finds_every_first_row() {
-        let rows: Vec<JobRow<'_>> = (0..1000)
+        let rows: Vec<JobRow> = (0..1000)
             .map(|k| JobRow {
-                name: Cow::Owned(format!("n{}", k % 700)),
+                name: format!("n{}", k % 700),
                 job: Err(Skip::NoSubmit),
             })
             .collect();

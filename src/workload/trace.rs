@@ -17,7 +17,7 @@
 //!   profile; replicas and batch size are the user's choice, which the non-adaptive
 //!   baselines keep). Jobs read from it are elastic: their work is the application's.
 
-use super::csv::{quote, records, split_line};
+use super::csv::{quote, records, split_line, Records};
 use super::{line_of_offset, parse_count, parse_nonneg, Profile, WorkloadError};
 use crate::cluster::ClusterSpec;
 use crate::job::JobSpec;
@@ -288,13 +288,8 @@ impl Trace {
     fn parse_gavel(text: &str, file: &str) -> Result<Self, WorkloadError> {
         let mut jobs = Vec::new();
         let mut lines = Vec::new();
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
-            let l = raw.trim_end_matches(['\r', '\n']);
-            if l.trim().is_empty() {
-                continue;
-            }
-            let f = split_line(l, '\t');
+        let mut rows = Records::new(text, '\t');
+        while let Some((line, f)) = rows.next_record() {
             // Field names and positions of the three known layouts.
             let (steps, scale, weight, slo, arrival) = match f.len() {
                 10 => (5, Some(6), Some(7), Some(8), 9),
