@@ -658,6 +658,15 @@ impl Resolved {
         self.mechanism() == Mechanism::Rounds
     }
 
+    /// The simulator settings for a policy with its own scheduling interval, if it has
+    /// one.
+    fn sim_config(&self, interval: Option<f64>) -> SimConfig {
+        SimConfig {
+            round_len: interval.unwrap_or(self.sim.round_len),
+            ..self.sim.clone()
+        }
+    }
+
     /// The mechanism that runs this experiment's policies.
     pub fn mechanism(&self) -> Mechanism {
         if self.ps.is_some() {
@@ -686,9 +695,10 @@ impl Resolved {
 
     /// A simulator for one policy.
     pub fn simulator(&self, policy_spec: &str) -> Result<Simulator, ExperimentError> {
-        let p = policy::build(policy_spec)?;
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let p = policy::build(&split.spec)?;
         Ok(Simulator::new(
-            self.sim.clone(),
+            self.sim_config(split.interval),
             self.cluster.clone(),
             self.trace.jobs.clone(),
             self.profile.clone(),
@@ -707,6 +717,7 @@ impl Resolved {
     ) -> Result<RunResult, ExperimentError> {
         let mut rec = Recorder::new(&self.trace.jobs, self.cluster.num_types());
         rec.preemption.enabled = self.preemption.is_some();
+        let split = policy::catalog::split_interval(policy_spec)?;
         let mut sim = self.stepper(policy_spec)?;
         while let Some(report) = sim.step() {
             for e in &report.events {
@@ -717,7 +728,7 @@ impl Resolved {
                 break;
             }
         }
-        let name = sim.policy_name().to_string();
+        let name = split.name_with_interval(sim.policy_name());
         let summary = rec.summary(&name, &self.cluster, window, isolated_jct);
         Ok(RunResult {
             summary,
@@ -731,9 +742,10 @@ impl Resolved {
         policy_spec: &str,
         ps: &PsSetup,
     ) -> Result<SlotSimulator, ExperimentError> {
+        let split = policy::catalog::split_interval(policy_spec)?;
         let p =
-            policy::dl2::build_with(policy_spec, ps.network.as_deref(), ps.models.models.len())?;
-        self.slot_simulator_with(p, ps)
+            policy::dl2::build_with(&split.spec, ps.network.as_deref(), ps.models.models.len())?;
+        self.slot_simulator_at(p, ps, split.interval)
     }
 
     /// A slot (DL2) simulator running `policy` (one built outside the registry, such as a
@@ -743,8 +755,18 @@ impl Resolved {
         policy: Box<dyn crate::sim::slots::SlotPolicy>,
         ps: &PsSetup,
     ) -> Result<SlotSimulator, ExperimentError> {
+        self.slot_simulator_at(policy, ps, None)
+    }
+
+    /// [`Resolved::slot_simulator_with`] with the policy's own slot length, if it has one.
+    fn slot_simulator_at(
+        &self,
+        policy: Box<dyn crate::sim::slots::SlotPolicy>,
+        ps: &PsSetup,
+        interval: Option<f64>,
+    ) -> Result<SlotSimulator, ExperimentError> {
         let cfg = SlotConfig {
-            slot_s: self.sim.round_len,
+            slot_s: interval.unwrap_or(self.sim.round_len),
             restart_s: self.sim.restart_cost,
             ps: ps.config,
             seed: self.sim.seed,
@@ -782,9 +804,10 @@ impl Resolved {
         policy_spec: &str,
         load: &LoadCurve,
     ) -> Result<PooledSimulator, ExperimentError> {
-        let p = policy::aryl::build(policy_spec)?;
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let p = policy::aryl::build(&split.spec)?;
         let cfg = PooledConfig {
-            tick: self.sim.round_len,
+            tick: split.interval.unwrap_or(self.sim.round_len),
             restart_s: self.sim.restart_cost,
             ..PooledConfig::default()
         };
@@ -804,9 +827,10 @@ impl Resolved {
         policy_spec: &str,
         apps: &Arc<Apps>,
     ) -> Result<ElasticSimulator, ExperimentError> {
-        let p = policy::pollux::build(policy_spec)?;
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let p = policy::pollux::build(&split.spec)?;
         let cfg = ElasticConfig {
-            interval: self.sim.round_len,
+            interval: split.interval.unwrap_or(self.sim.round_len),
             restart_s: self.sim.restart_cost,
             seed: self.sim.seed,
             ..ElasticConfig::default()

@@ -17,6 +17,77 @@ use crate::sim::Mechanism;
 /// isolated, each job on a static 1/n share of the cluster (round-based experiments).
 pub const BASELINE: &str = "isolated";
 
+/// The parameter every policy takes: its own scheduling interval.
+pub const INTERVAL: ParamInfo = ParamInfo {
+    name: "round_s",
+    default: "the experiment's",
+    help: "this policy's scheduling interval in seconds (its round, tick or slot) instead of the experiment's, e.g. max_sum_throughput_perf[round_s=360] beside pollux at 60 s",
+};
+
+/// A spec split into the policy's own spec and its scheduling interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// The spec without `round_s`.
+    pub spec: String,
+    /// The interval (s), when the spec sets one.
+    pub interval: Option<f64>,
+    /// The interval as written, for the run's name.
+    interval_text: Option<String>,
+}
+
+impl Split {
+    /// The run's name: the policy's canonical spec `name` with the interval put back in
+    /// (keys sorted), e.g. `max_sum_throughput_perf[round_s=360]`.
+    pub fn name_with_interval(&self, name: &str) -> String {
+        let Some(text) = &self.interval_text else {
+            return name.to_string();
+        };
+        let Ok((base, mut kv)) = super::parse_spec(name) else {
+            return name.to_string();
+        };
+        kv.insert(INTERVAL.name.to_string(), text.clone());
+        let kv: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{base}[{}]", kv.join(","))
+    }
+}
+
+/// Take the `round_s` parameter out of `spec`: it is the mechanism's business (the policy
+/// is asked for a decision every `round_s` seconds), not the policy's. Refused unless a
+/// number of seconds from 1 to 86,400.
+pub fn split_interval(spec: &str) -> Result<Split, PolicyError> {
+    let (name, mut kv) = super::parse_spec(spec)?;
+    let Some(text) = kv.remove(INTERVAL.name) else {
+        return Ok(Split {
+            spec: spec.trim().to_string(),
+            interval: None,
+            interval_text: None,
+        });
+    };
+    let v: f64 = text.parse().map_err(|_| PolicyError::Param {
+        policy: name.clone(),
+        param: INTERVAL.name.into(),
+        reason: format!("'{text}' is not a number of seconds"),
+    })?;
+    if !(v.is_finite() && (1.0..=86_400.0).contains(&v)) {
+        return Err(PolicyError::Param {
+            policy: name,
+            param: INTERVAL.name.into(),
+            reason: format!("{text} s is outside 1 to 86,400 s"),
+        });
+    }
+    let rest = if kv.is_empty() {
+        name
+    } else {
+        let kv: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{name}[{}]", kv.join(","))
+    };
+    Ok(Split {
+        spec: rest,
+        interval: Some(v),
+        interval_text: Some(text),
+    })
+}
+
 /// One mechanism's implementation of a catalog entry.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Implementation {
@@ -118,6 +189,15 @@ pub fn check(spec: &str, mechanism: Mechanism) -> Result<(), PolicyError> {
     if e.for_mechanism(mechanism).is_none() {
         return Err(unsupported(&e, mechanism));
     }
+    let split = split_interval(spec)?;
+    if split.interval.is_some() && mechanism == Mechanism::Preemptive {
+        return Err(PolicyError::Param {
+            policy: name,
+            param: INTERVAL.name.into(),
+            reason: "the preemptive mechanism is event-driven: it has no interval".into(),
+        });
+    }
+    let spec = split.spec.as_str();
     match mechanism {
         Mechanism::Rounds => super::build(spec).map(drop),
         Mechanism::Elastic => pollux::build(spec).map(drop),
@@ -194,5 +274,34 @@ mod tests {
             Err(PolicyError::Param { .. })
         ));
         check("tiresias[queues=3]", Mechanism::Rounds).unwrap();
+    }
+
+    #[test]
+    fn every_policy_takes_its_own_interval() {
+        let s = split_interval("max_sum_throughput_perf[round_s=360]").unwrap();
+        assert_eq!(s.spec, "max_sum_throughput_perf");
+        assert_eq!(s.interval, Some(360.0));
+        assert_eq!(
+            s.name_with_interval("max_sum_throughput_perf"),
+            "max_sum_throughput_perf[round_s=360]"
+        );
+        let s = split_interval("tiresias[threshold_gpu_h=8, round_s=60]").unwrap();
+        assert_eq!(s.spec, "tiresias[threshold_gpu_h=8]");
+        assert_eq!(
+            s.name_with_interval("tiresias[threshold_gpu_h=8]"),
+            "tiresias[round_s=60,threshold_gpu_h=8]"
+        );
+        let s = split_interval("las").unwrap();
+        assert_eq!((s.spec.as_str(), s.interval), ("las", None));
+        assert_eq!(s.name_with_interval("las"), "las");
+        for bad in ["las[round_s=0]", "las[round_s=x]", "las[round_s=1e9]"] {
+            assert!(
+                matches!(split_interval(bad), Err(PolicyError::Param { .. })),
+                "{bad}"
+            );
+        }
+        check("pollux[round_s=30]", Mechanism::Elastic).unwrap();
+        check("dl2[round_s=600]", Mechanism::Slots).unwrap();
+        assert!(check("pickyman[round_s=60]", Mechanism::Preemptive).is_err());
     }
 }

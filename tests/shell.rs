@@ -1,0 +1,166 @@
+//! The one shell over the mechanisms: a policy's own scheduling interval (`round_s` in its
+//! spec) gives exactly the run of an experiment with that interval, alone or beside other
+//! policies; the plan runs every policy and then the isolated baseline, and joins them into
+//! the numbers of each policy's run alone with rho; every mechanism steps behind one
+//! interface.
+
+use orrery::experiment::{self, Experiment};
+use orrery::sim::Mechanism;
+use orrery::workload::presets;
+
+fn summaries_json(exp: &Experiment) -> Vec<String> {
+    experiment::run(exp)
+        .unwrap()
+        .iter()
+        .map(|r| serde_json::to_string(&r.summary).unwrap())
+        .collect()
+}
+
+/// `a`'s JSON with its policy name replaced by `name`.
+fn renamed(a: &str, from: &str, to: &str) -> String {
+    a.replacen(
+        &format!("\"policy\":\"{from}\""),
+        &format!("\"policy\":\"{to}\""),
+        1,
+    )
+}
+
+#[test]
+fn a_policy_interval_equals_the_experiment_interval() {
+    let base = Experiment {
+        fairness: false,
+        ..Experiment::default()
+    };
+    // Rounds: max_min_fairness_perf every 120 s beside las at the experiment's 360 s.
+    let mixed = summaries_json(&Experiment {
+        policies: vec!["max_min_fairness_perf[round_s=120]".into(), "las".into()],
+        ..base.clone()
+    });
+    let at_120 = summaries_json(&Experiment {
+        policies: vec!["max_min_fairness_perf".into()],
+        round_s: 120.0,
+        ..base.clone()
+    });
+    let las = summaries_json(&Experiment {
+        policies: vec!["las".into()],
+        ..base.clone()
+    });
+    assert_eq!(
+        mixed[0],
+        renamed(
+            &at_120[0],
+            "max_min_fairness_perf",
+            "max_min_fairness_perf[round_s=120]"
+        )
+    );
+    assert_eq!(mixed[1], las[0]);
+    assert_ne!(
+        mixed[0],
+        renamed(&las[0], "las", "max_min_fairness_perf[round_s=120]")
+    );
+
+    // Elastic: Pollux's Tiresias every 300 s against the experiment at 300 s.
+    let pollux = presets::scenario("pollux").unwrap().experiment();
+    let own = summaries_json(&Experiment {
+        policies: vec!["tiresias[round_s=300]".into()],
+        ..pollux.clone()
+    });
+    let whole = summaries_json(&Experiment {
+        policies: vec!["tiresias".into()],
+        round_s: 300.0,
+        ..pollux
+    });
+    assert_eq!(
+        own[0],
+        renamed(&whole[0], "tiresias", "tiresias[round_s=300]")
+    );
+}
+
+#[test]
+fn bad_intervals_are_refused_naming_the_parameter() {
+    for (spec, preset) in [
+        ("las[round_s=0]", "default"),
+        ("las[round_s=soon]", "default"),
+        ("pickyman[round_s=60]", "pickyman"),
+    ] {
+        let exp = Experiment {
+            policies: vec![spec.into()],
+            ..presets::scenario(preset).unwrap().experiment()
+        };
+        let err = exp.resolve().unwrap_err().to_string();
+        assert!(err.contains("round_s"), "{spec}: {err}");
+    }
+}
+
+#[test]
+fn the_plan_runs_policies_then_the_baseline_and_gives_rho() {
+    let exp = Experiment {
+        policies: vec!["las".into(), "max_min_fairness_perf".into()],
+        ..Experiment::default()
+    };
+    let r = exp.resolve().unwrap();
+    let plan = r.plan(&exp);
+    let names: Vec<(&str, bool)> = plan
+        .tasks
+        .iter()
+        .map(|t| (t.policy.as_str(), t.baseline))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("las", false),
+            ("max_min_fairness_perf", false),
+            (orrery::policy::BASELINE, true)
+        ]
+    );
+    // Tasks run in any order join into the same outcome.
+    let mut runs: Vec<_> = plan
+        .tasks
+        .iter()
+        .rev()
+        .map(|t| r.run_task(&plan, t, |_| {}).unwrap())
+        .collect();
+    runs.reverse();
+    let out = r.finish(&plan, runs);
+    assert_eq!(out.results.len(), 2);
+    assert!(out.isolated_jct.is_some());
+    assert_eq!(out.results, experiment::run(&exp).unwrap());
+    assert!(out.results.iter().all(|r| r.summary.max_rho.is_some()));
+    // Mechanisms without the isolated policy plan no baseline.
+    for preset in ["pollux", "pickyman", "dl2", "aryl"] {
+        let e = presets::scenario(preset).unwrap().experiment();
+        let r = e.resolve().unwrap();
+        assert_ne!(r.mechanism(), Mechanism::Rounds, "{preset}");
+        let plan = r.plan(&Experiment {
+            fairness: true,
+            ..e.clone()
+        });
+        assert!(!plan.has_baseline(), "{preset}");
+        assert_eq!(plan.tasks.len(), e.policies.len(), "{preset}");
+    }
+}
+
+#[test]
+fn every_mechanism_steps_behind_one_interface() {
+    for (preset, mechanism) in [
+        ("default", Mechanism::Rounds),
+        ("pollux", Mechanism::Elastic),
+        ("aryl", Mechanism::Pooled),
+        ("pickyman", Mechanism::Preemptive),
+        ("dl2", Mechanism::Slots),
+    ] {
+        let e = presets::scenario(preset).unwrap().experiment();
+        let r = e.resolve().unwrap();
+        assert_eq!(r.mechanism(), mechanism, "{preset}");
+        let mut sim = r.stepper(&e.policies[0]).unwrap();
+        assert_eq!(sim.mechanism(), mechanism);
+        assert_eq!(sim.policy_name(), e.policies[0]);
+        let mut last = sim.now();
+        for _ in 0..5 {
+            let Some(rep) = sim.step() else { break };
+            assert!(rep.end >= rep.start && sim.now() >= last, "{preset}");
+            last = sim.now();
+        }
+        assert!(!sim.is_done(), "{preset}: done after 5 steps");
+    }
+}
