@@ -730,7 +730,10 @@ fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         exp.round_s = 60.0;
         exp.restart_cost_s = 30.0;
         exp.cluster = "gpu:64/4".into();
-        exp.policies = ["pollux", "tiresias", "optimus"].map(String::from).to_vec();
+        exp.policies = catalog::names_for(Mechanism::Elastic)
+            .into_iter()
+            .map(String::from)
+            .collect();
     }
     if exp.is_elastic() {
         exp.fairness = false;
@@ -1625,6 +1628,8 @@ fn cmd_presets(a: ListArgs) -> CliResult<()> {
                 .map(|s| s.name.len())
                 .chain(presets::TRACES.iter().map(|b| b.name.len()))
                 .chain(presets::PROFILES.iter().map(|b| b.name.len()))
+                .chain(presets::ELASTIC_PROFILES.iter().map(|b| b.name.len()))
+                .chain(presets::PS_PROFILES.iter().map(|b| b.name.len()))
                 .max()
                 .unwrap_or(0);
             for sc in presets::SCENARIOS {
@@ -1646,6 +1651,22 @@ fn cmd_presets(a: ListArgs) -> CliResult<()> {
             }
             s.push_str("\nBundled throughput profiles:\n");
             for b in presets::PROFILES {
+                s.push_str(&format!(
+                    "  {:<w$}  {} [{}]\n",
+                    b.name, b.description, b.file
+                ));
+                if let Ok(p) = Profile::parse(b.text, b.file) {
+                    s.push_str(&format!(
+                        "  {:<w$}  GPU types: {}\n  {:<w$}  job types: {}\n",
+                        "",
+                        p.gpu_types().join(", "),
+                        "",
+                        p.job_type_names().join(", ")
+                    ));
+                }
+            }
+            s.push_str("\nBundled elastic-application and parameter-server profiles (each model runs on any one GPU type):\n");
+            for b in presets::ELASTIC_PROFILES.iter().chain(presets::PS_PROFILES) {
                 s.push_str(&format!(
                     "  {:<w$}  {} [{}]\n",
                     b.name, b.description, b.file

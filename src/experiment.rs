@@ -667,6 +667,28 @@ impl Resolved {
         }
     }
 
+    /// What the profile knows, in one line for people: its GPU types (a per-type profile)
+    /// or that its models run on any one GPU type, and its job types.
+    pub fn profile_types(&self) -> String {
+        if let Some(apps) = &self.apps {
+            format!(
+                "elastic applications on any one GPU type: {}",
+                apps.names().join(", ")
+            )
+        } else if let Some(ps) = &self.ps {
+            format!(
+                "parameter-server models on any one GPU type: {}",
+                ps.models.names().join(", ")
+            )
+        } else {
+            format!(
+                "GPU types {}; job types {}",
+                self.profile.gpu_types().join(", "),
+                self.profile.job_type_names().join(", ")
+            )
+        }
+    }
+
     /// The mechanism that runs this experiment's policies.
     pub fn mechanism(&self) -> Mechanism {
         if self.ps.is_some() {

@@ -398,9 +398,30 @@ fn policies_and_presets_are_listed() {
         .collect();
     assert!(names.contains(&"max_min_fairness_perf"));
     assert!(v[0]["family"].is_string() && v[0]["params"].is_array());
+    // One entry per name, with every mechanism's implementation.
+    let tiresias: Vec<&serde_json::Value> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["name"] == "tiresias")
+        .collect();
+    assert_eq!(tiresias.len(), 1);
+    assert_eq!(
+        tiresias[0]["mechanisms"],
+        serde_json::json!(["rounds", "elastic"])
+    );
+    assert_eq!(tiresias[0]["implementations"][1]["family"], "pollux");
 
     let out = ok(&["presets"]);
     assert!(out.contains("default") && out.contains("gavel-types"));
+    assert!(
+        out.contains("GPU types: a100, h100, k80, p100, v100"),
+        "{out}"
+    );
+    assert!(
+        out.contains("pollux-apps") && out.contains("dl2-models"),
+        "{out}"
+    );
     let v = json(&ok(&["presets", "--format", "json"]));
     assert!(v["scenarios"].as_array().is_some_and(|s| !s.is_empty()));
     assert!(v["traces"].is_array() && v["profiles"].is_array());

@@ -141,6 +141,189 @@ fn implementations<P: ?Sized>(
     })
 }
 
+/// A spec of a policy that the page lists as a row of its own beside the policy: the policy
+/// with some parameters fixed (an ablation from its paper).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variant {
+    /// The spec the row runs.
+    pub spec: &'static str,
+    /// The parameters the spec fixes (key, value).
+    pub fixed: &'static [(&'static str, &'static str)],
+    /// What the row is, for people.
+    pub description: &'static str,
+}
+
+/// The rows a policy is offered as, when they are more than its own: Aryl with its three
+/// ablations (its own row among them), PickyMan with its overhead-blind form.
+const VARIANTS: &[(&str, &[Variant])] = &[
+    (
+        "aryl",
+        &[
+            Variant {
+                spec: "aryl",
+                fixed: &[],
+                description: "Aryl: loans idle inference servers to training (loaning = yes), reclaims the loaned servers whose loss costs training least, and grows elastic jobs by a knapsack over predicted JCT reduction (elastic = yes).",
+            },
+            Variant {
+                spec: "aryl[loaning=false]",
+                fixed: &[("loaning", "false")],
+                description: "Ablation: loaning = no (training servers only), elastic = yes.",
+            },
+            Variant {
+                spec: "aryl[elastic=false]",
+                fixed: &[("elastic", "false")],
+                description: "Ablation: loaning = yes, elastic = no (every job runs at its minimum GPUs).",
+            },
+            Variant {
+                spec: "aryl[elastic=false,loaning=false]",
+                fixed: &[("elastic", "false"), ("loaning", "false")],
+                description: "Ablation: loaning = no, elastic = no.",
+            },
+        ],
+    ),
+    (
+        "pickyman",
+        &[Variant {
+            spec: "pickyman[overhead_aware=false]",
+            fixed: &[("overhead_aware", "false")],
+            description: "Ablation: PickyMan's predictions with victims chosen blind to what suspending costs (longest predicted remaining first) and no test against waiting.",
+        }],
+    ),
+];
+
+/// One row of a policy panel: a spec to tick, with its description and the parameters a
+/// person may still set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The spec of the row (a policy's name or a variant's spec).
+    pub spec: &'static str,
+    /// The family.
+    pub family: &'static str,
+    /// What it does.
+    pub description: &'static str,
+    /// Parameters left to set (those the row does not fix).
+    pub params: Vec<ParamInfo>,
+}
+
+/// The variants of policy `name` (empty for most).
+pub fn variants(name: &str) -> &'static [Variant] {
+    VARIANTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(&[], |(_, v)| v)
+}
+
+/// Keys that some variant of `name` fixes.
+fn variant_keys(name: &str) -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> = variants(name)
+        .iter()
+        .flat_map(|v| v.fixed.iter().map(|(k, _)| *k))
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The rows of the policy panel for `mechanism`: every policy it runs, in its family's
+/// order, with each policy's variants after it. A policy whose variants include its plain
+/// name is offered as those variants only (their parameters are all the variants fix).
+pub fn rows(mechanism: Mechanism) -> Vec<Row> {
+    let mut out = Vec::new();
+    for (name, imp) in all().filter(|(_, i)| i.mechanism == mechanism) {
+        let vs = variants(name);
+        let keys = variant_keys(name);
+        let without = |fixed: &[&str]| -> Vec<ParamInfo> {
+            imp.params
+                .iter()
+                .filter(|p| !fixed.contains(&p.name))
+                .copied()
+                .collect()
+        };
+        if !vs.iter().any(|v| v.spec == name) {
+            out.push(Row {
+                spec: name,
+                family: imp.family,
+                description: imp.description,
+                params: imp.params.to_vec(),
+            });
+            for v in vs {
+                let fixed: Vec<&str> = v.fixed.iter().map(|(k, _)| *k).collect();
+                out.push(Row {
+                    spec: v.spec,
+                    family: imp.family,
+                    description: v.description,
+                    params: without(&fixed),
+                });
+            }
+        } else {
+            for v in vs {
+                out.push(Row {
+                    spec: v.spec,
+                    family: imp.family,
+                    description: v.description,
+                    params: without(&keys),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A boolean parameter's value in canonical form (`true` or `false`), or `None` when the
+/// text is not a boolean.
+fn boolean(v: &str) -> Option<&'static str> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "1" | "on" => Some("true"),
+        "false" | "no" | "0" | "off" => Some("false"),
+        _ => None,
+    }
+}
+
+/// The panel row `spec` is listed under and the parameters it sets beyond the row's
+/// (`key=value,...`): `pickyman[max_preemptions=1,overhead_aware=no]` is the row
+/// `pickyman[overhead_aware=false]` with `max_preemptions=1`; `aryl[loaning=true]` is the
+/// row `aryl`. A spec that is no row's is its own row, as written.
+pub fn row_of(spec: &str) -> (String, String) {
+    let Ok((name, kv)) = super::parse_spec(spec) else {
+        return (spec.trim().to_string(), String::new());
+    };
+    let keys = variant_keys(&name);
+    let defaults: Vec<ParamInfo> = entry(&name)
+        .and_then(|e| e.implementations.first().map(|i| i.params.to_vec()))
+        .unwrap_or_default();
+    let mut fixed: Vec<(String, &'static str)> = Vec::new();
+    let mut rest: Vec<String> = Vec::new();
+    for (k, v) in &kv {
+        if !keys.contains(&k.as_str()) {
+            rest.push(format!("{k}={v}"));
+            continue;
+        }
+        let Some(b) = boolean(v) else {
+            return (spec.trim().to_string(), String::new());
+        };
+        let default = defaults
+            .iter()
+            .find(|p| p.name == k)
+            .and_then(|p| boolean(p.default));
+        if default != Some(b) {
+            fixed.push((k.clone(), b));
+        }
+    }
+    if fixed.is_empty() {
+        return (name, rest.join(","));
+    }
+    let matches = |v: &Variant| {
+        v.fixed.len() == fixed.len()
+            && fixed
+                .iter()
+                .all(|(k, b)| v.fixed.iter().any(|(vk, vv)| vk == k && vv == b))
+    };
+    match variants(&name).iter().find(|v| matches(v)) {
+        Some(v) => (v.spec.to_string(), rest.join(",")),
+        None => (spec.trim().to_string(), String::new()),
+    }
+}
+
 /// Every implementation with its policy's name, mechanism by mechanism.
 fn all() -> impl Iterator<Item = (&'static str, Implementation)> {
     implementations(super::policies(), Mechanism::Rounds)
@@ -274,6 +457,69 @@ mod tests {
             Err(PolicyError::Param { .. })
         ));
         check("tiresias[queues=3]", Mechanism::Rounds).unwrap();
+    }
+
+    #[test]
+    fn variants_are_rows_of_their_own_and_specs_find_their_row() {
+        let specs: Vec<&str> = rows(Mechanism::Pooled).iter().map(|r| r.spec).collect();
+        assert_eq!(
+            specs,
+            [
+                "aryl",
+                "aryl[loaning=false]",
+                "aryl[elastic=false]",
+                "aryl[elastic=false,loaning=false]"
+            ]
+        );
+        assert!(rows(Mechanism::Pooled).iter().all(|r| r.params.is_empty()));
+        let pre = rows(Mechanism::Preemptive);
+        let specs: Vec<&str> = pre.iter().map(|r| r.spec).collect();
+        assert_eq!(
+            specs,
+            [
+                "pickyman",
+                "pickyman[overhead_aware=false]",
+                "srtf",
+                "las",
+                "fifo"
+            ]
+        );
+        assert!(pre[0].params.iter().any(|p| p.name == "overhead_aware"));
+        assert!(pre[1].params.iter().all(|p| p.name != "overhead_aware"));
+        assert_eq!(
+            rows(Mechanism::Rounds).len(),
+            super::super::policies().len()
+        );
+        for (spec, row, rest) in [
+            ("aryl", "aryl", ""),
+            ("aryl[loaning=no]", "aryl[loaning=false]", ""),
+            ("aryl[loaning=true,elastic=off]", "aryl[elastic=false]", ""),
+            (
+                "aryl[elastic=0,loaning=false]",
+                "aryl[elastic=false,loaning=false]",
+                "",
+            ),
+            ("aryl[loaning=maybe]", "aryl[loaning=maybe]", ""),
+            (
+                "pickyman[overhead_aware=false,max_preemptions=1]",
+                "pickyman[overhead_aware=false]",
+                "max_preemptions=1",
+            ),
+            (
+                "pickyman[max_preemptions=1]",
+                "pickyman",
+                "max_preemptions=1",
+            ),
+            ("pickyman[overhead_aware=true]", "pickyman", ""),
+            (
+                "tiresias[threshold_gpu_h=8]",
+                "tiresias",
+                "threshold_gpu_h=8",
+            ),
+            ("las", "las", ""),
+        ] {
+            assert_eq!(row_of(spec), (row.to_string(), rest.to_string()), "{spec}");
+        }
     }
 
     #[test]

@@ -14,12 +14,12 @@ use crate::cluster::ClusterSpec;
 use crate::experiment::{Experiment, ProfileSource, Progress, Resolved, WorkloadSource};
 use crate::job::JobId;
 use crate::metrics::Recorder;
-use crate::policy::{self, ParamInfo, PolicyError, Recompute};
+use crate::policy::{catalog, Recompute};
 use crate::sim::elastic::ElasticSimulator;
 use crate::sim::pooled::PooledSimulator;
 use crate::sim::preemptive::PreemptiveSimulator;
 use crate::sim::slots::SlotSimulator;
-use crate::sim::{RoundReport, SimEvent, Simulator};
+use crate::sim::{Mechanism, RoundReport, SimEvent, Simulator};
 use crate::workload::{presets, Apps, GeneratorConfig, InlineFile, Profile, Trace};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -314,26 +314,7 @@ pub struct App {
 }
 
 fn parse_policy_list(policies: &[String]) -> Vec<(String, String)> {
-    policies
-        .iter()
-        .map(|p| match policy::parse_spec(p) {
-            Ok((name, _)) if name == "aryl" => (pool::canonical_aryl(p), String::new()),
-            Ok((name, kv)) => {
-                let pairs: Vec<(String, String)> = kv.into_iter().collect();
-                preempt::split_pickyman(&name, &pairs).unwrap_or_else(|| {
-                    (
-                        name,
-                        pairs
-                            .iter()
-                            .map(|(k, v)| format!("{k}={v}"))
-                            .collect::<Vec<_>>()
-                            .join(","),
-                    )
-                })
-            }
-            Err(_) => (p.clone(), String::new()),
-        })
-        .collect()
+    policies.iter().map(|p| catalog::row_of(p)).collect()
 }
 
 /// A policy's spec from its row name and parameters text; a row that is itself a spec with
@@ -351,103 +332,6 @@ fn spec_of(name: &str, params: &str) -> String {
 
 fn hours(s: f64) -> String {
     format!("{:.2}", s / 3600.0)
-}
-
-/// A policy as the policy panel lists it, from either registry.
-struct PolicyRow {
-    name: &'static str,
-    family: &'static str,
-    description: &'static str,
-    params: Vec<ParamInfo>,
-}
-
-/// The policies of the experiment's family: the dl2 registry for parameter-server
-/// experiments, Aryl's variants for pooled experiments, the pickyman registry (with
-/// PickyMan's overhead-blind variant) for preemptive ones, the elastic registry for elastic
-/// ones, the round-based registry otherwise.
-fn policy_rows(family: Family, pooled: bool, preemptive: bool) -> Vec<PolicyRow> {
-    let elastic = family == Family::Elastic;
-    if family == Family::Ps {
-        policy::dl2::policies()
-            .iter()
-            .map(|p| PolicyRow {
-                name: p.name,
-                family: p.family,
-                description: p.description,
-                params: p.params.to_vec(),
-            })
-            .collect()
-    } else if preemptive {
-        let mut rows = Vec::new();
-        for p in policy::pickyman::policies() {
-            rows.push(PolicyRow {
-                name: p.name,
-                family: p.family,
-                description: p.description,
-                params: p.params.to_vec(),
-            });
-            if p.name == "pickyman" {
-                rows.push(PolicyRow {
-                    name: preempt::PICKYMAN_BLIND,
-                    family: p.family,
-                    description: preempt::PICKYMAN_BLIND_HELP,
-                    params: preempt::blind_params(),
-                });
-            }
-        }
-        rows
-    } else if pooled {
-        pool::ARYL_VARIANTS
-            .iter()
-            .map(|(spec, description)| PolicyRow {
-                name: spec,
-                family: "aryl",
-                description,
-                params: Vec::new(),
-            })
-            .collect()
-    } else if elastic {
-        policy::pollux::policies()
-            .iter()
-            .map(|p| PolicyRow {
-                name: p.name,
-                family: "elastic",
-                description: p.description,
-                params: p.params.to_vec(),
-            })
-            .collect()
-    } else {
-        policy::policies()
-            .iter()
-            .map(|p| PolicyRow {
-                name: p.name,
-                family: p.family,
-                description: p.description,
-                params: p.params.to_vec(),
-            })
-            .collect()
-    }
-}
-
-/// Check a policy spec against the registry of its family.
-fn check_policy(
-    family: Family,
-    pooled: bool,
-    preemptive: bool,
-    spec: &str,
-) -> Result<(), PolicyError> {
-    let elastic = family == Family::Elastic;
-    if family == Family::Ps {
-        policy::dl2::build(spec).map(drop)
-    } else if preemptive {
-        policy::pickyman::build(spec).map(drop)
-    } else if pooled {
-        policy::aryl::build(spec).map(drop)
-    } else if elastic {
-        policy::pollux::build(spec).map(drop)
-    } else {
-        policy::build(spec).map(drop)
-    }
 }
 
 /// The kind of simulation an experiment's profile implies.
@@ -665,6 +549,21 @@ impl App {
     }
 
     /// The family of the current experiment.
+    /// The mechanism the experiment runs in.
+    fn mechanism(&self) -> Mechanism {
+        if self.ps {
+            Mechanism::Slots
+        } else if self.preemptive {
+            Mechanism::Preemptive
+        } else if self.pooled {
+            Mechanism::Pooled
+        } else if self.elastic {
+            Mechanism::Elastic
+        } else {
+            Mechanism::Rounds
+        }
+    }
+
     fn family(&self) -> Family {
         if self.ps {
             Family::Ps
@@ -1376,12 +1275,12 @@ impl Component for App {
                 }
                 self.sync_policies();
                 self.stepper = None;
-                let (family, pooled, preemptive) = (self.family(), self.pooled, self.preemptive);
+                let mechanism = self.mechanism();
                 self.run_error = self
                     .exp
                     .policies
                     .iter()
-                    .find_map(|p| check_policy(family, pooled, preemptive, p).err())
+                    .find_map(|p| catalog::check(p, mechanism).err())
                     .map(|e| e.to_string());
             }
             Msg::Seed(v) => match v.trim().parse() {
@@ -2017,6 +1916,7 @@ impl App {
                 </label>
                 <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON, Orrery elastic-apps JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
                 <label title="A folder with one sub-folder per application holding placements.csv, scalability.csv and validation-<batch>.csv, like the Pollux simulator's traces/ folder">{ "Pollux application folders " }<input id="profile-folder" type="file" webkitdirectory=true multiple=true onchange={on_folder} /></label>
+                if let Some(r) = self.resolved.iter().find(|(e, _)| *e == self.exp).map(|(_, r)| r) { <p class="hint" id="profile-types">{ format!("The profile knows {}.", r.profile_types()) }</p> }
                 if let Some(e) = &self.profile_error { <p class="error" id="profile-error">{ e }</p> }
             </section>
         }
@@ -2078,14 +1978,14 @@ impl App {
                 if self.preemptive { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
                 <ul class="policies">
                 if self.ps { <p class="hint" id="ps-policies">{ "Parameter-server policies (family dl2): the profile is one of parameter-server models; each policy adds workers and parameter servers one action at a time in every slot." }</p> }
-                { for policy_rows(self.family(), self.pooled, self.preemptive).iter().map(|info| {
-                    let name = info.name.to_string();
-                    let selected = self.policy_params.iter().find(|(n, _)| n == info.name);
+                { for catalog::rows(self.mechanism()).iter().map(|info| {
+                    let name = info.spec.to_string();
+                    let selected = self.policy_params.iter().find(|(n, _)| n == info.spec);
                     let toggle = { let name = name.clone(); link.callback(move |_| Msg::TogglePolicy(name.clone())) };
                     let params = { let name = name.clone(); link.callback(move |e: Event| Msg::PolicyParams(name.clone(), input_value(&e))) };
                     html! {
                         <li title={info.description}>
-                            <label><input type="checkbox" data-policy={info.name} checked={selected.is_some()} onchange={toggle} />{ format!(" {} ", info.name) }<span class="family">{ info.family }</span></label>
+                            <label><input type="checkbox" data-policy={info.spec} checked={selected.is_some()} onchange={toggle} />{ format!(" {} ", info.spec) }<span class="family">{ info.family }</span></label>
                             <div class="desc">{ info.description }</div>
                             if let (Some((_, p)), false) = (selected, info.params.is_empty()) {
                                 <input type="text" placeholder={info.params.iter().map(|p| format!("{}={}", p.name, p.default)).collect::<Vec<_>>().join(",")} value={p.clone()} onchange={params} />

@@ -15,54 +15,6 @@ use crate::workload::presets;
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
 
-/// The Aryl variants the policy panel offers: Aryl and its three ablations, by spec.
-pub const ARYL_VARIANTS: [(&str, &str); 4] = [
-    (
-        "aryl",
-        "Aryl: loans idle inference servers to training (loaning = yes), reclaims the loaned servers whose loss costs training least, and grows elastic jobs by a knapsack over predicted JCT reduction (elastic = yes).",
-    ),
-    (
-        "aryl[loaning=false]",
-        "Ablation: loaning = no (training servers only), elastic = yes.",
-    ),
-    (
-        "aryl[elastic=false]",
-        "Ablation: loaning = yes, elastic = no (every job runs at its minimum GPUs).",
-    ),
-    (
-        "aryl[elastic=false,loaning=false]",
-        "Ablation: loaning = no, elastic = no.",
-    ),
-];
-
-/// An Aryl spec in the form the policy panel lists it (`aryl[loaning=no]` and
-/// `aryl[loaning=false,elastic=true]` both become `aryl[loaning=false]`); a spec with other
-/// keys or values is kept as written.
-pub fn canonical_aryl(spec: &str) -> String {
-    let Ok((name, kv)) = policy::parse_spec(spec) else {
-        return spec.trim().to_string();
-    };
-    let mut off = Vec::new();
-    for (k, v) in &kv {
-        let on = match v.trim().to_ascii_lowercase().as_str() {
-            "true" | "yes" | "1" | "on" => true,
-            "false" | "no" | "0" | "off" => false,
-            _ => return spec.trim().to_string(),
-        };
-        if k != "loaning" && k != "elastic" {
-            return spec.trim().to_string();
-        }
-        if !on {
-            off.push(format!("{k}=false"));
-        }
-    }
-    if off.is_empty() {
-        name
-    } else {
-        format!("{name}[{}]", off.join(","))
-    }
-}
-
 /// The Aryl parameters, above the variants in the policy panel.
 pub fn view_aryl_help() -> Html {
     html! {

@@ -10,7 +10,6 @@ use super::{input_value, select_value, App, Msg, Stepper, JOB_ROWS};
 use crate::cluster::ClusterSpec;
 use crate::experiment::{Experiment, Resolved};
 use crate::job::JobId;
-use crate::policy::{self, ParamInfo};
 use crate::sim::preemptive::{Phase, PreemptiveSimulator};
 use crate::workload::presets;
 use web_sys::HtmlCanvasElement;
@@ -23,42 +22,6 @@ pub const PREDICTION_CHART: usize = 8;
 
 /// Rows of the suspensions' table.
 const SUSPENSION_ROWS: usize = 200;
-
-/// The PickyMan variant the policy panel lists beside the registry's policies.
-pub const PICKYMAN_BLIND: &str = "pickyman[overhead_aware=false]";
-
-/// What the variant does, for the policy panel.
-pub const PICKYMAN_BLIND_HELP: &str = "Ablation: PickyMan's predictions with victims chosen blind to what suspending costs (longest predicted remaining first) and no test against waiting.";
-
-/// Parameters of the blind variant: PickyMan's, but `overhead_aware`, which the variant
-/// fixes.
-pub fn blind_params() -> Vec<ParamInfo> {
-    policy::pickyman::scheduler::PARAMS
-        .iter()
-        .filter(|p| p.name != "overhead_aware")
-        .copied()
-        .collect()
-}
-
-/// A PickyMan spec as the policy panel lists it: `(row, parameters)`, where the row is
-/// `pickyman` or the blind variant (`overhead_aware` false); None for other policies.
-pub fn split_pickyman(name: &str, kv: &[(String, String)]) -> Option<(String, String)> {
-    if name != "pickyman" {
-        return None;
-    }
-    let blind = kv.iter().any(|(k, v)| {
-        k == "overhead_aware" && matches!(v.trim().to_ascii_lowercase().as_str(), "false" | "0")
-    });
-    if !blind {
-        return None;
-    }
-    let rest: Vec<String> = kv
-        .iter()
-        .filter(|(k, _)| k != "overhead_aware")
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    Some((PICKYMAN_BLIND.to_string(), rest.join(",")))
-}
 
 /// How the suspensions' table is sorted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -20,7 +20,7 @@ pub struct Bundled {
 /// Bundled throughput profiles.
 pub const PROFILES: &[Bundled] = &[Bundled {
     name: "gavel-types",
-    description: "26 job types (image classification, translation, language modelling, recommendation, RL, image-to-image) on V100, P100 and K80, single- and multi-GPU; Orrery's own analytic estimates",
+    description: "26 job types (image classification, translation, language modelling, recommendation, RL, image-to-image) on K80, P100, V100, A100 and H100, single- and multi-GPU; Orrery's own analytic estimates",
     file: "gavel_types_profile.json",
     text: include_str!("../../traces/gavel_types_profile.json"),
 }];

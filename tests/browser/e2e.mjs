@@ -155,6 +155,8 @@ try {
       await page.fill('#cluster-spec', spec);
       await page.dispatchEvent('#cluster-spec', 'change');
     };
+    const known = await page.textContent('#profile-types');
+    assert(known.includes('GPU types a100, h100, k80, p100, v100') && known.includes('ResNet-50 (batch size 128)'), known);
     await setCluster('k80:12,v100:12,p100:12,tpu:4');
     await page.waitForFunction(() => [...document.querySelectorAll('.experiment-warning')].some((e) => e.textContent.includes("'tpu' (4 GPUs)")));
     await setCluster('v100:12,p100:12,k80:12');
