@@ -706,6 +706,10 @@ impl Resolved {
 
     /// A simulation of one policy in the experiment's mechanism, ready to step.
     pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
+        let mechanism = self.mechanism();
+        if policy::catalog::runner_of(policy_spec, mechanism)? != mechanism {
+            return Ok(Box::new(self.rigid_simulator(policy_spec)?));
+        }
         Ok(match (&self.ps, &self.preemption, &self.load, &self.apps) {
             (Some(ps), _, _, _) => Box::new(self.slot_simulator(policy_spec, ps)?),
             (None, Some(model), _, _) => Box::new(self.preemptive_simulator(policy_spec, model)?),
@@ -713,6 +717,26 @@ impl Resolved {
             (None, None, None, Some(apps)) => Box::new(self.elastic_simulator(policy_spec, apps)?),
             (None, None, None, None) => Box::new(self.simulator(policy_spec)?),
         })
+    }
+
+    /// A round-based simulator for a round-based policy in an elastic experiment: every job
+    /// runs rigid at its user's GPU count and batch, with the throughput its application's
+    /// model gives there ([`crate::workload::rigid`]).
+    pub fn rigid_simulator(&self, policy_spec: &str) -> Result<Simulator, ExperimentError> {
+        let apps = self.apps.as_ref().ok_or_else(|| {
+            ExperimentError::Invalid("rigid runs are of elastic experiments".into())
+        })?;
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let p = policy::build(&split.spec)?;
+        let (jobs, profile) =
+            crate::workload::rigid::rigid_workload(apps, &self.trace.jobs, &self.cluster);
+        Ok(Simulator::new(
+            self.sim_config(split.interval),
+            self.cluster.clone(),
+            jobs,
+            profile,
+            p,
+        )?)
     }
 
     /// A simulator for one policy.

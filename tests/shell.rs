@@ -164,3 +164,90 @@ fn every_mechanism_steps_behind_one_interface() {
         assert!(!sim.is_done(), "{preset}: done after 5 steps");
     }
 }
+
+/// The pollux scenario with `policies`.
+fn pollux_with(policies: &[&str]) -> Experiment {
+    Experiment {
+        policies: policies.iter().map(|p| p.to_string()).collect(),
+        ..presets::scenario("pollux").unwrap().experiment()
+    }
+}
+
+#[test]
+fn policies_of_several_families_compare_on_one_elastic_workload() {
+    let specs = [
+        "pollux[generations=20,population=30]",
+        "tiresias",
+        "optimus",
+        "las",
+        "max_min_fairness_perf[round_s=360]",
+        "fifo",
+    ];
+    let together = experiment::run(&pollux_with(&specs)).unwrap();
+    assert_eq!(together.len(), specs.len());
+    for (res, spec) in together.iter().zip(specs) {
+        assert_eq!(res.summary.num_jobs, 160, "{spec}");
+        assert_eq!(res.summary.unfinished, 0, "{spec}");
+        // Each policy's numbers equal its run alone.
+        let alone = experiment::run(&pollux_with(&[spec])).unwrap();
+        assert_eq!(res.summary, alone[0].summary, "{spec}");
+    }
+    // Tiresias runs as Pollux's evaluation ran it (elastic ticks), LAS as rigid jobs in
+    // rounds: the experiment's mechanism decides, and the mechanisms differ.
+    let r = pollux_with(&specs).resolve().unwrap();
+    assert_eq!(
+        r.stepper("tiresias").unwrap().mechanism(),
+        Mechanism::Elastic
+    );
+    assert_eq!(r.stepper("las").unwrap().mechanism(), Mechanism::Rounds);
+    // A policy no mechanism of the experiment runs is refused, naming it.
+    let err = pollux_with(&["pickyman"])
+        .resolve()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("'pickyman'") && err.contains("elastic"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_rigid_job_takes_as_long_alone_as_in_the_elastic_simulator() {
+    // One job of each application at its user's size and batch, alone on the cluster, no
+    // restart cost: Pollux's Tiresias (elastic ticks, fixed batch) and FIFO in rounds (the
+    // rigid throughput) agree to within the first tick and whole-second rounding.
+    let base = pollux_with(&["tiresias"]);
+    let r = base.resolve().unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for job in &r.trace.jobs {
+        if !seen.insert(job.job_type.clone()) {
+            continue;
+        }
+        let mut one = r.trace.clone();
+        one.jobs = vec![orrery::job::JobSpec {
+            arrival: 0.0,
+            ..job.clone()
+        }];
+        one.lines = vec![0];
+        let exp = Experiment {
+            workload: orrery::experiment::WorkloadSource::Inline {
+                name: "one.json".into(),
+                text: one.to_json(),
+            },
+            policies: vec!["tiresias".into(), "fifo".into()],
+            restart_cost_s: 0.0,
+            ..base.clone()
+        };
+        let out = experiment::run(&exp).unwrap();
+        let (elastic, rigid) = (out[0].summary.avg_jct_s, out[1].summary.avg_jct_s);
+        println!("{}: elastic {elastic} s, rigid {rigid} s", job.job_type);
+        // The elastic job first runs at the first tick after its arrival (60 s); epoch
+        // ends round to whole seconds there.
+        assert!(
+            (elastic - (rigid + 60.0)).abs() <= 0.001 * elastic + 5.0,
+            "{}: elastic {elastic} s, rigid {rigid} s",
+            job.job_type
+        );
+    }
+    assert!(seen.len() >= 4, "{seen:?}");
+}

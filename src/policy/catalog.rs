@@ -363,17 +363,36 @@ pub fn names_for(mechanism: Mechanism) -> Vec<&'static str> {
         .collect()
 }
 
-/// Check that `spec` names a policy that `mechanism` can run, with parameters it knows:
-/// an unknown name, a name only other mechanisms run (the message says which and what
-/// they need) and a bad parameter are refused.
-pub fn check(spec: &str, mechanism: Mechanism) -> Result<(), PolicyError> {
+/// The mechanism that runs policy `e` in an experiment of `mechanism`: its own when the
+/// policy has an implementation there; Gavel's rounds for a round-based policy in an
+/// elastic experiment, whose jobs then run rigid at their user's size and batch
+/// ([`crate::workload::rigid`]); `None` when nothing runs it.
+pub fn runner(e: &Entry, mechanism: Mechanism) -> Option<Mechanism> {
+    if e.for_mechanism(mechanism).is_some() {
+        Some(mechanism)
+    } else if mechanism == Mechanism::Elastic && e.for_mechanism(Mechanism::Rounds).is_some() {
+        Some(Mechanism::Rounds)
+    } else {
+        None
+    }
+}
+
+/// [`runner`] for a spec: the mechanism that runs it in an experiment of `mechanism`, or
+/// why nothing does.
+pub fn runner_of(spec: &str, mechanism: Mechanism) -> Result<Mechanism, PolicyError> {
     let (name, _) = super::parse_spec(spec)?;
     let e = entry(&name).ok_or_else(|| PolicyError::Unknown(name.clone()))?;
-    if e.for_mechanism(mechanism).is_none() {
-        return Err(unsupported(&e, mechanism));
-    }
+    runner(&e, mechanism).ok_or_else(|| unsupported(&e, mechanism))
+}
+
+/// Check that `spec` names a policy that an experiment of `mechanism` can run (see
+/// [`runner`]), with parameters it knows: an unknown name, a name only other mechanisms
+/// run (the message says which and what they need) and a bad parameter are refused.
+pub fn check(spec: &str, mechanism: Mechanism) -> Result<(), PolicyError> {
+    let (name, _) = super::parse_spec(spec)?;
+    let runs = runner_of(spec, mechanism)?;
     let split = split_interval(spec)?;
-    if split.interval.is_some() && mechanism == Mechanism::Preemptive {
+    if split.interval.is_some() && runs == Mechanism::Preemptive {
         return Err(PolicyError::Param {
             policy: name,
             param: INTERVAL.name.into(),
@@ -381,7 +400,7 @@ pub fn check(spec: &str, mechanism: Mechanism) -> Result<(), PolicyError> {
         });
     }
     let spec = split.spec.as_str();
-    match mechanism {
+    match runs {
         Mechanism::Rounds => super::build(spec).map(drop),
         Mechanism::Elastic => pollux::build(spec).map(drop),
         Mechanism::Pooled => aryl::build(spec).map(drop),

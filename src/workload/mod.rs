@@ -16,6 +16,7 @@ pub mod pai;
 pub mod presets;
 pub mod profile;
 pub mod ps;
+pub mod rigid;
 pub mod trace;
 
 pub use colocation::Colocation;

@@ -1,0 +1,111 @@
+//! Elastic jobs as rigid ones: the per-GPU-type throughput of an elastic application's job
+//! at its user-chosen size and batch, so that round-based policies (Gavel's, the classic
+//! ones) run an elastic workload beside Pollux and its baselines.
+//!
+//! A job of application `app` asking for `r` GPUs at total batch `B` (its trace's batch, or
+//! the size the elastic simulator gives a job without a target: the initial batch, at least
+//! the smallest local batch on every GPU) runs packed on servers of `per_server` GPUs with
+//! the local batch and gradient accumulation the elastic simulator picks for a fixed batch.
+//! Its step time comes from the application's model; its progress per step from the
+//! statistical efficiency of each epoch. The rigid throughput is the constant rate that
+//! takes exactly as long as that epoch-by-epoch progress from start to finish: the time the
+//! elastic simulator needs for the job alone at that configuration, restarts aside.
+
+use super::elastic::{packed_placement, Apps, ElasticApp};
+use super::profile::Profile;
+use crate::cluster::ClusterSpec;
+use crate::job::JobSpec;
+
+/// Progress units per second of a job of `app` run rigidly on `gpus` GPUs packed on servers
+/// of `per_server`, at total batch `batch` (see the module docs); `None` where the model
+/// cannot say.
+pub fn rigid_rate(app: &ElasticApp, gpus: u32, per_server: u32, batch: Option<u32>) -> Option<f64> {
+    if gpus == 0 {
+        return None;
+    }
+    let ceil = |x: f64| (x - 1e-8).ceil();
+    let r = f64::from(gpus);
+    let init = f64::from(app.init_batch_size);
+    let max_b = f64::from(app.max_batch_size);
+    let b = batch.map_or(init.max(f64::from(app.min_local_bsz) * r), f64::from);
+    let local = ceil(b / r);
+    let mut accum = (ceil(local / f64::from(app.max_local_bsz.max(1))) - 1.0).max(0.0);
+    if gpus == 1 && b > init {
+        accum = accum.max(1.0);
+    }
+    let atomic = ceil(local / (accum + 1.0))
+        .min((max_b / (r * (accum + 1.0))).floor())
+        .max(1.0);
+    let total_batch = r * atomic * (accum + 1.0);
+    let scale = total_batch / init;
+    let placement = packed_placement(gpus, per_server.max(1));
+    let (step, sync) = app.step_time(&placement, atomic as u32)?;
+    let per_step = step + (step - sync) * accum;
+    if !(per_step.is_finite() && per_step > 0.0) {
+        return None;
+    }
+    let mut seconds = 0.0;
+    for epoch in 0..app.max_epochs {
+        let g = app.grad_stats(total_batch, epoch);
+        let denom = g.var / scale + g.sqr;
+        let gain = if denom > 0.0 {
+            (g.var + g.sqr) / denom
+        } else {
+            1.0
+        };
+        if !(gain.is_finite() && gain > 0.0) {
+            return None;
+        }
+        let work = app.progress_at_epoch(epoch + 1) - app.progress_at_epoch(epoch);
+        seconds += work * per_step / gain;
+    }
+    let target = app.target_progress();
+    (seconds > 0.0 && target > 0.0).then(|| target / seconds)
+}
+
+/// The name of the rigid job type of `app` at total batch `batch`.
+fn type_name(app: &str, batch: Option<u32>) -> String {
+    match batch {
+        Some(b) => format!("{app} (batch {b})"),
+        None => app.to_string(),
+    }
+}
+
+/// An elastic trace as rigid jobs with a profile of their throughputs on the cluster's
+/// (first) GPU type: each job keeps its arrival, GPU count and work (its application's
+/// progress target) and becomes a job type of its application and batch. Jobs whose
+/// configuration the model cannot rate are left with no throughput (the round simulator
+/// refuses them, naming the job).
+pub fn rigid_workload(
+    apps: &Apps,
+    jobs: &[JobSpec],
+    cluster: &ClusterSpec,
+) -> (Vec<JobSpec>, Profile) {
+    let mut profile = Profile::default();
+    let Some(gpu) = cluster.types.first() else {
+        return (jobs.to_vec(), profile);
+    };
+    let out = jobs
+        .iter()
+        .map(|j| {
+            let name = type_name(&j.job_type, j.batch_size);
+            if let Some(app) = apps.index(&j.job_type).map(|k| &apps.apps[k]) {
+                if profile
+                    .throughput(&name, j.scale_factor, &gpu.name)
+                    .is_none()
+                {
+                    if let Some(rate) =
+                        rigid_rate(app, j.scale_factor, gpu.per_server, j.batch_size)
+                    {
+                        profile.set(&name, j.scale_factor, &gpu.name, rate);
+                    }
+                }
+            }
+            JobSpec {
+                job_type: name,
+                ..j.clone()
+            }
+        })
+        .collect();
+    (out, profile)
+}
