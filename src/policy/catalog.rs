@@ -224,12 +224,23 @@ fn variant_keys(name: &str) -> Vec<&'static str> {
     keys
 }
 
-/// The rows of the policy panel for `mechanism`: every policy it runs, in its family's
-/// order, with each policy's variants after it. A policy whose variants include its plain
-/// name is offered as those variants only (their parameters are all the variants fix).
+/// The rows of the policy panel for an experiment of `mechanism`: every policy it runs, in
+/// its family's order, with each policy's variants after it, then the policies another
+/// mechanism runs for it ([`runner`]: round-based policies on an elastic workload). A
+/// policy whose variants include its plain name is offered as those variants only (their
+/// parameters are all the variants fix).
 pub fn rows(mechanism: Mechanism) -> Vec<Row> {
+    let own: Vec<&'static str> = names_for(mechanism);
     let mut out = Vec::new();
-    for (name, imp) in all().filter(|(_, i)| i.mechanism == mechanism) {
+    let others = all().filter(|(name, i)| {
+        i.mechanism != mechanism
+            && !own.contains(name)
+            && entry(name).and_then(|e| runner(&e, mechanism)) == Some(i.mechanism)
+    });
+    for (name, imp) in all()
+        .filter(|(_, i)| i.mechanism == mechanism)
+        .chain(others)
+    {
         let vs = variants(name);
         let keys = variant_keys(name);
         let without = |fixed: &[&str]| -> Vec<ParamInfo> {
@@ -462,11 +473,23 @@ mod tests {
         assert!(err.contains("preemptive"), "{err}");
         assert!(err.contains("preemption model"), "{err}");
         assert!(err.contains("max_min_fairness_perf"), "{err}");
-        let err = check("max_min_fairness_perf", Mechanism::Elastic)
+        let err = check("max_min_fairness_perf", Mechanism::Slots)
             .unwrap_err()
             .to_string();
         assert!(err.contains("rounds"), "{err}");
-        assert!(err.contains("pollux, tiresias, optimus"), "{err}");
+        assert!(err.contains("dl2, drf, fifo, srtf, optimus"), "{err}");
+        // Round-based policies run an elastic workload rigid; the elastic form of a name
+        // comes first.
+        check("max_min_fairness_perf", Mechanism::Elastic).unwrap();
+        assert_eq!(
+            runner_of("max_min_fairness_perf", Mechanism::Elastic).unwrap(),
+            Mechanism::Rounds
+        );
+        assert_eq!(
+            runner_of("tiresias", Mechanism::Elastic).unwrap(),
+            Mechanism::Elastic
+        );
+        assert!(runner_of("pickyman", Mechanism::Elastic).is_err());
         assert!(matches!(
             check("nope", Mechanism::Rounds),
             Err(PolicyError::Unknown(_))
@@ -509,6 +532,12 @@ mod tests {
             rows(Mechanism::Rounds).len(),
             super::super::policies().len()
         );
+        // An elastic experiment offers Pollux's three, then every round-based policy
+        // whose name they do not take.
+        let elastic: Vec<&str> = rows(Mechanism::Elastic).iter().map(|r| r.spec).collect();
+        assert_eq!(elastic[..3], ["pollux", "tiresias", "optimus"]);
+        assert_eq!(elastic.len(), 3 + super::super::policies().len() - 2);
+        assert!(elastic.contains(&"max_min_fairness_perf") && elastic.contains(&"las"));
         for (spec, row, rest) in [
             ("aryl", "aryl", ""),
             ("aryl[loaning=no]", "aryl[loaning=false]", ""),

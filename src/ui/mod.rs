@@ -683,6 +683,15 @@ impl App {
                     Rc::clone(&r),
                     0,
                 ),
+                (Some(_), _)
+                    if catalog::runner_of(&spec, Mechanism::Elastic)
+                        .map_err(|e| e.to_string())?
+                        == Mechanism::Rounds =>
+                {
+                    StepSim::Rounds(Box::new(
+                        r.rigid_simulator(&spec).map_err(|e| e.to_string())?,
+                    ))
+                }
                 (Some(apps), _) => StepSim::Elastic(Box::new(
                     r.elastic_simulator(&spec, apps)
                         .map_err(|e| e.to_string())?,
@@ -1973,7 +1982,7 @@ impl App {
         html! {
             <section class="panel" id="policy-panel">
                 <h2>{ "Policies" }</h2>
-                if self.elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model)." }</p> }
+                if self.elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model). Pollux and its baselines come first; the round-based policies after them run the elastic jobs rigid, each at its user's GPU count and batch." }</p> }
                 if self.pooled { { pool::view_aryl_help() } }
                 if self.preemptive { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
                 <ul class="policies">
