@@ -5,6 +5,14 @@
 //! core (everything but `cli` and `ui`) does no I/O, reads no clock and starts no threads, so
 //! it runs the same natively and in WebAssembly: the same experiment and seed give the same
 //! numbers on both.
+//!
+//! One shell runs every policy: [`experiment::Experiment`] is the one description of a run;
+//! [`experiment::Resolved`] checks it, says which mechanism runs it
+//! ([`sim::Mechanism`]; [`sim::shell`] says where each mechanism lives) and builds any
+//! policy's simulation behind one stepping interface ([`sim::Stepper`]);
+//! [`experiment::Plan`] is the one orchestration of runs (policies, then the isolated
+//! baseline) for the CLI, the page's worker and the tests; [`policy::catalog`] is the one
+//! list of policies, one entry per name with an implementation per mechanism.
 
 #![deny(missing_docs)]
 
