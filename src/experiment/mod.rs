@@ -1,0 +1,293 @@
+//! The [`Experiment`]: the one serialisable description of a run (cluster, workload,
+//! profile, policies, seed, round length, knobs), what the CLI reads with `--config`, the
+//! page edits and a share link carries.
+//!
+//! - this file: the schema ([`Experiment`] and its parts), its errors, what resolving gives;
+//! - `resolve`: parsing and checking every input, and which mechanism runs the experiment;
+//! - `run`: the simulations of each policy and the one orchestration of a run ([`Plan`]);
+//! - `link`: the share-link codec (deflate, base64url, in the URL fragment).
+
+mod link;
+mod resolve;
+mod run;
+
+pub use link::{base64url_decode, base64url_encode, LinkError, LINK_CODEC};
+pub use run::{run, run_with_progress, Outcome, Plan, Progress, Task};
+
+use base64::alphabet;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};
+use base64::engine::DecodePaddingMode;
+use base64::{DecodeError, Engine as _};
+
+use crate::cluster::{ClusterError, ClusterSpec};
+use crate::metrics::{Recorder, Summary};
+use crate::nn::Mlp;
+use crate::policy::{self, PolicyError};
+use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
+use crate::sim::pooled::{PooledConfig, PooledSimulator};
+use crate::sim::preemptive::PreemptiveSimulator;
+use crate::sim::slots::{SlotConfig, SlotSimulator};
+use crate::sim::{Mechanism, RoundReport, SimConfig, SimError, Simulator, Stepper};
+use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
+use crate::workload::overhead::{OverheadModel, PreemptionConfig};
+use crate::workload::ps::generate_ps;
+use crate::workload::{
+    generate, presets, Apps, GeneratorConfig, InlineFile, Profile, PsConfig, PsModels, Trace,
+    WorkloadError,
+};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// Current schema version of [`Experiment`].
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Where the jobs come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WorkloadSource {
+    /// A bundled trace by name.
+    Preset {
+        /// Preset name.
+        name: String,
+    },
+    /// The synthetic generator.
+    Generated(GeneratorConfig),
+    /// A file's contents (uploaded or read by the CLI).
+    Inline {
+        /// File name, for messages and format detection.
+        name: String,
+        /// The text.
+        text: String,
+    },
+}
+
+/// Where the throughputs come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ProfileSource {
+    /// A bundled profile by name.
+    Preset {
+        /// Preset name.
+        name: String,
+    },
+    /// A file's contents.
+    Inline {
+        /// File name.
+        name: String,
+        /// The text.
+        text: String,
+    },
+    /// A folder of files: the Pollux simulator's application folders (one sub-folder per
+    /// application with `placements.csv`, `scalability.csv` and `validation-<batch>.csv`).
+    Files {
+        /// Folder name, for messages.
+        name: String,
+        /// The files, with paths relative to the folder.
+        files: Vec<InlineFile>,
+    },
+}
+
+fn default_version() -> u32 {
+    SCHEMA_VERSION
+}
+fn default_round() -> f64 {
+    360.0
+}
+fn default_true() -> bool {
+    true
+}
+
+/// A complete, reproducible description of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Experiment {
+    /// Schema version (old versions are upgraded when read).
+    #[serde(default = "default_version")]
+    pub version: u32,
+    /// Cluster spec text (`v100:36,p100:36,k80:36`, `36:36:36` or JSON).
+    pub cluster: String,
+    /// The jobs.
+    pub workload: WorkloadSource,
+    /// The throughputs.
+    pub profile: ProfileSource,
+    /// Policy specs to run (compared when several).
+    pub policies: Vec<String>,
+    /// Experiment seed: every random choice derives from it.
+    #[serde(default)]
+    pub seed: u64,
+    /// Round length (s).
+    #[serde(default = "default_round")]
+    pub round_s: f64,
+    /// Reproduce Gavel's simulator's mechanism.
+    #[serde(default)]
+    pub gavel_compat: bool,
+    /// Seconds lost when a job's placement changes.
+    #[serde(default)]
+    pub restart_cost_s: f64,
+    /// Measure only jobs with ids in `[start, end)`; the run stops once they are done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<(usize, usize)>,
+    /// Also run the isolated policy to compute finish-time fairness (rho).
+    #[serde(default = "default_true")]
+    pub fairness: bool,
+    /// An inference pool's load (Aryl): the cluster's `inference` GPU type serves it, and
+    /// its idle servers may be loaned to training.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference: Option<InferenceSource>,
+    /// Preemption with PickyMan's overhead model: the experiment then runs in the
+    /// preemptive simulator with PickyMan and its baselines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionConfig>,
+    /// Settings of a parameter-server (DL2) experiment: CPUs per server and the most
+    /// workers and parameter servers per job. Such an experiment is one whose profile is of
+    /// parameter-server models (e.g. the bundled `dl2-models`); it runs in the slot
+    /// simulator with the `dl2` family, with these defaults when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ps: Option<PsConfig>,
+    /// The network of the `dl2` policy in a parameter-server experiment (a weights JSON
+    /// written by `orrery dl2 train` or trained in the page); the bundled network when
+    /// left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSource>,
+}
+
+/// Where a DL2 policy network comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum NetworkSource {
+    /// A weights JSON's contents (see [`crate::nn`]).
+    Inline {
+        /// File name, for messages.
+        name: String,
+        /// The text.
+        text: String,
+    },
+}
+
+/// Where an inference pool's load comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum InferenceSource {
+    /// The bundled day-shaped curve.
+    Diurnal(DiurnalConfig),
+    /// A CSV of `time_s,servers`.
+    Inline {
+        /// File name.
+        name: String,
+        /// The text.
+        text: String,
+    },
+}
+
+impl Default for Experiment {
+    fn default() -> Self {
+        presets::default_experiment()
+    }
+}
+
+/// An error setting up or running an experiment.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ExperimentError {
+    /// Bad cluster.
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    /// Bad trace or profile.
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    /// Bad policy spec.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// Bad simulation setup.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// Bad experiment description.
+    #[error("experiment: {0}")]
+    Invalid(String),
+}
+
+/// An experiment with its inputs parsed and checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// The cluster.
+    pub cluster: ClusterSpec,
+    /// The jobs.
+    pub trace: Trace,
+    /// The throughputs.
+    pub profile: Profile,
+    /// Simulator settings.
+    pub sim: SimConfig,
+    /// Elastic applications, when the profile is one: the experiment then runs in the
+    /// elastic simulator with the elastic policies (Pollux and its baselines).
+    pub apps: Option<Arc<Apps>>,
+    /// The inference load, when the experiment has an inference pool: it then runs in the
+    /// pooled simulator with Aryl.
+    pub load: Option<LoadCurve>,
+    /// The overhead model, when the experiment is preemptive: it then runs in the
+    /// preemptive simulator with PickyMan and its baselines.
+    pub preemption: Option<OverheadModel>,
+    /// Parameter-server job types and settings, when the profile is one of them: the
+    /// experiment then runs in the slot simulator with the `dl2` family.
+    pub ps: Option<PsSetup>,
+    /// What the experiment runs but probably should not (a GPU type no job can use),
+    /// one sentence each; the CLI prints them and the page shows them.
+    pub warnings: Vec<String>,
+}
+
+/// The parameter-server world of a DL2 experiment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PsSetup {
+    /// The job types.
+    pub models: Arc<PsModels>,
+    /// CPUs per server and per-job caps.
+    pub config: PsConfig,
+    /// The `dl2` policy's network when the experiment brings its own (else the bundled one).
+    pub network: Option<Arc<Mlp>>,
+}
+
+/// The outcome of one policy's run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    /// The numbers.
+    pub summary: Summary,
+    /// Everything recorded (per-job records, series).
+    pub recorder: Recorder,
+}
+
+impl Experiment {
+    /// Read an experiment from JSON, upgrading older schema versions.
+    pub fn from_json(text: &str) -> Result<Self, ExperimentError> {
+        let e: Experiment = serde_json::from_str(text)
+            .map_err(|e| ExperimentError::Invalid(format!("line {}: {e}", e.line())))?;
+        if e.version > SCHEMA_VERSION {
+            return Err(ExperimentError::Invalid(format!(
+                "schema version {} is newer than this build understands ({SCHEMA_VERSION})",
+                e.version
+            )));
+        }
+        Ok(Experiment {
+            version: SCHEMA_VERSION,
+            ..e
+        })
+    }
+
+    /// Serialise to JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_schema_versions_are_read() {
+        // A version-1 experiment written without the optional keys.
+        let text = r#"{"version":1,"cluster":"8:8:8","workload":{"kind":"preset","name":"default"},"profile":{"kind":"preset","name":"gavel-types"},"policies":["las"]}"#;
+        let e = Experiment::from_json(text).unwrap();
+        assert_eq!(e.round_s, 360.0);
+        assert!(e.fairness);
+        let newer = text.replace("\"version\":1", "\"version\":99");
+        assert!(Experiment::from_json(&newer).is_err());
+    }
+}

@@ -1,0 +1,392 @@
+//! Resolving an experiment: every input parsed and checked, the mechanism decided.
+
+use super::*;
+
+impl Experiment {
+    /// Parse and check every input.
+    pub fn resolve(&self) -> Result<Resolved, ExperimentError> {
+        let cluster = ClusterSpec::parse(&self.cluster)?;
+        let ps_models = match &self.profile {
+            ProfileSource::Preset { name } => presets::ps_models(name).transpose()?,
+            ProfileSource::Inline { name, text } if PsModels::is_ps_json(text) => {
+                Some(PsModels::from_json(text, name)?)
+            }
+            _ => None,
+        };
+        if let Some(models) = ps_models {
+            return self.resolve_ps(cluster, models);
+        }
+        if self.ps.is_some() {
+            return Err(ExperimentError::Invalid(
+                "ps settings go with a profile of parameter-server models (e.g. the bundled dl2-models)".into(),
+            ));
+        }
+        if self.network.is_some() {
+            return Err(ExperimentError::Invalid(
+                "a network goes with a parameter-server experiment (the dl2 policy's); this profile is not of parameter-server models".into(),
+            ));
+        }
+        let (profile, apps) = match &self.profile {
+            ProfileSource::Preset { name } => match presets::elastic_apps(name) {
+                Some(apps) => (Profile::default(), Some(apps?)),
+                None => (presets::profile(name)?, None),
+            },
+            ProfileSource::Inline { name, text } if Apps::is_apps_json(text) => {
+                (Profile::default(), Some(Apps::from_json(text, name)?))
+            }
+            ProfileSource::Inline { name, text } => (Profile::parse(text, name)?, None),
+            ProfileSource::Files { name, files } => (
+                Profile::default(),
+                Some(Apps::from_pollux_files(name, files)?),
+            ),
+        };
+        // Round-based experiments outside Gavel-compatible mode take the GPU types in name
+        // order whatever order the spec lists them in: the mechanism visits types in turn
+        // and LP solvers break ties by position, so a listed order would otherwise leak
+        // into the results. Gavel-compatible mode keeps the given order (Gavel's is part of
+        // its mechanism).
+        let mut cluster = cluster;
+        if apps.is_none()
+            && self.inference.is_none()
+            && self.preemption.is_none()
+            && !self.gavel_compat
+        {
+            cluster.types.sort_by(|a, b| a.name.cmp(&b.name));
+        }
+        let mut trace = match &self.workload {
+            WorkloadSource::Preset { name } => presets::trace(name)?,
+            WorkloadSource::Generated(g) => match &apps {
+                Some(apps) => crate::workload::generator::generate_elastic(apps, g)?,
+                None => generate(&profile, &cluster, g)?,
+            },
+            WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
+        };
+        if self.policies.is_empty() {
+            return Err(ExperimentError::Invalid("no policies to run".into()));
+        }
+        match &apps {
+            Some(apps) => {
+                if self.gavel_compat {
+                    return Err(ExperimentError::Invalid(
+                        "gavel_compat applies to round-based experiments, not elastic ones".into(),
+                    ));
+                }
+                if cluster.types.len() != 1 {
+                    return Err(ExperimentError::Invalid(format!(
+                        "elastic experiments run on one GPU type in servers (e.g. gpu:64/4), not '{}'",
+                        self.cluster
+                    )));
+                }
+                check_elastic(&mut trace, apps, &cluster)?;
+                for p in &self.policies {
+                    policy::catalog::check(p, Mechanism::Elastic)?;
+                }
+            }
+            None if self.inference.is_some() => {
+                if self.preemption.is_some() {
+                    return Err(ExperimentError::Invalid(
+                        "an experiment has an inference pool or a preemption model, not both"
+                            .into(),
+                    ));
+                }
+                for p in &self.policies {
+                    policy::catalog::check(p, Mechanism::Pooled)?;
+                }
+            }
+            None if self.preemption.is_some() => {
+                if self.gavel_compat {
+                    return Err(ExperimentError::Invalid(
+                        "gavel_compat applies to round-based experiments, not preemptive ones"
+                            .into(),
+                    ));
+                }
+                if cluster.types.len() != 1 {
+                    return Err(ExperimentError::Invalid(format!(
+                        "preemptive experiments run on one GPU type (e.g. v100:64), not '{}'",
+                        self.cluster
+                    )));
+                }
+                trace.check_against(&profile, &cluster)?;
+                for p in &self.policies {
+                    policy::catalog::check(p, Mechanism::Preemptive)?;
+                }
+            }
+            None => {
+                trace.check_against(&profile, &cluster)?;
+                for p in &self.policies {
+                    policy::catalog::check(p, Mechanism::Rounds)?;
+                }
+            }
+        }
+        let load = match &self.inference {
+            None => None,
+            Some(_) if apps.is_some() => {
+                return Err(ExperimentError::Invalid(
+                    "an inference pool goes with a round-based profile, not elastic applications"
+                        .into(),
+                ))
+            }
+            Some(src) => {
+                let inf = cluster
+                    .types
+                    .iter()
+                    .find(|t| t.name == "inference")
+                    .ok_or_else(|| {
+                        ExperimentError::Invalid(
+                            "an inference pool needs a GPU type named 'inference' in the cluster (e.g. v100:128/8,inference:128/8)".into(),
+                        )
+                    })?;
+                let servers = inf.count / inf.per_server.max(1);
+                Some(match src {
+                    InferenceSource::Diurnal(c) => diurnal(c, servers)?,
+                    InferenceSource::Inline { name, text } => LoadCurve::parse_csv(text, name)?,
+                })
+            }
+        };
+        if let Some((a, b)) = self.window {
+            if a >= b || b > trace.jobs.len() {
+                return Err(ExperimentError::Invalid(format!(
+                    "window {a}:{b} must satisfy start < end <= number of jobs ({})",
+                    trace.jobs.len()
+                )));
+            }
+        }
+        let sim = SimConfig {
+            round_len: self.round_s,
+            gavel_compat: self.gavel_compat,
+            restart_cost: self.restart_cost_s,
+            seed: self.seed,
+            ..SimConfig::default()
+        };
+        if !(sim.round_len.is_finite() && sim.round_len > 0.0) {
+            return Err(ExperimentError::Invalid(
+                "round_s must be a positive number".into(),
+            ));
+        }
+        let preemption =
+            match &self.preemption {
+                Some(_) if apps.is_some() => return Err(ExperimentError::Invalid(
+                    "a preemption model goes with a round-based profile, not elastic applications"
+                        .into(),
+                )),
+                Some(c) => {
+                    c.check()?;
+                    Some(OverheadModel { config: *c })
+                }
+                None => None,
+            };
+        let warnings = if apps.is_none() {
+            unused_types(&cluster, &trace, &profile)
+        } else {
+            Vec::new()
+        };
+        Ok(Resolved {
+            cluster,
+            trace,
+            profile,
+            sim,
+            apps: apps.map(Arc::new),
+            load,
+            preemption,
+            ps: None,
+            warnings,
+        })
+    }
+
+    /// Resolve a parameter-server (DL2) experiment.
+    fn resolve_ps(
+        &self,
+        cluster: ClusterSpec,
+        models: PsModels,
+    ) -> Result<Resolved, ExperimentError> {
+        let invalid = |m: &str| Err(ExperimentError::Invalid(m.into()));
+        if self.gavel_compat {
+            return invalid(
+                "gavel_compat applies to round-based experiments, not parameter-server ones",
+            );
+        }
+        if self.inference.is_some() || self.preemption.is_some() {
+            return invalid(
+                "a parameter-server experiment has no inference pool and no preemption model",
+            );
+        }
+        if self.policies.is_empty() {
+            return invalid("no policies to run");
+        }
+        let config = self.ps.unwrap_or_default();
+        config.check()?;
+        let mut trace = match &self.workload {
+            WorkloadSource::Preset { name } => presets::trace(name)?,
+            WorkloadSource::Generated(g) => generate_ps(&models, g)?,
+            WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
+        };
+        models.check_trace(&trace)?;
+        for (job, m) in trace.jobs.iter_mut().filter_map(|j| {
+            let k = models.index(&j.job_type)?;
+            Some((j, &models.models[k]))
+        }) {
+            job.epoch_steps.get_or_insert(m.steps_per_epoch());
+        }
+        crate::sim::slots::check_jobs(&cluster, &config, &trace.jobs, &models)?;
+        let network = match &self.network {
+            None => None,
+            Some(NetworkSource::Inline { name, text }) => {
+                let net = Mlp::from_json(text)
+                    .map_err(|e| ExperimentError::Invalid(format!("network {name}: {e}")))?;
+                Some(Arc::new(net))
+            }
+        };
+        for p in &self.policies {
+            policy::catalog::check(p, Mechanism::Slots)?;
+            policy::dl2::build_with(p, network.as_deref(), models.models.len()).map_err(
+                |e| match e {
+                    PolicyError::Failed { reason, .. } => ExperimentError::Invalid(format!(
+                        "network {}: {reason}",
+                        match &self.network {
+                            Some(NetworkSource::Inline { name, .. }) => name.as_str(),
+                            None => "(bundled)",
+                        }
+                    )),
+                    e => e.into(),
+                },
+            )?;
+        }
+        if let Some((a, b)) = self.window {
+            if a >= b || b > trace.jobs.len() {
+                return Err(ExperimentError::Invalid(format!(
+                    "window {a}:{b} must satisfy start < end <= number of jobs ({})",
+                    trace.jobs.len()
+                )));
+            }
+        }
+        if !(self.round_s.is_finite() && self.round_s >= 1.0) {
+            return invalid("round_s (the slot) must be at least 1 s");
+        }
+        if !(self.restart_cost_s.is_finite() && (0.0..=86_400.0).contains(&self.restart_cost_s)) {
+            return invalid("restart_cost_s must be between 0 and 86,400 s");
+        }
+        let sim = SimConfig {
+            round_len: self.round_s,
+            gavel_compat: false,
+            restart_cost: self.restart_cost_s,
+            seed: self.seed,
+            ..SimConfig::default()
+        };
+        Ok(Resolved {
+            cluster,
+            trace,
+            profile: Profile::default(),
+            sim,
+            apps: None,
+            load: None,
+            preemption: None,
+            ps: Some(PsSetup {
+                models: Arc::new(models),
+                config,
+                network,
+            }),
+            warnings: Vec::new(),
+        })
+    }
+
+    /// Whether the experiment's profile is one of elastic applications (Pollux-style).
+    pub fn is_elastic(&self) -> bool {
+        match &self.profile {
+            ProfileSource::Preset { name } => presets::elastic_apps(name).is_some(),
+            ProfileSource::Inline { text, .. } => Apps::is_apps_json(text),
+            ProfileSource::Files { .. } => true,
+        }
+    }
+
+    /// Whether the experiment's profile is one of parameter-server models (DL2-style): it
+    /// then runs in the slot simulator.
+    pub fn is_ps(&self) -> bool {
+        match &self.profile {
+            ProfileSource::Preset { name } => presets::PS_PROFILES.iter().any(|b| b.name == name),
+            ProfileSource::Inline { text, .. } => PsModels::is_ps_json(text),
+            ProfileSource::Files { .. } => false,
+        }
+    }
+}
+
+/// One warning per GPU type of the cluster on which no job of the trace can run (no
+/// throughput in the profile at the job's scale factor, or fewer GPUs than it needs).
+fn unused_types(cluster: &ClusterSpec, trace: &Trace, profile: &Profile) -> Vec<String> {
+    let mut usable = vec![false; cluster.num_types()];
+    let mut seen = std::collections::BTreeSet::new();
+    for j in &trace.jobs {
+        if !seen.insert((j.job_type.as_str(), j.scale_factor)) {
+            continue;
+        }
+        let row = profile.throughputs_on(&j.job_type, j.scale_factor, cluster);
+        for ((u, &v), t) in usable.iter_mut().zip(&row).zip(&cluster.types) {
+            *u |= v > 0.0 && t.count >= j.scale_factor;
+        }
+    }
+    cluster
+        .types
+        .iter()
+        .zip(usable)
+        .filter(|(t, u)| !u && t.count > 0 && t.name != "inference")
+        .map(|(t, _)| {
+            format!(
+                "GPU type '{}' ({} GPUs): no job of the workload can run on it (the profile has no throughput for them there), so it stays idle",
+                t.name, t.count
+            )
+        })
+        .collect()
+}
+
+/// Check an elastic trace against its applications and set each job's work to its
+/// application's (progress at the end of its last epoch).
+fn check_elastic(
+    trace: &mut Trace,
+    apps: &Apps,
+    cluster: &ClusterSpec,
+) -> Result<(), WorkloadError> {
+    let total = cluster
+        .types
+        .first()
+        .map_or(0, |t| t.count - t.count % t.per_server.max(1));
+    for (i, job) in trace.jobs.iter_mut().enumerate() {
+        let line = trace.lines.get(i).copied().unwrap_or(0);
+        let Some(app) = apps.index(&job.job_type).map(|k| &apps.apps[k]) else {
+            return Err(WorkloadError::field(
+                &trace.name,
+                line,
+                "application",
+                format!(
+                    "'{}' is not an application of the profile ({})",
+                    job.job_type,
+                    apps.names().join(", ")
+                ),
+            ));
+        };
+        if job.scale_factor > total {
+            return Err(WorkloadError::field(
+                &trace.name,
+                line,
+                "num_replicas",
+                format!(
+                    "{} GPUs asked, the cluster has {total} in whole servers",
+                    job.scale_factor
+                ),
+            ));
+        }
+        if let Some(b) = job.batch_size {
+            if b < app.init_batch_size || b > app.max_batch_size {
+                return Err(WorkloadError::field(
+                    &trace.name,
+                    line,
+                    "batch_size",
+                    format!(
+                        "{b} is outside {}'s batch sizes [{}, {}]",
+                        app.name, app.init_batch_size, app.max_batch_size
+                    ),
+                ));
+            }
+        }
+        job.total_steps = app.target_progress();
+    }
+    Ok(())
+}

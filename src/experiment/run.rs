@@ -1,0 +1,421 @@
+//! Running an experiment: each policy's simulation in its mechanism, and the one
+//! orchestration of a run (its policies, then the isolated baseline).
+
+use super::*;
+
+impl Resolved {
+    /// Whether finish-time fairness (rho) can be computed: it needs the isolated policy,
+    /// which exists for round-based experiments only.
+    pub fn supports_fairness(&self) -> bool {
+        self.mechanism() == Mechanism::Rounds
+    }
+
+    /// The simulator settings for a policy with its own scheduling interval, if it has
+    /// one.
+    fn sim_config(&self, interval: Option<f64>) -> SimConfig {
+        SimConfig {
+            round_len: interval.unwrap_or(self.sim.round_len),
+            ..self.sim.clone()
+        }
+    }
+
+    /// What the profile knows, in one line for people: its GPU types (a per-type profile)
+    /// or that its models run on any one GPU type, and its job types.
+    pub fn profile_types(&self) -> String {
+        if let Some(apps) = &self.apps {
+            format!(
+                "elastic applications on any one GPU type: {}",
+                apps.names().join(", ")
+            )
+        } else if let Some(ps) = &self.ps {
+            format!(
+                "parameter-server models on any one GPU type: {}",
+                ps.models.names().join(", ")
+            )
+        } else {
+            format!(
+                "GPU types {}; job types {}",
+                self.profile.gpu_types().join(", "),
+                self.profile.job_type_names().join(", ")
+            )
+        }
+    }
+
+    /// The mechanism that runs this experiment's policies.
+    pub fn mechanism(&self) -> Mechanism {
+        if self.ps.is_some() {
+            Mechanism::Slots
+        } else if self.preemption.is_some() {
+            Mechanism::Preemptive
+        } else if self.load.is_some() {
+            Mechanism::Pooled
+        } else if self.apps.is_some() {
+            Mechanism::Elastic
+        } else {
+            Mechanism::Rounds
+        }
+    }
+
+    /// A simulation of one policy in the experiment's mechanism, ready to step.
+    pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
+        let mechanism = self.mechanism();
+        if policy::catalog::runner_of(policy_spec, mechanism)? != mechanism {
+            return Ok(Box::new(self.rigid_simulator(policy_spec)?));
+        }
+        Ok(match (&self.ps, &self.preemption, &self.load, &self.apps) {
+            (Some(ps), _, _, _) => Box::new(self.slot_simulator(policy_spec, ps)?),
+            (None, Some(model), _, _) => Box::new(self.preemptive_simulator(policy_spec, model)?),
+            (None, None, Some(load), _) => Box::new(self.pooled_simulator(policy_spec, load)?),
+            (None, None, None, Some(apps)) => Box::new(self.elastic_simulator(policy_spec, apps)?),
+            (None, None, None, None) => Box::new(self.simulator(policy_spec)?),
+        })
+    }
+
+    /// A round-based simulator for a round-based policy in an elastic experiment: every job
+    /// runs rigid at its user's GPU count and batch, with the throughput its application's
+    /// model gives there ([`crate::workload::rigid`]).
+    pub fn rigid_simulator(&self, policy_spec: &str) -> Result<Simulator, ExperimentError> {
+        let apps = self.apps.as_ref().ok_or_else(|| {
+            ExperimentError::Invalid("rigid runs are of elastic experiments".into())
+        })?;
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let p = policy::build(&split.spec)?;
+        let (jobs, profile) =
+            crate::workload::rigid::rigid_workload(apps, &self.trace.jobs, &self.cluster);
+        Ok(Simulator::new(
+            self.sim_config(split.interval),
+            self.cluster.clone(),
+            jobs,
+            profile,
+            p,
+        )?)
+    }
+
+    /// A simulator for one policy.
+    pub fn simulator(&self, policy_spec: &str) -> Result<Simulator, ExperimentError> {
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let p = policy::build(&split.spec)?;
+        Ok(Simulator::new(
+            self.sim_config(split.interval),
+            self.cluster.clone(),
+            self.trace.jobs.clone(),
+            self.profile.clone(),
+            p,
+        )?)
+    }
+
+    /// Run one policy to the end (or until the window's jobs are done), calling `progress`
+    /// after every round.
+    pub fn run_policy(
+        &self,
+        policy_spec: &str,
+        window: Option<(usize, usize)>,
+        isolated_jct: Option<&[Option<f64>]>,
+        mut progress: impl FnMut(&RoundReport),
+    ) -> Result<RunResult, ExperimentError> {
+        let mut rec = Recorder::new(&self.trace.jobs, self.cluster.num_types());
+        rec.preemption.enabled = self.preemption.is_some();
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let mut sim = self.stepper(policy_spec)?;
+        while let Some(report) = sim.step() {
+            for e in &report.events {
+                rec.observe(e);
+            }
+            progress(&report);
+            if window.is_some_and(|(a, b)| (a..b).all(|j| sim.job_done(j))) {
+                break;
+            }
+        }
+        let name = split.name_with_interval(sim.policy_name());
+        let summary = rec.summary(&name, &self.cluster, window, isolated_jct);
+        Ok(RunResult {
+            summary,
+            recorder: rec,
+        })
+    }
+
+    /// A slot (DL2) simulator for one policy of the `dl2` family.
+    pub fn slot_simulator(
+        &self,
+        policy_spec: &str,
+        ps: &PsSetup,
+    ) -> Result<SlotSimulator, ExperimentError> {
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let p =
+            policy::dl2::build_with(&split.spec, ps.network.as_deref(), ps.models.models.len())?;
+        self.slot_simulator_at(p, ps, split.interval)
+    }
+
+    /// A slot (DL2) simulator running `policy` (one built outside the registry, such as a
+    /// policy being trained).
+    pub fn slot_simulator_with(
+        &self,
+        policy: Box<dyn crate::sim::slots::SlotPolicy>,
+        ps: &PsSetup,
+    ) -> Result<SlotSimulator, ExperimentError> {
+        self.slot_simulator_at(policy, ps, None)
+    }
+
+    /// [`Resolved::slot_simulator_with`] with the policy's own slot length, if it has one.
+    fn slot_simulator_at(
+        &self,
+        policy: Box<dyn crate::sim::slots::SlotPolicy>,
+        ps: &PsSetup,
+        interval: Option<f64>,
+    ) -> Result<SlotSimulator, ExperimentError> {
+        let cfg = SlotConfig {
+            slot_s: interval.unwrap_or(self.sim.round_len),
+            restart_s: self.sim.restart_cost,
+            ps: ps.config,
+            seed: self.sim.seed,
+            ..SlotConfig::default()
+        };
+        Ok(SlotSimulator::new(
+            cfg,
+            &self.cluster,
+            self.trace.jobs.clone(),
+            Arc::clone(&ps.models),
+            policy,
+        )?)
+    }
+
+    /// A preemptive (PickyMan) simulator for one policy.
+    pub fn preemptive_simulator(
+        &self,
+        policy_spec: &str,
+        model: &OverheadModel,
+    ) -> Result<PreemptiveSimulator, ExperimentError> {
+        let p = policy::pickyman::build(policy_spec)?;
+        Ok(PreemptiveSimulator::new(
+            &self.cluster,
+            self.trace.jobs.clone(),
+            self.profile.clone(),
+            *model,
+            self.sim.seed,
+            p,
+        )?)
+    }
+
+    /// A pooled (Aryl) simulator for one policy.
+    pub fn pooled_simulator(
+        &self,
+        policy_spec: &str,
+        load: &LoadCurve,
+    ) -> Result<PooledSimulator, ExperimentError> {
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let p = policy::aryl::build(&split.spec)?;
+        let cfg = PooledConfig {
+            tick: split.interval.unwrap_or(self.sim.round_len),
+            restart_s: self.sim.restart_cost,
+            ..PooledConfig::default()
+        };
+        Ok(PooledSimulator::new(
+            cfg,
+            self.cluster.clone(),
+            self.trace.jobs.clone(),
+            &self.profile,
+            load.clone(),
+            p,
+        )?)
+    }
+
+    /// An elastic simulator for one policy (the experiment's profile must be elastic).
+    pub fn elastic_simulator(
+        &self,
+        policy_spec: &str,
+        apps: &Arc<Apps>,
+    ) -> Result<ElasticSimulator, ExperimentError> {
+        let split = policy::catalog::split_interval(policy_spec)?;
+        let p = policy::pollux::build(&split.spec)?;
+        let cfg = ElasticConfig {
+            interval: split.interval.unwrap_or(self.sim.round_len),
+            restart_s: self.sim.restart_cost,
+            seed: self.sim.seed,
+            ..ElasticConfig::default()
+        };
+        Ok(ElasticSimulator::new(
+            cfg,
+            self.cluster.clone(),
+            self.trace.jobs.clone(),
+            Arc::clone(apps),
+            p,
+        )?)
+    }
+
+    /// [`Resolved::run_policy`] as run `run` of `runs`, reporting [`Progress`] after every
+    /// round.
+    pub fn run_reporting(
+        &self,
+        policy_spec: &str,
+        window: Option<(usize, usize)>,
+        isolated_jct: Option<&[Option<f64>]>,
+        (run, runs): (usize, usize),
+        mut progress: impl FnMut(&Progress),
+    ) -> Result<RunResult, ExperimentError> {
+        let mut p = Progress {
+            run,
+            runs,
+            policy: policy_spec.to_string(),
+            jobs_done: 0,
+            jobs: self.trace.jobs.len(),
+        };
+        self.run_policy(policy_spec, window, isolated_jct, |report| {
+            p.jobs_done += report.jobs_ended();
+            progress(&p);
+        })
+    }
+}
+
+/// Run every policy of the experiment (and the isolated baseline for rho when asked).
+pub fn run(exp: &Experiment) -> Result<Vec<RunResult>, ExperimentError> {
+    Ok(run_with_progress(exp, |_| {})?.results)
+}
+
+/// The results of every policy, and the isolated baseline's JCTs when fairness was asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// One result per policy, in the experiment's order.
+    pub results: Vec<RunResult>,
+    /// JCT per job under the isolated policy (the denominators of rho).
+    pub isolated_jct: Option<Vec<Option<f64>>>,
+}
+
+/// Progress of [`run_with_progress`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    /// Which run (the policies in order, then the isolated baseline when fairness is on).
+    pub run: usize,
+    /// How many runs in all.
+    pub runs: usize,
+    /// Policy of the current run.
+    pub policy: String,
+    /// Jobs finished in the current run.
+    pub jobs_done: usize,
+    /// Jobs in the trace.
+    pub jobs: usize,
+}
+
+impl Progress {
+    /// Overall fraction done, 0..1.
+    pub fn fraction(&self) -> f64 {
+        if self.runs == 0 || self.jobs == 0 {
+            return 0.0;
+        }
+        (self.run as f64 + self.jobs_done as f64 / self.jobs as f64) / self.runs as f64
+    }
+}
+
+/// [`run`], reporting progress after every round.
+pub fn run_with_progress(
+    exp: &Experiment,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Outcome, ExperimentError> {
+    let r = exp.resolve()?;
+    let plan = r.plan(exp);
+    let results = plan
+        .tasks
+        .iter()
+        .map(|t| r.run_task(&plan, t, &mut progress))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(r.finish(&plan, results))
+}
+
+/// One run of a [`Plan`]: one of the experiment's policies, or the isolated baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// Position in the plan.
+    pub index: usize,
+    /// The policy's spec.
+    pub policy: String,
+    /// The isolated baseline (the denominators of rho), not one of the experiment's
+    /// policies: it runs without a window.
+    pub baseline: bool,
+}
+
+/// What running an experiment takes: every policy in the experiment's order, then the
+/// isolated baseline when finish-time fairness (rho) is asked for and the mechanism has
+/// it. The CLI runs the tasks in parallel, the page's worker one after the other
+/// (showing each policy as it finishes), the library in order; [`Resolved::finish`] joins
+/// them the same way for all three.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The runs, policies first.
+    pub tasks: Vec<Task>,
+    /// The window of measured jobs.
+    pub window: Option<(usize, usize)>,
+}
+
+impl Plan {
+    /// Whether the plan ends with the isolated baseline.
+    pub fn has_baseline(&self) -> bool {
+        self.tasks.last().is_some_and(|t| t.baseline)
+    }
+}
+
+impl Resolved {
+    /// The runs of `exp` (which this was resolved from).
+    pub fn plan(&self, exp: &Experiment) -> Plan {
+        let mut tasks: Vec<Task> = exp
+            .policies
+            .iter()
+            .enumerate()
+            .map(|(index, p)| Task {
+                index,
+                policy: p.clone(),
+                baseline: false,
+            })
+            .collect();
+        if exp.fairness && self.supports_fairness() {
+            tasks.push(Task {
+                index: tasks.len(),
+                policy: policy::BASELINE.to_string(),
+                baseline: true,
+            });
+        }
+        Plan {
+            tasks,
+            window: exp.window,
+        }
+    }
+
+    /// Run one task of `plan`, reporting [`Progress`] after every step.
+    pub fn run_task(
+        &self,
+        plan: &Plan,
+        task: &Task,
+        progress: impl FnMut(&Progress),
+    ) -> Result<RunResult, ExperimentError> {
+        let window = if task.baseline { None } else { plan.window };
+        self.run_reporting(
+            &task.policy,
+            window,
+            None,
+            (task.index, plan.tasks.len()),
+            progress,
+        )
+    }
+
+    /// Join the results of every task of `plan` (in the plan's order): the baseline's JCTs
+    /// become the denominators of every policy's rho.
+    pub fn finish(&self, plan: &Plan, mut results: Vec<RunResult>) -> Outcome {
+        let iso = if plan.has_baseline() && results.len() == plan.tasks.len() {
+            results.pop().map(|b| b.recorder.jcts())
+        } else {
+            None
+        };
+        if let Some(iso) = &iso {
+            for res in &mut results {
+                res.summary = res.recorder.summary(
+                    &res.summary.policy,
+                    &self.cluster,
+                    plan.window,
+                    Some(iso),
+                );
+            }
+        }
+        Outcome {
+            results,
+            isolated_jct: iso,
+        }
+    }
+}
