@@ -1,0 +1,486 @@
+//! The command line: every command, its flags and their parsers.
+
+use super::*;
+
+/// Orrery: a GPU cluster scheduling simulator (Gavel's policies, classic baselines and more).
+#[derive(Parser, Debug)]
+#[command(name = "orrery", version, about, long_about = None)]
+#[command(propagate_version = true, arg_required_else_help = true)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// Run one policy on an experiment and print its metrics.
+    Run(RunArgs),
+    /// Run several policies on the same experiment and compare their metrics.
+    Compare(CompareArgs),
+    /// Sweep policies x arrival rates x seeds on synthetic workloads; one CSV row per cell.
+    Sweep(SweepArgs),
+    /// Write a synthetic trace (Gavel's generator recipe).
+    Generate(GenerateArgs),
+    /// Sample the Alibaba PAI GPU trace (cluster-trace-gpu-v2020) into an Orrery trace.
+    ImportPai(ImportPaiArgs),
+    /// List every scheduling policy with its parameters.
+    Policies(ListArgs),
+    /// List the bundled scenarios, traces and throughput profiles.
+    Presets(ListArgs),
+    /// Time the LP solver, the round mechanism and whole runs against performance targets.
+    Bench(BenchArgs),
+    /// Print the share link of an experiment: opening it in a browser shows the same run.
+    Link(LinkArgs),
+    /// DL2's neural scheduler: train it.
+    #[command(subcommand)]
+    Dl2(Dl2Command),
+}
+
+/// `orrery dl2 ...`.
+#[derive(Subcommand, Debug)]
+pub(crate) enum Dl2Command {
+    /// Train DL2: a supervised warm-up on DRF's decisions, then actor-critic reinforcement
+    /// learning in the slot simulator, on workloads of the experiment's generator.
+    Train(Dl2TrainArgs),
+}
+
+/// Flags of `orrery dl2 train`.
+#[derive(Args, Debug)]
+pub(crate) struct Dl2TrainArgs {
+    /// Bundled scenario whose cluster, models and generator the episodes use.
+    #[arg(long, default_value = "dl2")]
+    pub(crate) preset: String,
+    /// Experiment JSON instead of the scenario.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// Training seed.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Reinforcement-learning iterations (each several rollouts of one workload).
+    #[arg(long)]
+    pub(crate) iterations: Option<usize>,
+    /// Passes over DRF's decisions in the warm-up.
+    #[arg(long)]
+    pub(crate) warmup_epochs: Option<usize>,
+    /// Jobs per episode.
+    #[arg(long)]
+    pub(crate) episode_jobs: Option<usize>,
+    /// Episodes of DRF's decisions in the warm-up.
+    #[arg(long)]
+    pub(crate) warmup_episodes: Option<usize>,
+    /// Learning rate of the warm-up.
+    #[arg(long)]
+    pub(crate) warmup_lr: Option<f64>,
+    /// Learning rate of reinforcement learning.
+    #[arg(long)]
+    pub(crate) rl_lr: Option<f64>,
+    /// Rollouts per reinforcement-learning iteration.
+    #[arg(long)]
+    pub(crate) rollouts: Option<usize>,
+    /// Weight of the KL penalty toward the warm-up's policy.
+    #[arg(long)]
+    pub(crate) kl: Option<f64>,
+    /// Branched credit: copies of the greedy actor's episode per branched slot (0:
+    /// independent rollouts).
+    #[arg(long)]
+    pub(crate) branches: Option<usize>,
+    /// Slots after the branched one that count in a branch's return.
+    #[arg(long)]
+    pub(crate) horizon: Option<usize>,
+    /// Branch at single decisions (trying the actor's most probable actions there) instead
+    /// of whole slots.
+    #[arg(long)]
+    pub(crate) decision_credit: bool,
+    /// Credit of the independent rollouts: `exact` (every decision is credited with what
+    /// each allowed action would add to its slot's reward) or `slot` (the clipped
+    /// actor-critic update on each slot's discounted return against the rollouts'
+    /// baseline).
+    #[arg(long, value_parser = ["exact", "slot"])]
+    pub(crate) credit: Option<String>,
+    /// Temperature of the exact-credit step (smaller: larger steps).
+    #[arg(long)]
+    pub(crate) temperature: Option<f64>,
+    /// Label smoothing of the warm-up (share of each target spread over the allowed
+    /// actions).
+    #[arg(long)]
+    pub(crate) smoothing: Option<f64>,
+    /// The dl2-family policy the warm-up imitates.
+    #[arg(long)]
+    pub(crate) teacher: Option<String>,
+    /// Held-out episodes of each evaluation (and of the warm-up's agreement).
+    #[arg(long)]
+    pub(crate) eval_episodes: Option<usize>,
+    /// Write the trained network's weights here (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+    /// Write the learning curve here (CSV).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) curve: Option<PathBuf>,
+}
+
+/// Flags that describe an experiment (shared by `run` and `compare`).
+#[derive(Args, Debug)]
+pub(crate) struct ExperimentArgs {
+    /// Experiment JSON to start from; the other flags override its fields.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "link"])]
+    pub(crate) config: Option<PathBuf>,
+    /// Share link of the web playground (or its `#x1.` fragment) to start from; the other flags
+    /// override its fields.
+    #[arg(long, value_name = "URL", conflicts_with = "preset")]
+    pub(crate) link: Option<String>,
+    /// Bundled scenario to start from (see `orrery presets`) [default: default].
+    #[arg(long, value_name = "NAME")]
+    pub(crate) preset: Option<String>,
+    /// Trace file: Orrery CSV or JSON, or Gavel's tab-separated `.trace`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<PathBuf>,
+    /// Throughput profile file: Orrery JSON or CSV, or Gavel's throughputs JSON [default: the
+    /// scenario's profile].
+    #[arg(long, value_name = "FILE")]
+    pub(crate) profile: Option<PathBuf>,
+    /// Cluster: `v100:36,p100:36,k80:36`, `36:36:36` (v100:p100:k80) or JSON.
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) cluster: Option<String>,
+    /// Experiment seed (every random choice derives from it).
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+    /// Round length in seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_positive_seconds, allow_hyphen_values = true)]
+    pub(crate) round: Option<f64>,
+    /// Measure only jobs with ids in [A, B); the run stops once they are done.
+    #[arg(long, value_name = "A:B", value_parser = parse_window, allow_hyphen_values = true)]
+    pub(crate) window: Option<Window>,
+    /// Reproduce the mechanism of Gavel's simulator.
+    #[arg(long)]
+    pub(crate) gavel_compat: bool,
+    /// Seconds lost when a job's placement changes.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
+    pub(crate) restart_cost: Option<f64>,
+    /// Skip the isolated baseline run (no finish-time fairness rho).
+    #[arg(long)]
+    pub(crate) no_fairness: bool,
+    /// Weights JSON of the `dl2` policy's network (written by `orrery dl2 train`) for a
+    /// parameter-server experiment [default: the bundled network].
+    #[arg(long, value_name = "FILE")]
+    pub(crate) network: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct RunArgs {
+    #[command(flatten)]
+    pub(crate) exp: ExperimentArgs,
+    /// Policy spec, `name` or `name[key=value,...]` [default: the scenario's first policy].
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) policy: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub(crate) format: OutputFormat,
+    /// Also write one CSV row per job (arrival, start, finish, JCT, rho, restarts) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) jobs_csv: Option<PathBuf>,
+    /// Also write one CSV row per round (start, end, active and running jobs, busy GPUs per
+    /// type) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) series_csv: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct LinkArgs {
+    #[command(flatten)]
+    pub(crate) exp: ExperimentArgs,
+    /// Policy spec to include; repeat for several [default: the scenario's policies].
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) policy: Vec<String>,
+    /// Address of the page the link opens.
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:8080/")]
+    pub(crate) base: String,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct CompareArgs {
+    #[command(flatten)]
+    pub(crate) exp: ExperimentArgs,
+    /// Policy spec to run; repeat for several [default: the scenario's policies].
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) policy: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
+    pub(crate) format: OutputFormat,
+    /// Also write the summaries as CSV to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct SweepArgs {
+    /// Policy spec to sweep; repeat for several [default: the default scenario's policies].
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) policy: Vec<String>,
+    /// Arrival rates in jobs/hour, comma-separated (0 = every job at t = 0).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "0.5,1,2", value_parser = parse_rate, allow_hyphen_values = true)]
+    pub(crate) rates: Vec<f64>,
+    /// Seeds, comma-separated; ranges `A..B` (B excluded) and `A..=B` are allowed.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "0,1,2", value_parser = parse_seeds)]
+    pub(crate) seeds: Vec<SeedRange>,
+    /// Jobs per generated workload.
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = parse_num_jobs)]
+    pub(crate) num_jobs: usize,
+    /// Draw multi-GPU jobs (scale factors 1/2/4/8).
+    #[arg(long)]
+    pub(crate) multi_gpu: bool,
+    /// Give 20% of the jobs priority weight 5.
+    #[arg(long)]
+    pub(crate) priority_weights: bool,
+    /// Cluster spec [default: the default scenario's cluster].
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) cluster: Option<String>,
+    /// Throughput profile file [default: the bundled gavel-types profile].
+    #[arg(long, value_name = "FILE")]
+    pub(crate) profile: Option<PathBuf>,
+    /// Round length in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 360.0, value_parser = parse_positive_seconds, allow_hyphen_values = true)]
+    pub(crate) round: f64,
+    /// Reproduce the mechanism of Gavel's simulator.
+    #[arg(long)]
+    pub(crate) gavel_compat: bool,
+    /// Seconds lost when a job's placement changes.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
+    pub(crate) restart_cost: f64,
+    /// Measure only jobs with ids in [A, B).
+    #[arg(long, value_name = "A:B", value_parser = parse_window, allow_hyphen_values = true)]
+    pub(crate) window: Option<Window>,
+    /// Skip the isolated baseline runs (the max_rho column stays empty).
+    #[arg(long)]
+    pub(crate) no_fairness: bool,
+    /// Write the CSV to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct GenerateArgs {
+    /// Number of jobs [default: 100; 160 with --apps, as in Pollux's workloads].
+    #[arg(long, value_name = "N", value_parser = parse_num_jobs)]
+    pub(crate) num_jobs: Option<usize>,
+    /// Poisson arrival rate in jobs/hour, 0 = every job at t = 0 [default: 0; 20 with
+    /// --apps, Pollux's 160 jobs over 8 hours].
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, allow_hyphen_values = true)]
+    pub(crate) jobs_per_hour: Option<f64>,
+    /// Draw multi-GPU jobs (scale factors 1/2/4/8 with probabilities 0.7/0.1/0.15/0.05).
+    #[arg(long)]
+    pub(crate) multi_gpu: bool,
+    /// Give 20% of the jobs priority weight 5.
+    #[arg(long)]
+    pub(crate) priority_weights: bool,
+    /// Workload seed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Throughput profile file [default: the bundled gavel-types profile].
+    #[arg(long, value_name = "FILE")]
+    pub(crate) profile: Option<PathBuf>,
+    /// Cluster whose GPU types the jobs may run on.
+    #[arg(long, value_name = "SPEC", default_value = "v100:36,p100:36,k80:36")]
+    pub(crate) cluster: String,
+    /// Generate elastic jobs (Pollux's workload) for these applications: a bundled name
+    /// (pollux-apps), an orrery-elastic-apps JSON file or a Pollux application folder. The
+    /// CSV output is then the Pollux simulator's workload format.
+    #[arg(long, value_name = "SOURCE")]
+    pub(crate) apps: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Csv)]
+    pub(crate) format: TraceFormat,
+    /// Write to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ImportPaiArgs {
+    /// pai_job_table.csv (job_name, inst_id, user, status, start_time, end_time).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) jobs: PathBuf,
+    /// pai_task_table.csv (job_name, task_name, inst_num, status, start_time, end_time,
+    /// plan_cpu, plan_mem, plan_gpu, gpu_type).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tasks: PathBuf,
+    /// Jobs to keep (sampled uniformly, in arrival order).
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub(crate) max_jobs: usize,
+    /// Seed of the sampling.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Share of the multi-GPU jobs made elastic (up to twice their GPUs).
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+    pub(crate) elastic_fraction: f64,
+    /// Keep jobs of every status, not only the terminated ones.
+    #[arg(long)]
+    pub(crate) all_statuses: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TraceFormat::Csv)]
+    pub(crate) format: TraceFormat,
+    /// Write to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ListArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub(crate) format: ListFormat,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BenchArgs {
+    /// Fewer repetitions (a quick look, noisier numbers).
+    #[arg(long)]
+    pub(crate) quick: bool,
+    /// Directory with Gavel's reference inputs (static100_seed0.trace,
+    /// simulation_throughputs.json) for the static run [default: ../shared/reference/gavel
+    /// if present].
+    #[arg(long, value_name = "DIR")]
+    pub(crate) reference: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub(crate) format: ListFormat,
+    /// Run only the benchmark groups whose name contains WORD: lp, lp all (one solve of
+    /// every LP policy at 128 and 512 jobs), lp bisections (the packed finish-time and
+    /// makespan bisections at 512 jobs, minutes), mechanism, static,
+    /// continuous, elastic (pollux), pooled (aryl), preemptive (pickyman), allox,
+    /// dl2.
+    #[arg(long, value_name = "WORD")]
+    pub(crate) only: Option<String>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OutputFormat {
+    /// Aligned, human-readable table.
+    Table,
+    /// JSON.
+    Json,
+    /// CSV.
+    Csv,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TraceFormat {
+    /// Orrery's CSV trace.
+    Csv,
+    /// Orrery's JSON trace.
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ListFormat {
+    /// Aligned, human-readable table.
+    Table,
+    /// JSON.
+    Json,
+}
+
+/// A window of job ids `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window(pub(crate) usize, pub(crate) usize);
+
+/// Seeds `start..=end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SeedRange(pub(crate) u64, pub(crate) u64);
+
+/// At most this many seeds in a sweep.
+pub(crate) const MAX_SEEDS: u64 = 100_000;
+
+pub(crate) fn parse_window(s: &str) -> Result<Window, String> {
+    let (a, b) = s
+        .split_once(':')
+        .ok_or_else(|| "expected A:B, job ids [A, B) (e.g. 10:60)".to_string())?;
+    let a: usize = a
+        .trim()
+        .parse()
+        .map_err(|_| format!("start '{}' is not a whole number", a.trim()))?;
+    let b: usize = b
+        .trim()
+        .parse()
+        .map_err(|_| format!("end '{}' is not a whole number", b.trim()))?;
+    if a >= b {
+        return Err(format!("start {a} must be less than end {b}"));
+    }
+    Ok(Window(a, b))
+}
+
+pub(crate) fn parse_f64(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{}' is not a number", s.trim()))?;
+    if !v.is_finite() {
+        return Err(format!("'{}' is not a finite number", s.trim()));
+    }
+    Ok(v)
+}
+
+pub(crate) fn parse_positive_seconds(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v <= 0.0 {
+        return Err(format!("{v} must be a positive number of seconds"));
+    }
+    Ok(v)
+}
+
+pub(crate) fn parse_nonneg_seconds(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v < 0.0 {
+        return Err(format!("{v} must be a non-negative number of seconds"));
+    }
+    Ok(v)
+}
+
+pub(crate) fn parse_rate(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if v < 0.0 {
+        return Err(format!("{v} jobs/hour must not be negative"));
+    }
+    Ok(v)
+}
+
+pub(crate) fn parse_num_jobs(s: &str) -> Result<usize, String> {
+    let v: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{}' is not a whole number", s.trim()))?;
+    if v == 0 || v > 1_000_000 {
+        return Err(format!("{v} must be between 1 and 1000000"));
+    }
+    Ok(v)
+}
+
+pub(crate) fn parse_seeds(s: &str) -> Result<SeedRange, String> {
+    let s = s.trim();
+    let num = |t: &str| -> Result<u64, String> {
+        t.trim()
+            .parse()
+            .map_err(|_| format!("seed '{}' is not a whole number", t.trim()))
+    };
+    let range = match s.split_once("..") {
+        None => {
+            let v = num(s)?;
+            SeedRange(v, v)
+        }
+        Some((a, b)) => {
+            let a = num(a)?;
+            let end = match b.strip_prefix('=') {
+                Some(b) => num(b)?,
+                None => num(b)?
+                    .checked_sub(1)
+                    .ok_or_else(|| format!("range '{s}' is empty"))?,
+            };
+            if end < a {
+                return Err(format!("range '{s}' is empty"));
+            }
+            SeedRange(a, end)
+        }
+    };
+    if range.1 - range.0 >= MAX_SEEDS {
+        return Err(format!("range '{s}' has more than {MAX_SEEDS} seeds"));
+    }
+    Ok(range)
+}

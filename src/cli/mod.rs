@@ -1,0 +1,332 @@
+//! The native command-line interface: `orrery run | compare | sweep | generate | policies |
+//! presets | bench`.
+//!
+//! Exit codes: 0 on success, 2 for bad input (a file that cannot be read or parsed, a bad
+//! spec, a bad flag value), 1 for any other failure. Errors go to stderr as `error: <message>`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use orrery::cluster::ClusterSpec;
+use orrery::experiment::{
+    Experiment, ExperimentError, NetworkSource, Outcome, Plan, ProfileSource, Progress, Resolved,
+    RunResult, Task, WorkloadSource,
+};
+use orrery::job::JobSpec;
+use orrery::metrics::{csv_num, csv_opt, summaries_csv, Summary};
+use orrery::policy::gavel::max_min_fairness::MaxMinFairness;
+use orrery::policy::{self, catalog, JobView, PolicyError, PolicyView};
+use orrery::sim::{Mechanism, SimConfig, SimEvent, Simulator};
+use orrery::workload::csv::quote;
+use orrery::workload::{generate, presets, GeneratorConfig, Profile, Trace};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+mod args;
+mod bench;
+mod bench_dl2;
+mod dl2;
+mod format;
+mod generate;
+mod list;
+mod run;
+mod sweep;
+
+use args::*;
+use bench::*;
+use bench_dl2::*;
+use dl2::*;
+use format::*;
+use generate::*;
+use list::*;
+use run::*;
+use sweep::*;
+
+// ---------------------------------------------------------------------------------------
+// Errors and I/O
+// ---------------------------------------------------------------------------------------
+
+/// A failed command.
+#[derive(Debug)]
+pub(crate) enum CliError {
+    /// Bad input (file, spec, flag value): exit code 2.
+    Input(String),
+    /// Anything else: exit code 1.
+    Failure(String),
+}
+
+impl CliError {
+    fn code(&self) -> i32 {
+        match self {
+            CliError::Input(_) => 2,
+            CliError::Failure(_) => 1,
+        }
+    }
+
+    fn message(&self) -> &str {
+        match self {
+            CliError::Input(m) | CliError::Failure(m) => m,
+        }
+    }
+}
+
+impl From<ExperimentError> for CliError {
+    fn from(e: ExperimentError) -> Self {
+        match e {
+            ExperimentError::Policy(PolicyError::Failed { .. }) => CliError::Failure(e.to_string()),
+            _ => CliError::Input(e.to_string()),
+        }
+    }
+}
+
+pub(crate) type CliResult<T> = Result<T, CliError>;
+
+/// The CLI's entry point; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    let result = match cli.command {
+        Command::Run(a) => cmd_run(a),
+        Command::Compare(a) => cmd_compare(a),
+        Command::Sweep(a) => cmd_sweep(a),
+        Command::Generate(a) => cmd_generate(a),
+        Command::ImportPai(a) => cmd_import_pai(a),
+        Command::Policies(a) => cmd_policies(a),
+        Command::Presets(a) => cmd_presets(a),
+        Command::Bench(a) => cmd_bench(a),
+        Command::Link(a) => cmd_link(a),
+        Command::Dl2(Dl2Command::Train(a)) => cmd_dl2_train(a),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "error: {}", e.message());
+            e.code()
+        }
+    }
+}
+
+/// The files of a profile folder and of its sub-folders (one level), with paths relative
+/// to it, sorted.
+pub(crate) fn read_folder(dir: &Path) -> CliResult<Vec<orrery::workload::InlineFile>> {
+    let list = |d: &Path| -> CliResult<Vec<PathBuf>> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .map_err(|e| CliError::Input(format!("cannot read folder '{}': {e}", d.display())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    let mut files = Vec::new();
+    for entry in list(dir)? {
+        let inner = if entry.is_dir() {
+            list(&entry)?
+        } else {
+            vec![entry.clone()]
+        };
+        for f in inner.into_iter().filter(|f| f.is_file()) {
+            let rel = f
+                .strip_prefix(dir)
+                .unwrap_or(&f)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let ok = rel.ends_with(".csv") || rel.ends_with(".json");
+            if ok {
+                files.push(orrery::workload::InlineFile {
+                    text: read_file(&f, "profile file")?,
+                    path: rel,
+                });
+            }
+        }
+    }
+    Ok(files)
+}
+
+pub(crate) fn read_file(path: &Path, what: &str) -> CliResult<String> {
+    std::fs::read_to_string(path)
+        .map_err(|e| CliError::Input(format!("cannot read {what} '{}': {e}", path.display())))
+}
+
+/// Create an output file up front, so a bad path fails before any work is done.
+pub(crate) fn create_output(path: &Path) -> CliResult<(PathBuf, File)> {
+    File::create(path)
+        .map(|f| (path.to_path_buf(), f))
+        .map_err(|e| CliError::Input(format!("cannot create '{}': {e}", path.display())))
+}
+
+pub(crate) fn write_file(out: (PathBuf, File), text: &str) -> CliResult<()> {
+    let (path, mut f) = out;
+    f.write_all(text.as_bytes())
+        .and_then(|_| f.flush())
+        .map_err(|e| CliError::Failure(format!("cannot write '{}': {e}", path.display())))
+}
+
+pub(crate) fn print_stdout(text: &str) -> CliResult<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(|e| CliError::Failure(format!("cannot write to standard output: {e}")))
+}
+
+pub(crate) fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+pub(crate) fn to_json<T: serde::Serialize + ?Sized>(v: &T) -> CliResult<String> {
+    serde_json::to_string_pretty(v)
+        .map(|mut s| {
+            s.push('\n');
+            s
+        })
+        .map_err(|e| CliError::Failure(format!("cannot serialise JSON: {e}")))
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal.
+pub(crate) fn progress_bar(len: u64, prefix: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{prefix} [{elapsed_precise}] {wide_bar} {pos}/{len} {msg} (eta {eta})",
+    ) {
+        pb.set_style(style);
+    }
+    pb.set_prefix(prefix.to_string());
+    pb
+}
+
+// ---------------------------------------------------------------------------------------
+// Building and running experiments
+// ---------------------------------------------------------------------------------------
+
+pub(crate) fn scenario_names() -> String {
+    presets::SCENARIOS
+        .iter()
+        .map(|s| s.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The experiment from `--config` or `--preset`, with the flags applied over it.
+pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
+    let mut exp = match (&a.config, &a.link) {
+        (Some(path), _) => {
+            let text = read_file(path, "config")?;
+            Experiment::from_json(&text)
+                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?
+        }
+        (None, Some(link)) => {
+            Experiment::from_link(link).map_err(|e| CliError::Input(format!("--link: {e}")))?
+        }
+        (None, None) => {
+            let name = a.preset.as_deref().unwrap_or("default");
+            presets::scenario(name)
+                .ok_or_else(|| {
+                    CliError::Input(format!(
+                        "unknown preset '{name}' (bundled: {})",
+                        scenario_names()
+                    ))
+                })?
+                .experiment()
+        }
+    };
+    if let Some(path) = &a.trace {
+        exp.workload = WorkloadSource::Inline {
+            name: path.display().to_string(),
+            text: read_file(path, "trace")?,
+        };
+    }
+    let was_elastic = exp.is_elastic();
+    if let Some(path) = &a.profile {
+        exp.profile = if path.is_dir() {
+            ProfileSource::Files {
+                name: path.display().to_string(),
+                files: read_folder(path)?,
+            }
+        } else {
+            ProfileSource::Inline {
+                name: path.display().to_string(),
+                text: read_file(path, "profile")?,
+            }
+        };
+    }
+    if exp.is_elastic() && !was_elastic {
+        // Pollux's settings unless the flags say otherwise.
+        exp.round_s = 60.0;
+        exp.restart_cost_s = 30.0;
+        exp.cluster = "gpu:64/4".into();
+        exp.policies = catalog::names_for(Mechanism::Elastic)
+            .into_iter()
+            .map(String::from)
+            .collect();
+    }
+    if exp.is_elastic() {
+        exp.fairness = false;
+    }
+    if let Some(c) = &a.cluster {
+        exp.cluster = c.clone();
+    }
+    if let Some(s) = a.seed {
+        exp.seed = s;
+    }
+    if let Some(r) = a.round {
+        exp.round_s = r;
+    }
+    if let Some(Window(s, e)) = a.window {
+        exp.window = Some((s, e));
+    }
+    if a.gavel_compat {
+        exp.gavel_compat = true;
+    }
+    if let Some(c) = a.restart_cost {
+        exp.restart_cost_s = c;
+    }
+    if a.no_fairness {
+        exp.fairness = false;
+    }
+    if let Some(path) = &a.network {
+        exp.network = Some(NetworkSource::Inline {
+            name: path.display().to_string(),
+            text: read_file(path, "network")?,
+        });
+    }
+    Ok(exp)
+}
+
+pub(crate) fn workload_label(exp: &Experiment, r: &Resolved) -> String {
+    let n = r.trace.jobs.len();
+    match &exp.workload {
+        WorkloadSource::Preset { name } => format!("bundled trace '{name}' ({n} jobs)"),
+        WorkloadSource::Inline { name, .. } => format!("{name} ({n} jobs)"),
+        WorkloadSource::Generated(g) => format!(
+            "generated ({n} jobs, {} jobs/h, seed {})",
+            g.jobs_per_hour, g.seed
+        ),
+    }
+}
+
+/// Run the experiment's plan (its policies and, when rho is asked for, the isolated
+/// baseline) in parallel; the results in the experiment's order, with rho.
+pub(crate) fn run_plan(r: &Resolved, exp: &Experiment, pb: &ProgressBar) -> CliResult<Outcome> {
+    let plan = r.plan(exp);
+    let results = plan
+        .tasks
+        .par_iter()
+        .map(|t| {
+            let mut shown = 0;
+            r.run_task(&plan, t, |p: &Progress| {
+                pb.inc((p.jobs_done - shown) as u64);
+                shown = p.jobs_done;
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(r.finish(&plan, results))
+}

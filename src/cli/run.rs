@@ -1,0 +1,147 @@
+//! `orrery run`, `compare` and `link`.
+
+use super::*;
+
+/// Print the experiment's warnings to standard error, one line each.
+pub(crate) fn print_warnings(r: &Resolved) {
+    for w in &r.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+pub(crate) fn cmd_link(a: LinkArgs) -> CliResult<()> {
+    let mut exp = build_experiment(&a.exp)?;
+    if !a.policy.is_empty() {
+        exp.policies = a.policy.clone();
+    }
+    exp.resolve().map_err(|e| CliError::Input(e.to_string()))?;
+    println!("{}", exp.to_link(&a.base));
+    Ok(())
+}
+
+pub(crate) fn cmd_run(a: RunArgs) -> CliResult<()> {
+    let mut exp = build_experiment(&a.exp)?;
+    let spec = match a.policy {
+        Some(p) => p,
+        None => exp.policies.first().cloned().ok_or_else(|| {
+            CliError::Input("the experiment lists no policies; give --policy".into())
+        })?,
+    };
+    exp.policies = vec![spec];
+    let jobs_out = a.jobs_csv.as_deref().map(create_output).transpose()?;
+    let series_out = a.series_csv.as_deref().map(create_output).transpose()?;
+    let r = exp.resolve()?;
+    print_warnings(&r);
+    let runs = r.plan(&exp).tasks.len() as u64;
+    let pb = progress_bar(r.trace.jobs.len() as u64 * runs, "run");
+    let result = run_plan(&r, &exp, &pb);
+    pb.finish_and_clear();
+    let Outcome {
+        mut results,
+        isolated_jct: iso,
+    } = result?;
+    let res = results.remove(0);
+    if let Some(out) = jobs_out {
+        write_file(out, &res.recorder.jobs_csv(iso.as_deref()))?;
+    }
+    if let Some(out) = series_out {
+        write_file(out, &res.recorder.series_csv(&r.cluster))?;
+    }
+    let text = match a.format {
+        OutputFormat::Json => to_json(&res.summary)?,
+        OutputFormat::Csv => summaries_csv(std::slice::from_ref(&res.summary)),
+        OutputFormat::Table => render_kv(&summary_kv(&res.summary, &exp, &r, exp.fairness)),
+    };
+    print_stdout(&text)
+}
+
+pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
+    let mut exp = build_experiment(&a.exp)?;
+    if !a.policy.is_empty() {
+        exp.policies = a.policy.clone();
+    }
+    let out = a.out.as_deref().map(create_output).transpose()?;
+    let r = exp.resolve()?;
+    print_warnings(&r);
+    let runs = r.plan(&exp).tasks.len() as u64;
+    let pb = progress_bar(r.trace.jobs.len() as u64 * runs, "compare");
+    let result = run_plan(&r, &exp, &pb);
+    pb.finish_and_clear();
+    let results = result?.results;
+    let summaries: Vec<Summary> = results.into_iter().map(|r| r.summary).collect();
+    if let Some(out) = out {
+        write_file(out, &summaries_csv(&summaries))?;
+    }
+    let text = match a.format {
+        OutputFormat::Json => to_json(&summaries)?,
+        OutputFormat::Csv => summaries_csv(&summaries),
+        OutputFormat::Table => {
+            let preemptive = r.preemption.is_some();
+            let mut s = format!(
+                "workload: {}; cluster: {} ({} GPUs); seed {}; {}{}{}\n\n",
+                workload_label(&exp, &r),
+                exp.cluster.trim(),
+                r.cluster.total_gpus(),
+                exp.seed,
+                if preemptive {
+                    "preemptive (suspensions finish the epoch, checkpoint, reload)".to_string()
+                } else {
+                    format!("{} s rounds", exp.round_s)
+                },
+                if exp.gavel_compat {
+                    "; Gavel-compatible"
+                } else {
+                    ""
+                },
+                exp.window
+                    .map(|(a, b)| format!("; window [{a}, {b})"))
+                    .unwrap_or_default()
+            );
+            let rows: Vec<Vec<String>> = summaries
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.policy.clone(),
+                        s.num_jobs.to_string(),
+                        hours(s.avg_jct_s),
+                        hours(s.p99_jct_s),
+                        hours(s.makespan_s),
+                        hours(s.avg_wait_s),
+                        format!("{:.1}", s.utilization * 100.0),
+                        if preemptive {
+                            hours(s.time_lost_s)
+                        } else {
+                            opt3(s.max_rho)
+                        },
+                        if preemptive {
+                            s.preemptions.to_string()
+                        } else {
+                            s.restarts.to_string()
+                        },
+                    ]
+                })
+                .collect();
+            let (c7, c8) = if preemptive {
+                ("time lost (h)", "preemptions")
+            } else {
+                ("max rho", "restarts")
+            };
+            s.push_str(&render_table(
+                &[
+                    "policy",
+                    "jobs",
+                    "avg JCT (h)",
+                    "p99 JCT (h)",
+                    "makespan (h)",
+                    "avg wait (h)",
+                    "util (%)",
+                    c7,
+                    c8,
+                ],
+                &rows,
+            ));
+            s
+        }
+    };
+    print_stdout(&text)
+}
