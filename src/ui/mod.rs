@@ -2045,6 +2045,8 @@ impl App {
         let ps = self.results_ps();
         let pct =
             |v: Option<f64>| v.map_or_else(|| "—".to_string(), |x| format!("{:.1}%", x * 100.0));
+        // Results of an experiment edited since (and not being re-run) are marked stale.
+        let stale = !running && self.results.as_ref().is_some_and(|(e, _)| *e != self.exp);
         html! {
             <section class="panel wide" id="compare-panel">
                 <h2>{ "Compare policies" }</h2>
@@ -2062,7 +2064,8 @@ impl App {
                     }
                 </div>
                 if let Some(e) = &self.run_error { <p class="error" id="run-error">{ e }</p> }
-                <table id="summary" class="summary" data-complete={self.results_complete.to_string()}>
+                if stale { <p class="hint stale" id="stale-note">{ "These results are of the experiment as it was before your last edits: Run comparison to see the edited one." }</p> }
+                <table id="summary" class="summary" data-complete={self.results_complete.to_string()} data-stale={stale.to_string()}>
                     <thead><tr>
                         <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
                         <th title={if preemptive { "Average time waiting for GPUs: after arrival and after each suspension" } else { "Average queueing time: first run minus arrival" }}>{ "avg wait (h)" }</th><th title="Training GPUs busy">{ "utilization" }</th>

@@ -183,6 +183,19 @@ try {
     await page.waitForFunction(() => document.querySelector('#workload-error')?.textContent.includes('unknown.csv:2'));
   });
 
+  await test('results of an edited experiment are marked stale until it is run again', async () => {
+    assert(await page.getAttribute('#summary', 'data-stale') === 'false', 'fresh results marked stale');
+    const seed = await page.inputValue('#seed');
+    await page.fill('#seed', '7');
+    await page.dispatchEvent('#seed', 'change');
+    await page.waitForSelector('#summary[data-stale="true"]');
+    assert((await page.textContent('#stale-note')).includes('Run comparison'), 'no stale note');
+    await page.fill('#seed', seed);
+    await page.dispatchEvent('#seed', 'change');
+    await page.waitForSelector('#summary[data-stale="false"]');
+    assert(!(await page.$('#stale-note')), 'stale note after the edit was undone');
+  });
+
   await test('stepping three rounds advances the clock', async () => {
     const t0 = Number(await page.getAttribute('#clock', 'data-now-s'));
     for (let i = 0; i < 3; i++) await page.click('#step');
