@@ -687,6 +687,10 @@ impl Simulator {
         // sorting, and any sort gives the same order.
         let mut entries: Vec<([i64; 3], JobId, usize)> = Vec::with_capacity(self.active.len());
         for (positive_only, t) in self.passes(&order) {
+            if left[t] == 0 {
+                // A full type takes nothing (and ranking its entries would change nothing).
+                continue;
+            }
             entries.clear();
             let w = self.mech.worker_time[t];
             for (pos, &j) in self.active.iter().enumerate() {
@@ -784,6 +788,10 @@ impl Simulator {
         let passes = self.passes(&order);
         let seq = &self.mech.admit_seq;
         for (positive_only, t) in passes {
+            if left[t] == 0 {
+                // A full type takes nothing (and ranking its entries would change nothing).
+                continue;
+            }
             entries.clear();
             let w = self.mech.worker_time[t];
             for &j in &self.active {
