@@ -251,3 +251,54 @@ fn a_rigid_job_takes_as_long_alone_as_in_the_elastic_simulator() {
     }
     assert!(seen.len() >= 4, "{seen:?}");
 }
+
+#[test]
+fn pickyman_runs_a_rigid_workload_beside_round_based_policies() {
+    // The default trace on one GPU type: LAS and Gavel's LP policy in rounds, PickyMan in
+    // its own mechanism with the default overhead model, which gives exactly the run of
+    // the same experiment made preemptive.
+    let base = Experiment {
+        cluster: "v100:32".into(),
+        fairness: false,
+        ..Experiment::default()
+    };
+    let mixed = experiment::run(&Experiment {
+        policies: vec![
+            "las".into(),
+            "max_min_fairness_perf".into(),
+            "pickyman".into(),
+        ],
+        ..base.clone()
+    })
+    .unwrap();
+    assert!(mixed.iter().all(|r| r.summary.unfinished == 0));
+    let preemptive = experiment::run(&Experiment {
+        policies: vec!["pickyman".into()],
+        preemption: Some(orrery::workload::overhead::PreemptionConfig::default()),
+        ..base.clone()
+    })
+    .unwrap();
+    assert_eq!(mixed[2].summary, preemptive[0].summary);
+    let r = Experiment {
+        policies: vec!["las".into(), "pickyman".into()],
+        ..base.clone()
+    }
+    .resolve()
+    .unwrap();
+    assert_eq!(
+        r.stepper("pickyman").unwrap().mechanism(),
+        Mechanism::Preemptive
+    );
+    // PickyMan's mechanism takes one GPU type.
+    let err = Experiment {
+        policies: vec!["pickyman".into()],
+        ..Experiment::default()
+    }
+    .resolve()
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("'pickyman'") && err.contains("one GPU type"),
+        "{err}"
+    );
+}

@@ -115,6 +115,14 @@ impl Experiment {
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
                     policy::catalog::check(p, Mechanism::Rounds)?;
+                    if policy::catalog::runner_of(p, Mechanism::Rounds)? == Mechanism::Preemptive
+                        && cluster.types.len() != 1
+                    {
+                        return Err(ExperimentError::Invalid(format!(
+                            "policy '{p}' runs in PickyMan's preemptive mechanism, which takes one GPU type (e.g. v100:32), not '{}'",
+                            self.cluster
+                        )));
+                    }
                 }
             }
         }

@@ -59,8 +59,14 @@ impl Resolved {
     /// A simulation of one policy in the experiment's mechanism, ready to step.
     pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
         let mechanism = self.mechanism();
-        if policy::catalog::runner_of(policy_spec, mechanism)? != mechanism {
-            return Ok(Box::new(self.rigid_simulator(policy_spec)?));
+        match policy::catalog::runner_of(policy_spec, mechanism)? {
+            m if m == mechanism => {}
+            Mechanism::Preemptive => {
+                return Ok(Box::new(
+                    self.preemptive_simulator(policy_spec, &self.overhead_model())?,
+                ))
+            }
+            _ => return Ok(Box::new(self.rigid_simulator(policy_spec)?)),
         }
         Ok(match (&self.ps, &self.preemption, &self.load, &self.apps) {
             (Some(ps), _, _, _) => Box::new(self.slot_simulator(policy_spec, ps)?),
@@ -114,9 +120,9 @@ impl Resolved {
         mut progress: impl FnMut(&RoundReport),
     ) -> Result<RunResult, ExperimentError> {
         let mut rec = Recorder::new(&self.trace.jobs, self.cluster.num_types());
-        rec.preemption.enabled = self.preemption.is_some();
         let split = policy::catalog::split_interval(policy_spec)?;
         let mut sim = self.stepper(policy_spec)?;
+        rec.preemption.enabled = sim.mechanism() == Mechanism::Preemptive;
         while let Some(report) = sim.step() {
             for e in &report.events {
                 rec.observe(e);
@@ -177,6 +183,14 @@ impl Resolved {
             Arc::clone(&ps.models),
             policy,
         )?)
+    }
+
+    /// The experiment's overhead model of suspensions, or the default one for a
+    /// round-based experiment whose preemptive policies run in PickyMan's mechanism.
+    pub fn overhead_model(&self) -> OverheadModel {
+        self.preemption.unwrap_or(OverheadModel {
+            config: PreemptionConfig::default(),
+        })
     }
 
     /// A preemptive (PickyMan) simulator for one policy.

@@ -377,12 +377,17 @@ pub fn names_for(mechanism: Mechanism) -> Vec<&'static str> {
 /// The mechanism that runs policy `e` in an experiment of `mechanism`: its own when the
 /// policy has an implementation there; Gavel's rounds for a round-based policy in an
 /// elastic experiment, whose jobs then run rigid at their user's size and batch
-/// ([`crate::workload::rigid`]); `None` when nothing runs it.
+/// ([`crate::workload::rigid`]); PickyMan's events for a preemptive-only policy in a
+/// round-based experiment, whose jobs are rigid already (with the default overhead model);
+/// `None` when nothing runs it.
 pub fn runner(e: &Entry, mechanism: Mechanism) -> Option<Mechanism> {
-    if e.for_mechanism(mechanism).is_some() {
+    let has = |m: Mechanism| e.for_mechanism(m).is_some();
+    if has(mechanism) {
         Some(mechanism)
-    } else if mechanism == Mechanism::Elastic && e.for_mechanism(Mechanism::Rounds).is_some() {
+    } else if mechanism == Mechanism::Elastic && has(Mechanism::Rounds) {
         Some(Mechanism::Rounds)
+    } else if mechanism == Mechanism::Rounds && has(Mechanism::Preemptive) {
+        Some(Mechanism::Preemptive)
     } else {
         None
     }
@@ -466,13 +471,21 @@ mod tests {
 
     #[test]
     fn a_policy_of_another_mechanism_is_refused_with_what_it_needs() {
-        let err = check("pickyman", Mechanism::Rounds)
+        let err = check("pickyman", Mechanism::Elastic)
             .unwrap_err()
             .to_string();
         assert!(err.contains("'pickyman'"), "{err}");
         assert!(err.contains("preemptive"), "{err}");
         assert!(err.contains("preemption model"), "{err}");
-        assert!(err.contains("max_min_fairness_perf"), "{err}");
+        assert!(err.contains("pollux, tiresias, optimus"), "{err}");
+        assert_eq!(
+            runner_of("pickyman", Mechanism::Rounds).unwrap(),
+            Mechanism::Preemptive
+        );
+        assert_eq!(
+            runner_of("las", Mechanism::Rounds).unwrap(),
+            Mechanism::Rounds
+        );
         let err = check("max_min_fairness_perf", Mechanism::Slots)
             .unwrap_err()
             .to_string();
@@ -528,9 +541,13 @@ mod tests {
         );
         assert!(pre[0].params.iter().any(|p| p.name == "overhead_aware"));
         assert!(pre[1].params.iter().all(|p| p.name != "overhead_aware"));
+        // A round-based experiment also offers PickyMan (and its blind form), which runs
+        // the rigid jobs in its own mechanism.
+        let round_rows: Vec<&str> = rows(Mechanism::Rounds).iter().map(|r| r.spec).collect();
+        assert_eq!(round_rows.len(), super::super::policies().len() + 2);
         assert_eq!(
-            rows(Mechanism::Rounds).len(),
-            super::super::policies().len()
+            round_rows[round_rows.len() - 2..],
+            ["pickyman", "pickyman[overhead_aware=false]"]
         );
         // An elastic experiment offers Pollux's three, then every round-based policy
         // whose name they do not take.

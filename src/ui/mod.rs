@@ -696,6 +696,20 @@ impl App {
                     r.elastic_simulator(&spec, apps)
                         .map_err(|e| e.to_string())?,
                 )),
+                (None, None)
+                    if catalog::runner_of(&spec, Mechanism::Rounds)
+                        .map_err(|e| e.to_string())?
+                        == Mechanism::Preemptive =>
+                {
+                    StepSim::Preemptive(
+                        Box::new(
+                            r.preemptive_simulator(&spec, &r.overhead_model())
+                                .map_err(|e| e.to_string())?,
+                        ),
+                        Rc::clone(&r),
+                        0,
+                    )
+                }
                 (None, None) => {
                     StepSim::Rounds(Box::new(r.simulator(&spec).map_err(|e| e.to_string())?))
                 }

@@ -172,6 +172,26 @@ try {
     await fresh.close();
   });
 
+  await test('PickyMan runs the rigid workload beside round-based policies on one GPU type, as natively', async () => {
+    const exp = linkExperiment(link);
+    exp.cluster = 'v100:32';
+    exp.policies = ['las', 'max_min_fairness_perf', 'pickyman'];
+    const mixedLink = experimentLink(exp);
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(mixedLink);
+    await summary(p, 3, 300000, 'las');
+    const rows = await fullSummary(p);
+    assert(rows.map((r) => r.policy).join() === exp.policies.join(), JSON.stringify(rows));
+    const native = nativeSummary(mixedLink);
+    assert(JSON.stringify(native) === JSON.stringify(rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(rows)}`);
+    // PickyMan steps from event to event.
+    await p.selectOption('#step-policy', 'pickyman');
+    for (let i = 0; i < 3; i++) await p.click('#step');
+    await p.waitForFunction(() => document.querySelector('#clock').textContent.includes('event 3'));
+    await p.close();
+  });
+
   await test('a bad trace gets a message naming line and field, and the workload stays', async () => {
     const before = await page.textContent('#workload-label');
     await page.setInputFiles('#trace-file', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('job_type,arrival_s,total_steps\nA3C,0,100\nA3C,oops,100\n') });
@@ -702,6 +722,7 @@ try {
     await p.goto(BASE);
     await summary(p, 2);
     await p.click('#preemption-on');
+    await p.waitForSelector('#preemption-read_gbps');
     await p.waitForSelector('#policy-panel input[data-policy="pickyman[overhead_aware=false]"]');
     const notice = await p.textContent('#notice');
     assert(notice.includes('Preemptive') && notice.includes('one GPU type'), notice);
