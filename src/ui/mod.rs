@@ -2209,6 +2209,18 @@ impl App {
         let (now, round, done) = self.stepper.as_ref().map_or((0.0, 0, false), |s| {
             (s.sim.now(), s.sim.round(), s.sim.is_done())
         });
+        // What one step is: the mechanism of the policy being stepped (PickyMan steps from
+        // event to event in a round-based experiment too).
+        let unit = match self
+            .stepper
+            .as_ref()
+            .map_or_else(|| self.mechanism(), |s| s.sim.sim().mechanism())
+        {
+            Mechanism::Rounds => "round",
+            Mechanism::Elastic | Mechanism::Pooled => "tick",
+            Mechanism::Preemptive => "event",
+            Mechanism::Slots => "slot",
+        };
         html! {
             <section class="panel wide" id="step-panel">
                 <h2>{ if self.preemptive { "Step through events" } else if self.ps { "Step through slots" } else { "Step through rounds" } }</h2>
@@ -2223,7 +2235,7 @@ impl App {
                     <label>{ "speed " }<input id="speed" type="range" min="0" max="1000" step="50" value={(1000 - self.speed_ms.min(1000)).to_string()} oninput={link.callback(|e: InputEvent| Msg::Speed((1000 - e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>().unwrap_or(800)).to_string()))} /></label>
                     <button id="run-to-end" onclick={link.callback(|_| Msg::RunToEnd)} disabled={done}>{ "Run to end" }</button>
                     <button id="reset" onclick={link.callback(|_| Msg::Reset)}>{ "Reset" }</button>
-                    <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {} {}", clock(now), if self.preemptive { "event" } else if self.ps { "slot" } else if self.elastic || self.pooled { "tick" } else { "round" }, round) }</span>
+                    <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {unit} {}", clock(now), round) }</span>
                     if done { <span class="done">{ "finished" }</span> }
                 </div>
                 <p class="hint">{ if self.ps { "Keys: space plays or pauses, → steps one slot. Every server is shown with the jobs whose workers hold its GPUs, and every active job with its workers and parameter servers in the slot just simulated." } else if self.preemptive { "Keys: space plays or pauses, → steps to the next event (an arrival, a completion, the end of a suspension or a reload). Every GPU is shown with the job holding it." } else if self.pooled { "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined." } else if self.elastic { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
