@@ -56,7 +56,10 @@ impl Resolved {
         }
     }
 
-    /// A simulation of one policy in the experiment's mechanism, ready to step.
+    /// A simulation of one policy, ready to step, in the mechanism the catalog says runs it
+    /// for this experiment ([`policy::catalog::runner`]): the experiment's own, rounds for
+    /// a round-based policy on an elastic workload, PickyMan's events for PickyMan on a
+    /// round-based one.
     pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
         let mechanism = self.mechanism();
         match policy::catalog::runner_of(policy_spec, mechanism)? {
