@@ -549,6 +549,12 @@ impl App {
     }
 
     /// The family of the current experiment.
+    /// The cluster the shown results ran on, its GPU types in the order the results index
+    /// them (name order for round-based experiments outside Gavel-compatible mode).
+    fn results_cluster(&self) -> Option<ClusterSpec> {
+        self.results_resolved.as_ref().map(|r| r.cluster.clone())
+    }
+
     /// The mechanism the experiment runs in.
     fn mechanism(&self) -> Mechanism {
         if self.ps {
@@ -1535,7 +1541,7 @@ impl Component for App {
                         per_policy(&|r| r.jobs_csv.clone()),
                     ),
                     Export::RoundsCsv => {
-                        let Ok(c) = ClusterSpec::parse(&exp.cluster) else {
+                        let Some(c) = self.results_cluster() else {
                             return false;
                         };
                         (
@@ -1722,7 +1728,8 @@ impl Component for App {
             errors.extend(drawn.err());
         }
         if let Some(c) = canvases[2].clone() {
-            let types: Vec<(String, u32)> = ClusterSpec::parse(&exp.cluster)
+            let types: Vec<(String, u32)> = self
+                .results_cluster()
                 .map(|c| c.types.iter().map(|t| (t.name.clone(), t.count)).collect())
                 .unwrap_or_default();
             if let Some(r) = results.get(self.focus_policy.min(results.len().saturating_sub(1))) {

@@ -1010,6 +1010,15 @@ try {
     await sleep(300);
     await page.screenshot({ path: process.env.ORRERY_SCREENSHOT, fullPage: true });
   }
+  if (process.env.ORRERY_SCREENSHOT_PHONE) {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const p = await phone.newPage();
+    await p.goto(BASE);
+    await summary(p, 2);
+    await sleep(300);
+    await p.screenshot({ path: process.env.ORRERY_SCREENSHOT_PHONE });
+    await phone.close();
+  }
 } finally {
   if (browser) await browser.close();
   server.kill();
