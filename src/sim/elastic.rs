@@ -167,11 +167,6 @@ fn config_err(field: &str, reason: String) -> super::SimError {
     }
 }
 
-/// Python's `math.ceil(x - 1e-8)`, the rounding Pollux uses for batch arithmetic.
-fn ceil_eps(x: f64) -> f64 {
-    (x - 1e-8).ceil()
-}
-
 impl ElasticSimulator {
     /// A simulator of `specs` (job types naming applications of `apps`) on the first GPU
     /// type of `cluster` (servers of `per_server` GPUs) under `policy`.
@@ -341,35 +336,29 @@ impl ElasticSimulator {
         if r == 0 {
             return;
         }
-        let n = st.nodes();
-        let rf = f64::from(r);
-        let max_b = f64::from(app.max_batch_size);
-        let init = f64::from(app.init_batch_size);
-        let b = match (st.target_batch, &st.perf) {
-            (Some(b), _) => Some(f64::from(b)),
-            (None, None) => Some(init.max(f64::from(app.min_local_bsz) * rf)),
-            (None, Some(_)) => None,
-        };
-        let (mut atomic, accum) = match (b, &st.perf) {
-            (Some(b), _) => {
-                let local = ceil_eps(b / rf);
-                let mut accum = (ceil_eps(local / f64::from(app.max_local_bsz)) - 1.0).max(0.0);
-                if r == 1 && b > init {
-                    accum = accum.max(1.0);
-                }
-                (ceil_eps(local / (accum + 1.0)), accum)
-            }
+        let (atomic, accum) = match (st.target_batch, &st.perf) {
+            (Some(b), _) => app.fixed_batch(r, Some(f64::from(b))),
+            (None, None) => app.fixed_batch(r, None),
             (None, Some(perf)) => {
+                let init = f64::from(app.init_batch_size);
+                let max_b = f64::from(app.max_batch_size);
                 let g = GoodputFunction::new(*perf, st.grad, init);
-                let c = g.optimize(n, r, max_b, (app.min_local_bsz, app.max_local_bsz), true);
-                (f64::from(c.atomic_bsz), f64::from(c.accum_steps))
+                let c = g.optimize(
+                    st.nodes(),
+                    r,
+                    max_b,
+                    (app.min_local_bsz, app.max_local_bsz),
+                    true,
+                );
+                let accum = f64::from(c.accum_steps);
+                (
+                    app.capped_local(r, f64::from(c.atomic_bsz), accum) as u32,
+                    c.accum_steps,
+                )
             }
-            (None, None) => (f64::from(app.min_local_bsz), 0.0),
         };
-        let count = rf * (accum + 1.0);
-        atomic = atomic.min((max_b / count).floor()).max(1.0);
-        st.atomic_bsz = atomic as u32;
-        st.accum_steps = accum as u32;
+        st.atomic_bsz = atomic;
+        st.accum_steps = accum;
     }
 
     fn reallocate(&mut self, id: JobId, allocation: Vec<u32>, events: &mut Vec<SimEvent>) {
@@ -442,12 +431,7 @@ impl ElasticSimulator {
             };
             let accum_time = step - sync;
             let grad = app.grad_stats(batch, st.epoch);
-            let denom = grad.var / scale + grad.sqr;
-            let gain = if denom > 0.0 {
-                (grad.var + grad.sqr) / denom
-            } else {
-                1.0
-            };
+            let gain = grad.gain(scale);
             let total = step + accum_time * f64::from(st.accum_steps);
             let next_p = app.progress_at_epoch(st.epoch + 1);
             let max_epochs = app.max_epochs;

@@ -270,7 +270,39 @@ impl MeasuredApp {
     }
 }
 
+/// Python's `math.ceil(x - 1e-8)`, the rounding Pollux uses for batch arithmetic.
+pub(crate) fn ceil_eps(x: f64) -> f64 {
+    (x - 1e-8).ceil()
+}
+
 impl ElasticApp {
+    /// `local` examples per GPU, lowered so that `replicas` GPUs with `accum` accumulation
+    /// steps stay within the largest total batch (and at least 1).
+    pub fn capped_local(&self, replicas: u32, local: f64, accum: f64) -> f64 {
+        let count = f64::from(replicas) * (accum + 1.0);
+        local
+            .min((f64::from(self.max_batch_size) / count).floor())
+            .max(1.0)
+    }
+
+    /// Examples per GPU and gradient-accumulation steps for the total batch `batch` on
+    /// `replicas` GPUs (without one, the initial batch, at least the smallest local batch
+    /// on every GPU), as the elastic simulator runs a fixed batch: accumulation when a
+    /// GPU's share exceeds the largest local batch (and always above the initial batch on
+    /// one GPU).
+    pub fn fixed_batch(&self, replicas: u32, batch: Option<f64>) -> (u32, u32) {
+        let rf = f64::from(replicas);
+        let init = f64::from(self.init_batch_size);
+        let b = batch.unwrap_or_else(|| init.max(f64::from(self.min_local_bsz) * rf));
+        let local = ceil_eps(b / rf);
+        let mut accum = (ceil_eps(local / f64::from(self.max_local_bsz)) - 1.0).max(0.0);
+        if replicas == 1 && b > init {
+            accum = accum.max(1.0);
+        }
+        let atomic = self.capped_local(replicas, ceil_eps(local / (accum + 1.0)), accum);
+        (atomic as u32, accum as u32)
+    }
+
     /// Progress (steps at the initial batch size) at the end of epoch `epoch` (0 at 0).
     pub fn progress_at_epoch(&self, epoch: u32) -> f64 {
         if epoch == 0 {
@@ -360,15 +392,8 @@ impl ElasticApp {
     /// Statistical efficiency of total batch `batch` during `epoch`: progress per example
     /// relative to the initial batch size (1 there, lower for larger batches).
     pub fn efficiency(&self, batch: f64, epoch: u32) -> f64 {
-        let g = self.grad_stats(batch, epoch);
         let scale = batch / f64::from(self.init_batch_size);
-        let denom = g.var / scale + g.sqr;
-        let gain = if denom > 0.0 {
-            (g.var + g.sqr) / denom
-        } else {
-            1.0
-        };
-        gain / scale
+        self.grad_stats(batch, epoch).gain(scale) / scale
     }
 
     /// Best goodput at each GPU count from 1 to `max_gpus` (packed on servers of

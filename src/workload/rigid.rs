@@ -23,36 +23,18 @@ pub fn rigid_rate(app: &ElasticApp, gpus: u32, per_server: u32, batch: Option<u3
     if gpus == 0 {
         return None;
     }
-    let ceil = |x: f64| (x - 1e-8).ceil();
-    let r = f64::from(gpus);
-    let init = f64::from(app.init_batch_size);
-    let max_b = f64::from(app.max_batch_size);
-    let b = batch.map_or(init.max(f64::from(app.min_local_bsz) * r), f64::from);
-    let local = ceil(b / r);
-    let mut accum = (ceil(local / f64::from(app.max_local_bsz.max(1))) - 1.0).max(0.0);
-    if gpus == 1 && b > init {
-        accum = accum.max(1.0);
-    }
-    let atomic = ceil(local / (accum + 1.0))
-        .min((max_b / (r * (accum + 1.0))).floor())
-        .max(1.0);
-    let total_batch = r * atomic * (accum + 1.0);
-    let scale = total_batch / init;
+    let (atomic, accum) = app.fixed_batch(gpus, batch.map(f64::from));
+    let total_batch = f64::from(gpus * atomic * (accum + 1));
+    let scale = total_batch / f64::from(app.init_batch_size);
     let placement = packed_placement(gpus, per_server.max(1));
-    let (step, sync) = app.step_time(&placement, atomic as u32)?;
-    let per_step = step + (step - sync) * accum;
+    let (step, sync) = app.step_time(&placement, atomic)?;
+    let per_step = step + (step - sync) * f64::from(accum);
     if !(per_step.is_finite() && per_step > 0.0) {
         return None;
     }
     let mut seconds = 0.0;
     for epoch in 0..app.max_epochs {
-        let g = app.grad_stats(total_batch, epoch);
-        let denom = g.var / scale + g.sqr;
-        let gain = if denom > 0.0 {
-            (g.var + g.sqr) / denom
-        } else {
-            1.0
-        };
+        let gain = app.grad_stats(total_batch, epoch).gain(scale);
         if !(gain.is_finite() && gain > 0.0) {
             return None;
         }

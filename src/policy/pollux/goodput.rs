@@ -109,6 +109,20 @@ pub struct GradParams {
     pub var: f64,
 }
 
+impl GradParams {
+    /// The progress a step at `scale` times the initial batch size makes, in steps at the
+    /// initial batch size: `(var + sqr) / (var / scale + sqr)` (1 when the denominator is
+    /// not positive).
+    pub fn gain(&self, scale: f64) -> f64 {
+        let denom = self.var / scale + self.sqr;
+        if denom > 0.0 {
+            (self.var + self.sqr) / denom
+        } else {
+            1.0
+        }
+    }
+}
+
 /// The best batch configuration for an allocation.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BatchChoice {
@@ -189,13 +203,7 @@ impl GoodputFunction {
     /// `gain = (var + sqr) / (var / scale + sqr)` (1 when the denominator is not positive).
     pub fn efficiency(&self, batch: f64) -> f64 {
         let scale = batch / self.init_batch_size;
-        let denom = self.grad.var / scale + self.grad.sqr;
-        let gain = if denom > 0.0 {
-            (self.grad.var + self.grad.sqr) / denom
-        } else {
-            1.0
-        };
-        gain / scale
+        self.grad.gain(scale) / scale
     }
 
     /// Goodput (useful examples per second) of a configuration: throughput times the
