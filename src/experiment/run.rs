@@ -61,23 +61,42 @@ impl Resolved {
     /// a round-based policy on an elastic workload, PickyMan's events for PickyMan on a
     /// round-based one.
     pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
-        let mechanism = self.mechanism();
-        match policy::catalog::runner_of(policy_spec, mechanism)? {
-            m if m == mechanism => {}
-            Mechanism::Preemptive => {
-                return Ok(Box::new(
+        Ok(self.simulation(policy_spec)?.into_stepper())
+    }
+
+    /// [`Resolved::stepper`] as the concrete simulation of its mechanism.
+    pub fn simulation(&self, policy_spec: &str) -> Result<Simulation, ExperimentError> {
+        let missing =
+            |what: &str| ExperimentError::Invalid(format!("the experiment has no {what}"));
+        Ok(
+            match policy::catalog::runner_of(policy_spec, self.mechanism())? {
+                Mechanism::Rounds if self.apps.is_some() => {
+                    Simulation::Rounds(Box::new(self.rigid_simulator(policy_spec)?))
+                }
+                Mechanism::Rounds => Simulation::Rounds(Box::new(self.simulator(policy_spec)?)),
+                Mechanism::Elastic => {
+                    let apps = self.apps.as_ref().ok_or_else(|| missing("applications"))?;
+                    Simulation::Elastic(Box::new(self.elastic_simulator(policy_spec, apps)?))
+                }
+                Mechanism::Pooled => {
+                    let load = self
+                        .load
+                        .as_ref()
+                        .ok_or_else(|| missing("inference load"))?;
+                    Simulation::Pooled(Box::new(self.pooled_simulator(policy_spec, load)?))
+                }
+                Mechanism::Preemptive => Simulation::Preemptive(Box::new(
                     self.preemptive_simulator(policy_spec, &self.overhead_model())?,
-                ))
-            }
-            _ => return Ok(Box::new(self.rigid_simulator(policy_spec)?)),
-        }
-        Ok(match (&self.ps, &self.preemption, &self.load, &self.apps) {
-            (Some(ps), _, _, _) => Box::new(self.slot_simulator(policy_spec, ps)?),
-            (None, Some(model), _, _) => Box::new(self.preemptive_simulator(policy_spec, model)?),
-            (None, None, Some(load), _) => Box::new(self.pooled_simulator(policy_spec, load)?),
-            (None, None, None, Some(apps)) => Box::new(self.elastic_simulator(policy_spec, apps)?),
-            (None, None, None, None) => Box::new(self.simulator(policy_spec)?),
-        })
+                )),
+                Mechanism::Slots => {
+                    let ps = self
+                        .ps
+                        .as_ref()
+                        .ok_or_else(|| missing("parameter-server setup"))?;
+                    Simulation::Slots(Box::new(self.slot_simulator(policy_spec, ps)?))
+                }
+            },
+        )
     }
 
     /// A round-based simulator for a round-based policy in an elastic experiment: every job

@@ -9,7 +9,7 @@
 //! implementation for that mechanism is refused with a message naming the policy and what
 //! it needs. The CLI, the page and the tests read policies only through this catalog.
 
-use super::registry::{ParamInfo, Registered};
+use super::registry::{spec_text, ParamInfo, Registered};
 use super::{aryl, dl2, pickyman, pollux, PolicyError};
 use crate::sim::Mechanism;
 
@@ -46,8 +46,7 @@ impl Split {
             return name.to_string();
         };
         kv.insert(INTERVAL.name.to_string(), text.clone());
-        let kv: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{base}[{}]", kv.join(","))
+        spec_text(&base, &kv)
     }
 }
 
@@ -75,14 +74,8 @@ pub fn split_interval(spec: &str) -> Result<Split, PolicyError> {
             reason: format!("{text} s is outside 1 to 86,400 s"),
         });
     }
-    let rest = if kv.is_empty() {
-        name
-    } else {
-        let kv: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{name}[{}]", kv.join(","))
-    };
     Ok(Split {
-        spec: rest,
+        spec: spec_text(&name, &kv),
         interval: Some(v),
         interval_text: Some(text),
     })
@@ -230,13 +223,12 @@ fn variant_keys(name: &str) -> Vec<&'static str> {
 /// policy whose variants include its plain name is offered as those variants only (their
 /// parameters are all the variants fix).
 pub fn rows(mechanism: Mechanism) -> Vec<Row> {
-    let own: Vec<&'static str> = names_for(mechanism);
-    let mut out = Vec::new();
-    let others = all().filter(|(name, i)| {
-        i.mechanism != mechanism
-            && !own.contains(name)
-            && entry(name).and_then(|e| runner(&e, mechanism)) == Some(i.mechanism)
+    let entries = catalog();
+    let others = entries.iter().filter_map(|e| {
+        let m = runner(e, mechanism).filter(|&m| m != mechanism)?;
+        Some((e.name, *e.for_mechanism(m)?))
     });
+    let mut out = Vec::new();
     for (name, imp) in all()
         .filter(|(_, i)| i.mechanism == mechanism)
         .chain(others)

@@ -148,6 +148,16 @@ impl Params {
     }
 }
 
+/// The spec text of `name` with `values`: `name`, or `name[k=v,...]` with the keys in
+/// order.
+pub fn spec_text(name: &str, values: &BTreeMap<String, String>) -> String {
+    if values.is_empty() {
+        return name.to_string();
+    }
+    let kv: Vec<String> = values.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{name}[{}]", kv.join(","))
+}
+
 /// Split `name[k=v,...]` into the name and its key/value pairs.
 pub fn parse_spec(spec: &str) -> Result<(String, BTreeMap<String, String>), PolicyError> {
     let s = spec.trim();
@@ -280,12 +290,7 @@ pub(crate) fn checked_params(spec: &str, known: &[ParamInfo]) -> Result<Params, 
             });
         }
     }
-    let canonical = if values.is_empty() {
-        name.clone()
-    } else {
-        let kv: Vec<String> = values.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("{name}[{}]", kv.join(","))
-    };
+    let canonical = spec_text(&name, &values);
     Ok(Params {
         policy: name,
         spec: canonical,

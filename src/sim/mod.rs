@@ -34,7 +34,7 @@ pub mod shell;
 pub mod slots;
 
 pub use events::SimEvent;
-pub use shell::{Mechanism, Stepper};
+pub use shell::{Mechanism, Simulation, Stepper};
 
 use crate::cluster::{ClusterSpec, TypeIdx};
 use crate::job::{JobId, JobSpec, JobState, Placement};
@@ -573,10 +573,15 @@ impl Simulator {
         match result {
             Ok(Decision::Allocation(a)) => {
                 let n = self.cluster.num_types();
-                let clean = |row: &[f64]| -> Vec<f64> {
+                // Fractions in [0, 1]; outside Gavel-compatible mode, time on a type where
+                // the job (or either job of a pair) cannot run is dropped: it would never be
+                // used, and it is not shown.
+                let usable_only = !self.cfg.gavel_compat;
+                let clean = |row: &[f64], runs: &dyn Fn(usize) -> bool| -> Vec<f64> {
                     row.iter()
-                        .map(|x| {
-                            if x.is_finite() {
+                        .enumerate()
+                        .map(|(t, x)| {
+                            if x.is_finite() && (!usable_only || runs(t)) {
                                 x.clamp(0.0, 1.0)
                             } else {
                                 0.0
@@ -584,20 +589,10 @@ impl Simulator {
                         })
                         .collect()
                 };
-                // Outside Gavel-compatible mode, time on a type where the job cannot run is
-                // dropped: it would never be used, and it is not shown.
-                let usable = !self.cfg.gavel_compat;
                 for (j, row) in a.jobs.iter().zip(&a.fractions) {
                     if *j < self.mech.alloc.len() && row.len() == n {
-                        let mut r = clean(row);
-                        if usable {
-                            for (x, &thr) in r.iter_mut().zip(&self.thr[*j]) {
-                                if thr <= 0.0 {
-                                    *x = 0.0;
-                                }
-                            }
-                        }
-                        self.mech.alloc[*j] = Some(r);
+                        let thr = &self.thr[*j];
+                        self.mech.alloc[*j] = Some(clean(row, &|t| thr[t] > 0.0));
                     }
                 }
                 if self.packing {
@@ -608,14 +603,8 @@ impl Simulator {
                     for (&(x, y), row) in a.pairs.iter().zip(&a.pair_fractions) {
                         if let Some(p) = self.mech.pairs.get_mut(&(x.min(y), x.max(y))) {
                             if row.len() == n {
-                                let mut r = clean(row);
-                                if usable {
-                                    for (x, &(ra, rb)) in r.iter_mut().zip(&p.rates) {
-                                        if ra <= 0.0 || rb <= 0.0 {
-                                            *x = 0.0;
-                                        }
-                                    }
-                                }
+                                let rates = &p.rates;
+                                let r = clean(row, &|t| rates[t].0 > 0.0 && rates[t].1 > 0.0);
                                 p.alloc = Some(r);
                             }
                         }

@@ -70,6 +70,34 @@ impl Mechanism {
     }
 }
 
+/// One policy's simulation in the mechanism that runs it, for callers that show each
+/// mechanism's own state (the page's stepper); [`Simulation::into_stepper`] for the rest.
+pub enum Simulation {
+    /// Gavel's rounds.
+    Rounds(Box<Simulator>),
+    /// Pollux's ticks.
+    Elastic(Box<ElasticSimulator>),
+    /// Aryl's pools.
+    Pooled(Box<PooledSimulator>),
+    /// PickyMan's events.
+    Preemptive(Box<PreemptiveSimulator>),
+    /// DL2's slots.
+    Slots(Box<SlotSimulator>),
+}
+
+impl Simulation {
+    /// The simulation behind the one stepping interface.
+    pub fn into_stepper(self) -> Box<dyn Stepper> {
+        match self {
+            Simulation::Rounds(s) => s,
+            Simulation::Elastic(s) => s,
+            Simulation::Pooled(s) => s,
+            Simulation::Preemptive(s) => s,
+            Simulation::Slots(s) => s,
+        }
+    }
+}
+
 /// A simulation of one policy, stepped one scheduling step at a time: a round, a tick, a
 /// slot or an event, depending on the mechanism.
 pub trait Stepper {

@@ -19,7 +19,7 @@ use crate::sim::elastic::ElasticSimulator;
 use crate::sim::pooled::PooledSimulator;
 use crate::sim::preemptive::PreemptiveSimulator;
 use crate::sim::slots::SlotSimulator;
-use crate::sim::{Mechanism, RoundReport, SimEvent, Simulator};
+use crate::sim::{Mechanism, RoundReport, SimEvent, Simulation, Simulator};
 use crate::workload::{presets, Apps, GeneratorConfig, InlineFile, Profile, Trace};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -664,61 +664,12 @@ impl App {
         }
         let exp = self.exp.clone();
         let made = self.resolve_cached(&exp).and_then(|r| {
-            let sim = match (&r.apps, &r.load) {
-                _ if r.ps.is_some() => {
-                    let ps = r.ps.as_ref().ok_or("no parameter-server setup")?;
-                    StepSim::Slots(
-                        Box::new(r.slot_simulator(&spec, ps).map_err(|e| e.to_string())?),
-                        Rc::clone(&r),
-                        0,
-                    )
-                }
-                _ if r.preemption.is_some() => {
-                    let model = r.preemption.as_ref().ok_or("no overhead model")?;
-                    StepSim::Preemptive(
-                        Box::new(
-                            r.preemptive_simulator(&spec, model)
-                                .map_err(|e| e.to_string())?,
-                        ),
-                        Rc::clone(&r),
-                        0,
-                    )
-                }
-                (_, Some(load)) => StepSim::Pooled(
-                    Box::new(r.pooled_simulator(&spec, load).map_err(|e| e.to_string())?),
-                    Rc::clone(&r),
-                    0,
-                ),
-                (Some(_), _)
-                    if catalog::runner_of(&spec, Mechanism::Elastic)
-                        .map_err(|e| e.to_string())?
-                        == Mechanism::Rounds =>
-                {
-                    StepSim::Rounds(Box::new(
-                        r.rigid_simulator(&spec).map_err(|e| e.to_string())?,
-                    ))
-                }
-                (Some(apps), _) => StepSim::Elastic(Box::new(
-                    r.elastic_simulator(&spec, apps)
-                        .map_err(|e| e.to_string())?,
-                )),
-                (None, None)
-                    if catalog::runner_of(&spec, Mechanism::Rounds)
-                        .map_err(|e| e.to_string())?
-                        == Mechanism::Preemptive =>
-                {
-                    StepSim::Preemptive(
-                        Box::new(
-                            r.preemptive_simulator(&spec, &r.overhead_model())
-                                .map_err(|e| e.to_string())?,
-                        ),
-                        Rc::clone(&r),
-                        0,
-                    )
-                }
-                (None, None) => {
-                    StepSim::Rounds(Box::new(r.simulator(&spec).map_err(|e| e.to_string())?))
-                }
+            let sim = match r.simulation(&spec).map_err(|e| e.to_string())? {
+                Simulation::Rounds(s) => StepSim::Rounds(s),
+                Simulation::Elastic(s) => StepSim::Elastic(s),
+                Simulation::Pooled(s) => StepSim::Pooled(s, Rc::clone(&r), 0),
+                Simulation::Preemptive(s) => StepSim::Preemptive(s, Rc::clone(&r), 0),
+                Simulation::Slots(s) => StepSim::Slots(s, Rc::clone(&r), 0),
             };
             Ok((sim, r))
         });
@@ -1946,7 +1897,7 @@ impl App {
                 </label>
                 <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON, Orrery elastic-apps JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
                 <label title="A folder with one sub-folder per application holding placements.csv, scalability.csv and validation-<batch>.csv, like the Pollux simulator's traces/ folder">{ "Pollux application folders " }<input id="profile-folder" type="file" webkitdirectory=true multiple=true onchange={on_folder} /></label>
-                if let Some(r) = self.resolved.iter().find(|(e, _)| *e == self.exp).map(|(_, r)| r) { <p class="hint" id="profile-types">{ format!("The profile knows {}.", r.profile_types()) }</p> }
+                if let Some(r) = self.current_resolved() { <p class="hint" id="profile-types">{ format!("The profile knows {}.", r.profile_types()) }</p> }
                 if let Some(e) = &self.profile_error { <p class="error" id="profile-error">{ e }</p> }
             </section>
         }
@@ -1954,11 +1905,17 @@ impl App {
 
     /// The current experiment's warnings (a GPU type no job can use, say).
     fn experiment_warnings(&self) -> Vec<String> {
+        self.current_resolved()
+            .map(|r| r.warnings.clone())
+            .unwrap_or_default()
+    }
+
+    /// The current experiment resolved, when it is in the cache.
+    fn current_resolved(&self) -> Option<&Rc<Resolved>> {
         self.resolved
             .iter()
             .find(|(e, _)| *e == self.exp)
-            .map(|(_, r)| r.warnings.clone())
-            .unwrap_or_default()
+            .map(|(_, r)| r)
     }
 
     fn view_cluster(&self, ctx: &Context<Self>) -> Html {
