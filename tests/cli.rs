@@ -415,7 +415,7 @@ fn policies_and_presets_are_listed() {
     let out = ok(&["presets"]);
     assert!(out.contains("default") && out.contains("gavel-types"));
     assert!(
-        out.contains("GPU types: a100, h100, k80, p100, v100"),
+        out.contains("GPU types: a100, h100, k80, p100, t4, v100"),
         "{out}"
     );
     assert!(

@@ -113,6 +113,7 @@ pub(crate) fn cmd_presets(a: ListArgs) -> CliResult<()> {
                             "name": b.name,
                             "description": b.description,
                             "file": b.file,
+                            "gpu_types": presets::known_types(b.name),
                         })
                     })
                     .collect()
@@ -133,6 +134,8 @@ pub(crate) fn cmd_presets(a: ListArgs) -> CliResult<()> {
                 "scenarios": scenarios,
                 "traces": bundled(presets::TRACES),
                 "profiles": bundled(presets::PROFILES),
+                "elastic_profiles": bundled(presets::ELASTIC_PROFILES),
+                "ps_profiles": bundled(presets::PS_PROFILES),
             }))?
         }
         ListFormat::Table => {
@@ -179,11 +182,21 @@ pub(crate) fn cmd_presets(a: ListArgs) -> CliResult<()> {
                     ));
                 }
             }
-            s.push_str("\nBundled elastic-application and parameter-server profiles (each model runs on any one GPU type):\n");
+            s.push_str("\nBundled elastic-application and parameter-server profiles:\n");
             for b in presets::ELASTIC_PROFILES.iter().chain(presets::PS_PROFILES) {
                 s.push_str(&format!(
                     "  {:<w$}  {} [{}]\n",
                     b.name, b.description, b.file
+                ));
+                let types = presets::known_types(b.name);
+                s.push_str(&format!(
+                    "  {:<w$}  GPU types: {}\n",
+                    "",
+                    if types.is_empty() {
+                        "any one type, at one speed".to_string()
+                    } else {
+                        types.join(", ")
+                    }
                 ));
             }
             s

@@ -40,17 +40,13 @@ impl Experiment {
                 Some(Apps::from_pollux_files(name, files)?),
             ),
         };
-        // Round-based experiments outside Gavel-compatible mode take the GPU types in name
-        // order whatever order the spec lists them in: the mechanism visits types in turn
-        // and LP solvers break ties by position, so a listed order would otherwise leak
-        // into the results. Gavel-compatible mode keeps the given order (Gavel's is part of
-        // its mechanism).
+        // Round-based and elastic experiments outside Gavel-compatible mode take the GPU
+        // types in name order whatever order the spec lists them in: the mechanisms visit
+        // types (or their servers) in turn and LP solvers break ties by position, so a
+        // listed order would otherwise leak into the results. Gavel-compatible mode keeps
+        // the given order (Gavel's is part of its mechanism).
         let mut cluster = cluster;
-        if apps.is_none()
-            && self.inference.is_none()
-            && self.preemption.is_none()
-            && !self.gavel_compat
-        {
+        if self.inference.is_none() && self.preemption.is_none() && !self.gavel_compat {
             cluster.types.sort_by(|a, b| a.name.cmp(&b.name));
         }
         let mut trace = match &self.workload {
@@ -70,12 +66,6 @@ impl Experiment {
                     return Err(ExperimentError::Invalid(
                         "gavel_compat applies to round-based experiments, not elastic ones".into(),
                     ));
-                }
-                if cluster.types.len() != 1 {
-                    return Err(ExperimentError::Invalid(format!(
-                        "elastic experiments run on one GPU type in servers (e.g. gpu:64/4), not '{}'",
-                        self.cluster
-                    )));
                 }
                 check_elastic(&mut trace, apps, &cluster)?;
                 for p in &self.policies {
@@ -186,7 +176,7 @@ impl Experiment {
         let warnings = if apps.is_none() {
             unused_types(&cluster, &trace, &profile)
         } else {
-            Vec::new()
+            partial_servers(&cluster)
         };
         Ok(Resolved {
             cluster,
@@ -319,6 +309,24 @@ impl Experiment {
 
 /// One warning per GPU type of the cluster on which no job of the trace can run (no
 /// throughput in the profile at the job's scale factor, or fewer GPUs than it needs).
+/// GPUs of a type that make no whole server: the elastic mechanism leaves them idle.
+fn partial_servers(cluster: &ClusterSpec) -> Vec<String> {
+    cluster
+        .types
+        .iter()
+        .filter_map(|t| {
+            let per = t.per_server.max(1);
+            let left = t.count % per;
+            (left > 0).then(|| {
+                format!(
+                    "{}: {left} of its {} GPUs make no whole server of {per} and stay idle (they count in utilization)",
+                    t.name, t.count
+                )
+            })
+        })
+        .collect()
+}
+
 fn unused_types(cluster: &ClusterSpec, trace: &Trace, profile: &Profile) -> Vec<String> {
     let mut usable = vec![false; cluster.num_types()];
     let mut seen = std::collections::BTreeSet::new();
@@ -352,10 +360,13 @@ fn check_elastic(
     apps: &Apps,
     cluster: &ClusterSpec,
 ) -> Result<(), WorkloadError> {
+    // A job runs on one type at a time: the largest type's whole servers bound its size.
     let total = cluster
         .types
-        .first()
-        .map_or(0, |t| t.count - t.count % t.per_server.max(1));
+        .iter()
+        .map(|t| t.count - t.count % t.per_server.max(1))
+        .max()
+        .unwrap_or(0);
     for (i, job) in trace.jobs.iter_mut().enumerate() {
         let line = trace.lines.get(i).copied().unwrap_or(0);
         let Some(app) = apps.index(&job.job_type).map(|k| &apps.apps[k]) else {
@@ -363,11 +374,16 @@ fn check_elastic(
                 &trace.name,
                 line,
                 "application",
-                format!(
-                    "'{}' is not an application of the profile ({})",
-                    job.job_type,
-                    apps.names().join(", ")
-                ),
+                match apps.unread.iter().find(|u| u.0 == job.job_type) {
+                    Some((name, why)) => {
+                        format!("'{name}' was not read from the profile's folder: {why}")
+                    }
+                    None => format!(
+                        "'{}' is not an application of the profile ({})",
+                        job.job_type,
+                        apps.names().join(", ")
+                    ),
+                },
             ));
         };
         if job.scale_factor > total {
@@ -376,7 +392,7 @@ fn check_elastic(
                 line,
                 "num_replicas",
                 format!(
-                    "{} GPUs asked, the cluster has {total} in whole servers",
+                    "{} GPUs asked, the cluster's largest GPU type has {total} in whole servers",
                     job.scale_factor
                 ),
             ));

@@ -23,8 +23,17 @@ impl Resolved {
     /// or that its models run on any one GPU type, and its job types.
     pub fn profile_types(&self) -> String {
         if let Some(apps) = &self.apps {
+            let named = apps.gpu_types();
+            let types = if named.is_empty() {
+                "any one GPU type".to_string()
+            } else {
+                format!(
+                    "GPU types {} (any one other type at the unnamed speeds)",
+                    named.join(", ")
+                )
+            };
             format!(
-                "elastic applications on any one GPU type: {}",
+                "elastic applications {} on {types}",
                 apps.names().join(", ")
             )
         } else if let Some(ps) = &self.ps {

@@ -16,6 +16,15 @@
 //! Jobs that adapt their batch size (under policies that say so) pick the
 //! goodput-maximising batch for their allocation after every chunk, with a throughput model
 //! fitted to the step times they have observed so far.
+//!
+//! A cluster may have several GPU types, each in servers of its own size, as in Sia's
+//! evaluation. Policies see the cluster as Sia's simulator shows it to a
+//! heterogeneity-unaware policy: *virtual servers* of the smallest server size (a server of
+//! 8 GPUs is two virtual servers of 4), types in name order. A job runs on one type at a
+//! time: of an allocation that spans types only the GPUs of the type holding most of it
+//! are kept (the first such type in the allocation on a tie), the rest stay idle. The job
+//! then trains at that type's step times; moving to another type is a restart like any
+//! other change. With one type, virtual servers are the servers and nothing changes.
 
 use super::{RoundReport, SimEvent};
 use crate::cluster::ClusterSpec;
@@ -65,6 +74,8 @@ pub struct ElasticJobState {
     pub completion: Option<f64>,
     /// Seconds of restart still to spend.
     pub rescale_time: f64,
+    /// GPU type it runs on (index into the cluster's types), if placed.
+    pub gpu_type: Option<usize>,
     /// Server ids, one per GPU, as the policy gave them.
     pub allocation: Vec<u32>,
     /// GPUs per server in allocation order.
@@ -130,8 +141,16 @@ impl ElasticJobState {
 pub struct ElasticSimulator {
     config: ElasticConfig,
     cluster: ClusterSpec,
+    /// Virtual servers the policies see, and GPUs on each.
     num_nodes: u32,
     gpus_per_node: u32,
+    /// Per virtual server: (real server, GPU type index).
+    vnodes: Vec<(u32, usize)>,
+    /// Real servers per GPU type, in cluster order.
+    servers: Vec<u32>,
+    /// Per application and GPU type: the name its speeds are kept under (None: its unnamed
+    /// type, on a cluster of one type it has no speeds of its own for).
+    type_keys: Vec<Vec<Option<String>>>,
     specs: Vec<JobSpec>,
     apps: Arc<Apps>,
     states: Vec<ElasticJobState>,
@@ -177,30 +196,87 @@ impl ElasticSimulator {
         apps: Arc<Apps>,
         policy: Box<dyn ElasticPolicy>,
     ) -> Result<Self, super::SimError> {
-        let ty = cluster
+        if cluster.types.is_empty() {
+            return Err(config_err("cluster", "the cluster has no GPUs".into()));
+        }
+        let vsize = cluster
             .types
-            .first()
-            .ok_or_else(|| config_err("cluster", "the cluster has no GPUs".into()))?;
-        let gpus_per_node = ty.per_server.max(1);
-        let num_nodes = ty.count / gpus_per_node;
-        if num_nodes == 0 {
-            return Err(config_err(
-                "cluster",
-                format!("{} GPUs make no whole server of {gpus_per_node}", ty.count),
-            ));
+            .iter()
+            .map(|t| t.per_server.max(1))
+            .min()
+            .unwrap_or(1);
+        let mut vnodes = Vec::new();
+        let mut servers = Vec::new();
+        let mut real = 0u32;
+        let mut total_gpus = 0u32;
+        for (k, ty) in cluster.types.iter().enumerate() {
+            let per = ty.per_server.max(1);
+            let n = ty.count / per;
+            if n == 0 {
+                return Err(config_err(
+                    "cluster",
+                    format!(
+                        "{}: {} GPUs make no whole server of {per}",
+                        ty.name, ty.count
+                    ),
+                ));
+            }
+            if per % vsize != 0 {
+                return Err(config_err(
+                    "cluster",
+                    format!(
+                        "{}: servers of {per} GPUs are not a whole number of the smallest servers ({vsize}); elastic clusters need server sizes that divide each other (e.g. 4 and 8)",
+                        ty.name
+                    ),
+                ));
+            }
+            total_gpus = total_gpus.saturating_add(n.saturating_mul(per));
+            if real.saturating_add(n) > MAX_SERVERS || total_gpus > MAX_GPUS {
+                return Err(config_err(
+                    "cluster",
+                    format!(
+                        "elastic clusters have at most {MAX_SERVERS} servers and {MAX_GPUS} GPUs"
+                    ),
+                ));
+            }
+            for s in 0..n {
+                for _ in 0..per / vsize {
+                    vnodes.push((real + s, k));
+                }
+            }
+            servers.push(n);
+            real += n;
         }
-        if num_nodes > MAX_SERVERS || ty.count > MAX_GPUS {
-            return Err(config_err(
-                "cluster",
-                format!("elastic clusters have at most {MAX_SERVERS} servers and {MAX_GPUS} GPUs"),
-            ));
+        let one_type = cluster.types.len() == 1;
+        let mut type_keys = Vec::with_capacity(apps.apps.len());
+        for app in &apps.apps {
+            let mut keys = Vec::with_capacity(cluster.types.len());
+            for ty in &cluster.types {
+                if app.knows_type(&ty.name) {
+                    keys.push(Some(ty.name.clone()));
+                } else if one_type {
+                    keys.push(None);
+                } else {
+                    let known = app.gpu_types();
+                    return Err(config_err(
+                        "cluster",
+                        format!(
+                            "application '{}' has no speeds for GPU type '{}' (it knows {}); a cluster of several types needs types every application knows",
+                            app.name,
+                            ty.name,
+                            if known.is_empty() {
+                                "no named types".to_string()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    ));
+                }
+            }
+            type_keys.push(keys);
         }
-        if cluster.types.len() > 1 {
-            return Err(config_err(
-                "cluster",
-                "elastic experiments run on one GPU type (e.g. gpu:64/4)".into(),
-            ));
-        }
+        let num_nodes = vnodes.len() as u32;
+        let gpus_per_node = vsize;
         if !(config.restart_s.is_finite() && (0.0..=86_400.0).contains(&config.restart_s)) {
             return Err(config_err(
                 "restart_cost_s",
@@ -240,6 +316,7 @@ impl ElasticSimulator {
                 target_batch,
                 completion: None,
                 rescale_time: 0.0,
+                gpu_type: None,
                 allocation: Vec::new(),
                 placement: Vec::new(),
                 atomic_bsz: 0,
@@ -262,6 +339,9 @@ impl ElasticSimulator {
             cluster,
             num_nodes,
             gpus_per_node,
+            vnodes,
+            servers,
+            type_keys,
             specs,
             apps,
             states,
@@ -289,9 +369,26 @@ impl ElasticSimulator {
         &self.cluster
     }
 
-    /// Servers and GPUs per server.
+    /// Virtual servers (what policies see) and GPUs on each; with one GPU type, the servers.
     pub fn shape(&self) -> (u32, u32) {
         (self.num_nodes, self.gpus_per_node)
+    }
+
+    /// Real servers of each GPU type, in cluster order.
+    pub fn servers(&self) -> &[u32] {
+        &self.servers
+    }
+
+    /// The real server and GPU type (index into the cluster's types) of virtual server
+    /// `vnode` (the ids in allocations).
+    pub fn real_server(&self, vnode: u32) -> Option<(u32, usize)> {
+        self.vnodes.get(vnode as usize).copied()
+    }
+
+    /// The name job `id`'s application keeps its speeds on its current type under.
+    fn type_key(&self, id: JobId) -> Option<&str> {
+        let st = &self.states[id];
+        self.type_keys.get(st.app)?.get(st.gpu_type?)?.as_deref()
     }
 
     /// The jobs.
@@ -331,25 +428,20 @@ impl ElasticSimulator {
     /// Choose the per-GPU batch and accumulation for the job's placement.
     fn update_local_bsz(&mut self, id: JobId) {
         let app = &self.apps.apps[self.states[id].app];
+        let range = app.local_range(self.type_key(id));
         let st = &mut self.states[id];
         let r = st.replicas();
         if r == 0 {
             return;
         }
         let (atomic, accum) = match (st.target_batch, &st.perf) {
-            (Some(b), _) => app.fixed_batch(r, Some(f64::from(b))),
-            (None, None) => app.fixed_batch(r, None),
+            (Some(b), _) => app.fixed_batch_within(r, Some(f64::from(b)), range.1),
+            (None, None) => app.fixed_batch_within(r, None, range.1),
             (None, Some(perf)) => {
                 let init = f64::from(app.init_batch_size);
                 let max_b = f64::from(app.max_batch_size);
                 let g = GoodputFunction::new(*perf, st.grad, init);
-                let c = g.optimize(
-                    st.nodes(),
-                    r,
-                    max_b,
-                    (app.min_local_bsz, app.max_local_bsz),
-                    true,
-                );
+                let c = g.optimize(st.nodes(), r, max_b, range, true);
                 let accum = f64::from(c.accum_steps);
                 (
                     app.capped_local(r, f64::from(c.atomic_bsz), accum) as u32,
@@ -361,10 +453,45 @@ impl ElasticSimulator {
         st.accum_steps = accum;
     }
 
+    /// An allocation of virtual servers kept to one GPU type: the type holding most of it
+    /// (the first such in the allocation on a tie).
+    fn one_type(&self, allocation: Vec<u32>) -> Vec<u32> {
+        if self.servers.len() < 2 {
+            return allocation;
+        }
+        let mut counts: Vec<(usize, usize)> = Vec::new();
+        for &v in &allocation {
+            let Some(&(_, t)) = self.vnodes.get(v as usize) else {
+                continue;
+            };
+            match counts.iter_mut().find(|c| c.0 == t) {
+                Some(c) => c.1 += 1,
+                None => counts.push((t, 1)),
+            }
+        }
+        let Some(best) = counts.iter().map(|c| c.1).max() else {
+            return allocation;
+        };
+        let Some(&(primary, _)) = counts.iter().find(|c| c.1 == best) else {
+            return allocation;
+        };
+        allocation
+            .into_iter()
+            .filter(|&v| self.vnodes.get(v as usize).is_some_and(|x| x.1 == primary))
+            .collect()
+    }
+
     fn reallocate(&mut self, id: JobId, allocation: Vec<u32>, events: &mut Vec<SimEvent>) {
         let mut placement: Vec<u32> = Vec::new();
         let mut last = None;
-        for &node in &allocation {
+        let gpu_type = allocation
+            .first()
+            .and_then(|&v| self.vnodes.get(v as usize))
+            .map(|x| x.1);
+        for node in allocation
+            .iter()
+            .filter_map(|&v| self.vnodes.get(v as usize).map(|x| x.0))
+        {
             if last == Some(node) {
                 if let Some(c) = placement.last_mut() {
                     *c += 1;
@@ -380,6 +507,7 @@ impl ElasticSimulator {
         let was_running = !st.placement.is_empty();
         st.allocation = allocation;
         st.placement = placement;
+        st.gpu_type = gpu_type;
         if st.placement.is_empty() {
             st.atomic_bsz = 0;
             if was_running {
@@ -403,6 +531,7 @@ impl ElasticSimulator {
             return;
         }
         let replicas = self.states[id].replicas();
+        let gpu_type = self.states[id].gpu_type.unwrap_or(0);
         let progress_before = self.states[id].progress;
         let delay = self.states[id].rescale_time.min(seconds);
         {
@@ -421,11 +550,12 @@ impl ElasticSimulator {
                 break;
             }
             let app = self.app(id);
+            let key = self.type_key(id);
             let st = &self.states[id];
             let (r, n) = (st.replicas(), st.nodes());
             let batch = f64::from(r * st.atomic_bsz * (st.accum_steps + 1));
             let scale = batch / f64::from(app.init_batch_size);
-            let Some((step, sync)) = app.step_time(&st.placement, st.atomic_bsz) else {
+            let Some((step, sync)) = app.step_time_on(key, &st.placement, st.atomic_bsz) else {
                 failed = true;
                 break;
             };
@@ -483,7 +613,7 @@ impl ElasticSimulator {
         let end = st.completion.unwrap_or(start + self.config.interval);
         events.push(SimEvent::Ran {
             job: id,
-            gpu_type: 0,
+            gpu_type,
             gpus: replicas,
             start,
             end,
@@ -555,12 +685,12 @@ impl ElasticSimulator {
             .iter()
             .filter(|s| !s.placement.is_empty() && !s.is_over())
             .count();
-        let busy: u32 = self
-            .states
-            .iter()
-            .filter(|s| !s.is_over())
-            .map(|s| s.replicas())
-            .sum();
+        let mut busy = vec![0u32; self.servers.len()];
+        for s in self.states.iter().filter(|s| !s.is_over()) {
+            if let Some(b) = s.gpu_type.and_then(|t| busy.get_mut(t)) {
+                *b += s.replicas();
+            }
+        }
         let active_before = self
             .states
             .iter()
@@ -576,7 +706,7 @@ impl ElasticSimulator {
             end: self.now,
             active: active_before,
             running,
-            busy_gpus: vec![busy],
+            busy_gpus: busy,
         });
         for id in 0..self.states.len() {
             let st = &mut self.states[id];
@@ -610,6 +740,7 @@ impl ElasticSimulator {
                 Ok(d) => {
                     events.push(SimEvent::Decided { time: self.now });
                     for (id, alloc) in ids.into_iter().zip(d) {
+                        let alloc = self.one_type(alloc);
                         if alloc != self.states[id].allocation {
                             self.reallocate(id, alloc, &mut events);
                         }

@@ -85,26 +85,6 @@ impl App {
             .min(n.saturating_sub(1))
     }
 
-    /// A warning when an elastic experiment's cluster has GPUs the elastic simulator does
-    /// not use.
-    pub(super) fn elastic_cluster_warning(&self) -> Option<String> {
-        if !self.elastic {
-            return None;
-        }
-        let c = crate::cluster::ClusterSpec::parse(&self.exp.cluster).ok()?;
-        let t = c.types.first()?;
-        let per = t.per_server.max(1);
-        let used = t.count - t.count % per;
-        (c.types.len() > 1 || used != t.count).then(|| {
-            format!(
-                "Elastic experiments run on whole servers of the first GPU type only: {} servers of {} {} GPUs. The other GPUs stay idle (and count in utilization).",
-                used / per,
-                per,
-                t.name
-            )
-        })
-    }
-
     /// The "Elastic jobs" panel (elastic results only).
     pub(super) fn view_elastic(&self, ctx: &Context<Self>) -> Html {
         let (Some((_, results)), Some(r)) = (&self.results, &self.results_resolved) else {
@@ -263,16 +243,32 @@ impl App {
         st: &Stepper,
         sim: &ElasticSimulator,
     ) -> Html {
-        let (nodes, per) = sim.shape();
-        let mut servers: Vec<Vec<Option<JobId>>> = vec![vec![None; per as usize]; nodes as usize];
+        // Real servers, each with its GPU type's name and size.
+        let cluster = sim.cluster();
+        let mut kinds: Vec<&str> = Vec::new();
+        let mut servers: Vec<Vec<Option<JobId>>> = Vec::new();
+        let mut layout: Vec<String> = Vec::new();
+        for (t, &n) in sim.servers().iter().enumerate() {
+            let Some(ty) = cluster.types.get(t) else {
+                continue;
+            };
+            let per = ty.per_server.max(1);
+            layout.push(format!("{n} × {per} {}", ty.name));
+            for _ in 0..n {
+                kinds.push(&ty.name);
+                servers.push(vec![None; per as usize]);
+            }
+        }
+        let total: usize = servers.iter().map(Vec::len).sum();
         let states = sim.states();
         for (id, s) in states.iter().enumerate() {
             if s.completion.is_some() {
                 continue;
             }
-            for &n in &s.allocation {
-                if let Some(slot) = servers
-                    .get_mut(n as usize)
+            for &v in &s.allocation {
+                if let Some(slot) = sim
+                    .real_server(v)
+                    .and_then(|(n, _)| servers.get_mut(n as usize))
                     .and_then(|v| v.iter_mut().find(|o| o.is_none()))
                 {
                     *slot = Some(id);
@@ -294,16 +290,16 @@ impl App {
         let apps = sim.apps();
         html! {
             <div class="state">
-                <h3 class="servers-title">{ format!("{nodes} servers × {per} GPUs · {busy} of {} GPUs busy", nodes * per) }</h3>
+                <h3 class="servers-title">{ format!("servers: {} · {busy} of {total} GPUs busy", layout.join(", ")) }</h3>
                 <div class="servers" id="servers">
-                { for servers.iter().enumerate().map(|(n, gpus)| html! {
-                    <div class="server" title={format!("server {n}")}>
+                { for servers.iter().enumerate().map(|(n, gpus)| { let kind = kinds.get(n).copied().unwrap_or(""); html! {
+                    <div class="server" data-type={kind.to_string()} title={format!("server {n} ({kind})")}>
                     { for gpus.iter().enumerate().map(|(g, o)| match o {
-                        Some(j) => html! { <span class="gpu busy" title={format!("server {n}, GPU {g}: job {j} ({})", sim.specs()[*j].job_type)} style={format!("background:{}", colour(*j))}></span> },
-                        None => html! { <span class="gpu" title={format!("server {n}, GPU {g}: idle")}></span> },
+                        Some(j) => html! { <span class="gpu busy" title={format!("server {n} ({kind}), GPU {g}: job {j} ({})", sim.specs()[*j].job_type)} style={format!("background:{}", colour(*j))}></span> },
+                        None => html! { <span class="gpu" title={format!("server {n} ({kind}), GPU {g}: idle")}></span> },
                     }) }
                     </div>
-                }) }
+                }}) }
                 </div>
                 <table class="jobs" id="elastic-step-jobs">
                     <thead><tr>

@@ -420,7 +420,7 @@ fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
         }
     }
     let types = ClusterSpec::parse(&c.cluster).map_or(0, |k| k.types.len());
-    if family != Family::Rounds && types != 1 {
+    if family == Family::Ps && types != 1 {
         changed.push(format!("cluster {}", d.cluster));
         c.cluster = d.cluster;
     }
@@ -1948,7 +1948,6 @@ impl App {
                     </table>
                     <button onclick={link.callback(|_| Msg::ClusterAddType)}>{ "Add GPU type" }</button>
                 }
-                if let Some(w) = self.elastic_cluster_warning() { <p class="hint" id="cluster-warning">{ w }</p> }
                 { for self.experiment_warnings().into_iter().map(|w| html! { <p class="hint experiment-warning">{ w }</p> }) }
                 if let Some(e) = &self.cluster_error { <p class="error" id="cluster-error">{ e }</p> }
             </section>

@@ -18,37 +18,69 @@
 //! given parameters, a dataset size, and a gradient noise scale that grows geometrically
 //! over training.
 
-use super::csv::records;
 use super::interp::LinearNd;
-use super::{parse_nonneg, WorkloadError};
 use crate::policy::pollux::goodput::{GoodputFunction, GradParams, PerfParams};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One row of a validation file: the state after an epoch at one batch size.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct ValidationRow {
-    progress: f64,
-    iteration: f64,
-    grad_sqr: f64,
-    grad_var: f64,
+pub(crate) struct ValidationRow {
+    pub(crate) progress: f64,
+    pub(crate) iteration: f64,
+    pub(crate) grad_sqr: f64,
+    pub(crate) grad_var: f64,
 }
 
 /// Validation rows of one batch size.
-type BatchRows = (u32, Vec<ValidationRow>);
+pub(crate) type BatchRows = (u32, Vec<ValidationRow>);
 
-/// An application measured on real hardware (the Pollux simulator's inputs).
+/// Measured (local batch, step time, sync time) rows per placement shape (GPUs per node,
+/// as written), sorted by local batch.
+pub(crate) type ShapeRows = BTreeMap<Vec<u32>, Vec<[f64; 3]>>;
+
+/// Step times of an application measured on one GPU type.
+#[derive(Debug, Clone)]
+pub struct StepTable {
+    /// Rows per placement shape; lookups use a shape's smallest rotation.
+    pub(crate) placements: ShapeRows,
+    /// Interpolation over (nodes, replicas, local batch) for shapes not measured.
+    pub(crate) nd: Option<LinearNd>,
+    /// Smallest and largest measured per-GPU batch.
+    pub(crate) local: (u32, u32),
+    /// Most servers a measurement spans (the servers of that type the profile had).
+    pub(crate) max_nodes: u32,
+}
+
+impl StepTable {
+    /// (step, sync) for a normalised placement `shape` at `local_bsz`: the shape's own rows
+    /// interpolated in the local batch, else the interpolation over all measurements.
+    fn step_time(&self, shape: &[u32], local_bsz: u32) -> Option<(f64, f64)> {
+        if let Some(rows) = self.placements.get(shape) {
+            if let Some(v) = interp1d(rows, f64::from(local_bsz)) {
+                return Some(v);
+            }
+        }
+        let replicas: u32 = shape.iter().sum();
+        let q = [
+            f64::from((shape.len() as u32).min(16)),
+            f64::from(replicas),
+            f64::from(local_bsz),
+        ];
+        self.nd.as_ref()?.eval(q).map(|v| (v[0], v[1]))
+    }
+}
+
+/// An application measured on real hardware (the Pollux and Sia simulators' inputs).
 #[derive(Debug, Clone)]
 pub struct MeasuredApp {
     /// Validation rows by batch size, ascending.
-    validation: Vec<(u32, Vec<ValidationRow>)>,
-    /// Measured (local batch, step time, sync time) rows per placement shape (GPUs per
-    /// node, in its lexicographically smallest rotation), sorted by local batch.
-    placements: BTreeMap<Vec<u32>, Vec<[f64; 3]>>,
-    /// Interpolation over (nodes, replicas, local batch) for shapes not measured.
-    nd: Option<LinearNd>,
+    pub(crate) validation: Vec<BatchRows>,
+    /// Step times by GPU type; the empty name holds `placements.csv` (a type the folder
+    /// does not name).
+    pub(crate) tables: BTreeMap<String, StepTable>,
     /// Min progress over batch sizes at the end of each epoch.
-    milestones: Vec<f64>,
+    pub(crate) milestones: Vec<f64>,
 }
 
 /// Pollux's throughput-model parameters as stored in Orrery's JSON.
@@ -94,6 +126,10 @@ pub struct ModelledApp {
     /// Gradient noise scale (examples) at the start and at the end of training; it grows
     /// geometrically in between.
     pub noise_scale: [f64; 2],
+    /// Throughput-model parameters on named GPU types (from the profile's per-type speeds);
+    /// `perf` serves a type not named here on a cluster of one type.
+    #[serde(skip)]
+    pub types: BTreeMap<String, PerfSpec>,
 }
 
 /// Where an application's answers come from.
@@ -155,6 +191,8 @@ pub struct CurvePoint {
 pub struct Apps {
     /// Applications sorted by name.
     pub apps: Vec<ElasticApp>,
+    /// Application folders left out, with why (e.g. no known number of epochs).
+    pub unread: Vec<(String, String)>,
 }
 
 impl Apps {
@@ -166,6 +204,23 @@ impl Apps {
     /// Names, sorted.
     pub fn names(&self) -> Vec<String> {
         self.apps.iter().map(|a| a.name.clone()).collect()
+    }
+
+    /// GPU types every application has its own speeds for, in name order.
+    pub fn gpu_types(&self) -> Vec<String> {
+        let mut common: Option<Vec<&str>> = None;
+        for a in &self.apps {
+            let t = a.gpu_types();
+            common = Some(match common {
+                None => t,
+                Some(c) => c.into_iter().filter(|x| t.contains(x)).collect(),
+            });
+        }
+        common
+            .unwrap_or_default()
+            .into_iter()
+            .map(String::from)
+            .collect()
     }
 }
 
@@ -291,11 +346,22 @@ impl ElasticApp {
     /// GPU's share exceeds the largest local batch (and always above the initial batch on
     /// one GPU).
     pub fn fixed_batch(&self, replicas: u32, batch: Option<f64>) -> (u32, u32) {
+        self.fixed_batch_within(replicas, batch, self.max_local_bsz)
+    }
+
+    /// [`ElasticApp::fixed_batch`] with at most `max_local` examples per GPU step (a GPU
+    /// type's own limit).
+    pub fn fixed_batch_within(
+        &self,
+        replicas: u32,
+        batch: Option<f64>,
+        max_local: u32,
+    ) -> (u32, u32) {
         let rf = f64::from(replicas);
         let init = f64::from(self.init_batch_size);
         let b = batch.unwrap_or_else(|| init.max(f64::from(self.min_local_bsz) * rf));
         let local = ceil_eps(b / rf);
-        let mut accum = (ceil_eps(local / f64::from(self.max_local_bsz)) - 1.0).max(0.0);
+        let mut accum = (ceil_eps(local / f64::from(max_local.max(1))) - 1.0).max(0.0);
         if replicas == 1 && b > init {
             accum = accum.max(1.0);
         }
@@ -353,8 +419,50 @@ impl ElasticApp {
     }
 
     /// (step time, synchronisation time) in seconds for `placement` (GPUs per node) at
-    /// `local_bsz` examples per GPU, or None where the application cannot say.
+    /// `local_bsz` examples per GPU on the application's unnamed GPU type, or None where the
+    /// application cannot say.
     pub fn step_time(&self, placement: &[u32], local_bsz: u32) -> Option<(f64, f64)> {
+        self.step_time_on(None, placement, local_bsz)
+    }
+
+    /// GPU types the application has its own speeds for, in name order.
+    pub fn gpu_types(&self) -> Vec<&str> {
+        match &self.model {
+            AppModel::Measured(m) => m
+                .tables
+                .keys()
+                .filter(|k| !k.is_empty())
+                .map(String::as_str)
+                .collect(),
+            AppModel::Modelled(m) => m.types.keys().map(String::as_str).collect(),
+        }
+    }
+
+    /// Whether the application has its own speeds for GPU type `name`.
+    pub fn knows_type(&self, name: &str) -> bool {
+        !name.is_empty() && self.gpu_types().contains(&name)
+    }
+
+    /// Smallest and largest per-GPU batch on GPU type `gpu` (None: the application's
+    /// unnamed type, with its settings).
+    pub fn local_range(&self, gpu: Option<&str>) -> (u32, u32) {
+        match (&self.model, gpu) {
+            (AppModel::Measured(m), Some(t)) => m
+                .tables
+                .get(t)
+                .map_or((self.min_local_bsz, self.max_local_bsz), |t| t.local),
+            _ => (self.min_local_bsz, self.max_local_bsz),
+        }
+    }
+
+    /// [`ElasticApp::step_time`] on GPU type `gpu` (None: the unnamed type); None as well
+    /// for a type the application has no speeds for.
+    pub fn step_time_on(
+        &self,
+        gpu: Option<&str>,
+        placement: &[u32],
+        local_bsz: u32,
+    ) -> Option<(f64, f64)> {
         let shape = normalize_placement(placement);
         if shape.is_empty() {
             return None;
@@ -363,21 +471,26 @@ impl ElasticApp {
         let replicas: u32 = shape.iter().sum();
         match &self.model {
             AppModel::Measured(m) => {
-                if let Some(rows) = m.placements.get(&shape) {
-                    if let Some(v) = interp1d(rows, f64::from(local_bsz)) {
-                        return Some(v);
-                    }
+                let table = match gpu {
+                    Some(t) => m.tables.get(t)?,
+                    None => m.tables.get("").or_else(|| m.tables.values().next())?,
+                };
+                // A placement over more servers of a named type than it was measured on
+                // runs as if packed evenly onto that many (Sia's simulator does the same).
+                if gpu.is_some() && nodes > table.max_nodes.max(1) {
+                    let per = replicas.div_ceil(table.max_nodes.max(1));
+                    let packed = packed_placement(replicas, per);
+                    return table.step_time(&normalize_placement(&packed), local_bsz);
                 }
-                let q = [
-                    f64::from(nodes.min(16)),
-                    f64::from(replicas),
-                    f64::from(local_bsz),
-                ];
-                m.nd.as_ref()?.eval(q).map(|v| (v[0], v[1]))
+                table.step_time(&shape, local_bsz)
             }
             AppModel::Modelled(m) => {
+                let perf = match gpu {
+                    Some(t) => m.types.get(t)?,
+                    None => &m.perf,
+                };
                 let g = GoodputFunction::new(
-                    m.perf.into(),
+                    (*perf).into(),
                     GradParams { sqr: 1.0, var: 0.0 },
                     f64::from(self.init_batch_size),
                 );
@@ -458,484 +571,6 @@ impl ElasticApp {
     pub fn is_measured(&self) -> bool {
         matches!(self.model, AppModel::Measured(_))
     }
-}
-
-/// Settings the Pollux simulator gives each of its applications in code rather than in
-/// its data folders: epochs to train, and the few special cases.
-type AppDefault = (&'static str, u32, Option<u32>, Option<u32>, Option<u32>);
-
-const POLLUX_APP_DEFAULTS: &[AppDefault] = &[
-    // (name, epochs, max local batch override, fixed batch size, max replicas)
-    ("bert", 2, None, None, None),
-    ("cifar10", 100, None, None, None),
-    ("deepspeech2", 80, None, None, None),
-    ("imagenet", 90, None, None, None),
-    ("ncf", 10, None, Some(32768), Some(1)),
-    ("yolov3", 50, Some(8), None, None),
-];
-
-/// Per-application settings of a folder's optional `app.json`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AppSettings {
-    max_epochs: Option<u32>,
-    max_local_bsz: Option<u32>,
-    fixed_batch_size: Option<u32>,
-    max_replicas: Option<u32>,
-}
-
-/// A file of a profile folder: its path (for messages and to find the application it
-/// belongs to) and its text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InlineFile {
-    /// Path relative to the folder the user chose, e.g. `cifar10/placements.csv`.
-    pub path: String,
-    /// Contents.
-    pub text: String,
-}
-
-fn header_index(
-    file: &str,
-    line: usize,
-    header: &[String],
-    name: &str,
-) -> Result<usize, WorkloadError> {
-    header
-        .iter()
-        .position(|h| h.trim() == name)
-        .ok_or_else(|| WorkloadError::field(file, line, name, "missing column"))
-}
-
-fn num(
-    file: &str,
-    line: usize,
-    field: &str,
-    fields: &[String],
-    i: usize,
-) -> Result<f64, WorkloadError> {
-    let text = fields
-        .get(i)
-        .ok_or_else(|| WorkloadError::field(file, line, field, "missing value"))?;
-    parse_nonneg(file, line, field, text)
-}
-
-fn parse_validation(file: &str, text: &str) -> Result<Vec<ValidationRow>, WorkloadError> {
-    let recs = records(text, ',');
-    let header = recs
-        .first()
-        .ok_or_else(|| WorkloadError::file(file, "empty validation file"))?;
-    let col = |n: &str| header_index(file, header.line, &header.fields, n);
-    let (cp, ci, cs, cv) = (
-        col("progress")?,
-        col("iteration")?,
-        col("grad_sqr")?,
-        col("grad_var")?,
-    );
-    let mut rows = Vec::new();
-    for r in &recs[1..] {
-        rows.push(ValidationRow {
-            progress: num(file, r.line, "progress", &r.fields, cp)?,
-            iteration: num(file, r.line, "iteration", &r.fields, ci)?,
-            grad_sqr: num(file, r.line, "grad_sqr", &r.fields, cs)?,
-            grad_var: num(file, r.line, "grad_var", &r.fields, cv)?,
-        });
-    }
-    if rows.is_empty() {
-        return Err(WorkloadError::file(file, "no epochs"));
-    }
-    Ok(rows)
-}
-
-type Measurement = ([i64; 3], [f64; 2]);
-
-/// Measured (local batch, step, sync) rows per placement shape.
-type ShapeRows = BTreeMap<Vec<u32>, Vec<[f64; 3]>>;
-
-fn parse_placements(
-    file: &str,
-    text: &str,
-) -> Result<(ShapeRows, Vec<Measurement>), WorkloadError> {
-    let recs = records(text, ',');
-    let header = recs
-        .first()
-        .ok_or_else(|| WorkloadError::file(file, "empty placements file"))?;
-    let col = |n: &str| header_index(file, header.line, &header.fields, n);
-    let (cp, cb, cs, cy) = (
-        col("placement")?,
-        col("local_bsz")?,
-        col("step_time")?,
-        col("sync_time")?,
-    );
-    let mut by_shape: BTreeMap<Vec<u32>, Vec<[f64; 3]>> = BTreeMap::new();
-    // Mean over placements sharing (nodes, replicas, local batch), as a grouped mean.
-    let mut groups: BTreeMap<[i64; 3], (f64, f64, f64)> = BTreeMap::new();
-    for r in &recs[1..] {
-        let p = r.fields.get(cp).map(|s| s.trim()).unwrap_or("");
-        let digits: Option<Vec<u32>> = p.chars().map(|c| c.to_digit(10)).collect();
-        let digits = match digits {
-            Some(d) if !d.is_empty() && d.iter().all(|&g| g > 0) => d,
-            _ => {
-                return Err(WorkloadError::field(
-                    file,
-                    r.line,
-                    "placement",
-                    format!("'{p}' is not a placement (digits 1-9, GPUs per node)"),
-                ))
-            }
-        };
-        let b = num(file, r.line, "local_bsz", &r.fields, cb)?;
-        let step = num(file, r.line, "step_time", &r.fields, cs)?;
-        let sync = num(file, r.line, "sync_time", &r.fields, cy)?;
-        let key = [
-            digits.len() as i64,
-            digits.iter().map(|&d| i64::from(d)).sum(),
-            b as i64,
-        ];
-        let g = groups.entry(key).or_insert((0.0, 0.0, 0.0));
-        g.0 += step;
-        g.1 += sync;
-        g.2 += 1.0;
-        // Keyed as written: lookups use the smallest rotation, so rows of a shape written
-        // in another rotation are not found by them (as in Pollux's simulator).
-        by_shape.entry(digits).or_default().push([b, step, sync]);
-    }
-    for rows in by_shape.values_mut() {
-        rows.sort_by(|a, b| a[0].total_cmp(&b[0]));
-    }
-    let points = groups
-        .into_iter()
-        .map(|(k, (s, y, n))| (k, [s / n, y / n]))
-        .collect();
-    Ok((by_shape, points))
-}
-
-fn parse_scalability(file: &str, text: &str) -> Result<Vec<Measurement>, WorkloadError> {
-    let recs = records(text, ',');
-    let header = recs
-        .first()
-        .ok_or_else(|| WorkloadError::file(file, "empty scalability file"))?;
-    let col = |n: &str| header_index(file, header.line, &header.fields, n);
-    let (cn, cr, cb, cs, cy) = (
-        col("num_nodes")?,
-        col("num_replicas")?,
-        col("local_bsz")?,
-        col("step_time")?,
-        col("sync_time")?,
-    );
-    let mut out = Vec::new();
-    for r in &recs[1..] {
-        let n = num(file, r.line, "num_nodes", &r.fields, cn)?;
-        let k = num(file, r.line, "num_replicas", &r.fields, cr)?;
-        let b = num(file, r.line, "local_bsz", &r.fields, cb)?;
-        let step = num(file, r.line, "step_time", &r.fields, cs)?;
-        let sync = num(file, r.line, "sync_time", &r.fields, cy)?;
-        out.push(([n as i64, k as i64, b as i64], [step, sync]));
-    }
-    Ok(out)
-}
-
-/// The file name part of a path.
-fn base_name(path: &str) -> &str {
-    path.rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
-/// The folder (application) a file belongs to.
-fn parent_name(path: &str) -> Option<&str> {
-    let mut parts = path.rsplit(['/', '\\']);
-    parts.next();
-    parts.next().filter(|p| !p.is_empty())
-}
-
-impl Apps {
-    /// Read applications from the Pollux simulator's folders: one folder per application
-    /// with `placements.csv`, `scalability.csv` (optional) and `validation-<batch>.csv`
-    /// files, and optionally an `app.json` with `max_epochs`, `max_local_bsz`,
-    /// `fixed_batch_size` and `max_replicas`. `name` is the folder the user chose.
-    pub fn from_pollux_files(name: &str, files: &[InlineFile]) -> Result<Self, WorkloadError> {
-        let mut grouped: BTreeMap<&str, Vec<&InlineFile>> = BTreeMap::new();
-        for f in files {
-            if let Some(app) = parent_name(&f.path) {
-                grouped.entry(app).or_default().push(f);
-            }
-        }
-        let mut apps = Vec::new();
-        for (app, files) in grouped {
-            if !files.iter().any(|f| base_name(&f.path) == "placements.csv") {
-                continue;
-            }
-            apps.push(read_measured_app(app, &files)?);
-        }
-        if apps.is_empty() {
-            return Err(WorkloadError::file(
-                name,
-                "no application folders (a folder per application with placements.csv and validation-<batch>.csv)",
-            ));
-        }
-        Ok(Apps { apps })
-    }
-
-    /// Read Orrery's own JSON of modelled applications (`"format": "orrery-elastic-apps"`).
-    pub fn from_json(text: &str, file: &str) -> Result<Self, WorkloadError> {
-        let f: AppsFile = serde_json::from_str(text)
-            .map_err(|e| WorkloadError::field(file, e.line(), "json", e.to_string()))?;
-        if f.format != "orrery-elastic-apps" {
-            return Err(WorkloadError::file(
-                file,
-                format!("format '{}' is not orrery-elastic-apps", f.format),
-            ));
-        }
-        let mut apps = Vec::new();
-        for (name, a) in f.apps {
-            let bad = |field: &str, reason: &str| {
-                Err(WorkloadError::file(
-                    file,
-                    format!("app '{name}': {field}: {reason}"),
-                ))
-            };
-            if a.init_batch_size == 0 || a.max_batch_size < a.init_batch_size {
-                return bad("max_batch_size", "must be at least init_batch_size (> 0)");
-            }
-            if a.min_local_bsz == 0 || a.max_local_bsz < a.min_local_bsz {
-                return bad("max_local_bsz", "must be at least min_local_bsz (> 0)");
-            }
-            if a.max_epochs == 0 {
-                return bad("max_epochs", "must be at least 1");
-            }
-            if !(a.model.dataset_size.is_finite() && a.model.dataset_size > 0.0) {
-                return bad("dataset_size", "must be a positive number");
-            }
-            if a.max_epochs > 100_000 {
-                return bad("max_epochs", "at most 100,000");
-            }
-            if a.max_replicas == Some(0) {
-                return bad("max_replicas", "must be at least 1");
-            }
-            if a.fixed_batch_size
-                .is_some_and(|b| b < a.init_batch_size || b > a.max_batch_size)
-            {
-                return bad("fixed_batch_size", "must be within the batch range");
-            }
-            for &[g, b] in &a.user_configs {
-                if g == 0 || b < a.init_batch_size || b > a.max_batch_size {
-                    return bad(
-                        "user_configs",
-                        "each is [GPUs >= 1, batch within the batch range]",
-                    );
-                }
-            }
-            if !a
-                .model
-                .noise_scale
-                .iter()
-                .all(|v| v.is_finite() && *v > 0.0)
-            {
-                return bad("noise_scale", "must be two positive numbers");
-            }
-            let p = a.model.perf;
-            let ps = [
-                p.alpha_c, p.beta_c, p.alpha_n, p.beta_n, p.alpha_r, p.beta_r,
-            ];
-            if !(ps.iter().all(|v| v.is_finite() && *v > 0.0) && p.gamma >= 1.0 && p.gamma <= 10.0)
-            {
-                return bad(
-                    "perf",
-                    "alphas and betas must be positive, gamma in [1, 10]",
-                );
-            }
-            apps.push(ElasticApp {
-                name,
-                init_batch_size: a.init_batch_size,
-                max_batch_size: a.max_batch_size,
-                min_local_bsz: a.min_local_bsz,
-                max_local_bsz: a.max_local_bsz,
-                max_epochs: a.max_epochs,
-                fixed_batch_size: a.fixed_batch_size,
-                max_replicas: a.max_replicas,
-                model: AppModel::Modelled(a.model),
-                source: a.source,
-                user_configs: a.user_configs,
-            });
-        }
-        if apps.is_empty() {
-            return Err(WorkloadError::file(file, "no applications"));
-        }
-        Ok(Apps { apps })
-    }
-
-    /// Whether `text` looks like Orrery's elastic-applications JSON.
-    pub fn is_apps_json(text: &str) -> bool {
-        let t = text.trim_start();
-        t.starts_with('{') && t.contains("\"orrery-elastic-apps\"")
-    }
-}
-
-#[derive(Debug, Deserialize)]
-struct AppsFile {
-    format: String,
-    #[allow(dead_code)]
-    #[serde(default)]
-    version: u32,
-    apps: BTreeMap<String, AppEntry>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AppEntry {
-    init_batch_size: u32,
-    max_batch_size: u32,
-    min_local_bsz: u32,
-    max_local_bsz: u32,
-    max_epochs: u32,
-    #[serde(default)]
-    fixed_batch_size: Option<u32>,
-    #[serde(default)]
-    max_replicas: Option<u32>,
-    #[serde(flatten)]
-    model: ModelledApp,
-    #[serde(default)]
-    source: String,
-    #[serde(default)]
-    user_configs: Vec<[u32; 2]>,
-}
-
-fn read_measured_app(app: &str, files: &[&InlineFile]) -> Result<ElasticApp, WorkloadError> {
-    let mut validation: Vec<(u32, Vec<ValidationRow>)> = Vec::new();
-    let mut placements = None;
-    let mut scal = Vec::new();
-    let mut settings = AppSettings::default();
-    for f in files {
-        let base = base_name(&f.path);
-        if base == "placements.csv" {
-            placements = Some(parse_placements(&f.path, &f.text)?);
-        } else if base == "scalability.csv" {
-            scal = parse_scalability(&f.path, &f.text)?;
-        } else if base == "app.json" {
-            settings = serde_json::from_str(&f.text)
-                .map_err(|e| WorkloadError::field(&f.path, e.line(), "json", e.to_string()))?;
-        } else if let Some(b) = base
-            .strip_prefix("validation-")
-            .and_then(|s| s.strip_suffix(".csv"))
-        {
-            let batch: u32 = b.parse().ok().filter(|&v| v > 0).ok_or_else(|| {
-                WorkloadError::file(
-                    &f.path,
-                    "the batch size in the name is not a positive whole number",
-                )
-            })?;
-            validation.push((batch, parse_validation(&f.path, &f.text)?));
-        }
-    }
-    let folder = format!("{app}/");
-    let Some((by_shape, mut points)) = placements else {
-        return Err(WorkloadError::file(&folder, "placements.csv is missing"));
-    };
-    if validation.is_empty() {
-        return Err(WorkloadError::file(
-            &folder,
-            "no validation-<batch>.csv files",
-        ));
-    }
-    validation.sort_by_key(|v| v.0);
-    points.extend(scal);
-    let (pts, vals): (Vec<[i64; 3]>, Vec<[f64; 2]>) = points.into_iter().unzip();
-    let nd = LinearNd::new(&pts, &vals).ok();
-    let epochs = validation.iter().map(|v| v.1.len()).min().unwrap_or(0);
-    let milestones: Vec<f64> = (0..epochs)
-        .map(|e| {
-            validation
-                .iter()
-                .map(|v| v.1[e].progress)
-                .fold(f64::INFINITY, f64::min)
-        })
-        .collect();
-    let min_local = by_shape
-        .values()
-        .flatten()
-        .map(|r| r[0])
-        .fold(f64::INFINITY, f64::min);
-    let max_local = by_shape
-        .values()
-        .flatten()
-        .map(|r| r[0])
-        .fold(0.0, f64::max);
-    if !min_local.is_finite() {
-        return Err(WorkloadError::file(
-            &format!("{folder}placements.csv"),
-            "no measurements",
-        ));
-    }
-    let defaults = POLLUX_APP_DEFAULTS.iter().find(|d| d.0 == app);
-    let max_epochs = settings
-        .max_epochs
-        .or(defaults.map(|d| d.1))
-        .ok_or_else(|| {
-            WorkloadError::file(
-                &folder,
-                "unknown application: give its epochs in app.json ({\"max_epochs\": N})",
-            )
-        })?;
-    if max_epochs == 0 || max_epochs as usize > epochs {
-        return Err(WorkloadError::file(
-            &folder,
-            format!("max_epochs {max_epochs} must be between 1 and the {epochs} epochs of the validation files"),
-        ));
-    }
-    let init = validation.first().map(|v| v.0).unwrap_or(1);
-    let max = validation.last().map(|v| v.0).unwrap_or(init);
-    let bad = |field: &str, reason: &str| {
-        Err(WorkloadError::file(
-            &format!("{folder}app.json"),
-            format!("{field}: {reason}"),
-        ))
-    };
-    if settings.max_replicas == Some(0) {
-        return bad("max_replicas", "must be at least 1");
-    }
-    if settings
-        .max_local_bsz
-        .is_some_and(|m| m == 0 || f64::from(m) < min_local)
-    {
-        return bad(
-            "max_local_bsz",
-            "must be at least the smallest measured per-GPU batch",
-        );
-    }
-    if settings
-        .fixed_batch_size
-        .is_some_and(|b| b < init || b > max)
-    {
-        return bad(
-            "fixed_batch_size",
-            "must be within the validation files' batch sizes",
-        );
-    }
-    if min_local < 1.0 {
-        return Err(WorkloadError::file(
-            &format!("{folder}placements.csv"),
-            "local_bsz must be at least 1",
-        ));
-    }
-    Ok(ElasticApp {
-        name: app.to_string(),
-        init_batch_size: init,
-        max_batch_size: max,
-        min_local_bsz: min_local as u32,
-        max_local_bsz: settings
-            .max_local_bsz
-            .or(defaults.and_then(|d| d.2))
-            .unwrap_or(max_local as u32),
-        max_epochs,
-        fixed_batch_size: settings.fixed_batch_size.or(defaults.and_then(|d| d.3)),
-        max_replicas: settings.max_replicas.or(defaults.and_then(|d| d.4)),
-        model: AppModel::Measured(Box::new(MeasuredApp {
-            validation,
-            placements: by_shape,
-            nd,
-            milestones,
-        })),
-        source: format!("measurements in {folder}"),
-        user_configs: Vec::new(),
-    })
 }
 
 #[cfg(test)]

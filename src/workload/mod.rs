@@ -8,6 +8,7 @@
 pub mod colocation;
 pub mod csv;
 pub mod elastic;
+mod elastic_files;
 pub mod generator;
 pub mod inference;
 pub mod interp;
@@ -20,7 +21,8 @@ pub mod rigid;
 pub mod trace;
 
 pub use colocation::Colocation;
-pub use elastic::{Apps, ElasticApp, InlineFile};
+pub use elastic::{Apps, ElasticApp};
+pub use elastic_files::InlineFile;
 pub use generator::{generate, GeneratorConfig};
 pub use profile::{JobTypeProfile, Profile};
 pub use ps::{PsConfig, PsModels};

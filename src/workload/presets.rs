@@ -20,7 +20,7 @@ pub struct Bundled {
 /// Bundled throughput profiles.
 pub const PROFILES: &[Bundled] = &[Bundled {
     name: "gavel-types",
-    description: "26 job types (image classification, translation, language modelling, recommendation, RL, image-to-image) on K80, P100, V100, A100 and H100, single- and multi-GPU; Orrery's own analytic estimates",
+    description: "26 job types (image classification, translation, language modelling, recommendation, RL, image-to-image) on K80, P100, T4, V100, A100 and H100, single- and multi-GPU; Orrery's own analytic estimates",
     file: "gavel_types_profile.json",
     text: include_str!("../../traces/gavel_types_profile.json"),
 }];
@@ -37,6 +37,23 @@ pub const ELASTIC_PROFILES: &[Bundled] = &[Bundled {
 pub fn elastic_apps(name: &str) -> Option<Result<super::Apps, WorkloadError>> {
     let b = ELASTIC_PROFILES.iter().find(|b| b.name == name)?;
     Some(super::Apps::from_json(b.text, b.file))
+}
+
+/// The GPU types bundled profile `name` has speeds for, in name order (empty for an
+/// unknown name).
+pub fn known_types(name: &str) -> Vec<String> {
+    if let Some(Ok(apps)) = elastic_apps(name) {
+        return apps.gpu_types();
+    }
+    if ps_models(name).is_some() {
+        return Vec::new();
+    }
+    PROFILES
+        .iter()
+        .find(|b| b.name == name)
+        .and_then(|b| super::Profile::parse(b.text, b.file).ok())
+        .map(|p| p.gpu_types())
+        .unwrap_or_default()
 }
 
 /// Bundled parameter-server model profiles (DL2-style).

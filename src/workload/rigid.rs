@@ -20,14 +20,26 @@ use crate::job::JobSpec;
 /// of `per_server`, at total batch `batch` (see the module docs); `None` where the model
 /// cannot say.
 pub fn rigid_rate(app: &ElasticApp, gpus: u32, per_server: u32, batch: Option<u32>) -> Option<f64> {
+    rigid_rate_on(app, None, gpus, per_server, batch)
+}
+
+/// [`rigid_rate`] on GPU type `gpu` (None: the application's unnamed type).
+pub fn rigid_rate_on(
+    app: &ElasticApp,
+    gpu: Option<&str>,
+    gpus: u32,
+    per_server: u32,
+    batch: Option<u32>,
+) -> Option<f64> {
     if gpus == 0 {
         return None;
     }
-    let (atomic, accum) = app.fixed_batch(gpus, batch.map(f64::from));
+    let (_, max_local) = app.local_range(gpu);
+    let (atomic, accum) = app.fixed_batch_within(gpus, batch.map(f64::from), max_local);
     let total_batch = f64::from(gpus * atomic * (accum + 1));
     let scale = total_batch / f64::from(app.init_batch_size);
     let placement = packed_placement(gpus, per_server.max(1));
-    let (step, sync) = app.step_time(&placement, atomic)?;
+    let (step, sync) = app.step_time_on(gpu, &placement, atomic)?;
     let per_step = step + (step - sync) * f64::from(accum);
     if !(per_step.is_finite() && per_step > 0.0) {
         return None;
@@ -53,31 +65,41 @@ fn type_name(app: &str, batch: Option<u32>) -> String {
     }
 }
 
-/// An elastic trace as rigid jobs with a profile of their throughputs on the cluster's
-/// (first) GPU type: each job keeps its arrival, GPU count and work (its application's
-/// progress target) and becomes a job type of its application and batch. Jobs whose
-/// configuration the model cannot rate are left with no throughput (the round simulator
-/// refuses them, naming the job).
+/// An elastic trace as rigid jobs with a profile of their throughputs on every GPU type of
+/// the cluster: each job keeps its arrival, GPU count and work (its application's progress
+/// target) and becomes a job type of its application and batch. A type the application has
+/// no speeds for gets none (the job does not run there), except on a cluster of one type,
+/// which runs at the application's unnamed speeds. Jobs whose configuration the model
+/// cannot rate anywhere are left with no throughput (the round simulator refuses them,
+/// naming the job).
 pub fn rigid_workload(
     apps: &Apps,
     jobs: &[JobSpec],
     cluster: &ClusterSpec,
 ) -> (Vec<JobSpec>, Profile) {
     let mut profile = Profile::default();
-    let Some(gpu) = cluster.types.first() else {
-        return (jobs.to_vec(), profile);
-    };
+    let one_type = cluster.types.len() == 1;
     let out = jobs
         .iter()
         .map(|j| {
             let name = type_name(&j.job_type, j.batch_size);
             if let Some(app) = apps.index(&j.job_type).map(|k| &apps.apps[k]) {
-                if profile
-                    .throughput(&name, j.scale_factor, &gpu.name)
-                    .is_none()
-                {
+                for gpu in &cluster.types {
+                    let key = if app.knows_type(&gpu.name) {
+                        Some(gpu.name.as_str())
+                    } else if one_type {
+                        None
+                    } else {
+                        continue;
+                    };
+                    if profile
+                        .throughput(&name, j.scale_factor, &gpu.name)
+                        .is_some()
+                    {
+                        continue;
+                    }
                     if let Some(rate) =
-                        rigid_rate(app, j.scale_factor, gpu.per_server, j.batch_size)
+                        rigid_rate_on(app, key, j.scale_factor, gpu.per_server, j.batch_size)
                     {
                         profile.set(&name, j.scale_factor, &gpu.name, rate);
                     }
