@@ -127,6 +127,7 @@ fn saturn_on_sias_cluster_compares_every_family() {
         "finish_time_fairness_perf",
         "fifo",
         "las",
+        "pickyman",
     ];
     let exp = saturn(&dir, cluster, &policies);
     let results = experiment::run(&exp).unwrap();
@@ -154,7 +155,7 @@ fn saturn_on_sias_cluster_compares_every_family() {
         .iter()
         .map(|r| serde_json::to_string(&r.summary).unwrap())
         .collect();
-    for (k, p) in ["pollux", "tiresias", "las"].iter().enumerate() {
+    for (k, p) in ["pollux", "tiresias", "las", "pickyman"].iter().enumerate() {
         let i = policies.iter().position(|x| x == p).unwrap();
         let alone = summaries(&saturn(&dir, cluster, &[p]));
         assert_eq!(alone[0], mixed[i], "{p} alone vs in the mix ({k})");
@@ -319,4 +320,96 @@ fn an_allocation_spanning_types_keeps_the_larger_part() {
         sim.states()[0].progress
     };
     assert!(progress(vec![2, 2]) > progress(vec![0, 0]));
+}
+
+/// Hand-solved: two 1-GPU pools, `f` twice as fast as `s`, three 1-GPU jobs of 100 steps
+/// at t = 0 under FIFO. Job 0 starts on f (the fastest type with room), job 1 on s, job 2
+/// waits; job 0 ends at 50 s, job 2 takes its f GPU and ends at 100 s; job 1 ends at 100 s
+/// on s.
+#[test]
+fn preemptive_pools_start_jobs_on_their_fastest_free_type() {
+    use orrery::cluster::ClusterSpec;
+    use orrery::job::JobSpec;
+    use orrery::sim::preemptive::PreemptiveSimulator;
+    use orrery::sim::SimEvent;
+    use orrery::workload::overhead::{OverheadModel, PreemptionConfig};
+    use orrery::workload::Profile;
+    let profile = Profile::parse(
+        r#"{"format": "orrery-profile", "version": 1,
+            "job_types": {"x": {"throughputs": {"1": {"f": 2.0, "s": 1.0}}}}}"#,
+        "p.json",
+    )
+    .unwrap();
+    let jobs: Vec<JobSpec> = (0..3).map(|_| JobSpec::new("x", 0.0, 100.0)).collect();
+    let mut sim = PreemptiveSimulator::new(
+        &ClusterSpec::parse("f:1,s:1").unwrap(),
+        jobs,
+        profile,
+        OverheadModel {
+            config: PreemptionConfig::default(),
+        },
+        0,
+        orrery::policy::pickyman::build("fifo").unwrap(),
+    )
+    .unwrap();
+    let mut ran = Vec::new();
+    while let Some(r) = sim.step_round() {
+        for e in r.events {
+            if let SimEvent::Ran {
+                job,
+                gpu_type,
+                start,
+                end,
+                ..
+            } = e
+            {
+                ran.push((job, gpu_type, start, end));
+            }
+        }
+    }
+    ran.sort_by_key(|r| r.0);
+    assert_eq!(
+        ran,
+        [(0, 0, 0.0, 50.0), (1, 1, 0.0, 100.0), (2, 0, 50.0, 100.0)]
+    );
+    let finish: Vec<Option<f64>> = sim.jobs().iter().map(|j| j.finish).collect();
+    assert_eq!(finish, [Some(50.0), Some(100.0), Some(100.0)]);
+}
+
+#[test]
+fn pickyman_and_its_baselines_run_on_two_types() {
+    let base = presets::pickyman_experiment();
+    let run = |cluster: &str| {
+        let exp = Experiment {
+            cluster: cluster.into(),
+            fairness: false,
+            ..base.clone()
+        };
+        experiment::run(&exp).unwrap()
+    };
+    let mixed = run("v100:16,k80:16");
+    assert_eq!(mixed.len(), base.policies.len());
+    for r in &mixed {
+        assert_eq!(r.summary.num_jobs, 400, "{}", r.summary.policy);
+        assert_eq!(r.summary.unfinished, 0, "{}", r.summary.policy);
+        for ty in ["v100", "k80"] {
+            let u = r
+                .summary
+                .utilization_by_type
+                .get(ty)
+                .copied()
+                .unwrap_or(0.0);
+            assert!(u > 0.0, "{} uses {ty}", r.summary.policy);
+        }
+    }
+    let permuted = run("k80:16,v100:16");
+    let js = |rs: &[orrery::experiment::RunResult]| -> Vec<String> {
+        rs.iter()
+            .map(|r| serde_json::to_string(&r.summary).unwrap())
+            .collect()
+    };
+    assert_eq!(js(&mixed), js(&permuted));
+    // Half the V100s swapped for K80s: slower than the all-V100 cluster.
+    let v100 = run("v100:32");
+    assert!(mixed[0].summary.avg_jct_s > v100[0].summary.avg_jct_s);
 }

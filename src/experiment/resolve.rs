@@ -40,13 +40,13 @@ impl Experiment {
                 Some(Apps::from_pollux_files(name, files)?),
             ),
         };
-        // Round-based and elastic experiments outside Gavel-compatible mode take the GPU
-        // types in name order whatever order the spec lists them in: the mechanisms visit
-        // types (or their servers) in turn and LP solvers break ties by position, so a
-        // listed order would otherwise leak into the results. Gavel-compatible mode keeps
-        // the given order (Gavel's is part of its mechanism).
+        // Experiments outside Gavel-compatible mode take the GPU types in name order
+        // whatever order the spec lists them in: the mechanisms visit types (or their
+        // servers) in turn and break ties by position, so a listed order would otherwise
+        // leak into the results. Gavel-compatible mode keeps the given order (Gavel's is
+        // part of its mechanism), and so does an inference pool (its type is named).
         let mut cluster = cluster;
-        if self.inference.is_none() && self.preemption.is_none() && !self.gavel_compat {
+        if self.inference.is_none() && !self.gavel_compat {
             cluster.types.sort_by(|a, b| a.name.cmp(&b.name));
         }
         let mut trace = match &self.workload {
@@ -90,12 +90,6 @@ impl Experiment {
                             .into(),
                     ));
                 }
-                if cluster.types.len() != 1 {
-                    return Err(ExperimentError::Invalid(format!(
-                        "preemptive experiments run on one GPU type (e.g. v100:64), not '{}'",
-                        self.cluster
-                    )));
-                }
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
                     policy::catalog::check(p, Mechanism::Preemptive)?;
@@ -105,14 +99,6 @@ impl Experiment {
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
                     policy::catalog::check(p, Mechanism::Rounds)?;
-                    if policy::catalog::runner_of(p, Mechanism::Rounds)? == Mechanism::Preemptive
-                        && cluster.types.len() != 1
-                    {
-                        return Err(ExperimentError::Invalid(format!(
-                            "policy '{p}' runs in PickyMan's preemptive mechanism, which takes one GPU type (e.g. v100:32), not '{}'",
-                            self.cluster
-                        )));
-                    }
                 }
             }
         }

@@ -67,8 +67,8 @@ impl Resolved {
 
     /// A simulation of one policy, ready to step, in the mechanism the catalog says runs it
     /// for this experiment ([`policy::catalog::runner`]): the experiment's own, rounds for
-    /// a round-based policy on an elastic workload, PickyMan's events for PickyMan on a
-    /// round-based one.
+    /// a round-based policy on an elastic workload, PickyMan's events for PickyMan and its
+    /// baselines on a round-based or elastic one (elastic jobs run rigid).
     pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
         Ok(self.simulation(policy_spec)?.into_stepper())
     }
@@ -231,10 +231,17 @@ impl Resolved {
         model: &OverheadModel,
     ) -> Result<PreemptiveSimulator, ExperimentError> {
         let p = policy::pickyman::build(policy_spec)?;
+        // An elastic workload runs rigid, as under round-based policies.
+        let (jobs, profile) = match &self.apps {
+            Some(apps) => {
+                crate::workload::rigid::rigid_workload(apps, &self.trace.jobs, &self.cluster)
+            }
+            None => (self.trace.jobs.clone(), self.profile.clone()),
+        };
         Ok(PreemptiveSimulator::new(
             &self.cluster,
-            self.trace.jobs.clone(),
-            self.profile.clone(),
+            jobs,
+            profile,
             *model,
             self.sim.seed,
             p,

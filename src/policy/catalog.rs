@@ -378,7 +378,9 @@ pub fn runner(e: &Entry, mechanism: Mechanism) -> Option<Mechanism> {
         Some(mechanism)
     } else if mechanism == Mechanism::Elastic && has(Mechanism::Rounds) {
         Some(Mechanism::Rounds)
-    } else if mechanism == Mechanism::Rounds && has(Mechanism::Preemptive) {
+    } else if matches!(mechanism, Mechanism::Rounds | Mechanism::Elastic)
+        && has(Mechanism::Preemptive)
+    {
         Some(Mechanism::Preemptive)
     } else {
         None

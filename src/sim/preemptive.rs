@@ -12,8 +12,12 @@
 //!
 //! The mechanism charges these costs to every policy, whether it models them or not:
 //! checkpoint and reload times are drawn around the model's values with the experiment's
-//! noise. A job's first start costs nothing. The cluster is one GPU type; jobs take any of
-//! its GPUs (servers are not modelled).
+//! noise. A job's first start costs nothing. Jobs take any GPUs of a type (servers are not
+//! modelled). On a cluster of several GPU types each type is a pool: a job runs on one type
+//! at a time, at that type's throughput; a job started without a reservation goes to the
+//! fastest type for it with enough free GPUs ([`fit_type`]), and a job suspended for runs
+//! on its victims' type. A job may resume on another type than it ran on (its checkpoint
+//! moves with it).
 
 use super::{RoundReport, SimError, SimEvent};
 use crate::cluster::ClusterSpec;
@@ -46,8 +50,15 @@ pub enum Phase {
 pub struct PreemptJob {
     /// GPUs it runs on.
     pub gpus: u32,
-    /// Steps per second on them (the truth; policies that predict must not read it).
+    /// Steps per second on the type it runs on (before its first start: on its fastest
+    /// type) (the truth; policies that predict must not read it).
     pub speed: f64,
+    /// Steps per second on each GPU type of the cluster (0 where it cannot run).
+    pub speeds: Vec<f64>,
+    /// The GPU type it runs on (or last ran on; before its first start, its fastest).
+    pub gpu_type: usize,
+    /// While waiting: the GPU type its reserved GPUs and pending victims are on.
+    pub reserved_type: Option<usize>,
     /// Steps to do.
     pub total: f64,
     /// Steps done, up to date at the time the policy is asked.
@@ -121,6 +132,27 @@ pub struct PreemptPlan {
     pub predictions: Vec<(JobId, f64)>,
 }
 
+/// The GPU type job `job` starts on given the free GPUs of each type: the fastest for it
+/// (ties to the earlier type) with at least its GPUs free, if any.
+pub fn fit_type(job: &PreemptJob, free: &[u32]) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for (t, (&v, &f)) in job.speeds.iter().zip(free).enumerate() {
+        if v > 0.0 && f >= job.gpus && best.is_none_or(|b| v > job.speeds[b]) {
+            best = Some(t);
+        }
+    }
+    best
+}
+
+/// The GPU types job `job` can run on, fastest first (ties to the earlier type).
+pub fn types_by_speed(job: &PreemptJob) -> Vec<usize> {
+    let mut t: Vec<usize> = (0..job.speeds.len())
+        .filter(|&t| job.speeds[t] > 0.0)
+        .collect();
+    t.sort_by(|&a, &b| job.speeds[b].total_cmp(&job.speeds[a]).then(a.cmp(&b)));
+    t
+}
+
 /// What a preemptive policy sees.
 #[derive(Debug)]
 pub struct PreemptView<'a> {
@@ -130,6 +162,10 @@ pub struct PreemptView<'a> {
     pub total_gpus: u32,
     /// GPUs neither held nor kept for a waiting job.
     pub free_gpus: u32,
+    /// GPUs of each type.
+    pub total_by_type: &'a [u32],
+    /// Free GPUs of each type.
+    pub free_by_type: &'a [u32],
     /// Every job, by id.
     pub jobs: &'a [PreemptJob],
     /// Their trace entries.
@@ -162,7 +198,10 @@ pub struct PreemptiveSimulator {
     model: OverheadModel,
     policy: Box<dyn PreemptivePolicy>,
     total_gpus: u32,
-    free: u32,
+    /// GPUs of each type.
+    total: Vec<u32>,
+    /// Free GPUs of each type.
+    free: Vec<u32>,
     order: Vec<JobId>,
     next_arrival: usize,
     /// Jobs that have arrived and are not done, by id.
@@ -191,7 +230,7 @@ impl std::fmt::Debug for PreemptiveSimulator {
 const EPS: f64 = 1e-9;
 
 impl PreemptiveSimulator {
-    /// A simulator of `specs` on the one GPU type of `cluster`.
+    /// A simulator of `specs` on the GPU types of `cluster`.
     pub fn new(
         cluster: &ClusterSpec,
         specs: Vec<JobSpec>,
@@ -200,12 +239,13 @@ impl PreemptiveSimulator {
         seed: u64,
         policy: Box<dyn PreemptivePolicy>,
     ) -> Result<Self, SimError> {
-        let [gpu] = cluster.types.as_slice() else {
+        if cluster.types.is_empty() {
             return Err(SimError::Config {
                 field: "cluster".into(),
-                reason: "preemptive experiments run on one GPU type (e.g. v100:64)".into(),
+                reason: "the cluster has no GPUs".into(),
             });
-        };
+        }
+        let total: Vec<u32> = cluster.types.iter().map(|t| t.count).collect();
         model.config.check().map_err(|e| SimError::Config {
             field: "preemption".into(),
             reason: e.to_string(),
@@ -226,21 +266,38 @@ impl PreemptiveSimulator {
                     s.total_steps
                 )));
             }
-            if s.scale_factor == 0 || s.scale_factor > gpu.count {
+            let largest = total.iter().copied().max().unwrap_or(0);
+            if s.scale_factor == 0 || s.scale_factor > largest {
                 return Err(bad(format!(
-                    "needs {} GPUs; the cluster has {}",
-                    s.scale_factor, gpu.count
+                    "needs {} GPUs; the cluster's largest GPU type has {largest}",
+                    s.scale_factor
                 )));
             }
-            let speed = profile
-                .throughput(&s.job_type, s.scale_factor, &gpu.name)
-                .filter(|v| *v > 0.0)
-                .ok_or_else(|| {
-                    bad(format!(
-                        "no throughput at scale factor {} on {}",
-                        s.scale_factor, gpu.name
-                    ))
-                })?;
+            let speeds: Vec<f64> = cluster
+                .types
+                .iter()
+                .map(|g| {
+                    if s.scale_factor > g.count {
+                        return 0.0;
+                    }
+                    profile
+                        .throughput(&s.job_type, s.scale_factor, &g.name)
+                        .filter(|v| v.is_finite() && *v > 0.0)
+                        .unwrap_or(0.0)
+                })
+                .collect();
+            let Some(gpu_type) = (0..speeds.len())
+                .filter(|&t| speeds[t] > 0.0)
+                .max_by(|&a, &b| speeds[a].total_cmp(&speeds[b]).then(b.cmp(&a)))
+            else {
+                let names: Vec<&str> = cluster.types.iter().map(|t| t.name.as_str()).collect();
+                return Err(bad(format!(
+                    "no throughput at scale factor {} on {}",
+                    s.scale_factor,
+                    names.join(", ")
+                )));
+            };
+            let speed = speeds[gpu_type];
             let costs = profile
                 .job_types
                 .get(&s.job_type)
@@ -252,6 +309,9 @@ impl PreemptiveSimulator {
             jobs.push(PreemptJob {
                 gpus: s.scale_factor,
                 speed,
+                speeds,
+                gpu_type,
+                reserved_type: None,
                 total: s.total_steps,
                 progress: 0.0,
                 phase: Phase::Pending,
@@ -281,8 +341,9 @@ impl PreemptiveSimulator {
             profile,
             model,
             policy,
-            total_gpus: gpu.count,
-            free: gpu.count,
+            total_gpus: total.iter().sum(),
+            free: total.clone(),
+            total,
             order,
             next_arrival: 0,
             live: Vec::new(),
@@ -309,7 +370,12 @@ impl PreemptiveSimulator {
 
     /// GPUs neither held nor kept for a waiting job.
     pub fn free_gpus(&self) -> u32 {
-        self.free
+        self.free.iter().sum()
+    }
+
+    /// Free GPUs of each type.
+    pub fn free_by_type(&self) -> &[u32] {
+        &self.free
     }
 
     /// The policy's spec.
@@ -367,9 +433,10 @@ impl PreemptiveSimulator {
     /// for, if any).
     fn release(&mut self, id: JobId, t: f64, events: &mut Vec<SimEvent>) {
         let j = &mut self.jobs[id];
+        let ty = j.gpu_type;
         events.push(SimEvent::Ran {
             job: id,
-            gpu_type: 0,
+            gpu_type: ty,
             gpus: j.gpus,
             start: j.seg_start,
             end: t,
@@ -384,25 +451,36 @@ impl PreemptiveSimulator {
                 let k = &mut self.jobs[w];
                 k.victims_pending = k.victims_pending.saturating_sub(1);
                 k.pending_gpus = k.pending_gpus.saturating_sub(gpus);
-                if k.phase == Phase::Waiting {
+                if k.phase == Phase::Waiting && k.reserved_type == Some(ty) {
                     k.reserved += gpus;
                 } else {
-                    self.free += gpus;
+                    self.free[ty] += gpus;
                 }
             }
-            None => self.free += gpus,
+            None => self.free[ty] += gpus,
         }
     }
 
-    /// Start (or resume) a waiting job on its reserved GPUs and free ones.
+    /// Start (or resume) a waiting job on its reserved GPUs and free ones of that type, or
+    /// without a reservation on the type [`fit_type`] picks.
     fn start(&mut self, id: JobId, t: f64, events: &mut Vec<SimEvent>) -> bool {
         let j = &self.jobs[id];
-        if j.phase != Phase::Waiting || j.reserved + self.free < j.gpus {
+        if j.phase != Phase::Waiting {
+            return false;
+        }
+        let ty = match j.reserved_type {
+            Some(ty) if j.reserved > 0 || j.victims_pending > 0 => ty,
+            _ => match fit_type(j, &self.free) {
+                Some(ty) => ty,
+                None => return false,
+            },
+        };
+        if j.reserved + self.free[ty] < j.gpus {
             return false;
         }
         let from_free = j.gpus - j.reserved.min(j.gpus);
         // Reserved GPUs beyond its need go back.
-        self.free = self.free + j.reserved.saturating_sub(j.gpus) - from_free;
+        self.free[ty] = self.free[ty] + j.reserved.saturating_sub(j.gpus) - from_free;
         let resume = j.first_start.is_some();
         let reload = if resume {
             let modelled = j.overhead.reload_s;
@@ -412,6 +490,9 @@ impl PreemptiveSimulator {
         };
         let j = &mut self.jobs[id];
         j.reserved = 0;
+        j.reserved_type = None;
+        j.gpu_type = ty;
+        j.speed = j.speeds[ty];
         j.first_start.get_or_insert(t);
         j.seg_start = t;
         j.seg_steps = 0.0;
@@ -435,7 +516,9 @@ impl PreemptiveSimulator {
     /// Drop a waiting job's claim on its victims: GPUs already kept go back.
     fn cancel_reservation(&mut self, id: JobId) {
         let r = std::mem::take(&mut self.jobs[id].reserved);
-        self.free += r;
+        if let Some(ty) = self.jobs[id].reserved_type.take() {
+            self.free[ty] += r;
+        }
     }
 
     /// Simulate up to the next event and ask the policy; None once every job is done.
@@ -463,13 +546,18 @@ impl PreemptiveSimulator {
             }
         };
         let mut events = Vec::new();
-        let busy_before = self.total_gpus
-            - self.free
-            - self
-                .live
-                .iter()
-                .map(|&j| self.jobs[j].reserved)
-                .sum::<u32>();
+        let mut busy_before: Vec<u32> = self
+            .total
+            .iter()
+            .zip(&self.free)
+            .map(|(t, f)| t - f)
+            .collect();
+        for &j in &self.live {
+            let j = &self.jobs[j];
+            if let Some(b) = j.reserved_type.and_then(|t| busy_before.get_mut(t)) {
+                *b = b.saturating_sub(j.reserved);
+            }
+        }
         let holding_before = self
             .live
             .iter()
@@ -544,7 +632,9 @@ impl PreemptiveSimulator {
             let view = PreemptView {
                 now: t,
                 total_gpus: self.total_gpus,
-                free_gpus: self.free,
+                free_gpus: self.free.iter().sum(),
+                total_by_type: &self.total,
+                free_by_type: &self.free,
                 jobs: &self.jobs,
                 specs: &self.specs,
                 waiting: self
@@ -616,7 +706,7 @@ impl PreemptiveSimulator {
             end: t,
             active,
             running: holding_before,
-            busy_gpus: vec![busy_before],
+            busy_gpus: busy_before,
         });
         self.step += 1;
         if (self.live.is_empty() && self.next_arrival >= self.order.len())
@@ -653,6 +743,25 @@ impl PreemptiveSimulator {
         {
             return;
         }
+        // A waiting job's victims are all on one type: the one it will run on.
+        let ty = self.jobs[s.victim].gpu_type;
+        if self.jobs[s.for_job]
+            .speeds
+            .get(ty)
+            .is_none_or(|&v| v <= 0.0)
+        {
+            return;
+        }
+        match self.jobs[s.for_job].reserved_type {
+            Some(r) if r != ty => {
+                if self.jobs[s.for_job].victims_pending > 0 {
+                    return;
+                }
+                self.cancel_reservation(s.for_job);
+            }
+            _ => {}
+        }
+        self.jobs[s.for_job].reserved_type = Some(ty);
         let save = {
             let modelled = self.jobs[s.victim].overhead.save_s;
             self.model.draw(modelled, &mut self.mech_rng)
@@ -672,9 +781,9 @@ impl PreemptiveSimulator {
         let take = w
             .gpus
             .saturating_sub(w.reserved + w.pending_gpus)
-            .min(self.free);
+            .min(self.free[ty]);
         w.reserved += take;
-        self.free -= take;
+        self.free[ty] -= take;
         events.push(SimEvent::Suspending {
             job: s.victim,
             time: t,

@@ -6,7 +6,9 @@ use super::super::registry::Params;
 use super::super::{ParamInfo, PolicyError};
 use crate::job::JobId;
 use crate::rng::Rng;
-use crate::sim::preemptive::{PreemptPlan, PreemptView, PreemptivePolicy, Suspension};
+use crate::sim::preemptive::{
+    fit_type, types_by_speed, PreemptPlan, PreemptView, PreemptivePolicy, Suspension,
+};
 
 /// What a scheduler's victim search answers for one waiting job.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,17 +22,19 @@ pub(crate) enum Pick {
 }
 
 /// The loop shared by the preemptive schedulers: waiting jobs in the given priority order
-/// start on free GPUs when they fit; otherwise `pick(w, need)` may name running jobs to
-/// suspend for `w`, which needs `need` GPUs more than are free. Jobs already waiting for
-/// their victims are left alone. Victims are looked for only for the first waiting jobs
-/// that together ask for the cluster's GPUs (the others could not all run next anyway).
+/// start on free GPUs when they fit on a type (the one the simulator picks, [`fit_type`]);
+/// otherwise, type by type from the job's fastest, `pick(w, ty, need)` may name running
+/// jobs of type `ty` to suspend for `w`, which needs `need` GPUs more than `ty` has free.
+/// Jobs already waiting for their victims are left alone. Victims are looked for only for
+/// the first waiting jobs that together ask for the cluster's GPUs (the others could not
+/// all run next anyway).
 pub(crate) fn priority_plan(
     view: &PreemptView,
     order: &[JobId],
-    mut pick: impl FnMut(JobId, u32) -> Pick,
+    mut pick: impl FnMut(JobId, usize, u32) -> Pick,
 ) -> PreemptPlan {
     let mut plan = PreemptPlan::default();
-    let mut free = view.free_gpus;
+    let mut free = view.free_by_type.to_vec();
     let mut searching = true;
     let mut tried = 0u32;
     for &w in order {
@@ -38,9 +42,9 @@ pub(crate) fn priority_plan(
         if job.victims_pending > 0 {
             continue;
         }
-        if job.gpus <= free {
+        if let Some(ty) = fit_type(job, &free) {
             plan.start.push(w);
-            free -= job.gpus;
+            free[ty] -= job.gpus;
             continue;
         }
         if !searching {
@@ -50,19 +54,30 @@ pub(crate) fn priority_plan(
         if tried > view.total_gpus {
             searching = false;
         }
-        let need = job.gpus - free;
-        let victims = match pick(w, need) {
-            Pick::Victims(v) => v,
-            Pick::No => continue,
-            Pick::NoneLater => {
-                searching = false;
+        let mut none_later = true;
+        for ty in types_by_speed(job) {
+            if view.total_by_type.get(ty).is_none_or(|&t| t < job.gpus) {
                 continue;
             }
-        };
-        let freed: u32 = victims.iter().map(|s| view.jobs[s.victim].gpus).sum();
-        // The simulator keeps the free GPUs the job still needs for it.
-        free -= free.min(job.gpus.saturating_sub(freed));
-        plan.suspend.extend(victims);
+            let need = job.gpus - free[ty];
+            let victims = match pick(w, ty, need) {
+                Pick::Victims(v) => v,
+                Pick::No => {
+                    none_later = false;
+                    continue;
+                }
+                Pick::NoneLater => continue,
+            };
+            none_later = false;
+            let freed: u32 = victims.iter().map(|s| view.jobs[s.victim].gpus).sum();
+            // The simulator keeps the free GPUs the job still needs for it.
+            free[ty] -= free[ty].min(job.gpus.saturating_sub(freed));
+            plan.suspend.extend(victims);
+            break;
+        }
+        if none_later {
+            searching = false;
+        }
     }
     plan
 }
@@ -93,14 +108,19 @@ impl VictimQueue {
         VictimQueue { order, taken }
     }
 
-    /// Untaken candidates whose key exceeds `limit`, lowest priority first, as (position,
-    /// job).
-    pub(crate) fn eligible(&self, limit: f64) -> impl Iterator<Item = (usize, JobId)> + '_ {
+    /// Untaken candidates on GPU type `ty` whose key exceeds `limit`, lowest priority
+    /// first, as (position, job).
+    pub(crate) fn eligible<'a>(
+        &'a self,
+        view: &'a PreemptView,
+        limit: f64,
+        ty: usize,
+    ) -> impl Iterator<Item = (usize, JobId)> + 'a {
         self.order
             .iter()
             .enumerate()
             .take_while(move |(_, (k, _))| *k > limit)
-            .filter(|(i, _)| !self.taken[*i])
+            .filter(move |(i, (_, j))| !self.taken[*i] && view.jobs[*j].gpu_type == ty)
             .map(|(i, (_, j))| (i, *j))
     }
 
@@ -109,18 +129,19 @@ impl VictimQueue {
         self.taken[pos] = true;
     }
 
-    /// Victims by priority alone: the lowest-priority eligible jobs until `need` GPUs are
-    /// covered.
+    /// Victims by priority alone: the lowest-priority eligible jobs of type `ty` until
+    /// `need` GPUs are covered.
     pub(crate) fn blind(
         &mut self,
         view: &PreemptView,
         need: u32,
         limit: f64,
         for_job: JobId,
+        ty: usize,
     ) -> Pick {
         let mut chosen = Vec::new();
         let mut got = 0;
-        for (pos, r) in self.eligible(limit) {
+        for (pos, r) in self.eligible(view, limit, ty) {
             if got >= need {
                 break;
             }
@@ -181,7 +202,9 @@ impl PreemptivePolicy for Srtf {
         let rem = |j| oracle_remaining(view, j);
         let order = sorted_by(view, rem);
         let mut queue = VictimQueue::new(view, rem, |_| true);
-        priority_plan(view, &order, |w, need| queue.blind(view, need, rem(w), w))
+        priority_plan(view, &order, |w, ty, need| {
+            queue.blind(view, need, rem(w), w, ty)
+        })
     }
 }
 
@@ -220,7 +243,9 @@ impl PreemptivePolicy for Las {
         let level = |j: JobId| (view.jobs[j].attained / self.quantum_s).floor();
         let order = sorted_by(view, level);
         let mut queue = VictimQueue::new(view, level, |_| true);
-        priority_plan(view, &order, |w, need| queue.blind(view, need, level(w), w))
+        priority_plan(view, &order, |w, ty, need| {
+            queue.blind(view, need, level(w), w, ty)
+        })
     }
 }
 
@@ -255,12 +280,12 @@ impl PreemptivePolicy for Fifo {
 
     fn decide(&mut self, view: &PreemptView, _rng: &mut Rng) -> PreemptPlan {
         let mut plan = PreemptPlan::default();
-        let mut free = view.free_gpus;
+        let mut free = view.free_by_type.to_vec();
         for &w in &view.waiting {
-            let g = view.jobs[w].gpus;
-            if g <= free {
+            let job = &view.jobs[w];
+            if let Some(ty) = fit_type(job, &free) {
                 plan.start.push(w);
-                free -= g;
+                free[ty] -= job.gpus;
             } else if !self.backfill {
                 break;
             }

@@ -131,12 +131,19 @@ impl PreemptivePolicy for PickyMan {
                 .binary_search_by_key(&j, |r| r.0)
                 .map_or(f64::INFINITY, |i| remaining[i].1)
         };
-        let mut ends: Vec<(f64, u32)> = remaining
-            .iter()
-            .filter(|(j, _)| matches!(view.jobs[*j].phase, Phase::Running | Phase::Loading))
-            .map(|&(j, r)| (r, view.jobs[j].gpus))
-            .collect();
-        ends.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Per GPU type: (predicted remaining time, GPUs) of its running and reloading jobs.
+        let mut ends: Vec<Vec<(f64, u32)>> = vec![Vec::new(); view.total_by_type.len()];
+        for &(j, r) in &remaining {
+            let job = &view.jobs[j];
+            if matches!(job.phase, Phase::Running | Phase::Loading) {
+                if let Some(e) = ends.get_mut(job.gpu_type) {
+                    e.push((r, job.gpus));
+                }
+            }
+        }
+        for e in &mut ends {
+            e.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
         // Shortest predicted remaining time first, ties in arrival order.
         let mut keyed: Vec<(f64, usize, JobId)> = view
             .waiting
@@ -165,10 +172,10 @@ impl PreemptivePolicy for PickyMan {
         let max_pre = self.max_preemptions;
         let mut queue = VictimQueue::new(view, rem, |r| view.jobs[r].preemptions < max_pre);
         let (aware, pool) = (self.aware, self.pool);
-        let mut plan = priority_plan(view, &order, |w, need| {
+        let mut plan = priority_plan(view, &order, |w, ty, need| {
             let limit = rem(w);
             if !aware {
-                let mut pick = queue.blind(view, need, limit, w);
+                let mut pick = queue.blind(view, need, limit, w, ty);
                 if let Pick::Victims(v) = &mut pick {
                     for s in v.iter_mut() {
                         s.predicted_s = Some(cost(s.victim).lost_s());
@@ -181,7 +188,7 @@ impl PreemptivePolicy for PickyMan {
             let mut held = 0;
             let mut positions = Vec::new();
             let mut cands = Vec::new();
-            for (pos, r) in queue.eligible(limit) {
+            for (pos, r) in queue.eligible(view, limit, ty) {
                 if f64::from(held) >= pool * f64::from(need) {
                     break;
                 }
@@ -199,7 +206,7 @@ impl PreemptivePolicy for PickyMan {
                 return Pick::NoneLater;
             }
             // No set can beat waiting if the quickest release alone does not.
-            let natural = natural_wait(&ends, need);
+            let natural = natural_wait(ends.get(ty).map_or(&[][..], Vec::as_slice), need);
             let quickest = cands
                 .iter()
                 .map(|c| c.release_s + c.loss_s)
