@@ -546,10 +546,13 @@ fn bad_setups_are_refused_with_clear_messages() {
         "{e}"
     );
     let e = err(Experiment {
-        cluster: "v100:32/8,k80:32/8".into(),
+        cluster: "v100:32/8,mystery:32/8".into(),
         ..base.clone()
     });
-    assert!(e.contains("one GPU type in servers"), "{e}");
+    assert!(
+        e.contains("'mystery'") && e.contains("a100, h100, k80, p100, t4, v100"),
+        "{e}"
+    );
     let e = err(Experiment {
         cluster: "gpu:60/8".into(),
         ..base.clone()

@@ -413,3 +413,40 @@ fn pickyman_and_its_baselines_run_on_two_types() {
     let v100 = run("v100:32");
     assert!(mixed[0].summary.avg_jct_s > v100[0].summary.avg_jct_s);
 }
+
+#[test]
+fn dl2s_world_runs_on_servers_of_two_types() {
+    let base = presets::dl2_experiment();
+    let run = |cluster: &str| {
+        let exp = Experiment {
+            cluster: cluster.into(),
+            fairness: false,
+            ..base.clone()
+        };
+        experiment::run(&exp).unwrap()
+    };
+    let mixed = run("a100:32/8,v100:32/8");
+    for r in &mixed {
+        assert_eq!(r.summary.unfinished, 0, "{}", r.summary.policy);
+        for ty in ["a100", "v100"] {
+            let u = r
+                .summary
+                .utilization_by_type
+                .get(ty)
+                .copied()
+                .unwrap_or(0.0);
+            assert!(u > 0.0 && u <= 1.0, "{} uses {ty}: {u}", r.summary.policy);
+        }
+    }
+    // Slower GPUs make every heuristic slower: K80s in place of the A100s.
+    let k80 = run("k80:32/8,v100:32/8");
+    for (m, k) in mixed.iter().zip(&k80) {
+        assert!(
+            k.summary.avg_jct_s > m.summary.avg_jct_s,
+            "{}: {} vs {}",
+            m.summary.policy,
+            k.summary.avg_jct_s,
+            m.summary.avg_jct_s
+        );
+    }
+}

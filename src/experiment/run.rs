@@ -37,9 +37,18 @@ impl Resolved {
                 apps.names().join(", ")
             )
         } else if let Some(ps) = &self.ps {
+            let named = ps.models.gpu_types();
             format!(
-                "parameter-server models on any one GPU type: {}",
-                ps.models.names().join(", ")
+                "parameter-server models {} on {}",
+                ps.models.names().join(", "),
+                if named.is_empty() {
+                    "any one GPU type".to_string()
+                } else {
+                    format!(
+                        "GPU types {} (any one other type at the hardware's rate)",
+                        named.join(", ")
+                    )
+                }
             )
         } else {
             format!(

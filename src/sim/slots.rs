@@ -104,6 +104,8 @@ pub struct SlotServer {
     pub free_gpus: u32,
     /// CPUs not allocated.
     pub free_cpus: u32,
+    /// Its GPU type (index into the cluster's types).
+    pub gpu_type: usize,
 }
 
 /// What the slot simulator knows about a job.
@@ -257,7 +259,7 @@ impl SlotView<'_> {
         let (dw, dp) = action.adds();
         j.workers + dw <= self.max_workers
             && j.ps + dp <= self.max_ps
-            && plan(self.servers, m, dw == 1, dp == 1).is_some()
+            && plan(self.servers, m, dw == 1, dp == 1, None).is_some()
     }
 
     /// Whether some active job can take another worker or parameter server.
@@ -367,25 +369,36 @@ fn arrival_cmp(jobs: &[SlotJob], a: JobId, b: JobId) -> std::cmp::Ordering {
 }
 
 /// Where a new worker (if `worker`) and a new parameter server (if `ps`) of type `m` go:
-/// (worker's server, parameter server's server), None if they do not fit.
+/// (worker's server, parameter server's server), None if they do not fit. A worker goes to
+/// a server of GPU type `keep` when one has room (a job's workers stay on one type: a
+/// synchronous step waits for the slowest), else to any.
 pub fn plan(
     servers: &[SlotServer],
     m: &PsModel,
     worker: bool,
     ps: bool,
+    keep: Option<usize>,
 ) -> Option<(Option<usize>, Option<usize>)> {
     let w = if worker {
-        let best = servers
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.free_gpus >= m.worker_gpus && s.free_cpus >= m.worker_cpus)
-            .max_by(|(i, a), (k, b)| {
-                a.free_gpus
-                    .cmp(&b.free_gpus)
-                    .then(a.free_cpus.cmp(&b.free_cpus))
-                    .then(k.cmp(i))
-            })?;
-        Some(best.0)
+        let fits = |s: &SlotServer| s.free_gpus >= m.worker_gpus && s.free_cpus >= m.worker_cpus;
+        let best = |same: bool| {
+            servers
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| fits(s) && (!same || Some(s.gpu_type) == keep))
+                .max_by(|(i, a), (k, b)| {
+                    a.free_gpus
+                        .cmp(&b.free_gpus)
+                        .then(a.free_cpus.cmp(&b.free_cpus))
+                        .then(k.cmp(i))
+                })
+                .map(|b| b.0)
+        };
+        Some(if keep.is_some() {
+            best(true).or_else(|| best(false))?
+        } else {
+            best(false)?
+        })
     } else {
         None
     };
@@ -526,6 +539,7 @@ pub fn check_jobs(
     models: &PsModels,
 ) -> Result<(), SimError> {
     let servers = servers_of(cluster, ps)?;
+    compute_factors(cluster, models)?;
     for (id, s) in specs.iter().enumerate() {
         let bad = |reason: String| SimError::Job {
             job: id,
@@ -545,12 +559,13 @@ pub fn check_jobs(
         if !(s.arrival.is_finite() && s.arrival >= 0.0) {
             return Err(bad(format!("arrival {} must be non-negative", s.arrival)));
         }
-        if plan(&servers, m, true, true).is_none() {
+        if plan(&servers, m, true, true, None).is_none() {
             let first = servers.first().copied().unwrap_or(SlotServer {
                 gpus: 0,
                 cpus: 0,
                 free_gpus: 0,
                 free_cpus: 0,
+                gpu_type: 0,
             });
             return Err(bad(format!(
                 "a worker ({} GPU, {} CPUs) and a parameter server ({} CPUs) do not fit on servers of {} GPUs and {} CPUs",
@@ -568,33 +583,62 @@ fn cfg_err(field: &str, reason: impl Into<String>) -> SimError {
     }
 }
 
-/// The servers of `cluster` (one GPU type in whole servers) with `ps.cpus_per_server` CPUs.
+/// The servers of `cluster` (each GPU type in whole servers of its own size) with
+/// `ps.cpus_per_server` CPUs each, type by type.
 fn servers_of(cluster: &ClusterSpec, ps: &PsConfig) -> Result<Vec<SlotServer>, SimError> {
-    let [t] = cluster.types.as_slice() else {
-        return Err(cfg_err(
-            "cluster",
-            "parameter-server experiments run on one GPU type in servers (e.g. gpu:64/8)",
-        ));
-    };
-    let per = t.per_server.max(1);
-    if t.count == 0 || t.count % per != 0 {
-        return Err(cfg_err(
-            "cluster",
-            format!(
-                "{} GPUs do not make whole servers of {per} (e.g. gpu:64/8)",
-                t.count
-            ),
-        ));
+    if cluster.types.is_empty() {
+        return Err(cfg_err("cluster", "the cluster has no GPUs"));
     }
     ps.check().map_err(|e| cfg_err("ps", e.to_string()))?;
-    Ok((0..t.count / per)
-        .map(|_| SlotServer {
+    let mut servers = Vec::new();
+    for (k, t) in cluster.types.iter().enumerate() {
+        let per = t.per_server.max(1);
+        if t.count == 0 || t.count % per != 0 {
+            return Err(cfg_err(
+                "cluster",
+                format!(
+                    "{}: {} GPUs do not make whole servers of {per} (e.g. gpu:64/8)",
+                    t.name, t.count
+                ),
+            ));
+        }
+        servers.extend((0..t.count / per).map(|_| SlotServer {
             gpus: per,
             cpus: ps.cpus_per_server,
             free_gpus: per,
             free_cpus: ps.cpus_per_server,
+            gpu_type: k,
+        }));
+    }
+    Ok(servers)
+}
+
+/// How many times as fast as the profile's hardware each GPU type of `cluster` computes:
+/// its named rate, or on a cluster of one type the profile does not name, the hardware's.
+fn compute_factors(cluster: &ClusterSpec, models: &PsModels) -> Result<Vec<f64>, SimError> {
+    cluster
+        .types
+        .iter()
+        .map(|t| match models.compute_factor(&t.name) {
+            Some(f) => Ok(f),
+            None if cluster.types.len() == 1 => Ok(1.0),
+            None => {
+                let known = models.gpu_types();
+                Err(cfg_err(
+                    "cluster",
+                    format!(
+                        "the parameter-server profile has no rate for GPU type '{}' (it knows {}); a cluster of several types needs types it knows",
+                        t.name,
+                        if known.is_empty() {
+                            "no named types".to_string()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                ))
+            }
         })
-        .collect())
+        .collect()
 }
 
 /// The slot simulator.
@@ -613,6 +657,8 @@ pub struct SlotSimulator {
     rng: Rng,
     total_gpus: u32,
     total_cpus: u32,
+    /// Compute speed of each GPU type relative to the profile's hardware.
+    factors: Vec<f64>,
 }
 
 impl std::fmt::Debug for SlotSimulator {
@@ -642,6 +688,7 @@ impl SlotSimulator {
         }
         check_jobs(cluster, &cfg.ps, &specs, &models)?;
         let servers = servers_of(cluster, &cfg.ps)?;
+        let factors = compute_factors(cluster, &models)?;
         let jobs: Vec<SlotJob> = specs
             .iter()
             .enumerate()
@@ -681,6 +728,7 @@ impl SlotSimulator {
             rng,
             total_gpus,
             total_cpus,
+            factors,
         })
     }
 
@@ -702,6 +750,7 @@ impl SlotSimulator {
             rng: self.rng.clone(),
             total_gpus: self.total_gpus,
             total_cpus: self.total_cpus,
+            factors: self.factors.clone(),
         }
     }
 
@@ -794,7 +843,12 @@ impl SlotSimulator {
         {
             return false;
         }
-        let Some((ws, ps)) = plan(&self.servers, m, dw == 1, dp == 1) else {
+        let keep = j
+            .worker_servers
+            .first()
+            .and_then(|&s| self.servers.get(s))
+            .map(|s| s.gpu_type);
+        let Some((ws, ps)) = plan(&self.servers, m, dw == 1, dp == 1, keep) else {
             return false;
         };
         let (wg, wc, pc) = (m.worker_gpus, m.worker_cpus, m.ps_cpus);
@@ -906,7 +960,8 @@ impl SlotSimulator {
         }
         // 5. Training.
         let mut reward = 0.0;
-        let (mut busy_gpus, mut busy_cpus, mut running) = (0u32, 0u32, 0usize);
+        let mut busy_gpus = vec![0u32; self.factors.len()];
+        let (mut busy_cpus, mut running) = (0u32, 0usize);
         let (mut worker_s, mut ps_s, mut job_s) = (0.0, 0.0, 0.0);
         let delay_s = self.cfg.restart_s.min(slot_s);
         for &id in &self.active {
@@ -939,7 +994,19 @@ impl SlotSimulator {
                     time: start,
                 });
             }
-            let speed = m.speed(j.workers, j.ps);
+            // A synchronous step waits for the slowest worker's GPU.
+            let slowest = j
+                .worker_servers
+                .iter()
+                .filter_map(|&s| self.servers.get(s))
+                .map(|s| s.gpu_type)
+                .min_by(|&a, &b| self.factors[a].total_cmp(&self.factors[b]))
+                .unwrap_or(0);
+            let speed = m.speed_at(
+                j.workers,
+                j.ps,
+                self.factors.get(slowest).copied().unwrap_or(1.0),
+            );
             let left = j.remaining_steps();
             let steps = speed * (slot_s - delay);
             let (done, used) = if speed > 0.0 && steps >= left {
@@ -957,17 +1024,31 @@ impl SlotSimulator {
             if j.total > 0.0 {
                 reward += done / j.total;
             }
-            events.push(SimEvent::Ran {
-                job: id,
-                gpu_type: 0,
-                gpus: j.workers * m.worker_gpus,
-                start,
-                end: start + used,
-                busy_s: used,
-                steps: done,
-                overhead_s: delay.min(used),
-                shared_with: None,
-            });
+            // One record per GPU type its workers are on (the steps on the first).
+            let mut per_type: Vec<(usize, u32)> = Vec::new();
+            for &s in &j.worker_servers {
+                let Some(t) = self.servers.get(s).map(|s| s.gpu_type) else {
+                    continue;
+                };
+                match per_type.iter_mut().find(|x| x.0 == t) {
+                    Some(x) => x.1 += m.worker_gpus,
+                    None => per_type.push((t, m.worker_gpus)),
+                }
+            }
+            per_type.sort_unstable();
+            for (k, &(t, gpus)) in per_type.iter().enumerate() {
+                events.push(SimEvent::Ran {
+                    job: id,
+                    gpu_type: t,
+                    gpus,
+                    start,
+                    end: start + used,
+                    busy_s: used,
+                    steps: if k == 0 { done } else { 0.0 },
+                    overhead_s: delay.min(used),
+                    shared_with: None,
+                });
+            }
             if j.progress >= j.total {
                 j.finish = Some(start + used);
                 events.push(SimEvent::Finished {
@@ -976,7 +1057,15 @@ impl SlotSimulator {
                 });
             }
             running += 1;
-            busy_gpus += j.workers * m.worker_gpus;
+            for &s in &j.worker_servers {
+                if let Some(b) = self
+                    .servers
+                    .get(s)
+                    .and_then(|s| busy_gpus.get_mut(s.gpu_type))
+                {
+                    *b += m.worker_gpus;
+                }
+            }
             busy_cpus += j.workers * m.worker_cpus + j.ps * m.ps_cpus;
             worker_s += f64::from(j.workers) * used;
             ps_s += f64::from(j.ps) * used;
@@ -991,7 +1080,7 @@ impl SlotSimulator {
             end,
             active: active_count,
             running,
-            busy_gpus: vec![busy_gpus],
+            busy_gpus,
         });
         events.push(SimEvent::SlotEnded {
             start,

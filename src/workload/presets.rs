@@ -45,8 +45,8 @@ pub fn known_types(name: &str) -> Vec<String> {
     if let Some(Ok(apps)) = elastic_apps(name) {
         return apps.gpu_types();
     }
-    if ps_models(name).is_some() {
-        return Vec::new();
+    if let Some(Ok(m)) = ps_models(name) {
+        return m.gpu_types();
     }
     PROFILES
         .iter()

@@ -48,6 +48,11 @@ pub struct Hardware {
     /// Where the figures come from.
     #[serde(default)]
     pub source: String,
+    /// Peak FP32 rates (TFLOP/s) of named GPU types; a worker's compute time scales with
+    /// `gpu_tflops` over its type's rate. A cluster of one type this does not name runs at
+    /// `gpu_tflops`.
+    #[serde(default)]
+    pub gpu_types: std::collections::BTreeMap<String, f64>,
 }
 
 /// One parameter-server job type.
@@ -91,22 +96,36 @@ impl PsModel {
     /// Seconds per synchronous step with `w` workers and `p` parameter servers (infinite
     /// when either is zero).
     pub fn step_time(&self, w: u32, p: u32) -> f64 {
-        if w == 0 || p == 0 {
+        self.step_time_at(w, p, 1.0)
+    }
+
+    /// [`PsModel::step_time`] with GPUs `compute` times as fast as the profile's hardware
+    /// (the slowest worker's, in a synchronous step).
+    pub fn step_time_at(&self, w: u32, p: u32, compute: f64) -> f64 {
+        if w == 0 || p == 0 || !(compute > 0.0) {
             return f64::INFINITY;
         }
         let (w, p) = (f64::from(w), f64::from(p));
         let t_ps = 2.0 * self.model_gb * w / (p * self.ps_gbs);
         let t_worker = 2.0 * self.model_gb / self.worker_gbs;
-        self.compute_s + t_ps.max(t_worker) + self.step_overhead_s + self.sync_s_per_worker * w
+        self.compute_s / compute
+            + t_ps.max(t_worker)
+            + self.step_overhead_s
+            + self.sync_s_per_worker * w
     }
 
     /// Training speed in single-worker steps per second (`w / step_time`); 0 when either
     /// count is zero.
     pub fn speed(&self, w: u32, p: u32) -> f64 {
+        self.speed_at(w, p, 1.0)
+    }
+
+    /// [`PsModel::speed`] with GPUs `compute` times as fast as the profile's hardware.
+    pub fn speed_at(&self, w: u32, p: u32, compute: f64) -> f64 {
         if w == 0 || p == 0 {
             return 0.0;
         }
-        f64::from(w) / self.step_time(w, p)
+        f64::from(w) / self.step_time_at(w, p, compute)
     }
 
     /// Steps in one epoch (`dataset / batch`).
@@ -247,6 +266,15 @@ impl PsModels {
                 return Err(bad(None, field, format!("{v} must be a positive number")));
             }
         }
+        for (t, &v) in &h.gpu_types {
+            if t.is_empty() || !(v.is_finite() && v > 0.0 && v <= 1e6) {
+                return Err(bad(
+                    None,
+                    "gpu_types",
+                    format!("'{t}': {v} must be a positive number of TFLOP/s"),
+                ));
+            }
+        }
         if !(h.gpu_efficiency.is_finite() && h.gpu_efficiency > 0.0 && h.gpu_efficiency <= 1.0) {
             return Err(bad(
                 None,
@@ -340,6 +368,18 @@ impl PsModels {
             hardware: f.hardware,
             models,
         })
+    }
+
+    /// GPU types the profile has rates for, in name order.
+    pub fn gpu_types(&self) -> Vec<String> {
+        self.hardware.gpu_types.keys().cloned().collect()
+    }
+
+    /// How many times as fast as the profile's hardware GPU type `name` computes, if the
+    /// profile names it.
+    pub fn compute_factor(&self, name: &str) -> Option<f64> {
+        let t = self.hardware.gpu_types.get(name)?;
+        (self.hardware.gpu_tflops > 0.0).then(|| t / self.hardware.gpu_tflops)
     }
 
     /// The index of the type named `name`.
