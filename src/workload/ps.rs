@@ -102,7 +102,7 @@ impl PsModel {
     /// [`PsModel::step_time`] with GPUs `compute` times as fast as the profile's hardware
     /// (the slowest worker's, in a synchronous step).
     pub fn step_time_at(&self, w: u32, p: u32, compute: f64) -> f64 {
-        if w == 0 || p == 0 || !(compute > 0.0) {
+        if w == 0 || p == 0 || compute.is_nan() || compute <= 0.0 {
             return f64::INFINITY;
         }
         let (w, p) = (f64::from(w), f64::from(p));
