@@ -29,6 +29,29 @@ pub struct GpuType {
     pub price_per_hour: Option<f64>,
 }
 
+/// The name of an inference pool's GPU type: `inference`, or `inference-<model>` for
+/// servers of a GPU model the profile knows (loaned servers train at its speed).
+pub const INFERENCE: &str = "inference";
+
+impl GpuType {
+    /// Whether this type is an inference pool (`inference` or `inference-<model>`).
+    pub fn is_inference(&self) -> bool {
+        self.name == INFERENCE
+            || self
+                .name
+                .strip_prefix(INFERENCE)
+                .is_some_and(|m| m.starts_with('-') && m.len() > 1)
+    }
+
+    /// The GPU model of an inference pool named `inference-<model>`.
+    pub fn inference_model(&self) -> Option<&str> {
+        self.name
+            .strip_prefix(INFERENCE)?
+            .strip_prefix('-')
+            .filter(|m| !m.is_empty())
+    }
+}
+
 fn one() -> u32 {
     1
 }

@@ -450,3 +450,36 @@ fn dl2s_world_runs_on_servers_of_two_types() {
         );
     }
 }
+
+/// Aryl's inference pool as a GPU type of its own: loaned T4s help training less than
+/// loaned servers of the training type (V100s), loaned H100s more; without loaning the
+/// pool's model does not matter.
+#[test]
+fn loaned_inference_servers_train_at_their_own_speed() {
+    let base = presets::aryl_experiment();
+    let run = |cluster: &str| {
+        let exp = Experiment {
+            cluster: cluster.into(),
+            policies: vec!["aryl".into(), "aryl[loaning=false]".into()],
+            fairness: false,
+            ..base.clone()
+        };
+        experiment::run(&exp).unwrap()
+    };
+    let same = run("v100:128/8,inference:128/8");
+    let t4 = run("v100:128/8,inference-t4:128/8");
+    let h100 = run("v100:128/8,inference-h100:128/8");
+    let jct = |r: &[orrery::experiment::RunResult], k: usize| r[k].summary.avg_jct_s;
+    assert!(jct(&h100, 0) < jct(&same, 0) && jct(&same, 0) < jct(&t4, 0));
+    assert_eq!(jct(&same, 1), jct(&t4, 1));
+    assert_eq!(jct(&same, 1), jct(&h100, 1));
+    let err = Experiment {
+        cluster: "v100:128/8,inference-x9:128/8".into(),
+        ..base.clone()
+    }
+    .resolve()
+    .and_then(|r| r.run_policy("aryl", None, None, |_| {}).map(|_| ()))
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("'x9'"), "{err}");
+}

@@ -114,10 +114,10 @@ impl Experiment {
                 let inf = cluster
                     .types
                     .iter()
-                    .find(|t| t.name == "inference")
+                    .find(|t| t.is_inference())
                     .ok_or_else(|| {
                         ExperimentError::Invalid(
-                            "an inference pool needs a GPU type named 'inference' in the cluster (e.g. v100:128/8,inference:128/8)".into(),
+                            "an inference pool needs a GPU type named 'inference' or 'inference-<model>' in the cluster (e.g. v100:128/8,inference:128/8 or v100:128/8,inference-t4:128/8)".into(),
                         )
                     })?;
                 let servers = inf.count / inf.per_server.max(1);
@@ -329,7 +329,7 @@ fn unused_types(cluster: &ClusterSpec, trace: &Trace, profile: &Profile) -> Vec<
         .types
         .iter()
         .zip(usable)
-        .filter(|(t, u)| !u && t.count > 0 && t.name != "inference")
+        .filter(|(t, u)| !u && t.count > 0 && !t.is_inference())
         .map(|(t, _)| {
             format!(
                 "GPU type '{}' ({} GPUs): no job of the workload can run on it (the profile has no throughput for them there), so it stays idle",

@@ -652,7 +652,7 @@ impl Recorder {
         let per = cluster
             .types
             .iter()
-            .find(|t| t.name == "inference")
+            .find(|t| t.is_inference())
             .map_or(1, |t| t.per_server.max(1));
         let (mut span, mut loaned, mut demand) = (0.0, 0.0, 0.0);
         for (i, p) in pts.iter().enumerate() {

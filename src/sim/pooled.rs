@@ -12,7 +12,10 @@
 //! 4. the policy admits queued jobs at their minimum GPU count and gives elastic jobs extra
 //!    GPUs;
 //! 5. running jobs train: a job on `k` GPUs makes `speed(k)` steps per second, `speed` from
-//!    the throughput profile (interpolated between profiled GPU counts); a job that starts,
+//!    the throughput profile (interpolated between profiled GPU counts) on the training
+//!    type, or on loaned servers on the inference pool's own GPU model (a pool named
+//!    `inference-t4` is of T4s; one named `inference` is of the training type), at the
+//!    slower of the two for a job on both; a job that starts,
 //!    resumes or resizes spends the restart delay first; jobs checkpoint every
 //!    `checkpoint_s` of running.
 
@@ -107,8 +110,10 @@ pub struct PooledJob {
     pub finish: Option<f64>,
     /// Given up on (it can never fit).
     pub dropped: bool,
-    /// Steps per second by GPU count (index = GPUs).
+    /// Steps per second by GPU count (index = GPUs) on training servers.
     pub speed: Vec<f64>,
+    /// The same on loaned inference servers (their own GPU model's speed).
+    pub loan_speed: Vec<f64>,
 }
 
 impl PooledJob {
@@ -125,6 +130,11 @@ impl PooledJob {
     /// Steps per second on `k` GPUs.
     pub fn speed_at(&self, k: u32) -> f64 {
         self.speed.get(k as usize).copied().unwrap_or(0.0)
+    }
+
+    /// Steps per second on `k` loaned inference GPUs.
+    pub fn loan_speed_at(&self, k: u32) -> f64 {
+        self.loan_speed.get(k as usize).copied().unwrap_or(0.0)
     }
 
     /// Seconds left at `k` GPUs.
@@ -270,8 +280,9 @@ fn cfg_err(field: &str, reason: impl Into<String>) -> SimError {
 }
 
 impl PooledSimulator {
-    /// A simulator of `specs` on `cluster`, whose type named `inference` is the inference
-    /// pool and whose first other type is the training pool.
+    /// A simulator of `specs` on `cluster`, whose type named `inference` (or
+    /// `inference-<model>`) is the inference pool and whose first other type is the
+    /// training pool.
     pub fn new(
         config: PooledConfig,
         cluster: ClusterSpec,
@@ -283,18 +294,33 @@ impl PooledSimulator {
         let inf = cluster
             .types
             .iter()
-            .find(|t| t.name == "inference")
+            .find(|t| t.is_inference())
             .ok_or_else(|| {
                 cfg_err(
                     "cluster",
-                    "no GPU type named 'inference' (the inference pool)",
+                    "no GPU type named 'inference' or 'inference-<model>' (the inference pool)",
                 )
             })?;
         let train = cluster
             .types
             .iter()
-            .find(|t| t.name != "inference")
+            .find(|t| !t.is_inference())
             .ok_or_else(|| cfg_err("cluster", "no training GPU type"))?;
+        // Loaned servers train at their own model's speed, if the pool names one.
+        let inf_model = inf.inference_model().unwrap_or(&train.name);
+        if inf.inference_model().is_some()
+            && !specs
+                .iter()
+                .all(|s| profile.throughput(&s.job_type, 1, inf_model).is_some())
+        {
+            return Err(cfg_err(
+                "cluster",
+                format!(
+                    "the inference pool's GPU model '{inf_model}' has no single-GPU throughput in the profile for every job type (the profile knows {})",
+                    profile.gpu_types().join(", ")
+                ),
+            ));
+        }
         if !(config.tick.is_finite() && config.tick >= 1.0) {
             return Err(cfg_err("round_s", "the tick must be at least 1 s"));
         }
@@ -336,6 +362,13 @@ impl PooledSimulator {
                         profile,
                         &s.job_type,
                         &train.name,
+                        s.scale_factor,
+                        max.min(capacity),
+                    ),
+                    loan_speed: speed_curve(
+                        profile,
+                        &s.job_type,
+                        inf_model,
                         s.scale_factor,
                         max.min(capacity),
                     ),
@@ -636,7 +669,13 @@ impl PooledSimulator {
             busy[1] += on_loan;
             let delay = job.overhead.min(tick);
             job.overhead -= delay;
-            let speed = job.speed_at(k);
+            // A job on loaned servers trains at their model's speed; on both pools, at
+            // the slower of the two (a synchronous step waits for the slowest GPU).
+            let speed = match on_loan {
+                0 => job.speed_at(k),
+                l if l == k => job.loan_speed_at(k),
+                _ => job.speed_at(k).min(job.loan_speed_at(k)),
+            };
             let mut used = tick;
             let steps = speed * (tick - delay);
             let before = job.progress;
@@ -683,7 +722,7 @@ impl PooledSimulator {
         let types = self.cluster.types.len();
         let mut busy_gpus = vec![0u32; types];
         for (i, t) in self.cluster.types.iter().enumerate() {
-            busy_gpus[i] = if t.name == "inference" {
+            busy_gpus[i] = if t.is_inference() {
                 busy[1]
             } else if busy_gpus.iter().take(i).all(|&b| b == 0) {
                 busy[0]

@@ -51,7 +51,7 @@ fn pool_lines(s: &PoolSeries) -> (Line, Line) {
 /// `inference` type.
 fn inference_servers(cluster: &str) -> Option<(u32, u32)> {
     let c = ClusterSpec::parse(cluster).ok()?;
-    let t = c.types.iter().find(|t| t.name == "inference")?;
+    let t = c.types.iter().find(|t| t.is_inference())?;
     let per = t.per_server.max(1);
     Some((t.count / per, per))
 }
