@@ -483,3 +483,44 @@ fn loaned_inference_servers_train_at_their_own_speed() {
     .to_string();
     assert!(err.contains("'x9'"), "{err}");
 }
+
+/// Pollux's heterogeneity-aware form: on one type it is Pollux to the last digit; on Sia's
+/// cluster every job finishes and every type is used.
+#[test]
+fn pollux_per_type_is_pollux_on_one_type_and_runs_on_three() {
+    let base = presets::scenario("pollux").unwrap().experiment();
+    let one = summaries(&Experiment {
+        policies: vec![
+            "pollux[generations=20]".into(),
+            "pollux[generations=20,per_type=true]".into(),
+        ],
+        fairness: false,
+        ..base
+    });
+    assert_eq!(
+        one[1],
+        one[0].replacen(
+            "\"policy\":\"pollux[generations=20]\"",
+            "\"policy\":\"pollux[generations=20,per_type=true]\"",
+            1
+        )
+    );
+    let Some(dir) = sia_dir() else { return };
+    let p = "pollux[generations=20,per_type=true]";
+    let r = experiment::run(&saturn(&dir, "aws:24/4,dgx-ext:16/8,rtx:24/8", &[p])).unwrap();
+    assert_eq!(r[0].summary.unfinished, 0);
+    assert_eq!(r[0].summary.num_jobs, 160);
+    for ty in ["aws", "dgx-ext", "rtx"] {
+        let u = r[0]
+            .summary
+            .utilization_by_type
+            .get(ty)
+            .copied()
+            .unwrap_or(0.0);
+        assert!(
+            u > 0.0,
+            "{p} uses {ty}: {:?}",
+            r[0].summary.utilization_by_type
+        );
+    }
+}

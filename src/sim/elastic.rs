@@ -88,6 +88,9 @@ pub struct ElasticJobState {
     pub observations: Vec<Observation>,
     /// Fitted throughput model.
     pub perf: Option<PerfParams>,
+    /// Per GPU type (under policies that keep models per type): the step times observed
+    /// on it and the model fitted to them.
+    pub type_models: Vec<(Vec<Observation>, Option<PerfParams>)>,
     /// Latest gradient statistics.
     pub grad: GradParams,
     /// Progress (steps at the initial batch size).
@@ -156,6 +159,11 @@ pub struct ElasticSimulator {
     states: Vec<ElasticJobState>,
     policy: Box<dyn ElasticPolicy>,
     adapts: bool,
+    /// Whether jobs keep a model per GPU type (the policy's choice).
+    per_type: bool,
+    /// GPU type of each virtual server, and the types' names.
+    vnode_types: Vec<usize>,
+    type_names: Vec<String>,
     rng: Rng,
     now: f64,
     tick: u64,
@@ -290,6 +298,9 @@ impl ElasticSimulator {
             ));
         }
         let adapts = policy.adapts_batch();
+        let per_type = policy.per_type_models() && cluster.types.len() > 1;
+        let vnode_types: Vec<usize> = vnodes.iter().map(|v| v.1).collect();
+        let type_names: Vec<String> = cluster.types.iter().map(|t| t.name.clone()).collect();
         let mut states = Vec::with_capacity(specs.len());
         for (id, s) in specs.iter().enumerate() {
             let app = apps
@@ -323,6 +334,11 @@ impl ElasticSimulator {
                 accum_steps: 0,
                 observations: Vec::new(),
                 perf: None,
+                type_models: if per_type {
+                    vec![(Vec::new(), None); cluster.types.len()]
+                } else {
+                    Vec::new()
+                },
                 grad: GradParams { sqr: 0.0, var: 0.0 },
                 progress: 0.0,
                 epoch: 0,
@@ -347,6 +363,9 @@ impl ElasticSimulator {
             states,
             policy,
             adapts,
+            per_type,
+            vnode_types,
+            type_names,
             rng,
             now: 0.0,
             tick: 0,
@@ -434,7 +453,15 @@ impl ElasticSimulator {
         if r == 0 {
             return;
         }
-        let (atomic, accum) = match (st.target_batch, &st.perf) {
+        // Under per-type models, the model of the type the job runs on.
+        let model = if self.per_type {
+            st.gpu_type
+                .and_then(|t| st.type_models.get(t))
+                .and_then(|m| m.1)
+        } else {
+            st.perf
+        };
+        let (atomic, accum) = match (st.target_batch, &model) {
             (Some(b), _) => app.fixed_batch_within(r, Some(f64::from(b)), range.1),
             (None, None) => app.fixed_batch_within(r, None, range.1),
             (None, Some(perf)) => {
@@ -449,6 +476,20 @@ impl ElasticSimulator {
                 )
             }
         };
+        // On a named type, at most the largest per-GPU batch measured near this GPU count,
+        // and lower still until the measurements know the placement's step time there.
+        let key = self.type_key(id);
+        let mut atomic = match key.and_then(|t| app.max_local_at(t, r)) {
+            Some(m) => atomic.min(m.max(1)),
+            None => atomic,
+        };
+        if key.is_some() {
+            let placement = &self.states[id].placement;
+            while atomic > range.0 && app.step_time_on(key, placement, atomic).is_none() {
+                atomic = (atomic * 4 / 5).max(range.0);
+            }
+        }
+        let st = &mut self.states[id];
         st.atomic_bsz = atomic;
         st.accum_steps = accum;
     }
@@ -570,20 +611,25 @@ impl ElasticSimulator {
             let adapts = self.adapts;
             let st = &mut self.states[id];
             st.grad = grad;
-            if adapts
-                && !st
-                    .observations
-                    .iter()
-                    .any(|o| o.nodes == n && o.replicas == r && o.atomic_bsz == atomic)
-            {
-                st.observations.push(Observation {
-                    nodes: n,
-                    replicas: r,
-                    atomic_bsz: atomic,
-                    accum_step_time: accum_time,
-                    optim_step_time: step,
-                });
+            let seen = Observation {
+                nodes: n,
+                replicas: r,
+                atomic_bsz: atomic,
+                accum_step_time: accum_time,
+                optim_step_time: step,
+            };
+            let same = |o: &Observation| o.nodes == n && o.replicas == r && o.atomic_bsz == atomic;
+            if adapts && !st.observations.iter().any(same) {
+                st.observations.push(seen);
                 st.perf = Some(fit_perf_params(&st.observations));
+            }
+            if adapts {
+                if let Some(m) = st.type_models.get_mut(gpu_type) {
+                    if !m.0.iter().any(same) {
+                        m.0.push(seen);
+                        m.1 = Some(fit_perf_params(&m.0));
+                    }
+                }
             }
             if goodput <= 0.0 || !goodput.is_finite() {
                 failed = true;
@@ -644,6 +690,7 @@ impl ElasticSimulator {
         build_view(
             self.now,
             (self.num_nodes, self.gpus_per_node),
+            (&self.vnode_types, &self.type_names),
             &self.specs,
             &self.apps,
             &self.states,
@@ -725,6 +772,7 @@ impl ElasticSimulator {
         let view = build_view(
             self.now,
             (self.num_nodes, self.gpus_per_node),
+            (&self.vnode_types, &self.type_names),
             &self.specs,
             &self.apps,
             &self.states,
@@ -779,6 +827,7 @@ impl ElasticSimulator {
 fn build_view<'a>(
     now: f64,
     (num_nodes, gpus_per_node): (u32, u32),
+    (node_types, gpu_types): (&'a [usize], &'a [String]),
     specs: &'a [JobSpec],
     apps: &'a Apps,
     states: &'a [ElasticJobState],
@@ -799,6 +848,8 @@ fn build_view<'a>(
         now,
         num_nodes,
         gpus_per_node,
+        node_types,
+        gpu_types,
         jobs,
     }
 }

@@ -14,6 +14,7 @@ use crate::job::JobId;
 use crate::policy::dl2::session::{page_train_config, TrainProgress, Trained};
 use crate::policy::dl2::train::{CurvePoint, TrainConfig};
 use crate::sim::slots::SlotSimulator;
+use crate::sim::Mechanism;
 use crate::workload::PsConfig;
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
@@ -240,7 +241,7 @@ impl App {
     fn start_training(&mut self, ctx: &Context<Self>) {
         self.dl2.worker = None;
         self.dl2.train_error = None;
-        if !self.ps {
+        if !self.runs_in(Mechanism::Slots) {
             self.dl2.train_error = Some(
                 "training needs a parameter-server (DL2) experiment: load the dl2 scenario or a parameter-server profile".into(),
             );
@@ -442,7 +443,7 @@ impl App {
 
     /// The DL2 settings (left column), for parameter-server experiments.
     pub(super) fn view_dl2_settings(&self, ctx: &Context<Self>) -> Html {
-        if !self.ps {
+        if !self.runs_in(Mechanism::Slots) {
             return html! {};
         }
         let link = ctx.link();
@@ -496,7 +497,7 @@ impl App {
 
     /// The training panel (main column), for parameter-server experiments.
     pub(super) fn view_training(&self, ctx: &Context<Self>) -> Html {
-        if !self.ps {
+        if !self.runs_in(Mechanism::Slots) {
             return html! {};
         }
         let link = ctx.link();

@@ -273,18 +273,12 @@ pub struct App {
     charts: [NodeRef; CHARTS],
     charts_dirty: bool,
     elastic_dirty: bool,
-    /// Whether the current experiment's profile is one of elastic applications.
-    elastic: bool,
-    /// Whether the current experiment has an inference pool (Aryl).
-    pooled: bool,
+    /// The mechanism of the current experiment (the one state the panels follow).
+    mech: Mechanism,
     /// The inference pool panel's last error.
     pool_error: Option<String>,
-    /// Whether the current experiment is preemptive (PickyMan).
-    preemptive: bool,
     /// The preemption settings' and results' state.
     preempt: preempt::PreemptForm,
-    /// Whether the current experiment is one of parameter-server jobs (DL2).
-    ps: bool,
     /// The DL2 settings' and training's state.
     dl2: dl2::Dl2Form,
     /// The Alibaba PAI import block of the Workload panel.
@@ -420,7 +414,7 @@ fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
         }
     }
     let types = ClusterSpec::parse(&c.cluster).map_or(0, |k| k.types.len());
-    if family == Family::Ps && types != 1 {
+    if family != Family::Rounds && types != 1 {
         changed.push(format!("cluster {}", d.cluster));
         c.cluster = d.cluster;
     }
@@ -435,10 +429,11 @@ fn is_elastic_profile_text(text: &str) -> bool {
 /// Files of a profile folder the core reads (the rest is not read, nor put in links).
 fn wanted_profile_file(path: &str) -> bool {
     let base = path.rsplit('/').next().unwrap_or(path);
-    base == "placements.csv"
-        || base == "scalability.csv"
-        || base == "app.json"
-        || (base.starts_with("validation-") && base.ends_with(".csv"))
+    base == "app.json"
+        || (base.ends_with(".csv")
+            && ["placements", "scalability", "validation-"]
+                .iter()
+                .any(|k| base.starts_with(k)))
 }
 
 /// A file's path inside the folder the user chose: the chosen folder's own name is dropped
@@ -519,10 +514,7 @@ impl App {
     /// Try a changed experiment: keep it only if it resolves.
     fn try_apply(&mut self, candidate: Experiment) -> Result<(), String> {
         let r = self.resolve_cached(&candidate)?;
-        self.elastic = r.apps.is_some();
-        self.pooled = r.load.is_some();
-        self.preemptive = r.preemption.is_some();
-        self.ps = r.ps.is_some();
+        self.mech = r.mechanism();
         let policies_changed = candidate.policies != self.exp.policies;
         self.exp = candidate;
         self.workload_label = Self::workload_label_of(&self.exp);
@@ -557,26 +549,19 @@ impl App {
 
     /// The mechanism the experiment runs in.
     fn mechanism(&self) -> Mechanism {
-        if self.ps {
-            Mechanism::Slots
-        } else if self.preemptive {
-            Mechanism::Preemptive
-        } else if self.pooled {
-            Mechanism::Pooled
-        } else if self.elastic {
-            Mechanism::Elastic
-        } else {
-            Mechanism::Rounds
-        }
+        self.mech
+    }
+
+    /// Whether the experiment runs in mechanism `m`.
+    fn runs_in(&self, m: Mechanism) -> bool {
+        self.mech == m
     }
 
     fn family(&self) -> Family {
-        if self.ps {
-            Family::Ps
-        } else if self.elastic {
-            Family::Elastic
-        } else {
-            Family::Rounds
+        match self.mech {
+            Mechanism::Slots => Family::Ps,
+            Mechanism::Elastic => Family::Elastic,
+            _ => Family::Rounds,
         }
     }
 
@@ -978,12 +963,9 @@ impl Component for App {
             .or_else(|| exp.resolve().ok())
             .map(|r| vec![(exp.clone(), Rc::new(r))])
             .unwrap_or_default();
-        let elastic = resolved.first().is_some_and(|(_, r)| r.apps.is_some());
-        let pooled = resolved.first().is_some_and(|(_, r)| r.load.is_some());
-        let preemptive = resolved
+        let mech = resolved
             .first()
-            .is_some_and(|(_, r)| r.preemption.is_some());
-        let ps = resolved.first().is_some_and(|(_, r)| r.ps.is_some());
+            .map_or(Mechanism::Rounds, |(_, r)| r.mechanism());
         let link = ctx.link().clone();
         let keys = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
             link.send_message(Msg::Key(e))
@@ -1032,12 +1014,9 @@ impl Component for App {
             charts: Default::default(),
             charts_dirty: false,
             elastic_dirty: false,
-            elastic,
-            pooled,
+            mech,
             pool_error: None,
-            preemptive,
             preempt: preempt::PreemptForm::default(),
-            ps,
             dl2: dl2::Dl2Form::default(),
             pai: pai::PaiForm::default(),
             resolved,
@@ -1859,8 +1838,8 @@ impl App {
             <section class="panel" id="workload-panel">
                 <h2>{ "Workload" }</h2>
                 <p class="current" id="workload-label">{ &self.workload_label }</p>
-                <label title={if self.elastic { "The bundled traces name round-based job types; elastic experiments use the generator or an uploaded Pollux workload" } else { "" }}>{ "Bundled trace " }
-                    <select id="trace-preset" disabled={self.elastic || self.ps} onchange={link.callback(|e: Event| Msg::TracePreset(select_value(&e)))}>
+                <label title={if self.runs_in(Mechanism::Elastic) { "The bundled traces name round-based job types; elastic experiments use the generator or an uploaded Pollux workload" } else { "" }}>{ "Bundled trace " }
+                    <select id="trace-preset" disabled={self.runs_in(Mechanism::Elastic) || self.runs_in(Mechanism::Slots)} onchange={link.callback(|e: Event| Msg::TracePreset(select_value(&e)))}>
                         <option value="" selected={preset_name.is_empty()} disabled=true>{ "—" }</option>
                         { for presets::TRACES.iter().map(|t| html! { <option value={t.name} selected={preset_name == t.name} title={t.description}>{ t.name }</option> }) }
                     </select>
@@ -1871,9 +1850,9 @@ impl App {
                     <label>{ "jobs/hour (0 = all at t=0) " }<input type="number" min="0" step="0.1" value={g.jobs_per_hour.to_string()} onchange={link.callback(|e: Event| Msg::Generator("jobs_per_hour", input_value(&e)))} /></label>
                     <label>{ "seed " }<input type="number" min="0" value={g.seed.to_string()} onchange={link.callback(|e: Event| Msg::Generator("seed", input_value(&e)))} /></label>
                     <label title="Factor on every job's drawn duration: 1 is Gavel's recipe (10^1.5 to 10^3 minutes for 80% of jobs, 10^3 to 10^4 for the rest); the pickyman scenario uses 0.1">{ "durations × " }<input id="gen-duration-scale" type="number" min="0.001" max="100" step="0.1" value={g.duration_scale.to_string()} onchange={link.callback(|e: Event| Msg::Generator("duration_scale", input_value(&e)))} /></label>
-                    if self.elastic {
+                    if self.runs_in(Mechanism::Elastic) {
                         <p class="hint">{ "Elastic jobs: each draws an application by size class (Pollux's mix) and its user's GPU count and batch size." }</p>
-                    } else if self.ps {
+                    } else if self.runs_in(Mechanism::Slots) {
                         <p class="hint">{ "Parameter-server jobs: each draws a model type of the profile and its epochs in the model's range (times the durations factor)." }</p>
                     } else {
                         <label><input type="checkbox" checked={g.multi_gpu} onchange={link.callback(|e: Event| Msg::Generator("multi_gpu", e.target_unchecked_into::<HtmlInputElement>().checked().to_string()))} />{ " multi-GPU jobs" }</label>
@@ -1896,7 +1875,7 @@ impl App {
                     </select>
                 </label>
                 <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON, Orrery elastic-apps JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
-                <label title="A folder with one sub-folder per application holding placements.csv, scalability.csv and validation-<batch>.csv, like the Pollux simulator's traces/ folder">{ "Pollux application folders " }<input id="profile-folder" type="file" webkitdirectory=true multiple=true onchange={on_folder} /></label>
+                <label title="A folder with one sub-folder per application holding placements.csv, scalability.csv and validation-<batch>.csv, like the Pollux simulator's traces/ folder (Sia's adds placements-<type>.csv and scalability-<type>.csv per GPU type)">{ "Pollux or Sia application folders " }<input id="profile-folder" type="file" webkitdirectory=true multiple=true onchange={on_folder} /></label>
                 if let Some(r) = self.current_resolved() { <p class="hint" id="profile-types">{ format!("The profile knows {}.", r.profile_types()) }</p> }
                 if let Some(e) = &self.profile_error { <p class="error" id="profile-error">{ e }</p> }
             </section>
@@ -1959,11 +1938,11 @@ impl App {
         html! {
             <section class="panel" id="policy-panel">
                 <h2>{ "Policies" }</h2>
-                if self.elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model). Pollux and its baselines come first; the round-based policies after them run the elastic jobs rigid, each at its user's GPU count and batch." }</p> }
-                if self.pooled { { pool::view_aryl_help() } }
-                if self.preemptive { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
+                if self.runs_in(Mechanism::Elastic) { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model). Pollux and its baselines come first; the round-based policies after them run the elastic jobs rigid, each at its user's GPU count and batch." }</p> }
+                if self.runs_in(Mechanism::Pooled) { { pool::view_aryl_help() } }
+                if self.runs_in(Mechanism::Preemptive) { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
                 <ul class="policies">
-                if self.ps { <p class="hint" id="ps-policies">{ "Parameter-server policies (family dl2): the profile is one of parameter-server models; each policy adds workers and parameter servers one action at a time in every slot." }</p> }
+                if self.runs_in(Mechanism::Slots) { <p class="hint" id="ps-policies">{ "Parameter-server policies (family dl2): the profile is one of parameter-server models; each policy adds workers and parameter servers one action at a time in every slot." }</p> }
                 { for catalog::rows(self.mechanism()).iter().map(|info| {
                     let name = info.spec.to_string();
                     let selected = self.policy_params.iter().find(|(n, _)| n == info.spec);
@@ -1990,16 +1969,16 @@ impl App {
             <section class="panel" id="settings-panel">
                 <h2>{ "Run settings" }</h2>
                 <label>{ "seed " }<input id="seed" type="number" min="0" value={self.exp.seed.to_string()} onchange={link.callback(|e: Event| Msg::Seed(input_value(&e)))} /></label>
-                <label title={if self.elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else if self.preemptive { "Preemptive experiments have no rounds: time goes from event to event" } else { "" }}>{ if self.elastic { "scheduling interval (s) " } else if self.ps { "slot (s) " } else { "round (s) " } }<input id="round" type="number" min="1" disabled={self.preemptive} value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
-                <label title={if self.preemptive { "Preemptive experiments charge the overhead model's drain, checkpoint and reload instead" } else { "" }}>{ "restart cost (s) " }<input type="number" min="0" disabled={self.preemptive} value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
+                <label title={if self.runs_in(Mechanism::Elastic) { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else if self.runs_in(Mechanism::Preemptive) { "Preemptive experiments have no rounds: time goes from event to event" } else { "" }}>{ if self.runs_in(Mechanism::Elastic) { "scheduling interval (s) " } else if self.runs_in(Mechanism::Slots) { "slot (s) " } else { "round (s) " } }<input id="round" type="number" min="1" disabled={self.runs_in(Mechanism::Preemptive)} value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
+                <label title={if self.runs_in(Mechanism::Preemptive) { "Preemptive experiments charge the overhead model's drain, checkpoint and reload instead" } else { "" }}>{ "restart cost (s) " }<input type="number" min="0" disabled={self.runs_in(Mechanism::Preemptive)} value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
                 <label>{ "measure jobs A:B " }<input id="window" type="text" placeholder="all" value={self.exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default()} onchange={link.callback(|e: Event| Msg::Window(input_value(&e)))} /></label>
-                if self.ps {
+                if self.runs_in(Mechanism::Slots) {
                     <p class="hint" id="ps-settings">{ "Parameter-server experiments: time goes in slots of the round length (DL2: 20 minutes); every change of a job's workers or parameter servers costs the restart cost. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
-                } else if self.preemptive {
+                } else if self.runs_in(Mechanism::Preemptive) {
                     <p class="hint" id="preemptive-settings">{ "Preemptive experiments: time goes from event to event (arrivals, completions, the ends of suspensions and reloads), so the round length and restart cost do not apply; a suspension costs what the Preemption panel's model says. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
-                } else if self.pooled {
+                } else if self.runs_in(Mechanism::Pooled) {
                     <p class="hint" id="pool-settings">{ "Experiments with an inference pool: jobs run in the pooled simulator (ticks of the round length, each allocation change costs the restart cost); Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
-                } else if self.elastic {
+                } else if self.runs_in(Mechanism::Elastic) {
                     <p class="hint" id="elastic-settings">{ "Elastic experiments: Gavel's mechanism and finish-time fairness (rho) do not apply; every allocation change costs the restart cost." }</p>
                 } else {
                     <label><input type="checkbox" checked={self.exp.gavel_compat} onchange={link.callback(|e: Event| Msg::GavelCompat(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " Gavel-compatible mechanism" }</label>
@@ -2186,7 +2165,7 @@ impl App {
         };
         html! {
             <section class="panel wide" id="step-panel">
-                <h2>{ if self.preemptive { "Step through events" } else if self.ps { "Step through slots" } else { "Step through rounds" } }</h2>
+                <h2>{ if self.runs_in(Mechanism::Preemptive) { "Step through events" } else if self.runs_in(Mechanism::Slots) { "Step through slots" } else { "Step through rounds" } }</h2>
                 <div class="controls">
                     <label>{ "policy " }
                         <select id="step-policy" onchange={link.callback(|e: Event| Msg::StepPolicy(select_value(&e)))}>
@@ -2201,7 +2180,7 @@ impl App {
                     <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {unit} {}", clock(now), round) }</span>
                     if done { <span class="done">{ "finished" }</span> }
                 </div>
-                <p class="hint">{ if self.ps { "Keys: space plays or pauses, → steps one slot. Every server is shown with the jobs whose workers hold its GPUs, and every active job with its workers and parameter servers in the slot just simulated." } else if self.preemptive { "Keys: space plays or pauses, → steps to the next event (an arrival, a completion, the end of a suspension or a reload). Every GPU is shown with the job holding it." } else if self.pooled { "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined." } else if self.elastic { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
+                <p class="hint">{ if self.runs_in(Mechanism::Slots) { "Keys: space plays or pauses, → steps one slot. Every server is shown with the jobs whose workers hold its GPUs, and every active job with its workers and parameter servers in the slot just simulated." } else if self.runs_in(Mechanism::Preemptive) { "Keys: space plays or pauses, → steps to the next event (an arrival, a completion, the end of a suspension or a reload). Every GPU is shown with the job holding it." } else if self.runs_in(Mechanism::Pooled) { "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined." } else if self.runs_in(Mechanism::Elastic) { "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds." } else { "Keys: space plays or pauses, → steps one round." } }</p>
                 if let Some(e) = &self.step_error { <p class="error">{ e }</p> }
                 if let Some(st) = &self.stepper { { self.view_state(ctx, st) } }
             </section>

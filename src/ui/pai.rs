@@ -5,6 +5,7 @@
 
 use super::{input_value, App, Msg};
 use crate::experiment::{Experiment, WorkloadSource};
+use crate::sim::Mechanism;
 use crate::workload::pai::{read_pai, PaiSampling};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -147,7 +148,7 @@ impl App {
         };
         let no_pool = "PAI job types (worker, tensorflow, ...) are not in the round-based profiles: they run only in experiments with an inference pool (Aryl), at one step per second on their traced GPUs; load the aryl scenario first";
         if let Err(e) = self.try_apply(candidate) {
-            return Err(if self.pooled {
+            return Err(if self.runs_in(Mechanism::Pooled) {
                 e
             } else {
                 format!("{e}. {no_pool}")
@@ -155,7 +156,7 @@ impl App {
         }
         let jobs = if n == 1 { "job" } else { "jobs" };
         let mut notice = format!("{n} {jobs} imported from {files} as {SAMPLE_NAME}.");
-        if !self.pooled {
+        if !self.runs_in(Mechanism::Pooled) {
             notice.push_str(&format!(
                 " This experiment has no inference pool: {no_pool}."
             ));

@@ -10,6 +10,7 @@ use crate::experiment::{Experiment, InferenceSource, Resolved};
 use crate::job::JobId;
 use crate::policy;
 use crate::sim::pooled::{Pool, PooledSimulator};
+use crate::sim::Mechanism;
 use crate::workload::inference::{DiurnalConfig, LoadCurve};
 use crate::workload::presets;
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
@@ -151,7 +152,7 @@ impl App {
     /// The inference pool's settings (left column).
     pub(super) fn view_pool_settings(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
-        if self.elastic || self.ps {
+        if self.runs_in(Mechanism::Elastic) || self.runs_in(Mechanism::Slots) {
             return html! {};
         }
         let on_file = {
@@ -181,7 +182,7 @@ impl App {
         html! {
             <section class="panel" id="inference-panel">
                 <h2>{ "Inference pool" }</h2>
-                if !self.pooled {
+                if !self.runs_in(Mechanism::Pooled) {
                     <p class="hint">{ "No inference pool: jobs run on the training cluster only. An inference pool (Aryl) serves a daily load on the cluster's 'inference' GPU type and loans its idle servers to training." }</p>
                     <button id="inference-on" onclick={link.callback(|_| Msg::InferencePool(true))}>{ "Add an inference pool" }</button>
                 } else {

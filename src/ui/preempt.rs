@@ -11,6 +11,7 @@ use crate::cluster::ClusterSpec;
 use crate::experiment::{Experiment, Resolved};
 use crate::job::JobId;
 use crate::sim::preemptive::{Phase, PreemptiveSimulator};
+use crate::sim::Mechanism;
 use crate::workload::presets;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -257,7 +258,7 @@ impl App {
 
     /// The Preemption settings (left column).
     pub(super) fn view_preemption_settings(&self, ctx: &Context<Self>) -> Html {
-        if self.elastic || self.ps {
+        if self.runs_in(Mechanism::Elastic) || self.runs_in(Mechanism::Slots) {
             return html! {};
         }
         let link = ctx.link();

@@ -50,6 +50,8 @@ pub struct StepTable {
     pub(crate) local: (u32, u32),
     /// Most servers a measurement spans (the servers of that type the profile had).
     pub(crate) max_nodes: u32,
+    /// Largest measured per-GPU batch at each GPU count.
+    pub(crate) max_local_at: BTreeMap<u32, u32>,
 }
 
 impl StepTable {
@@ -452,6 +454,23 @@ impl ElasticApp {
                 .get(t)
                 .map_or((self.min_local_bsz, self.max_local_bsz), |t| t.local),
             _ => (self.min_local_bsz, self.max_local_bsz),
+        }
+    }
+
+    /// The largest per-GPU batch measured on named GPU type `gpu` at the measured GPU count
+    /// nearest `replicas` (the lower on a tie): a job there runs at most at that batch (Sia's
+    /// simulator clips it so at measured counts), where its step times are known.
+    pub fn max_local_at(&self, gpu: &str, replicas: u32) -> Option<u32> {
+        let AppModel::Measured(m) = &self.model else {
+            return None;
+        };
+        let at = &m.tables.get(gpu)?.max_local_at;
+        let below = at.range(..=replicas).next_back();
+        let above = at.range(replicas..).next();
+        match (below, above) {
+            (Some(b), Some(a)) if a.0 - replicas < replicas - b.0 => Some(*a.1),
+            (Some(b), _) => Some(*b.1),
+            (None, a) => a.map(|a| *a.1),
         }
     }
 

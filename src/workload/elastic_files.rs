@@ -484,6 +484,12 @@ fn read_measured_app(app: &str, files: &[&InlineFile]) -> ReadApp {
             .map(|(k, _)| k[0].clamp(0, i64::from(u32::MAX)) as u32)
             .max()
             .unwrap_or(1);
+        let mut max_local_at: BTreeMap<u32, u32> = BTreeMap::new();
+        for (k, _) in &points {
+            let clamp = |v: i64| v.clamp(0, i64::from(u32::MAX)) as u32;
+            let e = max_local_at.entry(clamp(k[1])).or_insert(0);
+            *e = (*e).max(clamp(k[2]));
+        }
         let (pts, vals): (Vec<[i64; 3]>, Vec<[f64; 2]>) = points.into_iter().unzip();
         let nd = LinearNd::new(&pts, &vals).ok();
         tables.insert(
@@ -493,6 +499,7 @@ fn read_measured_app(app: &str, files: &[&InlineFile]) -> ReadApp {
                 nd,
                 local: (lo as u32, hi as u32),
                 max_nodes,
+                max_local_at,
             },
         );
     }

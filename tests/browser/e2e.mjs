@@ -25,6 +25,7 @@ const PORT = Number(process.env.ORRERY_TEST_PORT || 8099);
 const BASE = `http://127.0.0.1:${PORT}/`;
 const ORRERY = path.join(root, 'target/release/orrery');
 const POLLUX_REF = path.resolve(root, '../shared/reference/pollux');
+const SIA_REF = path.resolve(root, '../shared/reference/sia');
 
 const results = [];
 // ORRERY_ONLY=<word> runs only the tests whose names contain it (and the check for uncaught
@@ -156,7 +157,7 @@ try {
       await page.dispatchEvent('#cluster-spec', 'change');
     };
     const known = await page.textContent('#profile-types');
-    assert(known.includes('GPU types a100, h100, k80, p100, v100') && known.includes('ResNet-50 (batch size 128)'), known);
+    assert(known.includes('GPU types a100, h100, k80, p100, t4, v100') && known.includes('ResNet-50 (batch size 128)'), known);
     await setCluster('k80:12,v100:12,p100:12,tpu:4');
     await page.waitForFunction(() => [...document.querySelectorAll('.experiment-warning')].some((e) => e.textContent.includes("'tpu' (4 GPUs)")));
     await setCluster('v100:12,p100:12,k80:12');
@@ -283,7 +284,8 @@ try {
     assert(label.includes('elastic') && label.includes('160 jobs'), label);
     const boxes = await page.$$eval('#policy-panel input[type=checkbox]', (xs) => xs.map((x) => x.getAttribute('data-policy')));
     assert(JSON.stringify(boxes.slice(0, 3)) === JSON.stringify(['pollux', 'tiresias', 'optimus']), JSON.stringify(boxes));
-    assert(boxes.includes('las') && boxes.includes('max_min_fairness_perf') && !boxes.includes('pickyman'), JSON.stringify(boxes));
+    // Round-based policies run the elastic jobs rigid in rounds, PickyMan in its events.
+    assert(boxes.includes('las') && boxes.includes('max_min_fairness_perf') && boxes.includes('pickyman'), JSON.stringify(boxes));
     await page.fill('#policy-panel li:has(input[data-policy="pollux"]) input[type=text]', 'generations=20');
     await page.press('#policy-panel li:has(input[data-policy="pollux"]) input[type=text]', 'Enter');
     await page.click('#settings-panel h2');
@@ -357,6 +359,30 @@ try {
     await p.selectOption('#step-policy', 'las');
     for (let i = 0; i < 3; i++) await p.click('#step');
     await p.waitForFunction(() => document.querySelectorAll('.gpu.busy').length > 0);
+    await p.close();
+  });
+
+  await test('elastic jobs on two GPU types with servers of their own sizes, beside round-based and preemptive policies, as natively', async () => {
+    const exp = linkExperiment(polluxLink);
+    exp.cluster = 'a100:32/8,t4:32/4';
+    exp.policies = ['pollux[generations=20]', 'tiresias', 'max_min_fairness_perf[round_s=360]', 'pickyman'];
+    const heteroLink = experimentLink(exp);
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(heteroLink);
+    await summary(p, 4, 300000, 'pollux[generations=20]');
+    const rows = await fullSummary(p);
+    assert(rows.map((r) => r.policy).join() === exp.policies.join(), JSON.stringify(rows));
+    const native = nativeSummary(heteroLink);
+    assert(JSON.stringify(native) === JSON.stringify(rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(rows)}`);
+    const types = await p.textContent('#profile-types');
+    assert(types.includes('a100') && types.includes('t4'), types);
+    // Stepping Pollux shows the real servers of each type: 4 of 8 A100s, 8 of 4 T4s.
+    await p.selectOption('#step-policy', 'pollux');
+    for (let i = 0; i < 3; i++) await p.click('#step');
+    await p.waitForFunction(() => document.querySelectorAll('#servers .gpu.busy').length > 0);
+    const servers = await p.$$eval('#servers .server', (ss) => ss.map((s) => `${s.getAttribute('data-type')}:${s.querySelectorAll('.gpu').length}`));
+    assert(servers.filter((s) => s === 'a100:8').length === 4 && servers.filter((s) => s === 't4:4').length === 8, JSON.stringify(servers));
     await p.close();
   });
 
@@ -451,6 +477,44 @@ try {
     assert(JSON.stringify(native) === JSON.stringify(rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(rows)}`);
     console.log(`     link ${(link.length / 1000).toFixed(0)} kB; ${JSON.stringify(rows)}`);
     await p.close();
+  });
+
+  await test('Sia\'s folders and saturn workload-2 on Sia\'s three-type cluster: eight policies of four families, as natively', async () => {
+    if (!fs.existsSync(path.join(SIA_REF, 'traces'))) {
+      console.log('SKIPPED: ../shared/reference/sia is absent');
+      return;
+    }
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.setInputFiles('#trace-file', path.join(SIA_REF, 'workloads/saturn/workload-2.csv'));
+    await p.waitForFunction(() => document.querySelector('#workload-label').textContent.includes('workload-2.csv'));
+    await p.setInputFiles('#profile-folder', path.join(SIA_REF, 'traces'));
+    await p.waitForFunction(() => document.querySelector('#notice')?.textContent.includes("Read 6 applications from folder 'traces'"));
+    const known = await p.textContent('#profile-types');
+    assert(known.includes('aws') && known.includes('dgx-ext') && known.includes('rtx'), known);
+    await p.click('#copy-link');
+    await p.waitForFunction(() => location.href.includes('#x1.'));
+    const exp = linkExperiment(p.url());
+    await p.close();
+    exp.cluster = 'aws:24/4,dgx-ext:16/8,rtx:24/8';
+    exp.policies = ['pollux', 'tiresias', 'optimus', 'max_min_fairness_perf', 'finish_time_fairness_perf', 'fifo', 'las', 'pickyman'];
+    const q = await context.newPage();
+    q.on('pageerror', (e) => consoleErrors.push(String(e)));
+    const t0 = Date.now();
+    await q.goto(experimentLink(exp));
+    await summary(q, 8, 600000, 'pollux');
+    const rows = await fullSummary(q);
+    assert(rows.map((r) => r.policy).join() === exp.policies.join(), JSON.stringify(rows));
+    const jobs = await q.$$eval('#summary tbody tr td:nth-child(2)', (tds) => tds.map((t) => t.textContent.trim()));
+    assert(jobs.every((n) => n === '160'), JSON.stringify(jobs));
+    const config = path.join(os.tmpdir(), `orrery-${process.pid}-saturn.json`);
+    fs.writeFileSync(config, JSON.stringify(exp));
+    const native = nativeSummary({ config });
+    assert(JSON.stringify(native) === JSON.stringify(rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(rows)}`);
+    console.log(`     8 policies on saturn workload-2 in ${Date.now() - t0} ms: ${JSON.stringify(rows.map((r) => [r.policy, Math.round(r.avg)]))}`);
+    await q.close();
   });
 
   // Aryl: an inference pool whose idle servers are loaned to training.

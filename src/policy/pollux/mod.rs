@@ -10,6 +10,7 @@
 pub mod ga;
 pub mod goodput;
 pub mod optimus;
+pub mod per_type;
 pub mod scheduler;
 pub mod tiresias;
 
@@ -44,6 +45,10 @@ pub struct ElasticView<'a> {
     pub num_nodes: u32,
     /// GPUs per server.
     pub gpus_per_node: u32,
+    /// GPU type of each server (index into `gpu_types`); servers of a type are contiguous.
+    pub node_types: &'a [usize],
+    /// GPU type names, in cluster order.
+    pub gpu_types: &'a [String],
     /// Active jobs by ascending id (submission order for Pollux workloads).
     pub jobs: Vec<ElasticJobView<'a>>,
 }
@@ -64,6 +69,12 @@ pub trait ElasticPolicy {
     fn adapts_batch(&self) -> bool;
     /// Server ids per active job (one entry per GPU), in the order of `view.jobs`.
     fn decide(&mut self, view: &ElasticView, rng: &mut Rng) -> Result<Vec<Vec<u32>>, PolicyError>;
+    /// Whether jobs keep a throughput model per GPU type (fitted to the step times seen on
+    /// that type) and pick their batch size with the model of the type they run on;
+    /// otherwise one model is fitted to every step time, whatever the type.
+    fn per_type_models(&self) -> bool {
+        false
+    }
 }
 
 /// A registered elastic policy.

@@ -50,6 +50,11 @@ pub const PARAMS: &[ParamInfo] = &[
         default: "30",
         help: "restart cost the search charges a job whose allocation changes",
     },
+    ParamInfo {
+        name: "per_type",
+        default: "false",
+        help: "on several GPU types, goodput per type: each job is given a type, models per type, and one search per type (false: Pollux as published, heterogeneity-unaware)",
+    },
 ];
 
 /// The Pollux policy.
@@ -86,12 +91,16 @@ impl Pollux {
                     .into(),
             });
         }
-        Ok(Box::new(Pollux {
+        let pollux = Pollux {
             name: p.spec().to_string(),
             params,
             front: Vec::new(),
             cache: BTreeMap::new(),
-        }))
+        };
+        if p.bool("per_type", false)? {
+            return Ok(Box::new(super::per_type::PerType::new(pollux)));
+        }
+        Ok(Box::new(pollux))
     }
 }
 
