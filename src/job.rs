@@ -42,6 +42,11 @@ pub struct JobSpec {
     /// without one form the entity [`DEFAULT_ENTITY`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity: Option<String>,
+    /// Seconds without progress each time the job starts or its GPUs change, when the
+    /// experiment's restart model gives its type a delay of its own (Sia's per-application
+    /// delays); otherwise the experiment's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_s: Option<f64>,
 }
 
 /// The entity of jobs that name none.
@@ -69,6 +74,7 @@ impl JobSpec {
             max_gpus: None,
             batch_size: None,
             entity: None,
+            restart_s: None,
         }
     }
 
@@ -116,6 +122,8 @@ pub struct JobState {
     pub preemptions: u32,
     /// Its placement in the last round it ran, if any.
     pub last_placement: Option<Placement>,
+    /// Seconds of a restart delay still to pay (a delay longer than a round carries on).
+    pub restart_left: f64,
     /// Whether it ran in the previous round.
     pub ran_last_round: bool,
 }

@@ -201,14 +201,8 @@ fn policies_of_several_families_compare_on_one_elastic_workload() {
     );
     assert_eq!(r.stepper("las").unwrap().mechanism(), Mechanism::Rounds);
     // A policy no mechanism of the experiment runs is refused, naming it.
-    let err = pollux_with(&["pickyman"])
-        .resolve()
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("'pickyman'") && err.contains("elastic"),
-        "{err}"
-    );
+    let err = pollux_with(&["aryl"]).resolve().unwrap_err().to_string();
+    assert!(err.contains("'aryl'") && err.contains("elastic"), "{err}");
 }
 
 #[test]
@@ -289,16 +283,71 @@ fn pickyman_runs_a_rigid_workload_beside_round_based_policies() {
         r.stepper("pickyman").unwrap().mechanism(),
         Mechanism::Preemptive
     );
-    // PickyMan's mechanism takes one GPU type.
-    let err = Experiment {
+    // PickyMan's mechanism takes the default experiment's three GPU types, a pool each.
+    let r = Experiment {
         policies: vec!["pickyman".into()],
         ..Experiment::default()
     }
     .resolve()
+    .unwrap();
+    assert_eq!(r.cluster.types.len(), 3);
+    assert_eq!(
+        r.stepper("pickyman").unwrap().mechanism(),
+        Mechanism::Preemptive
+    );
+}
+
+/// The named restart model: a fixed delay or per-type delays mean the same in every
+/// mechanism (a job pays its delay at every start and change), so a larger delay for one
+/// application slows every mechanism's runs of it, and the CLI and page name the model.
+#[test]
+fn per_type_restart_delays_apply_in_every_mechanism() {
+    use orrery::experiment::RestartModel;
+    let pollux = presets::scenario("pollux").unwrap().experiment();
+    let with = |by_type: &[(&str, f64)], policies: &[&str]| {
+        let exp = Experiment {
+            restart_by_type: by_type.iter().map(|(t, s)| (t.to_string(), *s)).collect(),
+            policies: policies.iter().map(|p| p.to_string()).collect(),
+            fairness: false,
+            ..pollux.clone()
+        };
+        (exp.restart_model(), experiment::run(&exp).unwrap())
+    };
+    let (m0, base) = with(&[], &["tiresias", "las"]);
+    assert_eq!(m0, RestartModel::Fixed { seconds: 30.0 });
+    let (m1, slow) = with(&[("cifar10", 900.0)], &["tiresias", "las"]);
+    assert_eq!(m1.name(), "per_type");
+    // Elastic ticks (tiresias) and rounds (las, rigid): both pay cifar10's 900 s.
+    for (b, s) in base.iter().zip(&slow) {
+        assert!(
+            s.summary.avg_jct_s > b.summary.avg_jct_s + 100.0,
+            "{}: {} vs {}",
+            b.summary.policy,
+            s.summary.avg_jct_s,
+            b.summary.avg_jct_s
+        );
+    }
+    // Slots: a delay longer than DL2's 20-minute slot carries into the next slot.
+    let dl2 = presets::dl2_experiment();
+    let run = |s: f64| {
+        experiment::run(&Experiment {
+            restart_cost_s: s,
+            policies: vec!["fifo".into()],
+            ..dl2.clone()
+        })
+        .unwrap()[0]
+            .summary
+            .avg_jct_s
+    };
+    let (short, long) = (run(600.0), run(3000.0));
+    assert!(long > short + 1200.0, "{long} vs {short}");
+    // Bad delays are refused, naming the type.
+    let err = Experiment {
+        restart_by_type: [("cifar10".to_string(), -1.0)].into(),
+        ..pollux
+    }
+    .resolve()
     .unwrap_err()
     .to_string();
-    assert!(
-        err.contains("'pickyman'") && err.contains("one GPU type"),
-        "{err}"
-    );
+    assert!(err.contains("cifar10"), "{err}");
 }

@@ -173,10 +173,53 @@ fn restart_cost_is_paid_when_a_job_moves() {
     let (costly, o1) = run(30.0);
     assert_eq!(o0, 0.0);
     assert!(costly.restarts > 0);
-    assert!((o1 - 30.0 * costly.restarts as f64).abs() < 1e-9);
+    // Every start costs the delay too: three first starts plus the restarts.
+    assert!((o1 - 30.0 * (costly.restarts as f64 + 3.0)).abs() < 1e-9);
     assert!(costly.makespan_s > free.makespan_s);
     // 3 jobs x 3600 s of work on 2 GPUs: the makespan is at least 5400 s plus overheads.
     assert!(free.makespan_s >= 5400.0 - 1e-6);
+}
+
+/// Hand-solved: one job of 3,600 steps at 1 step/s alone on one GPU, 360 s rounds, a 500 s
+/// restart delay: its first round is all delay, the second starts with the 140 s left, and
+/// it ends at 500 + 3,600 = 4,100 s. A job type's own delay replaces the experiment's.
+#[test]
+fn a_restart_delay_longer_than_a_round_carries_on() {
+    let mut profile = Profile::default();
+    profile.set("a", 1, "x", 1.0);
+    profile.set("b", 1, "x", 1.0);
+    let cluster = ClusterSpec::parse("x:1").unwrap();
+    let run = |job: JobSpec| {
+        let cfg = SimConfig {
+            round_len: 360.0,
+            restart_cost: 500.0,
+            ..SimConfig::default()
+        };
+        let jobs = vec![job];
+        let mut sim = Simulator::new(
+            cfg,
+            cluster.clone(),
+            jobs.clone(),
+            profile.clone(),
+            policy::build("fifo").unwrap(),
+        )
+        .unwrap();
+        let mut overheads = Vec::new();
+        while let Some(r) = sim.step_round() {
+            for e in &r.events {
+                if let SimEvent::Ran { overhead_s, .. } = e {
+                    overheads.push(*overhead_s);
+                }
+            }
+        }
+        (sim.states()[0].finish_time, overheads)
+    };
+    let (fin, overheads) = run(JobSpec::new("a", 0.0, 3600.0));
+    assert_eq!(fin, Some(4100.0));
+    assert_eq!(overheads[..3], [360.0, 140.0, 0.0]);
+    let mut own = JobSpec::new("b", 0.0, 3600.0);
+    own.restart_s = Some(60.0);
+    assert_eq!(run(own).0, Some(3660.0));
 }
 
 #[test]

@@ -153,9 +153,14 @@ pub(crate) struct ExperimentArgs {
     /// Reproduce the mechanism of Gavel's simulator.
     #[arg(long)]
     pub(crate) gavel_compat: bool,
-    /// Seconds lost when a job's placement changes.
+    /// Seconds without progress each time a job starts or its GPUs change (the delay of
+    /// job types `--restart-type` does not name).
     #[arg(long, value_name = "SECONDS", value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
     pub(crate) restart_cost: Option<f64>,
+    /// A job type's (or application's) own restart delay, `TYPE=SECONDS` (repeatable), as
+    /// Sia gives each application its own: e.g. `--restart-type cifar10=50`.
+    #[arg(long, value_name = "TYPE=SECONDS", value_parser = parse_type_seconds)]
+    pub(crate) restart_type: Vec<(String, f64)>,
     /// Skip the isolated baseline run (no finish-time fairness rho).
     #[arg(long)]
     pub(crate) no_fairness: bool,
@@ -432,6 +437,17 @@ pub(crate) fn parse_nonneg_seconds(s: &str) -> Result<f64, String> {
         return Err(format!("{v} must be a non-negative number of seconds"));
     }
     Ok(v)
+}
+
+pub(crate) fn parse_type_seconds(s: &str) -> Result<(String, f64), String> {
+    let (t, v) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("'{s}' is not TYPE=SECONDS"))?;
+    let t = t.trim();
+    if t.is_empty() {
+        return Err(format!("'{s}' names no job type"));
+    }
+    Ok((t.to_string(), parse_nonneg_seconds(v.trim())?))
 }
 
 pub(crate) fn parse_rate(s: &str) -> Result<f64, String> {

@@ -78,7 +78,7 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
         OutputFormat::Table => {
             let preemptive = r.preemption.is_some();
             let mut s = format!(
-                "workload: {}; cluster: {} ({} GPUs); seed {}; {}{}{}\n\n",
+                "workload: {}; cluster: {} ({} GPUs); seed {}; {}{}{}\nrestarts: {}\n\n",
                 workload_label(&exp, &r),
                 exp.cluster.trim(),
                 r.cluster.total_gpus(),
@@ -95,7 +95,12 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                 },
                 exp.window
                     .map(|(a, b)| format!("; window [{a}, {b})"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                if exp.gavel_compat {
+                    "none (Gavel-compatible mode)".to_string()
+                } else {
+                    exp.restart_model().describe()
+                }
             );
             let rows: Vec<Vec<String>> = summaries
                 .iter()

@@ -9,7 +9,10 @@
 
 mod link;
 mod resolve;
+mod restart;
 mod run;
+
+pub use restart::{RestartModel, MAX_RESTART_S};
 
 pub use link::{base64url_decode, base64url_encode, LinkError, LINK_CODEC};
 pub use run::{run, run_with_progress, Outcome, Plan, Progress, Task};
@@ -121,9 +124,14 @@ pub struct Experiment {
     /// Reproduce Gavel's simulator's mechanism.
     #[serde(default)]
     pub gavel_compat: bool,
-    /// Seconds lost when a job's placement changes.
+    /// Seconds without progress each time a job starts or its GPUs change (see
+    /// [`RestartModel`]; the delay of types `restart_by_type` does not list).
     #[serde(default)]
     pub restart_cost_s: f64,
+    /// Restart delays of particular job types or applications (s), as Sia's simulator
+    /// gives each application its own.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub restart_by_type: std::collections::BTreeMap<String, f64>,
     /// Measure only jobs with ids in `[start, end)`; the run stops once they are done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<(usize, usize)>,

@@ -127,6 +127,7 @@ impl Experiment {
                 })
             }
         };
+        self.apply_restart_delays(&mut trace.jobs)?;
         if let Some((a, b)) = self.window {
             if a >= b || b > trace.jobs.len() {
                 return Err(ExperimentError::Invalid(format!(
@@ -235,6 +236,7 @@ impl Experiment {
                 },
             )?;
         }
+        self.apply_restart_delays(&mut trace.jobs)?;
         if let Some((a, b)) = self.window {
             if a >= b || b > trace.jobs.len() {
                 return Err(ExperimentError::Invalid(format!(

@@ -465,12 +465,10 @@ mod tests {
 
     #[test]
     fn a_policy_of_another_mechanism_is_refused_with_what_it_needs() {
-        let err = check("pickyman", Mechanism::Elastic)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("'pickyman'"), "{err}");
-        assert!(err.contains("preemptive"), "{err}");
-        assert!(err.contains("preemption model"), "{err}");
+        let err = check("aryl", Mechanism::Elastic).unwrap_err().to_string();
+        assert!(err.contains("'aryl'"), "{err}");
+        assert!(err.contains("pooled"), "{err}");
+        assert!(err.contains("inference pool"), "{err}");
         assert!(err.contains("pollux, tiresias, optimus"), "{err}");
         assert_eq!(
             runner_of("pickyman", Mechanism::Rounds).unwrap(),
@@ -496,7 +494,11 @@ mod tests {
             runner_of("tiresias", Mechanism::Elastic).unwrap(),
             Mechanism::Elastic
         );
-        assert!(runner_of("pickyman", Mechanism::Elastic).is_err());
+        assert_eq!(
+            runner_of("pickyman", Mechanism::Elastic).unwrap(),
+            Mechanism::Preemptive
+        );
+        assert!(runner_of("pickyman", Mechanism::Slots).is_err());
         assert!(matches!(
             check("nope", Mechanism::Rounds),
             Err(PolicyError::Unknown(_))
@@ -544,10 +546,14 @@ mod tests {
             ["pickyman", "pickyman[overhead_aware=false]"]
         );
         // An elastic experiment offers Pollux's three, then every round-based policy
-        // whose name they do not take.
+        // whose name they do not take, then PickyMan and its blind form.
         let elastic: Vec<&str> = rows(Mechanism::Elastic).iter().map(|r| r.spec).collect();
         assert_eq!(elastic[..3], ["pollux", "tiresias", "optimus"]);
-        assert_eq!(elastic.len(), 3 + super::super::policies().len() - 2);
+        assert_eq!(elastic.len(), 3 + super::super::policies().len() - 2 + 2);
+        assert_eq!(
+            elastic[elastic.len() - 2..],
+            ["pickyman", "pickyman[overhead_aware=false]"]
+        );
         assert!(elastic.contains(&"max_min_fairness_perf") && elastic.contains(&"las"));
         for (spec, row, rest) in [
             ("aryl", "aryl", ""),

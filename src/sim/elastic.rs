@@ -543,7 +543,7 @@ impl ElasticSimulator {
             }
         }
         let now = self.now;
-        let restart = self.config.restart_s;
+        let restart = self.specs[id].restart_s.unwrap_or(self.config.restart_s);
         let st = &mut self.states[id];
         let was_running = !st.placement.is_empty();
         st.allocation = allocation;

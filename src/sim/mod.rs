@@ -179,6 +179,8 @@ struct Slice {
     /// pair's).
     fin: f64,
     overhead: f64,
+    /// Restart delay still to pay after this round.
+    restart_left: f64,
     /// When the GPUs are released: `fin` for a job alone, the later member's end for a pair.
     held_until: f64,
 }
@@ -957,16 +959,23 @@ impl Simulator {
         let start = self.now;
         let compat = self.cfg.gavel_compat;
         let mut slices: Vec<Slice> = Vec::with_capacity(placements.len() + 1);
-        // Steps, finish time and restart overhead of job `j` running at `rate` on `p`.
-        let work = |sim: &Self, j: JobId, p: &Placement, rate: f64| -> (f64, f64, f64, bool) {
+        // Steps, finish time, restart overhead, whether it restarted, and the restart delay
+        // left after the round, of job `j` running at `rate` on `p`. Outside Gavel-compatible
+        // mode a job pays its restart delay whenever it starts on GPUs other than its last
+        // ones (its first start included), and a delay longer than a round carries on.
+        let work = |sim: &Self, j: JobId, p: &Placement, rate: f64| -> (f64, f64, f64, bool, f64) {
             let remaining = (sim.specs[j].total_steps - sim.states[j].steps_done).max(0.0);
             let st = &sim.states[j];
-            let moved = st.rounds_run > 0 && st.last_placement.as_ref() != Some(p);
-            let overhead = if !compat && moved {
-                sim.cfg.restart_cost.min(sim.cfg.round_len)
-            } else {
+            let changed = st.last_placement.as_ref() != Some(p);
+            let moved = st.rounds_run > 0 && changed;
+            let due = if compat {
                 0.0
+            } else if changed {
+                sim.specs[j].restart_s.unwrap_or(sim.cfg.restart_cost)
+            } else {
+                st.restart_left
             };
+            let overhead = due.min(sim.cfg.round_len);
             let (steps, dur) = if compat {
                 let n = ((rate * sim.cfg.round_len).trunc()).min(remaining);
                 (n, n / rate)
@@ -974,7 +983,7 @@ impl Simulator {
                 let n = (rate * (sim.cfg.round_len - overhead)).min(remaining);
                 (n, overhead + n / rate)
             };
-            (steps, start + dur, overhead, moved)
+            (steps, start + dur, overhead, moved, due - overhead)
         };
         for (j, partner, p, runs) in placements {
             if !runs {
@@ -993,7 +1002,7 @@ impl Simulator {
                 let wa = work(self, j, &p, ra);
                 let wb = work(self, b, &p, rb);
                 let held = wa.1.max(wb.1);
-                for (k, other, (steps, fin, overhead, moved)) in [(j, b, wa), (b, j, wb)] {
+                for (k, other, (steps, fin, overhead, moved, left)) in [(j, b, wa), (b, j, wb)] {
                     if moved {
                         self.states[k].restarts += 1;
                         self.emit(
@@ -1011,6 +1020,7 @@ impl Simulator {
                         steps,
                         fin: if compat { held } else { fin },
                         overhead,
+                        restart_left: left,
                         held_until: held,
                     });
                 }
@@ -1031,7 +1041,7 @@ impl Simulator {
             if rate <= 0.0 {
                 continue;
             }
-            let (steps, fin, overhead, moved) = work(self, j, &p, rate);
+            let (steps, fin, overhead, moved, left) = work(self, j, &p, rate);
             if moved {
                 self.states[j].restarts += 1;
                 self.emit(
@@ -1049,6 +1059,7 @@ impl Simulator {
                 steps,
                 fin,
                 overhead,
+                restart_left: left,
                 held_until: fin,
             });
         }
@@ -1178,6 +1189,7 @@ impl Simulator {
                 steps,
                 fin,
                 overhead,
+                restart_left,
                 held_until,
             } = slice;
             let gpus = p.gpus.len() as u32;
@@ -1223,6 +1235,7 @@ impl Simulator {
             st.rounds_run += 1;
             st.ran_last_round = true;
             st.last_placement = Some(p);
+            st.restart_left = restart_left;
             if partner.is_none() {
                 self.mech.job_time[j][t] += exec;
                 self.mech.worker_time[t] += exec;

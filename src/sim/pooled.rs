@@ -280,6 +280,14 @@ fn cfg_err(field: &str, reason: impl Into<String>) -> SimError {
 }
 
 impl PooledSimulator {
+    /// Job `j`'s restart delay: its own (the experiment's per-type delays) or the mechanism's.
+    fn restart_of(&self, j: JobId) -> f64 {
+        self.specs
+            .get(j)
+            .and_then(|s| s.restart_s)
+            .unwrap_or(self.config.restart_s)
+    }
+
     /// A simulator of `specs` on `cluster`, whose type named `inference` (or
     /// `inference-<model>`) is the inference pool and whose first other type is the
     /// training pool.
@@ -574,7 +582,7 @@ impl PooledSimulator {
                     self.remove_gpus(j, s);
                     let job = &self.jobs[j];
                     if job.gpus() >= job.min_gpus && job.running() {
-                        self.jobs[j].overhead = self.config.restart_s;
+                        self.jobs[j].overhead = self.restart_of(j);
                         events.push(SimEvent::Restarted {
                             job: j,
                             time: start,
@@ -626,7 +634,7 @@ impl PooledSimulator {
             }
             if self.place(j, placement) {
                 self.jobs[j].queued = false;
-                self.jobs[j].overhead = self.config.restart_s;
+                self.jobs[j].overhead = self.restart_of(j);
                 self.queue.retain(|&q| q != j);
             }
         }
@@ -640,7 +648,7 @@ impl PooledSimulator {
                 continue;
             }
             if self.place(j, placement) {
-                self.jobs[j].overhead = self.config.restart_s;
+                self.jobs[j].overhead = self.restart_of(j);
                 events.push(SimEvent::Restarted {
                     job: j,
                     time: start,

@@ -139,6 +139,10 @@ pub struct SlotJob {
     pub slots_run: u64,
     /// Completion (s).
     pub finish: Option<f64>,
+    /// Its restart delay (s): the experiment's, or its type's own.
+    pub restart_s: f64,
+    /// Restart delay still to pay (a delay longer than a slot carries on).
+    pub restart_left: f64,
 }
 
 impl SlotJob {
@@ -707,6 +711,8 @@ impl SlotSimulator {
                 started: false,
                 slots_run: 0,
                 finish: None,
+                restart_s: s.restart_s.unwrap_or(cfg.restart_s),
+                restart_left: 0.0,
             })
             .collect();
         let mut order: Vec<JobId> = (0..jobs.len()).collect();
@@ -963,7 +969,6 @@ impl SlotSimulator {
         let mut busy_gpus = vec![0u32; self.factors.len()];
         let (mut busy_cpus, mut running) = (0u32, 0usize);
         let (mut worker_s, mut ps_s, mut job_s) = (0.0, 0.0, 0.0);
-        let delay_s = self.cfg.restart_s.min(slot_s);
         for &id in &self.active {
             let j = &mut self.jobs[id];
             let Some(m) = self.models.models.get(j.model) else {
@@ -987,7 +992,11 @@ impl SlotSimulator {
                 }
                 continue;
             }
-            let delay = if changed { delay_s } else { 0.0 };
+            // A change (the first start included) costs the job's delay; a delay longer than
+            // the slot carries into the next while the counts stay.
+            let due = if changed { j.restart_s } else { j.restart_left };
+            let delay = due.min(slot_s);
+            j.restart_left = due - delay;
             if changed && j.started {
                 events.push(SimEvent::Restarted {
                     job: id,

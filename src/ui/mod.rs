@@ -171,6 +171,8 @@ pub enum Msg {
     GavelCompat(bool),
     /// Set the restart cost.
     RestartCost(String),
+    /// Per-type restart delays, `type=seconds, ...`.
+    RestartTypes(String),
     /// Set the measurement window (`A:B` or empty).
     Window(String),
     /// Toggle the isolated baseline (rho).
@@ -419,6 +421,22 @@ fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
         c.cluster = d.cluster;
     }
     changed
+}
+
+/// Per-type restart delays from `type=seconds, ...` (empty: none).
+fn parse_restart_types(text: &str) -> Result<std::collections::BTreeMap<String, f64>, String> {
+    let mut map = std::collections::BTreeMap::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (t, v) = part
+            .rsplit_once('=')
+            .ok_or_else(|| format!("per-type delays: '{part}' is not type=seconds"))?;
+        let s: f64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("per-type delays: '{}' is not a number of seconds", v.trim()))?;
+        map.insert(t.trim().to_string(), s);
+    }
+    Ok(map)
 }
 
 /// Whether an uploaded profile file is one of elastic applications.
@@ -1275,6 +1293,16 @@ impl Component for App {
                     ))
                 }
             },
+            Msg::RestartTypes(v) => match parse_restart_types(&v) {
+                Ok(map) => {
+                    let candidate = Experiment {
+                        restart_by_type: map,
+                        ..self.exp.clone()
+                    };
+                    self.run_error = self.try_apply(candidate).err();
+                }
+                Err(e) => self.run_error = Some(e),
+            },
             Msg::Window(v) => {
                 let v = v.trim();
                 if v.is_empty() {
@@ -1970,7 +1998,9 @@ impl App {
                 <h2>{ "Run settings" }</h2>
                 <label>{ "seed " }<input id="seed" type="number" min="0" value={self.exp.seed.to_string()} onchange={link.callback(|e: Event| Msg::Seed(input_value(&e)))} /></label>
                 <label title={if self.runs_in(Mechanism::Elastic) { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else if self.runs_in(Mechanism::Preemptive) { "Preemptive experiments have no rounds: time goes from event to event" } else { "" }}>{ if self.runs_in(Mechanism::Elastic) { "scheduling interval (s) " } else if self.runs_in(Mechanism::Slots) { "slot (s) " } else { "round (s) " } }<input id="round" type="number" min="1" disabled={self.runs_in(Mechanism::Preemptive)} value={self.exp.round_s.to_string()} onchange={link.callback(|e: Event| Msg::Round(input_value(&e)))} /></label>
-                <label title={if self.runs_in(Mechanism::Preemptive) { "Preemptive experiments charge the overhead model's drain, checkpoint and reload instead" } else { "" }}>{ "restart cost (s) " }<input type="number" min="0" disabled={self.runs_in(Mechanism::Preemptive)} value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
+                <label title={if self.runs_in(Mechanism::Preemptive) { "Preemptive experiments charge the overhead model's drain, checkpoint and reload instead" } else { "Seconds without progress each time a job starts or its GPUs change" }}>{ "restart cost (s) " }<input id="restart-cost" type="number" min="0" disabled={self.runs_in(Mechanism::Preemptive)} value={self.exp.restart_cost_s.to_string()} onchange={link.callback(|e: Event| Msg::RestartCost(input_value(&e)))} /></label>
+                <label title="A job type's or application's own delay, as Sia gives each application its own: type=seconds, separated by commas">{ "per-type delays " }<input id="restart-types" type="text" placeholder="cifar10=50, bert=120" disabled={self.runs_in(Mechanism::Preemptive)} value={self.exp.restart_by_type.iter().map(|(t, s)| format!("{t}={s}")).collect::<Vec<_>>().join(", ")} onchange={link.callback(|e: Event| Msg::RestartTypes(input_value(&e)))} /></label>
+                <p class="hint" id="restart-model" data-model={self.exp.restart_model().name()}>{ format!("Restart model: {}.", if self.exp.gavel_compat { "none (Gavel-compatible mode)".to_string() } else { self.exp.restart_model().describe() }) }</p>
                 <label>{ "measure jobs A:B " }<input id="window" type="text" placeholder="all" value={self.exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default()} onchange={link.callback(|e: Event| Msg::Window(input_value(&e)))} /></label>
                 if self.runs_in(Mechanism::Slots) {
                     <p class="hint" id="ps-settings">{ "Parameter-server experiments: time goes in slots of the round length (DL2: 20 minutes); every change of a job's workers or parameter servers costs the restart cost. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>

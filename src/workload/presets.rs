@@ -143,6 +143,7 @@ pub fn default_experiment() -> Experiment {
         round_s: 360.0,
         gavel_compat: false,
         restart_cost_s: 0.0,
+        restart_by_type: Default::default(),
         window: None,
         fairness: true,
         inference: None,

@@ -204,6 +204,36 @@ try {
     await page.waitForFunction(() => document.querySelector('#workload-error')?.textContent.includes('unknown.csv:2'));
   });
 
+  await test('the restart model is named and edited in the page, and a link carries it to the CLI', async () => {
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.click('#settings-panel h2').catch(() => {});
+    assert(await p.getAttribute('#restart-model', 'data-model') === 'none', await p.textContent('#restart-model'));
+    await p.fill('#restart-cost', '30');
+    await p.press('#restart-cost', 'Enter');
+    await p.waitForFunction(() => document.querySelector('#restart-model').getAttribute('data-model') === 'fixed');
+    await p.fill('#restart-types', 'A3C=abc');
+    await p.press('#restart-types', 'Enter');
+    await p.waitForFunction(() => (document.querySelector('#run-error')?.textContent || '').includes("'abc'"));
+    await p.fill('#restart-types', 'A3C=600, CycleGAN=5');
+    await p.press('#restart-types', 'Enter');
+    await p.waitForFunction(() => document.querySelector('#restart-model').getAttribute('data-model') === 'per_type');
+    const text = await p.textContent('#restart-model');
+    assert(text.includes('A3C 600 s') && text.includes('others 30 s'), text);
+    await p.click('#compare');
+    await p.waitForSelector('#summary[data-stale="false"][data-complete="true"]');
+    await p.click('#copy-link');
+    await p.waitForFunction(() => location.href.includes('#x1.'));
+    const exp = linkExperiment(p.url());
+    assert(exp.restart_cost_s === 30 && exp.restart_by_type.A3C === 600 && exp.restart_by_type.CycleGAN === 5, JSON.stringify(exp));
+    const rows = await fullSummary(p);
+    const native = nativeSummary(p.url());
+    assert(JSON.stringify(native) === JSON.stringify(rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(rows)}`);
+    await p.close();
+  });
+
   await test('results of an edited experiment are marked stale until it is run again', async () => {
     assert(await page.getAttribute('#summary', 'data-stale') === 'false', 'fresh results marked stale');
     const seed = await page.inputValue('#seed');

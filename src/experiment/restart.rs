@@ -1,0 +1,137 @@
+//! The restart and preemption-overhead model of an experiment, by name.
+//!
+//! An experiment has one: no cost (Gavel), a fixed delay per change (Pollux), a delay per
+//! job type or application (Sia), or PickyMan's drain, checkpoint and reload. The first
+//! three mean the same in every mechanism: a job pays its delay, without progress, each
+//! time it starts on GPUs or its GPUs change (its first start included), and a delay
+//! longer than a round, tick or slot carries on into the next. Gavel-compatible mode
+//! charges nothing, as Gavel does. PickyMan's model makes the experiment preemptive;
+//! PickyMan's mechanism charges it to every policy (in experiments of another model,
+//! PickyMan runs with its default settings).
+
+use super::{Experiment, ExperimentError};
+use crate::job::JobSpec;
+use crate::workload::overhead::PreemptionConfig;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Longest restart delay accepted (s).
+pub const MAX_RESTART_S: f64 = 86_400.0;
+
+/// An experiment's restart model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RestartModel {
+    /// Starts and changes cost nothing (Gavel).
+    None,
+    /// Every start and change costs `seconds` (Pollux).
+    Fixed {
+        /// The delay (s).
+        seconds: f64,
+    },
+    /// Every start and change costs the job type's (application's) own delay, `default_s`
+    /// for types not listed (Sia).
+    PerType {
+        /// The delay of types not listed (s).
+        default_s: f64,
+        /// Delays by job type or application (s).
+        seconds: BTreeMap<String, f64>,
+    },
+    /// Suspensions train to the epoch's end and write a checkpoint; resumptions reload
+    /// (PickyMan).
+    Checkpoint(PreemptionConfig),
+}
+
+impl RestartModel {
+    /// Short name (`none`, `fixed`, `per_type`, `checkpoint`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            RestartModel::None => "none",
+            RestartModel::Fixed { .. } => "fixed",
+            RestartModel::PerType { .. } => "per_type",
+            RestartModel::Checkpoint(_) => "checkpoint",
+        }
+    }
+
+    /// One line for people.
+    pub fn describe(&self) -> String {
+        match self {
+            RestartModel::None => "none: starts and changes cost nothing (Gavel)".into(),
+            RestartModel::Fixed { seconds } => {
+                format!("fixed: every start and change of a job's GPUs costs {seconds} s (Pollux)")
+            }
+            RestartModel::PerType { default_s, seconds } => {
+                let list: Vec<String> = seconds.iter().map(|(t, s)| format!("{t} {s} s")).collect();
+                format!(
+                    "per type: every start and change costs the job type's delay ({}; others {default_s} s) (Sia)",
+                    list.join(", ")
+                )
+            }
+            RestartModel::Checkpoint(c) => format!(
+                "checkpoint: a suspension trains to the epoch's end and writes a checkpoint at {} GB/s, a resumption reloads at {} GB/s (PickyMan)",
+                c.write_gbps, c.read_gbps
+            ),
+        }
+    }
+}
+
+impl Experiment {
+    /// The experiment's restart model, from its fields: `preemption` (checkpoint),
+    /// `restart_by_type` (per type, `restart_cost_s` for the others), `restart_cost_s`.
+    pub fn restart_model(&self) -> RestartModel {
+        if let Some(c) = self.preemption {
+            RestartModel::Checkpoint(c)
+        } else if !self.restart_by_type.is_empty() {
+            RestartModel::PerType {
+                default_s: self.restart_cost_s,
+                seconds: self.restart_by_type.clone(),
+            }
+        } else if self.restart_cost_s > 0.0 {
+            RestartModel::Fixed {
+                seconds: self.restart_cost_s,
+            }
+        } else {
+            RestartModel::None
+        }
+    }
+
+    /// Check the per-type delays and give each job of a listed type its own.
+    pub(super) fn apply_restart_delays(&self, jobs: &mut [JobSpec]) -> Result<(), ExperimentError> {
+        for (t, &s) in &self.restart_by_type {
+            if !(s.is_finite() && (0.0..=MAX_RESTART_S).contains(&s)) {
+                return Err(ExperimentError::Invalid(format!(
+                    "restart_by_type '{t}': {s} must be between 0 and 86,400 s"
+                )));
+            }
+        }
+        for j in jobs.iter_mut() {
+            j.restart_s = self.restart_by_type.get(&j.job_type).copied();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_is_named_from_the_fields() {
+        let mut e = Experiment {
+            preemption: None,
+            restart_cost_s: 0.0,
+            ..Experiment::default()
+        };
+        assert_eq!(e.restart_model(), RestartModel::None);
+        e.restart_cost_s = 30.0;
+        assert_eq!(e.restart_model(), RestartModel::Fixed { seconds: 30.0 });
+        e.restart_by_type.insert("cifar10".into(), 50.0);
+        assert_eq!(e.restart_model().name(), "per_type");
+        assert!(e
+            .restart_model()
+            .describe()
+            .contains("cifar10 50 s; others 30 s"));
+        e.preemption = Some(PreemptionConfig::default());
+        assert_eq!(e.restart_model().name(), "checkpoint");
+    }
+}
