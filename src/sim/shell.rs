@@ -63,7 +63,7 @@ impl Mechanism {
         match self {
             Mechanism::Rounds => "rigid jobs with per-GPU-type throughputs, from a round-based profile such as gavel-types",
             Mechanism::Elastic => "elastic jobs with a goodput model, from a profile of applications such as pollux-apps or Pollux's folders",
-            Mechanism::Pooled => "an inference pool: a cluster type named 'inference' and a load curve",
+            Mechanism::Pooled => "an inference pool: a cluster type named 'inference' (or 'inference-<model>') and a load curve",
             Mechanism::Preemptive => "a preemption model: suspensions drain to the epoch's end, checkpoint and reload",
             Mechanism::Slots => "parameter-server jobs, from a profile of parameter-server models such as dl2-models",
         }
