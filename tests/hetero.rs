@@ -4,7 +4,10 @@
 //! families on such a cluster.
 
 use orrery::experiment::{self, Experiment, ProfileSource, WorkloadSource};
-use orrery::workload::{presets, Apps, InlineFile};
+mod common;
+
+use common::folder_files;
+use orrery::workload::{presets, Apps};
 use std::path::{Path, PathBuf};
 
 fn sia_dir() -> Option<PathBuf> {
@@ -18,29 +21,6 @@ fn sia_dir() -> Option<PathBuf> {
         );
         None
     }
-}
-
-fn folder_files(dir: &Path) -> Vec<InlineFile> {
-    let mut files = Vec::new();
-    let mut apps: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    apps.sort();
-    for app in apps.into_iter().filter(|p| p.is_dir()) {
-        let mut fs: Vec<PathBuf> = std::fs::read_dir(&app)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        fs.sort();
-        for f in fs {
-            files.push(InlineFile {
-                path: f.strip_prefix(dir).unwrap().to_string_lossy().into_owned(),
-                text: std::fs::read_to_string(&f).unwrap(),
-            });
-        }
-    }
-    files
 }
 
 fn saturn(dir: &Path, cluster: &str, policies: &[&str]) -> Experiment {

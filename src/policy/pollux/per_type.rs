@@ -93,13 +93,7 @@ impl ElasticPolicy for PerType {
             }
         }
         let mut waiting: Vec<usize> = (0..n).filter(|&i| assign[i].is_none()).collect();
-        waiting.sort_by(|&a, &b| {
-            let (ja, jb) = (&view.jobs[a], &view.jobs[b]);
-            ja.state
-                .attained_service
-                .total_cmp(&jb.state.attained_service)
-                .then(ja.spec.arrival.total_cmp(&jb.spec.arrival))
-        });
+        super::scheduler::by_priority(view, &mut waiting);
         for i in waiting {
             let j = &view.jobs[i];
             let mut best: Option<(usize, f64)> = None;

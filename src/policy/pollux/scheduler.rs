@@ -157,6 +157,18 @@ impl Speedup for Speedups<'_> {
     }
 }
 
+/// Sort indices into `view.jobs` in Pollux's priority order: least attained service
+/// first, then earliest submission.
+pub(super) fn by_priority(view: &ElasticView, order: &mut [usize]) {
+    order.sort_by(|&a, &b| {
+        let (ja, jb) = (&view.jobs[a], &view.jobs[b]);
+        ja.state
+            .attained_service
+            .total_cmp(&jb.state.attained_service)
+            .then(ja.spec.arrival.total_cmp(&jb.spec.arrival))
+    });
+}
+
 impl ElasticPolicy for Pollux {
     fn name(&self) -> &str {
         &self.name
@@ -170,13 +182,7 @@ impl ElasticPolicy for Pollux {
         let nodes = view.num_nodes as usize;
         let total = view.total_gpus();
         let mut order: Vec<usize> = (0..view.jobs.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (ja, jb) = (&view.jobs[a], &view.jobs[b]);
-            ja.state
-                .attained_service
-                .total_cmp(&jb.state.attained_service)
-                .then(ja.spec.arrival.total_cmp(&jb.spec.arrival))
-        });
+        by_priority(view, &mut order);
         let jn = order.len();
         let fair = (f64::from(total) / jn.max(1) as f64).ceil().max(1.0);
         let mut jobs = Vec::with_capacity(jn);
