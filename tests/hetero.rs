@@ -3,7 +3,7 @@
 //! speeds), how an allocation spanning types is kept to one, and comparisons across
 //! families on such a cluster.
 
-use orrery::experiment::{self, Experiment, ProfileSource, WorkloadSource};
+use orrery::experiment::{self, Experiment, RunResult};
 mod common;
 
 use common::folder_files;
@@ -24,30 +24,51 @@ fn sia_dir() -> Option<PathBuf> {
 }
 
 fn saturn(dir: &Path, cluster: &str, policies: &[&str]) -> Experiment {
-    Experiment {
+    common::folder_experiment(
+        &dir.join("workloads/saturn/workload-2.csv"),
+        &dir.join("traces"),
+        cluster,
+        policies,
+    )
+}
+
+/// `base` on `cluster`, without the isolated baseline.
+fn on_cluster(base: &Experiment, cluster: &str) -> Vec<RunResult> {
+    experiment::run(&Experiment {
         cluster: cluster.into(),
-        workload: WorkloadSource::Inline {
-            name: "workload-2.csv".into(),
-            text: std::fs::read_to_string(dir.join("workloads/saturn/workload-2.csv")).unwrap(),
-        },
-        profile: ProfileSource::Files {
-            name: "traces".into(),
-            files: folder_files(&dir.join("traces")),
-        },
-        policies: policies.iter().map(|p| p.to_string()).collect(),
-        round_s: 60.0,
-        restart_cost_s: 30.0,
         fairness: false,
-        ..Experiment::default()
+        ..base.clone()
+    })
+    .unwrap()
+}
+
+/// Each summary as JSON.
+fn json(rs: &[RunResult]) -> Vec<String> {
+    rs.iter()
+        .map(|r| serde_json::to_string(&r.summary).unwrap())
+        .collect()
+}
+
+/// `r` kept some GPUs of each of `types` busy (and none over their count).
+fn assert_uses(r: &RunResult, types: &[&str]) {
+    for ty in types {
+        let u = r
+            .summary
+            .utilization_by_type
+            .get(*ty)
+            .copied()
+            .unwrap_or(0.0);
+        assert!(
+            u > 0.0 && u <= 1.0,
+            "{} uses {ty}: {:?}",
+            r.summary.policy,
+            r.summary.utilization_by_type
+        );
     }
 }
 
 fn summaries(exp: &Experiment) -> Vec<String> {
-    experiment::run(exp)
-        .unwrap()
-        .iter()
-        .map(|r| serde_json::to_string(&r.summary).unwrap())
-        .collect()
+    json(&experiment::run(exp).unwrap())
 }
 
 #[test]
@@ -116,25 +137,10 @@ fn saturn_on_sias_cluster_compares_every_family() {
         assert_eq!(r.summary.policy, p);
         assert_eq!(r.summary.num_jobs, 160, "{p}");
         assert_eq!(r.summary.unfinished, 0, "{p}: every job finishes");
-        for ty in ["aws", "dgx-ext", "rtx"] {
-            let u = r
-                .summary
-                .utilization_by_type
-                .get(ty)
-                .copied()
-                .unwrap_or(0.0);
-            assert!(
-                u > 0.0,
-                "{p} uses {ty}: {:?}",
-                r.summary.utilization_by_type
-            );
-        }
+        assert_uses(r, &["aws", "dgx-ext", "rtx"]);
     }
     // Each policy's numbers equal its run alone.
-    let mixed: Vec<String> = results
-        .iter()
-        .map(|r| serde_json::to_string(&r.summary).unwrap())
-        .collect();
+    let mixed = json(&results);
     for (k, p) in ["pollux", "tiresias", "las", "pickyman"].iter().enumerate() {
         let i = policies.iter().position(|x| x == p).unwrap();
         let alone = summaries(&saturn(&dir, cluster, &[p]));
@@ -153,28 +159,15 @@ fn saturn_on_sias_cluster_compares_every_family() {
 
 #[test]
 fn bundled_applications_run_on_several_types() {
-    let base = presets::scenario("pollux").unwrap().experiment();
-    let run = |cluster: &str| {
-        let exp = Experiment {
-            cluster: cluster.into(),
-            policies: vec!["pollux".into(), "tiresias".into()],
-            fairness: false,
-            ..base.clone()
-        };
-        experiment::run(&exp).unwrap()
+    let base = Experiment {
+        policies: vec!["pollux".into(), "tiresias".into()],
+        ..presets::scenario("pollux").unwrap().experiment()
     };
+    let run = |cluster: &str| on_cluster(&base, cluster);
     let mixed = run("a100:32/8,t4:32/4");
     for r in &mixed {
         assert_eq!(r.summary.unfinished, 0, "{}", r.summary.policy);
-        for ty in ["a100", "t4"] {
-            let u = r
-                .summary
-                .utilization_by_type
-                .get(ty)
-                .copied()
-                .unwrap_or(0.0);
-            assert!(u > 0.0, "{} uses {ty}", r.summary.policy);
-        }
+        assert_uses(r, &["a100", "t4"]);
     }
     // Faster GPUs finish sooner: all-A100 beats all-T4 at the same size.
     let a100 = run("a100:64/8");
@@ -359,36 +352,16 @@ fn preemptive_pools_start_jobs_on_their_fastest_free_type() {
 #[test]
 fn pickyman_and_its_baselines_run_on_two_types() {
     let base = presets::pickyman_experiment();
-    let run = |cluster: &str| {
-        let exp = Experiment {
-            cluster: cluster.into(),
-            fairness: false,
-            ..base.clone()
-        };
-        experiment::run(&exp).unwrap()
-    };
+    let run = |cluster: &str| on_cluster(&base, cluster);
     let mixed = run("v100:16,k80:16");
     assert_eq!(mixed.len(), base.policies.len());
     for r in &mixed {
         assert_eq!(r.summary.num_jobs, 400, "{}", r.summary.policy);
         assert_eq!(r.summary.unfinished, 0, "{}", r.summary.policy);
-        for ty in ["v100", "k80"] {
-            let u = r
-                .summary
-                .utilization_by_type
-                .get(ty)
-                .copied()
-                .unwrap_or(0.0);
-            assert!(u > 0.0, "{} uses {ty}", r.summary.policy);
-        }
+        assert_uses(r, &["v100", "k80"]);
     }
     let permuted = run("k80:16,v100:16");
-    let js = |rs: &[orrery::experiment::RunResult]| -> Vec<String> {
-        rs.iter()
-            .map(|r| serde_json::to_string(&r.summary).unwrap())
-            .collect()
-    };
-    assert_eq!(js(&mixed), js(&permuted));
+    assert_eq!(json(&mixed), json(&permuted));
     // Half the V100s swapped for K80s: slower than the all-V100 cluster.
     let v100 = run("v100:32");
     assert!(mixed[0].summary.avg_jct_s > v100[0].summary.avg_jct_s);
@@ -397,26 +370,11 @@ fn pickyman_and_its_baselines_run_on_two_types() {
 #[test]
 fn dl2s_world_runs_on_servers_of_two_types() {
     let base = presets::dl2_experiment();
-    let run = |cluster: &str| {
-        let exp = Experiment {
-            cluster: cluster.into(),
-            fairness: false,
-            ..base.clone()
-        };
-        experiment::run(&exp).unwrap()
-    };
+    let run = |cluster: &str| on_cluster(&base, cluster);
     let mixed = run("a100:32/8,v100:32/8");
     for r in &mixed {
         assert_eq!(r.summary.unfinished, 0, "{}", r.summary.policy);
-        for ty in ["a100", "v100"] {
-            let u = r
-                .summary
-                .utilization_by_type
-                .get(ty)
-                .copied()
-                .unwrap_or(0.0);
-            assert!(u > 0.0 && u <= 1.0, "{} uses {ty}: {u}", r.summary.policy);
-        }
+        assert_uses(r, &["a100", "v100"]);
     }
     // Slower GPUs make every heuristic slower: K80s in place of the A100s.
     let k80 = run("k80:32/8,v100:32/8");
@@ -436,20 +394,15 @@ fn dl2s_world_runs_on_servers_of_two_types() {
 /// pool's model does not matter.
 #[test]
 fn loaned_inference_servers_train_at_their_own_speed() {
-    let base = presets::aryl_experiment();
-    let run = |cluster: &str| {
-        let exp = Experiment {
-            cluster: cluster.into(),
-            policies: vec!["aryl".into(), "aryl[loaning=false]".into()],
-            fairness: false,
-            ..base.clone()
-        };
-        experiment::run(&exp).unwrap()
+    let base = Experiment {
+        policies: vec!["aryl".into(), "aryl[loaning=false]".into()],
+        ..presets::aryl_experiment()
     };
+    let run = |cluster: &str| on_cluster(&base, cluster);
     let same = run("v100:128/8,inference:128/8");
     let t4 = run("v100:128/8,inference-t4:128/8");
     let h100 = run("v100:128/8,inference-h100:128/8");
-    let jct = |r: &[orrery::experiment::RunResult], k: usize| r[k].summary.avg_jct_s;
+    let jct = |r: &[RunResult], k: usize| r[k].summary.avg_jct_s;
     assert!(jct(&h100, 0) < jct(&same, 0) && jct(&same, 0) < jct(&t4, 0));
     assert_eq!(jct(&same, 1), jct(&t4, 1));
     assert_eq!(jct(&same, 1), jct(&h100, 1));
@@ -490,17 +443,5 @@ fn pollux_per_type_is_pollux_on_one_type_and_runs_on_three() {
     let r = experiment::run(&saturn(&dir, "aws:24/4,dgx-ext:16/8,rtx:24/8", &[p])).unwrap();
     assert_eq!(r[0].summary.unfinished, 0);
     assert_eq!(r[0].summary.num_jobs, 160);
-    for ty in ["aws", "dgx-ext", "rtx"] {
-        let u = r[0]
-            .summary
-            .utilization_by_type
-            .get(ty)
-            .copied()
-            .unwrap_or(0.0);
-        assert!(
-            u > 0.0,
-            "{p} uses {ty}: {:?}",
-            r[0].summary.utilization_by_type
-        );
-    }
+    assert_uses(&r[0], &["aws", "dgx-ext", "rtx"]);
 }

@@ -2,11 +2,10 @@
 //! (../shared/reference/pollux), invariants of the elastic mechanism, determinism, the
 //! bundled scenario's direction, and the importers' error messages.
 
-use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
+use orrery::experiment::{Experiment, WorkloadSource};
 use orrery::sim::SimEvent;
 mod common;
 
-use common::folder_files;
 use orrery::workload::{presets, Apps, InlineFile};
 use std::path::{Path, PathBuf};
 
@@ -24,22 +23,12 @@ fn reference_dir() -> Option<PathBuf> {
 }
 
 fn reference_experiment(dir: &Path, policies: &[&str]) -> Experiment {
-    Experiment {
-        cluster: "gpu:64/4".into(),
-        workload: WorkloadSource::Inline {
-            name: "workload-6.csv".into(),
-            text: std::fs::read_to_string(dir.join("workload-6.csv")).unwrap(),
-        },
-        profile: ProfileSource::Files {
-            name: "traces".into(),
-            files: folder_files(&dir.join("traces")),
-        },
-        policies: policies.iter().map(|p| p.to_string()).collect(),
-        round_s: 60.0,
-        restart_cost_s: 30.0,
-        fairness: false,
-        ..Experiment::default()
-    }
+    common::folder_experiment(
+        &dir.join("workload-6.csv"),
+        &dir.join("traces"),
+        "gpu:64/4",
+        policies,
+    )
 }
 
 fn avg_jct(exp: &Experiment, policy: &str) -> (f64, Vec<Option<f64>>) {

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
 use orrery::workload::InlineFile;
 use std::path::{Path, PathBuf};
 
@@ -26,4 +27,33 @@ pub fn folder_files(dir: &Path) -> Vec<InlineFile> {
         }
     }
     files
+}
+
+/// An elastic experiment of the simulators' reference runs: the workload CSV `workload`,
+/// the application folders in `traces`, Pollux's 60 s ticks and 30 s restarts, no rho.
+pub fn folder_experiment(
+    workload: &Path,
+    traces: &Path,
+    cluster: &str,
+    policies: &[&str],
+) -> Experiment {
+    Experiment {
+        cluster: cluster.into(),
+        workload: WorkloadSource::Inline {
+            name: workload
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            text: std::fs::read_to_string(workload).unwrap(),
+        },
+        profile: ProfileSource::Files {
+            name: "traces".into(),
+            files: folder_files(traces),
+        },
+        policies: policies.iter().map(|p| p.to_string()).collect(),
+        round_s: 60.0,
+        restart_cost_s: 30.0,
+        fairness: false,
+        ..Experiment::default()
+    }
 }
