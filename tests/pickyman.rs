@@ -193,7 +193,8 @@ fn small_preset(n: usize) -> Experiment {
 fn gpus_are_never_over_committed_and_every_job_finishes() {
     let exp = small_preset(150);
     let r = exp.resolve().unwrap();
-    let model = r.preemption.unwrap();
+    let model = r.overheads();
+    assert!(model.checkpoint().is_some());
     for policy in &exp.policies {
         let mut sim = r.preemptive_simulator(policy, &model).unwrap();
         while sim.step_round().is_some() {
@@ -326,12 +327,16 @@ fn bad_preemptive_experiments_are_refused() {
     let err = exp.resolve().unwrap_err().to_string();
     assert!(err.contains("read_gbps"), "{err}");
 
+    // Round-based policies run its rigid jobs in rounds; Aryl (no inference pool) and DL2
+    // (no parameter-server jobs) do not run here.
     let mut exp = presets::pickyman_experiment();
     exp.policies = vec!["max_min_fairness".into()];
-    assert!(
-        exp.resolve().is_err(),
-        "round-based policies do not run here"
-    );
+    assert!(exp.resolve().is_ok());
+    for p in ["aryl", "dl2"] {
+        exp.policies = vec![p.into()];
+        let err = exp.resolve().unwrap_err().to_string();
+        assert!(err.contains(&format!("'{p}'")), "{err}");
+    }
 
     let mut exp = presets::pickyman_experiment();
     exp.profile = ProfileSource::Preset {
@@ -342,4 +347,67 @@ fn bad_preemptive_experiments_are_refused() {
     let exp = presets::pickyman_experiment();
     let json = exp.to_json();
     assert_eq!(Experiment::from_json(&json).unwrap(), exp);
+}
+
+/// Finish time of every job, by id.
+fn finishes(ev: &[SimEvent], n: usize) -> Vec<f64> {
+    let mut out = vec![f64::NAN; n];
+    for e in ev {
+        if let SimEvent::Finished { job, time } = e {
+            out[*job] = *time;
+        }
+    }
+    out
+}
+
+#[test]
+fn under_a_delay_model_every_start_costs_the_delay_and_suspensions_are_immediate() {
+    use orrery::workload::overhead::Overheads;
+    let (cluster, profile, _) = tiny();
+    // A long job (1,000 steps at 10 steps/s) at 0 and a short one (50 steps) at 23 s under
+    // preemptive SRTF on one GPU.
+    let jobs = vec![
+        JobSpec::new("A", 0.0, 1000.0),
+        JobSpec::new("A", 23.0, 50.0),
+    ];
+    let run = |overheads: Overheads, jobs: Vec<JobSpec>| {
+        let sim = PreemptiveSimulator::new(
+            &cluster,
+            jobs,
+            profile.clone(),
+            overheads,
+            0,
+            pickyman::build("srtf").unwrap(),
+        )
+        .unwrap();
+        events(sim)
+    };
+    // None: A is suspended at 23 s with nothing to drain or write, the short job runs
+    // 23-28 s, A resumes at 28 s with 770 steps left: 105 s.
+    let ev = run(Overheads::Delay { default_s: 0.0 }, jobs.clone());
+    let f = finishes(&ev, 2);
+    assert!(
+        (f[1] - 28.0).abs() < 1e-6 && (f[0] - 105.0).abs() < 1e-6,
+        "{f:?}"
+    );
+    // A fixed 4 s: A starts at 0 and trains from 4 s (190 steps by 23 s); the short job
+    // trains 27-32 s; A resumes at 32 s, trains from 36 s, 810 steps: 117 s.
+    let ev = run(Overheads::Delay { default_s: 4.0 }, jobs.clone());
+    let f = finishes(&ev, 2);
+    assert!(
+        (f[1] - 32.0).abs() < 1e-6 && (f[0] - 117.0).abs() < 1e-6,
+        "{f:?}"
+    );
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        SimEvent::Suspending { drain_s, save_s, .. } if *drain_s == 0.0 && *save_s == 0.0
+    )));
+    // A job's own delay (per type) wins over the default: the short job's 1 s.
+    let mut own = jobs;
+    own[1].restart_s = Some(1.0);
+    let f = finishes(&run(Overheads::Delay { default_s: 4.0 }, own), 2);
+    assert!(
+        (f[1] - 29.0).abs() < 1e-6 && (f[0] - 114.0).abs() < 1e-6,
+        "{f:?}"
+    );
 }

@@ -249,30 +249,53 @@ fn a_rigid_job_takes_as_long_alone_as_in_the_elastic_simulator() {
 #[test]
 fn pickyman_runs_a_rigid_workload_beside_round_based_policies() {
     // The default trace on one GPU type: LAS and Gavel's LP policy in rounds, PickyMan in
-    // its own mechanism with the default overhead model, which gives exactly the run of
-    // the same experiment made preemptive.
+    // its own mechanism under the experiment's restart model.
     let base = Experiment {
         cluster: "v100:32".into(),
         fairness: false,
         ..Experiment::default()
     };
-    let mixed = experiment::run(&Experiment {
-        policies: vec![
-            "las".into(),
-            "max_min_fairness_perf".into(),
-            "pickyman".into(),
-        ],
-        ..base.clone()
-    })
-    .unwrap();
-    assert!(mixed.iter().all(|r| r.summary.unfinished == 0));
-    let preemptive = experiment::run(&Experiment {
-        policies: vec!["pickyman".into()],
-        preemption: Some(orrery::workload::overhead::PreemptionConfig::default()),
-        ..base.clone()
-    })
-    .unwrap();
-    assert_eq!(mixed[2].summary, preemptive[0].summary);
+    let mixed = |preemption, restart_cost_s| {
+        experiment::run(&Experiment {
+            policies: vec![
+                "las".into(),
+                "max_min_fairness_perf".into(),
+                "pickyman".into(),
+            ],
+            preemption,
+            restart_cost_s,
+            ..base.clone()
+        })
+        .unwrap()
+    };
+    // No restart cost: a suspension frees the GPUs at once and loses nothing.
+    let free = mixed(None, 0.0);
+    assert!(free.iter().all(|r| r.summary.unfinished == 0));
+    assert_eq!(free[2].summary.time_lost_s, 0.0);
+    // A fixed delay: every start and resumption costs it, in every mechanism.
+    let fixed = mixed(None, 600.0);
+    for (f, d) in free.iter().zip(&fixed) {
+        assert!(
+            d.summary.avg_jct_s > f.summary.avg_jct_s,
+            "{}",
+            f.summary.policy
+        );
+    }
+    // PickyMan's checkpoint model: PickyMan drains, checkpoints and reloads; the
+    // round-based policies pay a checkpoint write and reload at each start and change.
+    let ckpt = mixed(
+        Some(orrery::workload::overhead::PreemptionConfig::default()),
+        0.0,
+    );
+    assert!(ckpt[2].summary.time_lost_s > 0.0);
+    // (`las` is PickyMan's preemptive LAS there: the experiment's own mechanism has it.)
+    for (f, c) in free.iter().zip(&ckpt).skip(1) {
+        assert!(
+            c.summary.avg_jct_s > f.summary.avg_jct_s,
+            "{}",
+            f.summary.policy
+        );
+    }
     let r = Experiment {
         policies: vec!["las".into(), "pickyman".into()],
         ..base.clone()
@@ -350,4 +373,134 @@ fn per_type_restart_delays_apply_in_every_mechanism() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("cifar10"), "{err}");
+}
+
+/// A small round-based experiment: 40 jobs of the default generator (some multi-GPU) on
+/// two GPU types.
+fn small_rigid(policies: &[&str]) -> Experiment {
+    let g = orrery::workload::GeneratorConfig {
+        num_jobs: 40,
+        jobs_per_hour: 4.0,
+        multi_gpu: true,
+        seed: 5,
+        ..Default::default()
+    };
+    Experiment {
+        cluster: "v100:8/4,k80:8/4".into(),
+        workload: orrery::experiment::WorkloadSource::Generated(g),
+        policies: policies.iter().map(|p| p.to_string()).collect(),
+        fairness: false,
+        ..Experiment::default()
+    }
+}
+
+#[test]
+fn rigid_jobs_run_under_every_family_that_takes_them() {
+    let specs = [
+        "las",
+        "max_min_fairness_perf",
+        "pollux[generations=20,population=30]",
+        "pollux[generations=20,population=30,per_type=true]",
+        "pickyman",
+    ];
+    let exp = small_rigid(&specs);
+    let r = exp.resolve().unwrap();
+    assert_eq!(r.mechanism(), Mechanism::Rounds);
+    assert_eq!(r.stepper(specs[2]).unwrap().mechanism(), Mechanism::Elastic);
+    let together = experiment::run(&exp).unwrap();
+    for (res, spec) in together.iter().zip(specs) {
+        assert_eq!(res.summary.num_jobs, 40, "{spec}");
+        assert_eq!(res.summary.unfinished, 0, "{spec}");
+        let alone = experiment::run(&small_rigid(&[spec])).unwrap();
+        assert_eq!(res.summary, alone[0].summary, "{spec}");
+    }
+    // Under Pollux a rigid job holds its own GPU count or nothing, and runs on one type.
+    let mut sim = r.stepper(specs[2]).unwrap();
+    let mut ran = 0;
+    while let Some(rep) = sim.step() {
+        for e in &rep.events {
+            match e {
+                orrery::sim::SimEvent::Resized { job, gpus, .. } => {
+                    let want = r.trace.jobs[*job].scale_factor;
+                    assert!(*gpus == 0 || *gpus == want, "job {job}: {gpus} of {want}");
+                }
+                orrery::sim::SimEvent::Ran { job, gpus, .. } => {
+                    assert_eq!(*gpus, r.trace.jobs[*job].scale_factor);
+                    ran += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(ran > 0);
+}
+
+#[test]
+fn round_based_policies_run_preemptive_and_pooled_experiments() {
+    // PickyMan's scenario (checkpoint model): Gavel's LP policy and Tiresias in rounds
+    // beside PickyMan and its preemptive LAS; each equals its run alone.
+    let pm = presets::scenario("pickyman").unwrap().experiment();
+    let specs = ["pickyman", "las", "max_min_fairness_perf", "tiresias"];
+    let with = |e: &Experiment, specs: &[&str]| Experiment {
+        policies: specs.iter().map(|p| p.to_string()).collect(),
+        ..e.clone()
+    };
+    let together = experiment::run(&with(&pm, &specs)).unwrap();
+    for (res, spec) in together.iter().zip(specs) {
+        assert_eq!(res.summary.unfinished, 0, "{spec}");
+        let alone = experiment::run(&with(&pm, &[spec])).unwrap();
+        assert_eq!(res.summary, alone[0].summary, "{spec}");
+    }
+    let r = with(&pm, &specs).resolve().unwrap();
+    assert_eq!(r.stepper("las").unwrap().mechanism(), Mechanism::Preemptive);
+    assert_eq!(
+        r.stepper("max_min_fairness_perf").unwrap().mechanism(),
+        Mechanism::Rounds
+    );
+    // In rounds the checkpoint model costs a job its checkpoint write and reload at each
+    // start and change: slower than the same jobs with no restart cost.
+    let free = experiment::run(&Experiment {
+        preemption: None,
+        ..with(&pm, &["max_min_fairness_perf"])
+    })
+    .unwrap();
+    assert!(
+        together[2].summary.avg_jct_s > free[0].summary.avg_jct_s,
+        "{} vs {}",
+        together[2].summary.avg_jct_s,
+        free[0].summary.avg_jct_s
+    );
+
+    // Aryl's scenario: LAS runs the training pool only (the inference servers serve
+    // inference): its jobs finish exactly as on the training pool alone.
+    let aryl = presets::scenario("aryl").unwrap().experiment();
+    let mixed = experiment::run(&with(&aryl, &["aryl", "las", "pickyman"])).unwrap();
+    let training = aryl
+        .cluster
+        .split(',')
+        .filter(|t| !t.starts_with("inference"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let plain = experiment::run(&Experiment {
+        cluster: training,
+        inference: None,
+        ..with(&aryl, &["las", "pickyman"])
+    })
+    .unwrap();
+    for (m, p) in mixed[1..].iter().zip(&plain) {
+        assert_eq!(m.summary.unfinished, 0);
+        assert_eq!(
+            m.summary.avg_jct_s, p.summary.avg_jct_s,
+            "{}",
+            p.summary.policy
+        );
+        assert_eq!(m.summary.makespan_s, p.summary.makespan_s);
+        assert_eq!(m.recorder.jcts(), p.recorder.jcts());
+    }
+    // What no mechanism of the experiment runs is refused, naming the policy.
+    let err = with(&aryl, &["dl2"]).resolve().unwrap_err().to_string();
+    assert!(
+        err.contains("'dl2'") && err.contains("parameter-server"),
+        "{err}"
+    );
 }

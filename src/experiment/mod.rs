@@ -23,6 +23,7 @@ use base64::engine::DecodePaddingMode;
 use base64::{DecodeError, Engine as _};
 
 use crate::cluster::{ClusterError, ClusterSpec};
+use crate::job::JobSpec;
 use crate::metrics::{Recorder, Summary};
 use crate::nn::Mlp;
 use crate::policy::{self, PolicyError};
@@ -32,7 +33,7 @@ use crate::sim::preemptive::PreemptiveSimulator;
 use crate::sim::slots::{SlotConfig, SlotSimulator};
 use crate::sim::{Mechanism, RoundReport, SimConfig, SimError, Simulation, Simulator, Stepper};
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
-use crate::workload::overhead::{OverheadModel, PreemptionConfig};
+use crate::workload::overhead::{OverheadModel, Overheads, PreemptionConfig};
 use crate::workload::ps::generate_ps;
 use crate::workload::{
     generate, presets, Apps, GeneratorConfig, InlineFile, Profile, PsConfig, PsModels, Trace,

@@ -75,9 +75,9 @@ impl Resolved {
     }
 
     /// A simulation of one policy, ready to step, in the mechanism the catalog says runs it
-    /// for this experiment ([`policy::catalog::runner`]): the experiment's own, rounds for
-    /// a round-based policy on an elastic workload, PickyMan's events for PickyMan and its
-    /// baselines on a round-based or elastic one (elastic jobs run rigid).
+    /// for this experiment ([`policy::catalog::runner`]): the experiment's own when the
+    /// policy has an implementation there; otherwise Gavel's rounds, PickyMan's events or
+    /// Pollux's ticks, on the experiment's jobs as rigid ones ([`Resolved::rigid_jobs`]).
     pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
         Ok(self.simulation(policy_spec)?.into_stepper())
     }
@@ -88,13 +88,9 @@ impl Resolved {
             |what: &str| ExperimentError::Invalid(format!("the experiment has no {what}"));
         Ok(
             match policy::catalog::runner_of(policy_spec, self.mechanism())? {
-                Mechanism::Rounds if self.apps.is_some() => {
-                    Simulation::Rounds(Box::new(self.rigid_simulator(policy_spec)?))
-                }
                 Mechanism::Rounds => Simulation::Rounds(Box::new(self.simulator(policy_spec)?)),
                 Mechanism::Elastic => {
-                    let apps = self.apps.as_ref().ok_or_else(|| missing("applications"))?;
-                    Simulation::Elastic(Box::new(self.elastic_simulator(policy_spec, apps)?))
+                    Simulation::Elastic(Box::new(self.elastic_simulator_of(policy_spec)?))
                 }
                 Mechanism::Pooled => {
                     let load = self
@@ -104,7 +100,7 @@ impl Resolved {
                     Simulation::Pooled(Box::new(self.pooled_simulator(policy_spec, load)?))
                 }
                 Mechanism::Preemptive => Simulation::Preemptive(Box::new(
-                    self.preemptive_simulator(policy_spec, &self.overhead_model())?,
+                    self.preemptive_simulator(policy_spec, &self.overheads())?,
                 )),
                 Mechanism::Slots => {
                     let ps = self
@@ -117,35 +113,51 @@ impl Resolved {
         )
     }
 
-    /// A round-based simulator for a round-based policy in an elastic experiment: every job
-    /// runs rigid at its user's GPU count and batch, with the throughput its application's
-    /// model gives there ([`crate::workload::rigid`]).
-    pub fn rigid_simulator(&self, policy_spec: &str) -> Result<Simulator, ExperimentError> {
-        let apps = self.apps.as_ref().ok_or_else(|| {
-            ExperimentError::Invalid("rigid runs are of elastic experiments".into())
-        })?;
-        let split = policy::catalog::split_interval(policy_spec)?;
-        let p = policy::build(&split.spec)?;
-        let (jobs, profile) =
-            crate::workload::rigid::rigid_workload(apps, &self.trace.jobs, &self.cluster);
-        Ok(Simulator::new(
-            self.sim_config(split.interval),
-            self.cluster.clone(),
-            jobs,
-            profile,
-            p,
-        )?)
+    /// The experiment's jobs as rigid ones, on the cluster the rigid mechanisms (rounds,
+    /// events, and ticks for rigid jobs) run them on, with the profile of their
+    /// throughputs:
+    /// - elastic jobs run at their user's GPU count and batch, with the throughput their
+    ///   application's model gives there ([`crate::workload::rigid`]);
+    /// - an experiment with an inference pool runs its training pool only: the inference
+    ///   types keep their place in the cluster with no GPUs (they serve inference);
+    /// - under PickyMan's checkpoint model, mechanisms that preempt at round, tick or slot
+    ///   boundaries (`drains` false) charge a job its checkpoint write and reload at each
+    ///   start and change ([`OverheadModel::change_delay`]); the preemptive mechanism
+    ///   charges the model itself.
+    pub fn rigid_jobs(&self, drains: bool) -> (ClusterSpec, Vec<JobSpec>, Profile) {
+        let mut cluster = self.cluster.clone();
+        let (mut jobs, profile) = match &self.apps {
+            Some(apps) => crate::workload::rigid::rigid_workload(apps, &self.trace.jobs, &cluster),
+            None => (self.trace.jobs.clone(), self.profile.clone()),
+        };
+        if self.load.is_some() {
+            for t in cluster.types.iter_mut().filter(|t| t.is_inference()) {
+                t.count = 0;
+            }
+        }
+        if let (Some(model), false) = (&self.preemption, drains) {
+            for j in jobs.iter_mut().filter(|j| j.restart_s.is_none()) {
+                let costs = profile
+                    .job_types
+                    .get(&j.job_type)
+                    .and_then(|p| p.preemption.as_ref());
+                j.restart_s = Some(model.change_delay(costs, j.scale_factor));
+            }
+        }
+        (cluster, jobs, profile)
     }
 
-    /// A simulator for one policy.
+    /// A round-based simulator for one policy, on the experiment's jobs as rigid ones
+    /// ([`Resolved::rigid_jobs`]).
     pub fn simulator(&self, policy_spec: &str) -> Result<Simulator, ExperimentError> {
         let split = policy::catalog::split_interval(policy_spec)?;
         let p = policy::build(&split.spec)?;
+        let (cluster, jobs, profile) = self.rigid_jobs(false);
         Ok(Simulator::new(
             self.sim_config(split.interval),
-            self.cluster.clone(),
-            self.trace.jobs.clone(),
-            self.profile.clone(),
+            cluster,
+            jobs,
+            profile,
             p,
         )?)
     }
@@ -225,33 +237,33 @@ impl Resolved {
         )?)
     }
 
-    /// The experiment's overhead model of suspensions, or the default one for a
-    /// round-based experiment whose preemptive policies run in PickyMan's mechanism.
-    pub fn overhead_model(&self) -> OverheadModel {
-        self.preemption.unwrap_or(OverheadModel {
-            config: PreemptionConfig::default(),
-        })
+    /// What starts, suspensions and resumptions cost in the preemptive mechanism under the
+    /// experiment's restart model: PickyMan's checkpoint model when the experiment has one,
+    /// else its delays (none, fixed or per type: every start costs the job's delay and a
+    /// suspension is immediate).
+    pub fn overheads(&self) -> Overheads {
+        match self.preemption {
+            Some(m) => Overheads::Checkpoint(m),
+            None => Overheads::Delay {
+                default_s: self.sim.restart_cost,
+            },
+        }
     }
 
-    /// A preemptive (PickyMan) simulator for one policy.
+    /// A preemptive (PickyMan) simulator for one policy, on the experiment's jobs as rigid
+    /// ones ([`Resolved::rigid_jobs`]).
     pub fn preemptive_simulator(
         &self,
         policy_spec: &str,
-        model: &OverheadModel,
+        overheads: &Overheads,
     ) -> Result<PreemptiveSimulator, ExperimentError> {
         let p = policy::pickyman::build(policy_spec)?;
-        // An elastic workload runs rigid, as under round-based policies.
-        let (jobs, profile) = match &self.apps {
-            Some(apps) => {
-                crate::workload::rigid::rigid_workload(apps, &self.trace.jobs, &self.cluster)
-            }
-            None => (self.trace.jobs.clone(), self.profile.clone()),
-        };
+        let (cluster, jobs, profile) = self.rigid_jobs(true);
         Ok(PreemptiveSimulator::new(
-            &self.cluster,
+            &cluster,
             jobs,
             profile,
-            *model,
+            *overheads,
             self.sim.seed,
             p,
         )?)
@@ -280,11 +292,41 @@ impl Resolved {
         )?)
     }
 
-    /// An elastic simulator for one policy (the experiment's profile must be elastic).
+    /// An elastic simulator for one policy of an experiment whose profile is elastic.
     pub fn elastic_simulator(
         &self,
         policy_spec: &str,
         apps: &Arc<Apps>,
+    ) -> Result<ElasticSimulator, ExperimentError> {
+        self.elastic_on(
+            policy_spec,
+            self.cluster.clone(),
+            self.trace.jobs.clone(),
+            Arc::clone(apps),
+        )
+    }
+
+    /// An elastic simulator for one policy: of the experiment's elastic applications, or
+    /// of its jobs as rigid ones ([`Resolved::rigid_jobs`]), each an application that runs
+    /// only at its GPU count ([`crate::workload::as_elastic`]).
+    pub fn elastic_simulator_of(
+        &self,
+        policy_spec: &str,
+    ) -> Result<ElasticSimulator, ExperimentError> {
+        if let Some(apps) = &self.apps {
+            return self.elastic_simulator(policy_spec, apps);
+        }
+        let (cluster, jobs, profile) = self.rigid_jobs(false);
+        let (jobs, apps) = crate::workload::as_elastic::elastic_workload(&jobs, &profile, &cluster);
+        self.elastic_on(policy_spec, cluster, jobs, Arc::new(apps))
+    }
+
+    fn elastic_on(
+        &self,
+        policy_spec: &str,
+        cluster: ClusterSpec,
+        jobs: Vec<JobSpec>,
+        apps: Arc<Apps>,
     ) -> Result<ElasticSimulator, ExperimentError> {
         let split = policy::catalog::split_interval(policy_spec)?;
         let p = policy::pollux::build(&split.spec)?;
@@ -294,13 +336,7 @@ impl Resolved {
             seed: self.sim.seed,
             ..ElasticConfig::default()
         };
-        Ok(ElasticSimulator::new(
-            cfg,
-            self.cluster.clone(),
-            self.trace.jobs.clone(),
-            Arc::clone(apps),
-            p,
-        )?)
+        Ok(ElasticSimulator::new(cfg, cluster, jobs, apps, p)?)
     }
 
     /// [`Resolved::run_policy`] as run `run` of `runs`, reporting [`Progress`] after every

@@ -366,25 +366,44 @@ pub fn names_for(mechanism: Mechanism) -> Vec<&'static str> {
         .collect()
 }
 
-/// The mechanism that runs policy `e` in an experiment of `mechanism`: its own when the
-/// policy has an implementation there; Gavel's rounds for a round-based policy in an
-/// elastic experiment, whose jobs then run rigid at their user's size and batch
-/// ([`crate::workload::rigid`]); PickyMan's events for a preemptive-only policy in a
-/// round-based experiment, whose jobs are rigid already (with the default overhead model);
-/// `None` when nothing runs it.
-pub fn runner(e: &Entry, mechanism: Mechanism) -> Option<Mechanism> {
-    let has = |m: Mechanism| e.for_mechanism(m).is_some();
-    if has(mechanism) {
-        Some(mechanism)
-    } else if mechanism == Mechanism::Elastic && has(Mechanism::Rounds) {
-        Some(Mechanism::Rounds)
-    } else if matches!(mechanism, Mechanism::Rounds | Mechanism::Elastic)
-        && has(Mechanism::Preemptive)
-    {
-        Some(Mechanism::Preemptive)
-    } else {
-        None
+/// The mechanisms that can run the jobs of an experiment of `mechanism`, in the order a
+/// policy's implementations are tried: the experiment's own first. Every experiment but a
+/// parameter-server one has rigid jobs (elastic jobs run rigid at their user's size and
+/// batch, [`crate::workload::rigid`]; an inference pool's experiment runs its training
+/// pool), which Gavel's rounds, PickyMan's events and Pollux's ticks all run (rigid jobs in
+/// ticks: [`crate::workload::as_elastic`]). Parameter-server jobs run only in DL2's slots.
+pub fn mechanisms_for(mechanism: Mechanism) -> &'static [Mechanism] {
+    use Mechanism::*;
+    match mechanism {
+        Rounds => &[Rounds, Preemptive, Elastic],
+        Elastic => &[Elastic, Rounds, Preemptive],
+        Pooled => &[Pooled, Rounds, Preemptive, Elastic],
+        Preemptive => &[Preemptive, Rounds, Elastic],
+        Slots => &[Slots],
     }
+}
+
+/// The mechanism that runs policy `e` in an experiment of `mechanism`: the first of
+/// [`mechanisms_for`] it has an implementation for (its own when it has one: `las` in a
+/// preemptive experiment is PickyMan's preemptive LAS, in any other Gavel's round-based
+/// one); `None` when nothing runs it.
+pub fn runner(e: &Entry, mechanism: Mechanism) -> Option<Mechanism> {
+    mechanisms_for(mechanism)
+        .iter()
+        .copied()
+        .find(|&m| e.for_mechanism(m).is_some())
+}
+
+/// The names of every policy an experiment of `mechanism` can run: its own mechanism's
+/// first, in its family's order, then the others in catalog order.
+pub fn runnable_names(mechanism: Mechanism) -> Vec<&'static str> {
+    let mut out = names_for(mechanism);
+    for e in catalog() {
+        if runner(&e, mechanism).is_some() && !out.contains(&e.name) {
+            out.push(e.name);
+        }
+    }
+    out
 }
 
 /// [`runner`] for a spec: the mechanism that runs it in an experiment of `mechanism`, or
@@ -429,7 +448,7 @@ fn unsupported(e: &Entry, mechanism: Mechanism) -> PolicyError {
         policy: e.name.to_string(),
         mechanism: mechanism.name().to_string(),
         runs_in: runs.join("; "),
-        alternatives: names_for(mechanism).join(", "),
+        alternatives: runnable_names(mechanism).join(", "),
     }
 }
 
@@ -499,6 +518,26 @@ mod tests {
             Mechanism::Preemptive
         );
         assert!(runner_of("pickyman", Mechanism::Slots).is_err());
+        // Rigid jobs run in every mechanism but DL2's slots: Pollux takes a round-based
+        // workload in its ticks, round-based policies a preemptive or pooled experiment's.
+        assert_eq!(
+            runner_of("pollux", Mechanism::Rounds).unwrap(),
+            Mechanism::Elastic
+        );
+        assert_eq!(
+            runner_of("max_min_fairness_perf", Mechanism::Preemptive).unwrap(),
+            Mechanism::Rounds
+        );
+        assert_eq!(
+            runner_of("las", Mechanism::Preemptive).unwrap(),
+            Mechanism::Preemptive
+        );
+        assert_eq!(
+            runner_of("pickyman", Mechanism::Pooled).unwrap(),
+            Mechanism::Preemptive
+        );
+        assert!(runner_of("aryl", Mechanism::Rounds).is_err());
+        assert!(runner_of("dl2", Mechanism::Rounds).is_err());
         assert!(matches!(
             check("nope", Mechanism::Rounds),
             Err(PolicyError::Unknown(_))
@@ -512,9 +551,10 @@ mod tests {
 
     #[test]
     fn variants_are_rows_of_their_own_and_specs_find_their_row() {
-        let specs: Vec<&str> = rows(Mechanism::Pooled).iter().map(|r| r.spec).collect();
+        let pooled = rows(Mechanism::Pooled);
+        let specs: Vec<&str> = pooled.iter().map(|r| r.spec).collect();
         assert_eq!(
-            specs,
+            specs[..4],
             [
                 "aryl",
                 "aryl[loaning=false]",
@@ -522,11 +562,14 @@ mod tests {
                 "aryl[elastic=false,loaning=false]"
             ]
         );
-        assert!(rows(Mechanism::Pooled).iter().all(|r| r.params.is_empty()));
+        assert!(pooled[..4].iter().all(|r| r.params.is_empty()));
+        // The rigid mechanisms' policies follow (the training pool's jobs run there).
+        assert!(specs[4..].contains(&"las") && specs[4..].contains(&"pickyman"));
+        assert!(specs[4..].contains(&"pollux"));
         let pre = rows(Mechanism::Preemptive);
         let specs: Vec<&str> = pre.iter().map(|r| r.spec).collect();
         assert_eq!(
-            specs,
+            specs[..5],
             [
                 "pickyman",
                 "pickyman[overhead_aware=false]",
@@ -535,12 +578,17 @@ mod tests {
                 "fifo"
             ]
         );
+        // Then the round-based policies whose names PickyMan's family does not take, and
+        // Pollux (rigid jobs in ticks).
+        assert!(specs[5..].contains(&"max_min_fairness_perf") && specs[5..].contains(&"pollux"));
+        assert!(!specs[5..].contains(&"las"));
         assert!(pre[0].params.iter().any(|p| p.name == "overhead_aware"));
         assert!(pre[1].params.iter().all(|p| p.name != "overhead_aware"));
         // A round-based experiment also offers PickyMan (and its blind form), which runs
         // the rigid jobs in its own mechanism.
         let round_rows: Vec<&str> = rows(Mechanism::Rounds).iter().map(|r| r.spec).collect();
-        assert_eq!(round_rows.len(), super::super::policies().len() + 2);
+        assert_eq!(round_rows.len(), super::super::policies().len() + 3);
+        assert!(round_rows.contains(&"pollux"));
         assert_eq!(
             round_rows[round_rows.len() - 2..],
             ["pickyman", "pickyman[overhead_aware=false]"]

@@ -25,6 +25,9 @@
 //! are kept (the first such type in the allocation on a tie), the rest stay idle. The job
 //! then trains at that type's step times; moving to another type is a restart like any
 //! other change. With one type, virtual servers are the servers and nothing changes.
+//!
+//! A rigid job ([`crate::workload::as_elastic`]) runs only on its own GPU count and on a
+//! type it has a throughput on: any other allocation leaves it waiting and its GPUs idle.
 
 use super::{RoundReport, SimEvent};
 use crate::cluster::ClusterSpec;
@@ -168,6 +171,8 @@ pub struct ElasticSimulator {
     now: f64,
     tick: u64,
     last_shown: Vec<(u32, u32)>,
+    /// Consecutive decisions since every job arrived that left every GPU idle.
+    idle_decisions: u32,
 }
 
 impl std::fmt::Debug for ElasticSimulator {
@@ -302,14 +307,22 @@ impl ElasticSimulator {
         let vnode_types: Vec<usize> = vnodes.iter().map(|v| v.1).collect();
         let type_names: Vec<String> = cluster.types.iter().map(|t| t.name.clone()).collect();
         let mut states = Vec::with_capacity(specs.len());
+        let by_name: std::collections::BTreeMap<&str, usize> = apps
+            .apps
+            .iter()
+            .enumerate()
+            .map(|(k, a)| (a.name.as_str(), k))
+            .collect();
         for (id, s) in specs.iter().enumerate() {
-            let app = apps
-                .index(&s.job_type)
-                .ok_or_else(|| super::SimError::Job {
-                    job: id,
-                    job_type: s.job_type.clone(),
-                    reason: "not an application of the profile".into(),
-                })?;
+            let app =
+                by_name
+                    .get(s.job_type.as_str())
+                    .copied()
+                    .ok_or_else(|| super::SimError::Job {
+                        job: id,
+                        job_type: s.job_type.clone(),
+                        reason: "not an application of the profile".into(),
+                    })?;
             let a = &apps.apps[app];
             let target_batch = if adapts {
                 a.fixed_batch_size
@@ -370,6 +383,7 @@ impl ElasticSimulator {
             now: 0.0,
             tick: 0,
             last_shown: vec![(0, 0); n],
+            idle_decisions: 0,
         })
     }
 
@@ -520,6 +534,22 @@ impl ElasticSimulator {
             .into_iter()
             .filter(|&v| self.vnodes.get(v as usize).is_some_and(|x| x.1 == primary))
             .collect()
+    }
+
+    /// `allocation` if job `id` can run on it; none for a rigid job given another GPU
+    /// count than its own or a type it has no throughput on (those GPUs stay idle).
+    fn runnable(&self, id: JobId, allocation: Vec<u32>) -> Vec<u32> {
+        let Some(rigid) = self.app(id).rigid() else {
+            return allocation;
+        };
+        let ty = allocation
+            .first()
+            .and_then(|&v| self.vnodes.get(v as usize))
+            .and_then(|x| self.type_names.get(x.1));
+        match ty {
+            Some(t) if rigid.runs_on(t, allocation.len() as u32) => allocation,
+            _ => Vec::new(),
+        }
     }
 
     fn reallocate(&mut self, id: JobId, allocation: Vec<u32>, events: &mut Vec<SimEvent>) {
@@ -788,7 +818,7 @@ impl ElasticSimulator {
                 Ok(d) => {
                     events.push(SimEvent::Decided { time: self.now });
                     for (id, alloc) in ids.into_iter().zip(d) {
-                        let alloc = self.one_type(alloc);
+                        let alloc = self.runnable(id, self.one_type(alloc));
                         if alloc != self.states[id].allocation {
                             self.reallocate(id, alloc, &mut events);
                         }
@@ -800,6 +830,7 @@ impl ElasticSimulator {
                 }),
             }
         }
+        self.give_up_if_stalled(&mut events);
         for id in 0..self.states.len() {
             let st = &self.states[id];
             let shown = (st.replicas(), st.batch_size());
@@ -821,6 +852,44 @@ impl ElasticSimulator {
             end: self.now,
             events,
         })
+    }
+}
+
+/// Decisions in a row that leave every GPU idle, with every job arrived and some waiting,
+/// before the waiting jobs are given up on (the policy will not run them).
+const MAX_IDLE_DECISIONS: u32 = 1000;
+
+impl ElasticSimulator {
+    /// Give up on the waiting jobs once the policy has left the whole cluster idle for
+    /// [`MAX_IDLE_DECISIONS`] decisions with nothing left to arrive: no decision to come
+    /// will differ (a rigid job too large for any type it can run on, say).
+    fn give_up_if_stalled(&mut self, events: &mut Vec<SimEvent>) {
+        let arrived = self.specs.iter().all(|s| s.arrival <= self.now);
+        let idle = self
+            .states
+            .iter()
+            .all(|s| s.is_over() || s.placement.is_empty());
+        let waiting = self.states.iter().any(|s| !s.is_over());
+        if !(arrived && idle && waiting) {
+            self.idle_decisions = 0;
+            return;
+        }
+        self.idle_decisions += 1;
+        if self.idle_decisions < MAX_IDLE_DECISIONS {
+            return;
+        }
+        for (id, st) in self.states.iter_mut().enumerate() {
+            if !st.is_over() {
+                st.dropped = true;
+                events.push(SimEvent::Dropped {
+                    job: id,
+                    time: self.now,
+                    reason: format!(
+                        "the policy left it waiting on an idle cluster for {MAX_IDLE_DECISIONS} decisions"
+                    ),
+                });
+            }
+        }
     }
 }
 

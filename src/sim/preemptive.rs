@@ -12,7 +12,9 @@
 //!
 //! The mechanism charges these costs to every policy, whether it models them or not:
 //! checkpoint and reload times are drawn around the model's values with the experiment's
-//! noise. A job's first start costs nothing. Jobs take any GPUs of a type (servers are not
+//! noise. A job's first start costs nothing. Under a restart model of delays instead
+//! ([`Overheads::Delay`]: none, fixed or per type) a suspension frees the GPUs at once and
+//! every start, the first included, costs the job's delay, as in the other mechanisms. Jobs take any GPUs of a type (servers are not
 //! modelled). On a cluster of several GPU types each type is a pool: a job runs on one type
 //! at a time, at that type's throughput; a job started without a reservation goes to the
 //! fastest type for it with enough free GPUs ([`fit_type`]), and a job suspended for runs
@@ -23,7 +25,7 @@ use super::{RoundReport, SimError, SimEvent};
 use crate::cluster::ClusterSpec;
 use crate::job::{JobId, JobSpec};
 use crate::rng::Rng;
-use crate::workload::overhead::{JobOverhead, OverheadModel};
+use crate::workload::overhead::{JobOverhead, Overheads};
 use crate::workload::Profile;
 
 /// Where a job is in its life.
@@ -176,8 +178,8 @@ pub struct PreemptView<'a> {
     pub running: Vec<JobId>,
     /// Jobs that have arrived and are not done, by id.
     pub live: &'a [JobId],
-    /// The overhead model.
-    pub model: &'a OverheadModel,
+    /// What starts, suspensions and resumptions cost.
+    pub model: &'a Overheads,
     /// The profile (job types' preemption costs).
     pub profile: &'a Profile,
 }
@@ -195,7 +197,7 @@ pub struct PreemptiveSimulator {
     specs: Vec<JobSpec>,
     jobs: Vec<PreemptJob>,
     profile: Profile,
-    model: OverheadModel,
+    model: Overheads,
     policy: Box<dyn PreemptivePolicy>,
     total_gpus: u32,
     /// GPUs of each type.
@@ -235,10 +237,11 @@ impl PreemptiveSimulator {
         cluster: &ClusterSpec,
         specs: Vec<JobSpec>,
         profile: Profile,
-        model: OverheadModel,
+        model: impl Into<Overheads>,
         seed: u64,
         policy: Box<dyn PreemptivePolicy>,
     ) -> Result<Self, SimError> {
+        let model: Overheads = model.into();
         if cluster.types.is_empty() {
             return Err(SimError::Config {
                 field: "cluster".into(),
@@ -246,7 +249,7 @@ impl PreemptiveSimulator {
             });
         }
         let total: Vec<u32> = cluster.types.iter().map(|t| t.count).collect();
-        model.config.check().map_err(|e| SimError::Config {
+        model.check().map_err(|e| SimError::Config {
             field: "preemption".into(),
             reason: e.to_string(),
         })?;
@@ -302,7 +305,7 @@ impl PreemptiveSimulator {
                 .job_types
                 .get(&s.job_type)
                 .and_then(|p| p.preemption.as_ref());
-            let mut overhead = model.job(costs, s.scale_factor, speed);
+            let mut overhead = model.job(costs, s.scale_factor, speed, s.restart_s);
             if let Some(e) = s.epoch_steps.filter(|e| e.is_finite() && *e >= 1.0) {
                 overhead.epoch_steps = e;
             }
@@ -482,8 +485,12 @@ impl PreemptiveSimulator {
         // Reserved GPUs beyond its need go back.
         self.free[ty] = self.free[ty] + j.reserved.saturating_sub(j.gpus) - from_free;
         let resume = j.first_start.is_some();
-        let reload = if resume {
-            let modelled = j.overhead.reload_s;
+        let modelled = if resume {
+            j.overhead.reload_s
+        } else {
+            j.overhead.start_s
+        };
+        let reload = if modelled > 0.0 || resume {
             self.model.draw(modelled, &mut self.mech_rng)
         } else {
             0.0
@@ -498,15 +505,17 @@ impl PreemptiveSimulator {
         j.seg_steps = 0.0;
         j.seg_overhead = reload;
         j.since = t;
-        if resume {
+        if resume || reload > 0.0 {
             j.phase = Phase::Loading;
             j.phase_end = t + reload;
-            events.push(SimEvent::Resumed {
-                job: id,
-                time: t,
-                reload_s: reload,
-                modelled_s: j.overhead.reload_s,
-            });
+            if resume {
+                events.push(SimEvent::Resumed {
+                    job: id,
+                    time: t,
+                    reload_s: reload,
+                    modelled_s: modelled,
+                });
+            }
         } else {
             j.phase = Phase::Running;
         }

@@ -18,6 +18,7 @@
 //! given parameters, a dataset size, and a gradient noise scale that grows geometrically
 //! over training.
 
+use super::as_elastic::RigidModel;
 use super::interp::LinearNd;
 use crate::policy::pollux::goodput::{GoodputFunction, GradParams, PerfParams};
 use serde::{Deserialize, Serialize};
@@ -141,6 +142,9 @@ pub enum AppModel {
     Measured(Box<MeasuredApp>),
     /// Pollux's model with given parameters.
     Modelled(ModelledApp),
+    /// A rigid job of a round-based profile: one GPU count, one batch, a throughput per
+    /// GPU type ([`super::as_elastic`]).
+    Rigid(RigidModel),
 }
 
 /// One elastic application.
@@ -384,6 +388,7 @@ impl ElasticApp {
             AppModel::Modelled(m) => {
                 f64::from(epoch) * m.dataset_size / f64::from(self.init_batch_size)
             }
+            AppModel::Rigid(r) => r.steps,
         }
     }
 
@@ -397,6 +402,7 @@ impl ElasticApp {
         match &self.model {
             AppModel::Measured(m) => m.interp_field(batch, epoch, |r| r.iteration),
             AppModel::Modelled(m) => f64::from(epoch + 1) * m.dataset_size / batch.max(1.0),
+            AppModel::Rigid(r) => f64::from(epoch + 1) * r.steps,
         }
     }
 
@@ -417,6 +423,7 @@ impl ElasticApp {
                     var: phi / f64::from(self.init_batch_size),
                 }
             }
+            AppModel::Rigid(_) => GradParams { sqr: 1.0, var: 0.0 },
         }
     }
 
@@ -437,6 +444,15 @@ impl ElasticApp {
                 .map(String::as_str)
                 .collect(),
             AppModel::Modelled(m) => m.types.keys().map(String::as_str).collect(),
+            AppModel::Rigid(r) => r.rates.keys().map(String::as_str).collect(),
+        }
+    }
+
+    /// The rigid job's model, when the application is one ([`super::as_elastic`]).
+    pub fn rigid(&self) -> Option<&RigidModel> {
+        match &self.model {
+            AppModel::Rigid(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -518,6 +534,7 @@ impl ElasticApp {
                 let sync = (step - g.accum_time(b)).max(0.0);
                 Some((step, sync))
             }
+            AppModel::Rigid(r) => r.step_time(gpu, replicas),
         }
     }
 

@@ -5,6 +5,7 @@
 //! system, so the same code serves the CLI and the page. Every error names the file, the
 //! line and the field.
 
+pub mod as_elastic;
 pub mod colocation;
 pub mod csv;
 pub mod elastic;

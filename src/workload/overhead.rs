@@ -131,13 +131,19 @@ pub struct JobOverhead {
     pub save_s: f64,
     /// Seconds to restart the process, read the checkpoint and the data.
     pub reload_s: f64,
+    /// Seconds its first start costs (0 in PickyMan's model: a new job has no checkpoint).
+    pub start_s: f64,
+    /// Whether a suspension trains to the end of the current epoch first (PickyMan's
+    /// model); otherwise the GPUs are free at once and the progress made is kept.
+    pub drains: bool,
 }
 
 impl JobOverhead {
     /// Seconds until the current epoch ends, at `speed` steps/s, from `progress` steps; 0
-    /// at an epoch boundary. Never beyond the job's end (`total` steps).
+    /// at an epoch boundary or when suspensions do not drain. Never beyond the job's end
+    /// (`total` steps).
     pub fn drain_s(&self, progress: f64, total: f64, speed: f64) -> f64 {
-        if speed <= 0.0 {
+        if speed <= 0.0 || !self.drains {
             return 0.0;
         }
         let e = self.epoch_steps.max(1e-9);
@@ -148,6 +154,91 @@ impl JobOverhead {
             end = k * e;
         }
         (end.min(total) - progress).max(0.0) / speed
+    }
+}
+
+/// What starting, suspending and resuming a job cost in the preemptive mechanism: the
+/// experiment's restart model ([`crate::experiment::RestartModel`]) seen from there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Overheads {
+    /// PickyMan's: a suspension trains to the epoch's end and writes a checkpoint, a
+    /// resumption reloads (drawn with the model's noise); a first start is free.
+    Checkpoint(OverheadModel),
+    /// A delay, without progress, at every start (the first included) and resumption: the
+    /// job's own (`JobSpec::restart_s`) or `default_s`; a suspension frees the GPUs at once
+    /// and keeps the progress made, as at the end of a round.
+    Delay {
+        /// The delay of jobs without their own (s).
+        default_s: f64,
+    },
+}
+
+impl From<OverheadModel> for Overheads {
+    fn from(m: OverheadModel) -> Self {
+        Overheads::Checkpoint(m)
+    }
+}
+
+impl Overheads {
+    /// The costs of a job of a type with `costs` (None = not profiled) on `scale` GPUs
+    /// making `speed` steps/s, with its own delay `restart_s` (the delay model's).
+    pub fn job(
+        &self,
+        costs: Option<&PreemptionCosts>,
+        scale: u32,
+        speed: f64,
+        restart_s: Option<f64>,
+    ) -> JobOverhead {
+        match self {
+            Overheads::Checkpoint(m) => m.job(costs, scale, speed),
+            Overheads::Delay { default_s } => {
+                let d = restart_s.unwrap_or(*default_s);
+                JobOverhead {
+                    epoch_steps: costs
+                        .map_or(1.0, |p| (p.epoch_steps / f64::from(scale.max(1))).max(1.0)),
+                    save_s: 0.0,
+                    reload_s: d,
+                    start_s: d,
+                    drains: false,
+                }
+            }
+        }
+    }
+
+    /// An actual cost for the modelled `seconds`: drawn with the checkpoint model's noise,
+    /// exact under a delay.
+    pub fn draw(&self, seconds: f64, rng: &mut Rng) -> f64 {
+        match self {
+            Overheads::Checkpoint(m) => m.draw(seconds, rng),
+            Overheads::Delay { .. } => seconds.max(0.0),
+        }
+    }
+
+    /// Check the settings, naming the first bad one.
+    pub fn check(&self) -> Result<(), WorkloadError> {
+        match self {
+            Overheads::Checkpoint(m) => m.config.check(),
+            Overheads::Delay { default_s } => {
+                if default_s.is_finite() && (0.0..=86_400.0).contains(default_s) {
+                    Ok(())
+                } else {
+                    Err(WorkloadError::field(
+                        "experiment",
+                        0,
+                        "restart_cost_s",
+                        "must be between 0 and 86,400 s",
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The checkpoint model, if it is one.
+    pub fn checkpoint(&self) -> Option<&OverheadModel> {
+        match self {
+            Overheads::Checkpoint(m) => Some(m),
+            Overheads::Delay { .. } => None,
+        }
     }
 }
 
@@ -168,13 +259,26 @@ impl OverheadModel {
                 epoch_steps: (p.epoch_steps / f64::from(scale.max(1))).max(1.0),
                 save_s: p.checkpoint_gb / c.write_gbps,
                 reload_s: p.init_s + (p.checkpoint_gb + p.data_gb) / c.read_gbps,
+                start_s: 0.0,
+                drains: true,
             },
             None => JobOverhead {
                 epoch_steps: (c.default_epoch_s * speed).max(1.0),
                 save_s: 0.5 / c.write_gbps,
                 reload_s: 10.0 + 1.5 / c.read_gbps,
+                start_s: 0.0,
+                drains: true,
             },
         }
+    }
+
+    /// The delay one start or change of GPUs costs a job of a type with `costs` on
+    /// `scale` GPUs in mechanisms that preempt at round, tick or slot boundaries (where a
+    /// job is between steps, so there is nothing to drain): writing its checkpoint and
+    /// reloading it, as modelled (no noise).
+    pub fn change_delay(&self, costs: Option<&PreemptionCosts>, scale: u32) -> f64 {
+        let o = self.job(costs, scale, 1.0);
+        o.save_s + o.reload_s
     }
 
     /// An actual cost drawn around the modelled `seconds`: a log-normal factor with mean 1
@@ -206,6 +310,8 @@ mod tests {
             epoch_steps: 100.0,
             save_s: 1.0,
             reload_s: 2.0,
+            start_s: 0.0,
+            drains: true,
         };
         // 30 steps into the third epoch at 10 steps/s: 70 steps, 7 s.
         assert!((o.drain_s(230.0, 1000.0, 10.0) - 7.0).abs() < 1e-12);
@@ -215,6 +321,12 @@ mod tests {
         assert!((o.drain_s(950.0, 960.0, 10.0) - 1.0).abs() < 1e-12);
         // Stopped job: no drain.
         assert_eq!(o.drain_s(50.0, 1000.0, 0.0), 0.0);
+        // A delay model's suspension does not drain.
+        let d = Overheads::Delay { default_s: 30.0 }.job(None, 2, 10.0, None);
+        assert_eq!(d.drain_s(230.0, 1000.0, 10.0), 0.0);
+        assert_eq!((d.save_s, d.reload_s, d.start_s), (0.0, 30.0, 30.0));
+        let own = Overheads::Delay { default_s: 30.0 }.job(None, 2, 10.0, Some(5.0));
+        assert_eq!((own.reload_s, own.start_s), (5.0, 5.0));
     }
 
     #[test]

@@ -53,8 +53,13 @@ fn type_ranges(node_types: &[usize], types: usize) -> Vec<(usize, usize)> {
 }
 
 /// Job `j`'s speed on one GPU of type `name` (progress per second at its initial batch,
-/// from its application's profile), 0 where the profile cannot say.
+/// from its application's profile; a rigid job's on its own GPUs), 0 where the profile
+/// cannot say.
 fn single_gpu_speed(j: &ElasticJobView, name: &str) -> f64 {
+    if let Some(r) = j.app.rigid() {
+        // A rigid job runs at its own count only: its speed there ranks the types.
+        return r.rate(name);
+    }
     let key = j.app.knows_type(name).then_some(name);
     rigid_rate_on(j.app, key, 1, 1, None).unwrap_or(0.0)
 }

@@ -4,7 +4,8 @@
 //!
 //! A job's speedup on an allocation is its best goodput there divided by its best goodput
 //! on its fair share (all GPUs / active jobs, on one server); jobs with no fitted model yet
-//! count GPUs instead. A job may at most double the largest GPU count it has run on, so
+//! count GPUs instead, and so do rigid jobs ([`crate::workload::as_elastic`]), at their own
+//! GPU count only (elsewhere their speedup is 0). A job may at most double the largest GPU count it has run on, so
 //! its model is extrapolated only so far. The search is [`super::ga`]'s genetic algorithm,
 //! warm-started from the previous interval's best states; its fitness is the power mean
 //! (p = -1) of speedups discounted by the restart penalty.
@@ -111,6 +112,8 @@ type JobModel = (GoodputFunction, f64, f64, (u32, u32));
 /// Speedups of the jobs of one interval, memoised.
 struct Speedups<'a> {
     funcs: Vec<Option<JobModel>>,
+    /// Per job: its GPU count when it is rigid (it speeds up only there).
+    rigid: Vec<Option<u32>>,
     fair_replicas: f64,
     /// Per job: one more than the most GPUs (and so servers) it may get; its table is
     /// dim x dim, indexed by (servers, GPUs).
@@ -123,6 +126,13 @@ impl Speedup for Speedups<'_> {
     fn speedup(&mut self, job: usize, nodes: u32, replicas: u32) -> f64 {
         if replicas == 0 {
             return 0.0;
+        }
+        if let Some(g) = self.rigid.get(job).copied().flatten() {
+            return if replicas == g {
+                f64::from(g) / self.fair_replicas
+            } else {
+                0.0
+            };
         }
         let dim = self.dims.get(job).copied().unwrap_or(0);
         let (n, r) = (nodes as usize, replicas as usize);
@@ -188,6 +198,7 @@ impl ElasticPolicy for Pollux {
         let mut jobs = Vec::with_capacity(jn);
         let mut base = vec![0u32; jn * nodes];
         let mut funcs = Vec::with_capacity(jn);
+        let mut rigid = Vec::with_capacity(jn);
         for (row, &i) in order.iter().enumerate() {
             let j = &view.jobs[i];
             let app = j.app;
@@ -199,6 +210,12 @@ impl ElasticPolicy for Pollux {
             if let Some(m) = app.max_replicas {
                 max_r = max_r.min(m);
             }
+            // A rigid job may have exactly its GPUs, or none.
+            let fixed = app.rigid().map(|r| r.gpus);
+            if let Some(g) = fixed {
+                max_r = g.min(total);
+            }
+            rigid.push(fixed);
             jobs.push(GaJob {
                 max_replicas: max_r,
                 age_s: j.age,
@@ -209,7 +226,7 @@ impl ElasticPolicy for Pollux {
                     *c += 1;
                 }
             }
-            funcs.push(j.state.perf.map(|perf| {
+            funcs.push(j.state.perf.filter(|_| fixed.is_none()).map(|perf| {
                 let g = GoodputFunction::new(perf, j.state.grad, f64::from(app.init_batch_size));
                 let range = (app.min_local_bsz, app.max_local_bsz);
                 let max_b = f64::from(app.max_batch_size);
@@ -264,6 +281,7 @@ impl ElasticPolicy for Pollux {
         self.cache.clear();
         let mut speedups = Speedups {
             funcs,
+            rigid,
             fair_replicas: fair,
             dims,
             table,
@@ -295,9 +313,11 @@ impl ElasticPolicy for Pollux {
                     .collect()
             })
             .collect();
+        let mut best = result.best;
+        place_rigid(view, &order, nodes, &mut best);
         let mut alloc = vec![Vec::new(); view.jobs.len()];
         for (row, &i) in order.iter().enumerate() {
-            let Some(r) = result.best.get(row * nodes..(row + 1) * nodes) else {
+            let Some(r) = best.get(row * nodes..(row + 1) * nodes) else {
                 continue;
             };
             for (n, &c) in r.iter().enumerate() {
@@ -305,5 +325,80 @@ impl ElasticPolicy for Pollux {
             }
         }
         Ok(alloc)
+    }
+}
+
+/// Rigid jobs in `state` (rows in `order`, `nodes` per row) on GPUs they can run on: a row
+/// of the job's GPU count whose servers are not all of one type it has a throughput on
+/// moves, in priority order, to free GPUs of one such type (the type holding most of the
+/// row first, then the others in cluster order), packed onto the fullest servers; a row
+/// that cannot move, or of another count, is emptied (its GPUs stay free). The search
+/// chooses how many GPUs each job gets; where a gang of a rigid job lands is placement.
+fn place_rigid(view: &ElasticView, order: &[usize], nodes: usize, state: &mut [u32]) {
+    let cap = view.gpus_per_node;
+    let type_of = |n: usize| view.node_types.get(n).copied().unwrap_or(0);
+    let mut used = vec![0u32; nodes];
+    for row in state.chunks_exact(nodes) {
+        for (u, &c) in used.iter_mut().zip(row) {
+            *u += c;
+        }
+    }
+    for (row, &i) in order.iter().enumerate() {
+        let Some(rigid) = view.jobs[i].app.rigid() else {
+            continue;
+        };
+        let Some(r) = state.get_mut(row * nodes..(row + 1) * nodes) else {
+            continue;
+        };
+        let sum: u32 = r.iter().sum();
+        if sum == 0 {
+            continue;
+        }
+        let mut held = vec![0u32; view.gpu_types.len()];
+        for (n, &c) in r.iter().enumerate() {
+            if let Some(h) = held.get_mut(type_of(n)) {
+                *h += c;
+            }
+        }
+        let runs = |t: usize| {
+            view.gpu_types
+                .get(t)
+                .is_some_and(|name| rigid.runs_on(name, rigid.gpus))
+        };
+        let home = (0..held.len()).find(|&t| held[t] == sum);
+        if sum == rigid.gpus && home.is_some_and(runs) {
+            continue;
+        }
+        // Free the row, then look for a type with room.
+        for (u, c) in used.iter_mut().zip(r.iter_mut()) {
+            *u -= *c;
+            *c = 0;
+        }
+        if sum != rigid.gpus {
+            continue;
+        }
+        let mut types: Vec<usize> = (0..held.len()).filter(|&t| runs(t)).collect();
+        types.sort_by_key(|&t| std::cmp::Reverse(held[t]));
+        for t in types {
+            let mut free: Vec<usize> = (0..nodes)
+                .filter(|&n| type_of(n) == t && used[n] < cap)
+                .collect();
+            let room: u32 = free.iter().map(|&n| cap - used[n]).sum();
+            if room < rigid.gpus {
+                continue;
+            }
+            free.sort_by_key(|&n| (std::cmp::Reverse(used[n]), n));
+            let mut left = rigid.gpus;
+            for n in free {
+                let take = (cap - used[n]).min(left);
+                r[n] += take;
+                used[n] += take;
+                left -= take;
+                if left == 0 {
+                    break;
+                }
+            }
+            break;
+        }
     }
 }
