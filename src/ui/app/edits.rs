@@ -1,0 +1,289 @@
+//! The edits of the Workload, Cluster, Policies and Run settings panels.
+
+use super::{App, ClusterMsg, PolicyMsg, SettingsMsg, WorkloadMsg};
+use crate::cluster::ClusterSpec;
+use crate::experiment::{ProfileSource, WorkloadSource};
+use crate::policy::catalog;
+use crate::workload::{Apps, Profile, PsModels, Trace};
+use std::collections::BTreeMap;
+
+/// Per-type restart delays from `type=seconds, ...` (empty: none).
+fn parse_restart_types(text: &str) -> Result<BTreeMap<String, f64>, String> {
+    let mut map = BTreeMap::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (t, v) = part
+            .rsplit_once('=')
+            .ok_or_else(|| format!("per-type delays: '{part}' is not type=seconds"))?;
+        let s: f64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("per-type delays: '{}' is not a number of seconds", v.trim()))?;
+        map.insert(t.trim().to_string(), s);
+    }
+    Ok(map)
+}
+
+/// A measurement window `A:B`, if the text is one.
+fn parse_window(v: &str) -> Option<(usize, usize)> {
+    v.split_once(':').and_then(|(a, b)| {
+        Some((
+            a.trim().parse::<usize>().ok()?,
+            b.trim().parse::<usize>().ok()?,
+        ))
+    })
+}
+
+impl App {
+    /// An edit of the Workload panel.
+    pub(super) fn workload_update(&mut self, msg: WorkloadMsg) -> bool {
+        match msg {
+            WorkloadMsg::TracePreset(name) => {
+                let candidate = self.with(|e| e.workload = WorkloadSource::Preset { name });
+                self.errors.workload = self.try_apply(candidate).err();
+            }
+            WorkloadMsg::Generator(field, v) => {
+                let g = &mut self.forms.generator;
+                let ok = match field {
+                    "num_jobs" => v.trim().parse().map(|x| g.num_jobs = x).is_ok(),
+                    "jobs_per_hour" => v.trim().parse().map(|x| g.jobs_per_hour = x).is_ok(),
+                    "seed" => v.trim().parse().map(|x| g.seed = x).is_ok(),
+                    "duration_scale" => v.trim().parse().map(|x| g.duration_scale = x).is_ok(),
+                    "multi_gpu" => {
+                        g.multi_gpu = v == "true";
+                        true
+                    }
+                    _ => {
+                        g.priority_weights = v == "true";
+                        true
+                    }
+                };
+                self.errors.workload =
+                    (!ok).then(|| format!("generator: '{v}' is not a valid {field}"));
+            }
+            WorkloadMsg::Generate => {
+                let g = self.forms.generator.clone();
+                let candidate = self.with(|e| e.workload = WorkloadSource::Generated(g));
+                self.errors.workload = self.try_apply(candidate).err();
+            }
+            WorkloadMsg::TraceFile(name, text) => {
+                self.errors.workload = match Trace::parse(&text, &name) {
+                    Err(e) => Some(format!("{e} — the previous workload is kept")),
+                    Ok(_) => match self.try_trace(name, text) {
+                        Ok(note) => {
+                            self.note(note);
+                            None
+                        }
+                        Err(e) => Some(format!("{e} — the previous workload is kept")),
+                    },
+                };
+            }
+            WorkloadMsg::FileError(e) => self.errors.workload = Some(e),
+            WorkloadMsg::ProfilePreset(name) => {
+                self.errors.profile = self.apply_profile(ProfileSource::Preset { name });
+            }
+            WorkloadMsg::ProfileFile(name, text) => {
+                let parsed = if Apps::is_apps_json(&text) {
+                    Apps::from_json(&text, &name).map(drop)
+                } else if PsModels::is_ps_json(&text) {
+                    PsModels::from_json(&text, &name).map(drop)
+                } else {
+                    Profile::parse(&text, &name).map(drop)
+                };
+                self.errors.profile = match parsed {
+                    Err(e) => Some(format!("{e} — the previous profile is kept")),
+                    Ok(()) => self.apply_profile(ProfileSource::Inline { name, text }),
+                };
+            }
+            WorkloadMsg::ProfileFolder(name, files, skipped) => {
+                self.errors.profile = match Apps::from_pollux_files(&name, &files) {
+                    Err(e) => Some(format!("{e} — the previous profile is kept")),
+                    Ok(apps) => {
+                        let n = apps.apps.len();
+                        let error = self.apply_profile(ProfileSource::Files {
+                            name: name.clone(),
+                            files,
+                        });
+                        if error.is_none() {
+                            let extra = if skipped > 0 {
+                                format!(" ({skipped} other files not needed were left out)")
+                            } else {
+                                String::new()
+                            };
+                            let before = self.notice.take().map(|n| n.1);
+                            self.notice = Some((
+                                true,
+                                format!(
+                                    "Read {n} applications from folder '{name}'{extra}.{}",
+                                    before.map(|b| format!(" {b}")).unwrap_or_default()
+                                ),
+                            ));
+                        }
+                        error
+                    }
+                };
+            }
+            WorkloadMsg::ProfileFileError(e) => self.errors.profile = Some(e),
+        }
+        true
+    }
+
+    /// Set the cluster spec text; the experiment takes it when it is valid.
+    fn set_cluster_text(&mut self, text: String) {
+        self.forms.cluster_text = text.clone();
+        match ClusterSpec::parse(&text) {
+            Ok(c) => {
+                let candidate = self.with(|e| e.cluster = c.to_string());
+                self.errors.cluster = self.try_apply(candidate).err();
+            }
+            Err(e) => self.errors.cluster = Some(e.to_string()),
+        }
+    }
+
+    /// An edit of the Cluster panel.
+    pub(super) fn cluster_update(&mut self, msg: ClusterMsg) -> bool {
+        match msg {
+            ClusterMsg::Text(t) | ClusterMsg::Preset(t) => self.set_cluster_text(t),
+            ClusterMsg::Cell(row, col, value) => {
+                let Ok(mut c) = ClusterSpec::parse(&self.exp.cluster) else {
+                    return true;
+                };
+                if let Some(t) = c.types.get_mut(row) {
+                    let v = value.trim();
+                    let ok = match col {
+                        "name" => {
+                            t.name = v.to_ascii_lowercase();
+                            true
+                        }
+                        "count" => v.parse().map(|x| t.count = x).is_ok(),
+                        "per_server" => v.parse().map(|x| t.per_server = x).is_ok(),
+                        _ if v.is_empty() => {
+                            t.price_per_hour = None;
+                            true
+                        }
+                        _ => v.parse().map(|x| t.price_per_hour = Some(x)).is_ok(),
+                    };
+                    if !ok {
+                        self.errors.cluster = Some(format!("'{value}' is not a valid {col}"));
+                        return true;
+                    }
+                }
+                self.set_cluster_text(c.to_string());
+            }
+            ClusterMsg::AddType => {
+                let text = format!(
+                    "{},gpu{}:1",
+                    self.exp.cluster,
+                    self.exp.cluster.matches(',').count() + 2
+                );
+                self.set_cluster_text(text);
+            }
+            ClusterMsg::RemoveType(row) => {
+                if let Ok(mut c) = ClusterSpec::parse(&self.exp.cluster) {
+                    if c.types.len() > 1 && row < c.types.len() {
+                        c.types.remove(row);
+                        self.set_cluster_text(c.to_string());
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// An edit of the Policies panel.
+    pub(super) fn policies_update(&mut self, msg: PolicyMsg) -> bool {
+        match msg {
+            PolicyMsg::Toggle(name) => {
+                let params = &mut self.forms.policy_params;
+                if let Some(i) = params.iter().position(|(n, _)| *n == name) {
+                    params.remove(i);
+                } else {
+                    params.push((name, String::new()));
+                }
+                self.sync_policies();
+                self.step.run = None;
+            }
+            PolicyMsg::Params(name, text) => {
+                if let Some(p) = self
+                    .forms
+                    .policy_params
+                    .iter_mut()
+                    .find(|(n, _)| *n == name)
+                {
+                    p.1 = text;
+                }
+                self.sync_policies();
+                self.step.run = None;
+                let mechanism = self.mech;
+                self.errors.run = self
+                    .exp
+                    .policies
+                    .iter()
+                    .find_map(|p| catalog::check(p, mechanism).err())
+                    .map(|e| e.to_string());
+            }
+        }
+        true
+    }
+
+    /// An edit of the Run settings panel.
+    pub(super) fn settings_update(&mut self, msg: SettingsMsg) -> bool {
+        match msg {
+            SettingsMsg::Seed(v) => match v.trim().parse() {
+                Ok(seed) => {
+                    self.edit(|e| e.seed = seed);
+                    self.step.run = None;
+                }
+                Err(_) => self.errors.run = Some(format!("seed: '{v}' is not a whole number")),
+            },
+            SettingsMsg::Round(v) => match v.trim().parse::<f64>() {
+                Ok(r) if r.is_finite() && r > 0.0 => {
+                    self.edit(|e| e.round_s = r);
+                    self.step.run = None;
+                }
+                _ => {
+                    self.errors.run = Some(format!(
+                        "round length: '{v}' must be a positive number of seconds"
+                    ))
+                }
+            },
+            SettingsMsg::GavelCompat(on) => {
+                self.edit(|e| e.gavel_compat = on);
+                self.step.run = None;
+            }
+            SettingsMsg::RestartCost(v) => match v.trim().parse::<f64>() {
+                Ok(r) if r.is_finite() && r >= 0.0 => {
+                    self.edit(|e| e.restart_cost_s = r);
+                    self.step.run = None;
+                }
+                _ => {
+                    self.errors.run = Some(format!(
+                        "restart cost: '{v}' must be a non-negative number of seconds"
+                    ))
+                }
+            },
+            SettingsMsg::RestartTypes(v) => match parse_restart_types(&v) {
+                Ok(map) => {
+                    let candidate = self.with(|e| e.restart_by_type = map);
+                    self.errors.run = self.try_apply(candidate).err();
+                }
+                Err(e) => self.errors.run = Some(e),
+            },
+            SettingsMsg::Window(v) => {
+                let v = v.trim();
+                if v.is_empty() {
+                    self.edit(|e| e.window = None);
+                    self.errors.run = None;
+                } else if let Some(w) = parse_window(v) {
+                    let candidate = self.with(|e| e.window = Some(w));
+                    self.errors.run = self.try_apply(candidate).err();
+                } else {
+                    self.errors.run = Some(format!(
+                        "window: '{v}' must be A:B, job ids from A up to (not including) B"
+                    ))
+                }
+            }
+            SettingsMsg::Fairness(on) => self.edit(|e| e.fairness = on),
+        }
+        true
+    }
+}

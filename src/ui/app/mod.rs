@@ -1,0 +1,416 @@
+//! The App: the experiment as the one state (with the mechanism it runs in, from its
+//! resolution), the comparison's worker and results, the stepping run and DL2's training.
+//! It lays the panels out, hands each what it shows, and handles the messages they send
+//! (one file per concern: `experiment.rs` applies edits, `edits.rs` handles the panels'
+//! edits, `modes.rs` the inference pool, preemption and DL2 settings, `pai.rs` the PAI
+//! import, `run.rs` the comparison, `step.rs` stepping, `train.rs` DL2's training).
+
+mod edits;
+mod experiment;
+mod modes;
+pub mod msg;
+mod pai;
+mod run;
+mod step;
+mod train;
+
+pub use msg::*;
+pub use pai::{PaiFile, PaiForm};
+
+use super::panels::{
+    cluster::ClusterPanel, dl2::Dl2Settings, elastic::ElasticResults, policies::PoliciesPanel,
+    pool::PoolSettings, pool_results::PoolResults, preemption::PreemptionSettings,
+    preemption_results::PreemptionResults, results::ResultsPanel, settings::SettingsPanel,
+    stepper::StepPanel, training::TrainingPanel, workload::WorkloadPanel,
+};
+use super::shared::{Results, Shared};
+use super::stepper::StepRun;
+use super::worker::{PolicyResult, WorkerHandle};
+use super::{now_ms, select_value};
+use crate::experiment::{Experiment, Progress, Resolved, WorkloadSource};
+use crate::policy::dl2::session::{page_train_config, TrainProgress, Trained};
+use crate::policy::dl2::train::{CurvePoint, TrainConfig};
+use crate::sim::Mechanism;
+use crate::workload::{presets, GeneratorConfig};
+use experiment::{parse_policy_list, workload_label_of};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::KeyboardEvent;
+use yew::prelude::*;
+
+/// The playground.
+pub struct App {
+    /// The experiment: the one state the panels follow. A change is a new experiment.
+    exp: Shared<Experiment>,
+    /// The mechanism the experiment runs in, from its resolution (the panels' `mech`).
+    mech: Mechanism,
+    /// Resolved experiments, most recent first (at most two: the current one and the
+    /// results').
+    resolved: Vec<(Experiment, Rc<Resolved>)>,
+    /// What the panels' fields hold where it is not the experiment itself.
+    forms: Forms,
+    /// The panels' last errors.
+    errors: Errors,
+    /// The notice under the header: (good news, text).
+    notice: Option<(bool, String)>,
+    /// The comparison.
+    run: Run,
+    /// What the result panels show of the results.
+    view: Selections,
+    /// The stepping run.
+    step: Stepping,
+    /// DL2's training.
+    train: Training,
+    _keys: Option<Closure<dyn FnMut(KeyboardEvent)>>,
+}
+
+/// What the panels' fields hold where it is not the experiment itself.
+struct Forms {
+    /// The cluster spec as typed.
+    cluster_text: String,
+    /// The workload, for people.
+    workload_label: String,
+    /// The generator's settings as edited (used by Generate).
+    generator: GeneratorConfig,
+    /// The selected policies' rows with their parameters as typed.
+    policy_params: Vec<(String, String)>,
+    /// The Alibaba PAI import block of the Workload panel.
+    pai: PaiForm,
+}
+
+/// The panels' last errors.
+#[derive(Default)]
+struct Errors {
+    cluster: Option<String>,
+    workload: Option<String>,
+    profile: Option<String>,
+    pool: Option<String>,
+    preempt: Option<String>,
+    dl2: Option<String>,
+    /// The comparison's, and the Run settings'.
+    run: Option<String>,
+}
+
+/// The comparison in the worker, and its results.
+struct Run {
+    worker: Option<WorkerHandle>,
+    progress: Option<Progress>,
+    /// The progress bar and its label, updated in place.
+    progress_refs: [NodeRef; 2],
+    /// The experiment sent to the worker.
+    sent_exp: Option<Experiment>,
+    /// Results of the run in progress, as the worker reports them.
+    partial: Vec<PolicyResult>,
+    /// The results shown.
+    results: Option<Shared<Results>>,
+    /// Whether every policy of the results has run.
+    complete: bool,
+    started_ms: f64,
+    last_run_ms: Option<f64>,
+    worker_ms: Option<f64>,
+    /// Bytes received from the worker in the last run.
+    transfer_bytes: Option<usize>,
+}
+
+/// What the result panels show of the results.
+#[derive(Default)]
+struct Selections {
+    /// The policy of the utilization chart.
+    focus_policy: usize,
+    /// The job of the elastic panel the user picked (None: the most resized one).
+    elastic_job: Option<usize>,
+    /// Epoch of the goodput chart.
+    elastic_epoch: u32,
+    /// Index of the result the preemption panel shows.
+    preempt_policy: usize,
+    /// Order of the suspensions' table.
+    preempt_sort: msg::SortBy,
+}
+
+/// Stepping through one policy's run on the page's thread.
+struct Stepping {
+    run: Option<StepRun>,
+    /// The policy (row name) stepped through.
+    policy: String,
+    error: Option<String>,
+    playing: bool,
+    /// Generation of the play timer (a pause or reset drops older ticks).
+    play_gen: u64,
+    /// Milliseconds between steps while playing (0: as fast as possible).
+    speed_ms: u32,
+}
+
+/// DL2's training in its worker.
+struct Training {
+    /// Training settings.
+    cfg: TrainConfig,
+    /// The training panel's last error.
+    error: Option<String>,
+    /// The training worker while it trains.
+    worker: Option<WorkerHandle>,
+    /// The experiment and settings sent to it.
+    sent: Option<(Experiment, TrainConfig)>,
+    /// How far training is.
+    progress: Option<TrainProgress>,
+    /// The learning curve so far.
+    curve: Shared<Vec<CurvePoint>>,
+    /// The finished training run, with the settings it used.
+    trained: Option<Shared<(Trained, TrainConfig)>>,
+    /// Times the learning curves were asked to be drawn (0: never).
+    draws: u64,
+}
+
+impl Component for App {
+    type Message = Msg;
+    type Properties = ();
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let mut notice = None;
+        let hash = web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .unwrap_or_default();
+        let mut resolved = None;
+        let exp = if hash.len() > 1 {
+            match Experiment::from_link(&hash) {
+                Ok(e) => match e.resolve() {
+                    Ok(r) => {
+                        resolved = Some(r);
+                        e
+                    }
+                    Err(err) => {
+                        notice = Some((false, format!("This link's experiment could not be set up ({err}); the default scenario is loaded instead.")));
+                        Experiment::default()
+                    }
+                },
+                Err(err) => {
+                    notice = Some((false, format!("This link could not be opened: {err}. The default scenario is loaded instead.")));
+                    Experiment::default()
+                }
+            }
+        } else {
+            Experiment::default()
+        };
+        let resolved: Vec<(Experiment, Rc<Resolved>)> = resolved
+            .or_else(|| exp.resolve().ok())
+            .map(|r| vec![(exp.clone(), Rc::new(r))])
+            .unwrap_or_default();
+        let mech = resolved
+            .first()
+            .map_or(Mechanism::Rounds, |(_, r)| r.mechanism());
+        let link = ctx.link().clone();
+        let keys = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
+            link.send_message(Msg::Key(e))
+        });
+        if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+            let _ = doc.add_event_listener_with_callback("keydown", keys.as_ref().unchecked_ref());
+        }
+        let policy_params = parse_policy_list(&exp.policies);
+        let generator = match &exp.workload {
+            WorkloadSource::Generated(g) => g.clone(),
+            _ => GeneratorConfig {
+                num_jobs: 100,
+                jobs_per_hour: 2.0,
+                multi_gpu: true,
+                priority_weights: false,
+                elastic_fraction: 0.0,
+                duration_scale: 1.0,
+                seed: exp.seed,
+            },
+        };
+        let mut app = App {
+            forms: Forms {
+                cluster_text: exp.cluster.clone(),
+                workload_label: workload_label_of(&exp),
+                generator,
+                policy_params,
+                pai: PaiForm::default(),
+            },
+            step: Stepping {
+                run: None,
+                policy: String::new(),
+                error: None,
+                playing: false,
+                play_gen: 0,
+                speed_ms: 200,
+            },
+            exp: Shared::new(exp),
+            mech,
+            resolved,
+            errors: Errors::default(),
+            notice,
+            run: Run {
+                worker: None,
+                progress: None,
+                progress_refs: Default::default(),
+                sent_exp: None,
+                partial: Vec::new(),
+                results: None,
+                complete: false,
+                started_ms: now_ms(),
+                last_run_ms: None,
+                worker_ms: None,
+                transfer_bytes: None,
+            },
+            view: Selections::default(),
+            train: Training {
+                cfg: page_train_config(),
+                error: None,
+                worker: None,
+                sent: None,
+                progress: None,
+                curve: Shared::new(Vec::new()),
+                trained: None,
+                draws: 0,
+            },
+            _keys: Some(keys),
+        };
+        app.step.policy = app.first_policy();
+        app.start_compare(ctx);
+        app
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Self::Message) -> bool {
+        match msg {
+            Msg::Scenario(name) => self.load_scenario(ctx, &name),
+            Msg::CopyLink => self.copy_link(),
+            Msg::Key(e) => self.key(ctx, e),
+            Msg::Workload(m) => self.workload_update(m),
+            Msg::Pai(m) => self.pai_update(m),
+            Msg::Cluster(m) => self.cluster_update(m),
+            Msg::Policies(m) => self.policies_update(m),
+            Msg::Settings(m) => self.settings_update(m),
+            Msg::Pool(m) => self.pool_update(m),
+            Msg::Preempt(m) => self.preempt_update(m),
+            Msg::Dl2(m) => self.dl2_update(m),
+            Msg::Train(m) => self.train_update(ctx, m),
+            Msg::Run(m) => self.run_update(ctx, m),
+            Msg::View(m) => self.view_update(m),
+            Msg::Step(m) => self.step_update(ctx, m),
+        }
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let exp = self.exp.clone();
+        let mech = self.mech;
+        let resolved = self.current_resolved();
+        let results = self.run.results.clone();
+        html! {
+            <div class="app">
+                <header>
+                    <h1>{ "Orrery" }</h1>
+                    <span class="tagline">{ "a deep-learning cluster scheduling playground" }</span>
+                    <label class="scenario">{ "Scenario " }
+                        <select id="scenario" onchange={link.callback(|e: Event| Msg::Scenario(select_value(&e)))}>
+                            <option value="" selected=true disabled=true>{ "load a bundled scenario…" }</option>
+                            { for presets::SCENARIOS.iter().map(|sc| html! { <option value={sc.name} title={sc.description}>{ format!("{} — {}", sc.name, sc.description) }</option> }) }
+                        </select>
+                    </label>
+                    <button id="copy-link" onclick={link.callback(|_| Msg::CopyLink)}>{ "Copy link" }</button>
+                </header>
+                if let Some((ok, text)) = &self.notice {
+                    <div id="notice" class={classes!("notice", if *ok { "ok" } else { "error" })}>{ text }</div>
+                }
+                <div class="columns">
+                    <aside class="panels">
+                        <WorkloadPanel exp={exp.clone()} {mech} label={self.forms.workload_label.clone()} generator={self.forms.generator.clone()}
+                            workload_error={self.errors.workload.clone()} profile_error={self.errors.profile.clone()}
+                            profile_types={resolved.map(|r| r.profile_types())} pai={self.forms.pai.clone()}
+                            on_edit={link.callback(Msg::Workload)} on_pai={link.callback(Msg::Pai)} />
+                        <ClusterPanel exp={exp.clone()} text={self.forms.cluster_text.clone()} error={self.errors.cluster.clone()}
+                            warnings={resolved.map(|r| r.warnings.clone()).unwrap_or_default()} on_edit={link.callback(Msg::Cluster)} />
+                        <PoliciesPanel {mech} selected={self.forms.policy_params.clone()} on_edit={link.callback(Msg::Policies)} />
+                        <SettingsPanel exp={exp.clone()} {mech} on_edit={link.callback(Msg::Settings)} />
+                        <PoolSettings exp={exp.clone()} {mech} error={self.errors.pool.clone()} on_edit={link.callback(Msg::Pool)} />
+                        <PreemptionSettings exp={exp.clone()} {mech} error={self.errors.preempt.clone()} on_edit={link.callback(Msg::Preempt)} />
+                        <Dl2Settings exp={exp.clone()} {mech} error={self.errors.dl2.clone()} on_edit={link.callback(Msg::Dl2)} />
+                    </aside>
+                    <main>
+                        <ResultsPanel exp={exp.clone()} results={results.clone()} complete={self.run.complete} running={self.run.worker.is_some()}
+                            progress={self.run.progress.clone()} progress_refs={self.run.progress_refs.clone()} error={self.errors.run.clone()}
+                            timing={self.run.last_run_ms.map(|ms| (ms, self.run.worker_ms.unwrap_or(0.0), self.run.transfer_bytes.unwrap_or(0)))}
+                            focus={self.view.focus_policy} on_run={link.callback(Msg::Run)} on_view={link.callback(Msg::View)} />
+                        <PoolResults results={results.clone()} on_run={link.callback(Msg::Run)} />
+                        <PreemptionResults results={results.clone()} policy={self.view.preempt_policy} sort={self.view.preempt_sort}
+                            on_run={link.callback(Msg::Run)} on_view={link.callback(Msg::View)} />
+                        <ElasticResults results={results} job={self.view.elastic_job} epoch={self.view.elastic_epoch}
+                            on_run={link.callback(Msg::Run)} on_view={link.callback(Msg::View)} />
+                        <TrainingPanel {mech} cfg={self.train.cfg.clone()} running={self.train.worker.is_some()} progress={self.train.progress.clone()}
+                            curve={self.train.curve.clone()} draws={self.train.draws} trained={self.train.trained.clone()} error={self.train.error.clone()}
+                            on_train={link.callback(Msg::Train)} />
+                        <StepPanel exp={exp} {mech} run={self.step.run.clone()} policies={self.forms.policy_params.iter().map(|p| p.0.clone()).collect::<Vec<_>>()}
+                            policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()}
+                            on_step={link.callback(Msg::Step)} />
+                    </main>
+                </div>
+                <footer>{ "Orrery — the same experiment and seed give the same numbers here and in the orrery CLI (orrery run --link '<link>')." }</footer>
+            </div>
+        }
+    }
+}
+
+impl App {
+    /// Load a bundled scenario (the whole experiment) and run it.
+    fn load_scenario(&mut self, ctx: &Context<Self>, name: &str) -> bool {
+        if let Some(sc) = presets::scenario(name) {
+            let exp = sc.experiment();
+            self.forms.policy_params = parse_policy_list(&exp.policies);
+            self.step.policy = self.first_policy();
+            self.forms.cluster_text = exp.cluster.clone();
+            self.errors.cluster = None;
+            self.errors.workload = None;
+            self.errors.profile = None;
+            self.errors.pool = None;
+            self.errors.preempt = None;
+            self.errors.run = None;
+            match self.try_apply(exp) {
+                Ok(()) => self.start_compare(ctx),
+                Err(e) => self.errors.run = Some(e),
+            }
+        }
+        true
+    }
+
+    /// A key pressed outside the fields: space plays or pauses, the right arrow steps.
+    fn key(&mut self, ctx: &Context<Self>, e: KeyboardEvent) -> bool {
+        let typing = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        if typing {
+            return false;
+        }
+        match e.key().as_str() {
+            " " => {
+                e.prevent_default();
+                self.step_update(ctx, StepMsg::TogglePlay)
+            }
+            "ArrowRight" => {
+                e.prevent_default();
+                self.step_update(ctx, StepMsg::Step)
+            }
+            _ => false,
+        }
+    }
+
+    /// What the result panels show.
+    fn view_update(&mut self, msg: ViewMsg) -> bool {
+        match msg {
+            ViewMsg::FocusPolicy(i) => self.view.focus_policy = i,
+            ViewMsg::ElasticJob(j) => self.view.elastic_job = Some(j),
+            ViewMsg::ElasticEpoch(e) => self.view.elastic_epoch = e,
+            ViewMsg::PreemptPolicy(i) => self.view.preempt_policy = i,
+            ViewMsg::PreemptSort(s) => self.view.preempt_sort = s,
+        }
+        true
+    }
+
+    /// The current experiment resolved, when it is in the cache.
+    fn current_resolved(&self) -> Option<&Rc<Resolved>> {
+        self.resolved
+            .iter()
+            .find(|(e, _)| *e == *self.exp)
+            .map(|(_, r)| r)
+    }
+}

@@ -1,0 +1,167 @@
+//! The Workload panel's import of the Alibaba PAI GPU trace, as `orrery import-pai` does:
+//! the job and task tables are read in the page, sampled by
+//! [`crate::workload::pai::read_pai`], and the sampled trace becomes the experiment's
+//! inline workload (so a share link carries only the sample, not the tables).
+
+use super::{App, PaiMsg, PaiTable};
+use crate::experiment::WorkloadSource;
+use crate::sim::Mechanism;
+use crate::ui::shared::Shared;
+use crate::workload::pai::{read_pai, PaiSampling};
+
+/// Name of the inline workload an import makes.
+const SAMPLE_NAME: &str = "pai-sample.csv";
+
+/// A PAI table read: its file name, text and number of lines.
+pub struct PaiFile {
+    /// The file's name.
+    pub name: String,
+    text: String,
+    /// Lines of the text.
+    pub lines: usize,
+}
+
+/// The PAI block's state: the tables read and the sampling fields as typed.
+#[derive(Clone, PartialEq)]
+pub struct PaiForm {
+    /// `pai_job_table.csv`, once read.
+    pub jobs: Option<Shared<PaiFile>>,
+    /// `pai_task_table.csv`, once read.
+    pub tasks: Option<Shared<PaiFile>>,
+    /// Most jobs sampled, as typed.
+    pub max_jobs: String,
+    /// Seed of the sampling, as typed.
+    pub seed: String,
+    /// Share of the sampled jobs made elastic, as typed.
+    pub elastic: String,
+    /// The block's last error.
+    pub error: Option<String>,
+}
+
+impl Default for PaiForm {
+    fn default() -> Self {
+        let d = PaiSampling::default();
+        PaiForm {
+            jobs: None,
+            tasks: None,
+            max_jobs: d.max_jobs.to_string(),
+            seed: d.seed.to_string(),
+            elastic: d.elastic_fraction.to_string(),
+            error: None,
+        }
+    }
+}
+
+impl PaiForm {
+    /// The sampling the fields say, or which field is wrong.
+    fn sampling(&self) -> Result<PaiSampling, String> {
+        let max_jobs = match self.max_jobs.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return Err(format!(
+                    "max jobs: '{}' is not a whole number of at least 1",
+                    self.max_jobs
+                ))
+            }
+        };
+        let seed = self
+            .seed
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("seed: '{}' is not a whole number of 0 or more", self.seed))?;
+        let elastic_fraction = match self.elastic.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && (0.0..=1.0).contains(&f) => f,
+            _ => {
+                return Err(format!(
+                    "elastic share: '{}' is not a number from 0 to 1",
+                    self.elastic
+                ))
+            }
+        };
+        Ok(PaiSampling {
+            max_jobs,
+            seed,
+            only_terminated: true,
+            elastic_fraction,
+        })
+    }
+}
+
+impl App {
+    /// A message of the PAI import block.
+    pub(super) fn pai_update(&mut self, msg: PaiMsg) -> bool {
+        let pai = &mut self.forms.pai;
+        match msg {
+            PaiMsg::File(table, name, text) => {
+                let file = Shared::new(PaiFile {
+                    lines: text.lines().count(),
+                    name,
+                    text,
+                });
+                match table {
+                    PaiTable::Jobs => pai.jobs = Some(file),
+                    PaiTable::Tasks => pai.tasks = Some(file),
+                }
+                pai.error = None;
+            }
+            PaiMsg::FileError(e) => pai.error = Some(e),
+            PaiMsg::Field(field, v) => {
+                match field {
+                    "max_jobs" => pai.max_jobs = v,
+                    "seed" => pai.seed = v,
+                    _ => pai.elastic = v,
+                }
+                pai.error = pai.sampling().err();
+            }
+            PaiMsg::Import => match self.pai_import() {
+                Ok(notice) => {
+                    self.forms.pai.error = None;
+                    self.errors.workload = None;
+                    self.notice = Some((true, notice));
+                }
+                Err(e) => {
+                    self.forms.pai.error = Some(format!("{e} — the previous workload is kept"));
+                }
+            },
+        }
+        true
+    }
+
+    /// Sample the tables into the experiment's workload; the notice to show, or why not.
+    fn pai_import(&mut self) -> Result<String, String> {
+        let (Some(jobs), Some(tasks)) = (&self.forms.pai.jobs, &self.forms.pai.tasks) else {
+            return Err("choose both pai_job_table.csv and pai_task_table.csv first".into());
+        };
+        let sampling = self.forms.pai.sampling()?;
+        let trace = read_pai(
+            (&jobs.text, &jobs.name),
+            (&tasks.text, &tasks.name),
+            &sampling,
+        )
+        .map_err(|e| e.to_string())?;
+        let n = trace.jobs.len();
+        let files = format!("{} and {}", jobs.name, tasks.name);
+        let candidate = self.with(|e| {
+            e.workload = WorkloadSource::Inline {
+                name: SAMPLE_NAME.into(),
+                text: trace.to_csv(),
+            }
+        });
+        let no_pool = "PAI job types (worker, tensorflow, ...) are not in the round-based profiles: they run only in experiments with an inference pool (Aryl), at one step per second on their traced GPUs; load the aryl scenario first";
+        if let Err(e) = self.try_apply(candidate) {
+            return Err(if self.mech == Mechanism::Pooled {
+                e
+            } else {
+                format!("{e}. {no_pool}")
+            });
+        }
+        let jobs = if n == 1 { "job" } else { "jobs" };
+        let mut notice = format!("{n} {jobs} imported from {files} as {SAMPLE_NAME}.");
+        if self.mech != Mechanism::Pooled {
+            notice.push_str(&format!(
+                " This experiment has no inference pool: {no_pool}."
+            ));
+        }
+        Ok(notice)
+    }
+}

@@ -1,0 +1,266 @@
+//! The comparison: every selected policy run in the Web Worker, its progress and results;
+//! the results' downloads, and the share link.
+
+use super::{App, Export, Msg, RunMsg};
+use crate::experiment::{Experiment, ProfileSource, Progress, WorkloadSource};
+use crate::ui::files::download;
+use crate::ui::panels::results::progress_label;
+use crate::ui::panels::{elastic::resizes_csv, preemption_results::suspensions_csv};
+use crate::ui::shared::{Results, Shared};
+use crate::ui::worker::{FromWorker, PolicyResult, ToWorker, WorkerHandle};
+use crate::ui::{now_ms, LONG_LINK_LEN, MAX_LINK_LEN};
+use wasm_bindgen::JsValue;
+use yew::prelude::*;
+
+impl App {
+    /// Run every selected policy of the experiment in a new worker (the previous run, if
+    /// any, stops).
+    pub(super) fn start_compare(&mut self, ctx: &Context<Self>) {
+        self.run.worker = None;
+        self.run.complete = false;
+        self.errors.run = None;
+        if self.exp.policies.is_empty() {
+            self.errors.run = Some("select at least one policy".into());
+            return;
+        }
+        let exp = self.exp.clone();
+        if let Err(e) = self.resolve_cached(&exp) {
+            self.errors.run = Some(e);
+            return;
+        }
+        if self.run.results.as_ref().is_some_and(|r| r.exp != *exp) {
+            self.view.elastic_job = None;
+            self.view.elastic_epoch = 0;
+            self.view.preempt_policy = 0;
+        }
+        let link = ctx.link().clone();
+        match WorkerHandle::spawn(move |m| link.send_message(Msg::Run(RunMsg::Worker(m)))) {
+            Ok(w) => {
+                self.run.worker = Some(w);
+                self.run.sent_exp = Some(Experiment::clone(&exp));
+                self.run.partial.clear();
+                let runs = self
+                    .resolve_cached(&exp)
+                    .map_or(exp.policies.len(), |r| r.plan(&exp).tasks.len());
+                self.run.progress = Some(Progress {
+                    run: 0,
+                    runs,
+                    policy: String::new(),
+                    jobs_done: 0,
+                    jobs: 1,
+                });
+                self.run.started_ms = now_ms();
+            }
+            Err(e) => self.errors.run = Some(e),
+        }
+    }
+
+    /// A message of the comparison; returns whether to render.
+    pub(super) fn run_update(&mut self, ctx: &Context<Self>, msg: RunMsg) -> bool {
+        match msg {
+            RunMsg::Compare => self.start_compare(ctx),
+            RunMsg::Cancel => {
+                self.run.worker = None;
+                self.run.progress = None;
+                self.errors.run = Some("cancelled".into());
+            }
+            RunMsg::Worker(m) => return self.worker_message(m),
+            RunMsg::Download(what) => return self.download(what),
+            RunMsg::ChartError(e) => self.errors.run = Some(format!("chart: {e}")),
+        }
+        true
+    }
+
+    /// A message from the comparison's worker; returns whether to render.
+    fn worker_message(&mut self, m: FromWorker) -> bool {
+        match m {
+            FromWorker::Ready => {
+                // The experiment as it was when the run was asked for.
+                let exp = self
+                    .run
+                    .sent_exp
+                    .clone()
+                    .unwrap_or_else(|| Experiment::clone(&self.exp));
+                let sent = self
+                    .run
+                    .worker
+                    .as_ref()
+                    .map(|w| w.send(&ToWorker::Run(Box::new(exp))));
+                match sent {
+                    Some(Err(e)) => {
+                        self.errors.run = Some(e);
+                        self.run.worker = None;
+                    }
+                    // Nothing to show yet; a render now would only reset fields being typed in.
+                    _ => return false,
+                }
+            }
+            FromWorker::Progress(p) => {
+                // The bar and its label are updated in place: re-rendering the page ten
+                // times a second would also reset any field the user is typing in.
+                let (fraction, label) = (p.fraction(), progress_label(&p));
+                self.run.progress = Some(p);
+                let bar = self.run.progress_refs[0].cast::<web_sys::Element>();
+                let text = self.run.progress_refs[1].cast::<web_sys::Element>();
+                if let (Some(bar), Some(text)) = (bar, text) {
+                    let _ = bar.set_attribute("value", &fraction.to_string());
+                    text.set_text_content(Some(&label));
+                    return false;
+                }
+            }
+            FromWorker::Partial(i, r) => {
+                if i <= self.run.partial.len() {
+                    self.run.partial.truncate(i);
+                    self.run.partial.push(*r);
+                    self.set_results(self.run.partial.clone());
+                }
+                self.run.complete = false;
+            }
+            FromWorker::Done(r, worker_ms) => {
+                self.run.worker_ms = Some(worker_ms);
+                self.run.transfer_bytes = self.run.worker.as_ref().map(|w| w.received_bytes());
+                let r = r.unwrap_or_else(|| std::mem::take(&mut self.run.partial));
+                self.run.partial.clear();
+                self.set_results(r);
+                self.run.complete = true;
+                self.run.worker = None;
+                self.run.progress = None;
+                self.view.focus_policy = 0;
+                self.run.last_run_ms = Some(now_ms() - self.run.started_ms);
+            }
+            FromWorker::Failed(e) => {
+                self.errors.run = Some(e);
+                self.run.worker = None;
+                self.run.progress = None;
+            }
+            // Training messages come from the training worker only.
+            FromWorker::TrainProgress(_) | FromWorker::TrainCurve(_) | FromWorker::Trained(_) => {
+                return false
+            }
+        }
+        true
+    }
+
+    /// Results from the worker, for the experiment that was sent.
+    fn set_results(&mut self, runs: Vec<PolicyResult>) {
+        let exp = self
+            .run
+            .sent_exp
+            .clone()
+            .unwrap_or_else(|| Experiment::clone(&self.exp));
+        let resolved = self.resolve_cached(&exp).ok();
+        self.run.results = Some(Shared::new(Results {
+            exp,
+            runs,
+            resolved,
+        }));
+    }
+
+    /// Download what a results' button exports; returns whether to render (to show an
+    /// error).
+    fn download(&mut self, what: Export) -> bool {
+        let Some(results) = &self.run.results else {
+            return false;
+        };
+        let runs = &results.runs;
+        let per_policy = |f: &dyn Fn(&PolicyResult) -> String| -> String {
+            runs.iter()
+                .map(|r| format!("# policy: {}\n{}", r.summary.policy, f(r)))
+                .collect()
+        };
+        let (name, mime, contents) = match what {
+            Export::SummaryCsv => {
+                let summaries: Vec<_> = runs.iter().map(|r| r.summary.clone()).collect();
+                (
+                    "orrery-summary.csv",
+                    "text/csv",
+                    crate::metrics::summaries_csv(&summaries),
+                )
+            }
+            Export::SummaryJson => (
+                "orrery-summary.json",
+                "application/json",
+                serde_json::to_string_pretty(&runs.iter().map(|r| &r.summary).collect::<Vec<_>>())
+                    .unwrap_or_default(),
+            ),
+            Export::JobsCsv => (
+                "orrery-jobs.csv",
+                "text/csv",
+                per_policy(&|r| r.jobs_csv.clone()),
+            ),
+            Export::RoundsCsv => {
+                let Some(c) = results.cluster() else {
+                    return false;
+                };
+                (
+                    "orrery-rounds.csv",
+                    "text/csv",
+                    per_policy(&|r| crate::metrics::series_csv(&r.series, c)),
+                )
+            }
+            Export::ResizesCsv => ("orrery-elastic-jobs.csv", "text/csv", resizes_csv(runs)),
+            Export::SuspensionsCsv => ("orrery-suspensions.csv", "text/csv", suspensions_csv(runs)),
+            Export::ExperimentJson => {
+                ("experiment.json", "application/json", results.exp.to_json())
+            }
+        };
+        if let Err(e) = download(name, mime, &contents) {
+            self.notice = Some((false, format!("download failed: {e}")));
+            return true;
+        }
+        false
+    }
+
+    /// The share link, and a warning when it is long.
+    fn share_link(&self) -> Result<(String, Option<String>), String> {
+        let base = web_sys::window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_default();
+        let link = self.exp.to_link(&base);
+        if link.len() > MAX_LINK_LEN {
+            return Err(format!(
+                "The link would be {} KB, more than browsers accept ({} KB), because the uploaded trace or profile travels inside it. Share the files alongside the settings instead.",
+                link.len() / 1000,
+                MAX_LINK_LEN / 1000
+            ));
+        }
+        let warning = (link.len() > LONG_LINK_LEN).then(|| {
+            format!(
+                "Link copied, but it is long ({} KB) because the uploaded {} travels inside it: some chat and mail tools cut links this long, and a shell passes at most 128 KB in one argument. It opens fine in a browser; on the command line, use the Experiment JSON download with orrery compare --config experiment.json.",
+                link.len() / 1000,
+                match (&self.exp.workload, &self.exp.profile) {
+                    (_, ProfileSource::Files { .. }) => "profile folder",
+                    (_, ProfileSource::Inline { .. }) => "profile",
+                    (WorkloadSource::Inline { .. }, _) => "trace",
+                    _ if self.exp.network.is_some() => "network",
+                    _ => "trace",
+                }
+            )
+        });
+        Ok((link, warning))
+    }
+
+    /// Put the share link in the address bar and the clipboard.
+    pub(super) fn copy_link(&mut self) -> bool {
+        match self.share_link() {
+            Ok((link, warning)) => {
+                if let Some(w) = web_sys::window() {
+                    if let Ok(h) = w.history() {
+                        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&link));
+                    }
+                    let _ = w.navigator().clipboard().write_text(&link);
+                }
+                self.notice = Some(match warning {
+                    Some(w) => (false, w),
+                    None => (
+                        true,
+                        "Link copied: it restores every setting and reproduces these numbers."
+                            .into(),
+                    ),
+                });
+            }
+            Err(e) => self.notice = Some((false, e)),
+        }
+        true
+    }
+}

@@ -1,0 +1,53 @@
+//! The "Policies" panel: the catalog's policies for the mechanism the experiment runs in,
+//! each with a box and, once selected, its parameters.
+
+use super::pool::aryl_help;
+use crate::policy::catalog;
+use crate::sim::Mechanism;
+use crate::ui::app::PolicyMsg;
+use crate::ui::input_value;
+use yew::prelude::*;
+
+/// What the panel shows.
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    /// The mechanism the experiment runs in (its policies are offered).
+    pub mech: Mechanism,
+    /// The selected policies' rows with their parameters as typed.
+    pub selected: Vec<(String, String)>,
+    /// Edits.
+    pub on_edit: Callback<PolicyMsg>,
+}
+
+/// The "Policies" panel.
+#[function_component]
+pub fn PoliciesPanel(props: &Props) -> Html {
+    let on_edit = &props.on_edit;
+    let mech = props.mech;
+    html! {
+        <section class="panel" id="policy-panel">
+            <h2>{ "Policies" }</h2>
+            if mech == Mechanism::Elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model). Pollux and its baselines come first; the round-based policies after them run the elastic jobs rigid, each at its user's GPU count and batch." }</p> }
+            if mech == Mechanism::Pooled { { aryl_help() } }
+            if mech == Mechanism::Preemptive { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
+            <ul class="policies">
+            if mech == Mechanism::Slots { <p class="hint" id="ps-policies">{ "Parameter-server policies (family dl2): the profile is one of parameter-server models; each policy adds workers and parameter servers one action at a time in every slot." }</p> }
+            { for catalog::rows(mech).iter().map(|info| {
+                let name = info.spec.to_string();
+                let selected = props.selected.iter().find(|(n, _)| n == info.spec);
+                let toggle = { let name = name.clone(); on_edit.reform(move |_| PolicyMsg::Toggle(name.clone())) };
+                let params = on_edit.reform(move |e: Event| PolicyMsg::Params(name.clone(), input_value(&e)));
+                html! {
+                    <li title={info.description}>
+                        <label><input type="checkbox" data-policy={info.spec} checked={selected.is_some()} onchange={toggle} />{ format!(" {} ", info.spec) }<span class="family">{ info.family }</span></label>
+                        <div class="desc">{ info.description }</div>
+                        if let (Some((_, p)), false) = (selected, info.params.is_empty()) {
+                            <input type="text" placeholder={info.params.iter().map(|p| format!("{}={}", p.name, p.default)).collect::<Vec<_>>().join(",")} value={p.clone()} onchange={params} />
+                        }
+                    </li>
+                }
+            }) }
+            </ul>
+        </section>
+    }
+}

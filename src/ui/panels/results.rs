@@ -1,0 +1,359 @@
+//! The "Compare policies" panel: the comparison's controls and progress, the summary table
+//! (its columns those of the results' mechanism), the downloads, and the four charts.
+
+use super::chart;
+use crate::experiment::{Experiment, Progress};
+use crate::metrics::{PoolFigures, PreemptionFigures, PsFigures};
+use crate::sim::Mechanism;
+use crate::ui::app::{Export, RunMsg, ViewMsg};
+use crate::ui::charts;
+use crate::ui::shared::{Results, Shared};
+use crate::ui::worker::PolicyResult;
+use crate::ui::{hours, now_ms, select_value};
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+/// The charts' names, in the order of their canvases.
+const CHARTS: [&str; 4] = ["jct-cdf", "rho-cdf", "utilization", "queue"];
+
+/// The progress bar's label.
+pub fn progress_label(p: &Progress) -> String {
+    format!("{} ({}/{})", p.policy, p.run + 1, p.runs)
+}
+
+/// What the panel shows.
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    /// The current experiment (results of another one are marked stale).
+    pub exp: Shared<Experiment>,
+    /// The results shown.
+    pub results: Option<Shared<Results>>,
+    /// Whether every policy of the results has run.
+    pub complete: bool,
+    /// Whether a comparison is running.
+    pub running: bool,
+    /// How far it is.
+    pub progress: Option<Progress>,
+    /// The progress bar and its label, which the App updates in place.
+    pub progress_refs: [NodeRef; 2],
+    /// The comparison's (or the run settings') last error.
+    pub error: Option<String>,
+    /// The last run: milliseconds in all, milliseconds computing, bytes of results.
+    pub timing: Option<(f64, f64, usize)>,
+    /// The policy (index) of the utilization chart.
+    pub focus: usize,
+    /// Runs, downloads and chart errors.
+    pub on_run: Callback<RunMsg>,
+    /// The utilization chart's policy.
+    pub on_view: Callback<ViewMsg>,
+}
+
+/// The "Compare policies" panel.
+#[function_component]
+pub fn ResultsPanel(props: &Props) -> Html {
+    let canvases: [NodeRef; 4] = [
+        use_node_ref(),
+        use_node_ref(),
+        use_node_ref(),
+        use_node_ref(),
+    ];
+    let first_drawn = use_mut_ref(|| false);
+    {
+        let canvases = canvases.clone();
+        let on_run = props.on_run.clone();
+        use_effect_with(
+            (props.results.clone(), props.focus),
+            move |(results, focus)| {
+                if let Some(results) = results {
+                    if let Err(e) = draw(&canvases, results, *focus) {
+                        on_run.emit(RunMsg::ChartError(e));
+                    }
+                    if !first_drawn.replace(true) {
+                        mark_first_chart();
+                    }
+                }
+            },
+        );
+    }
+    let on_run = &props.on_run;
+    let running = props.running;
+    let results = props.results.as_deref();
+    let runs: &[PolicyResult] = results.map_or(&[], |r| r.runs.as_slice());
+    let mech = results.and_then(Results::mechanism);
+    let resolved = results.and_then(|r| r.resolved.as_ref());
+    let elastic = resolved.is_some_and(|r| r.apps.is_some());
+    let preemptive = resolved.is_some_and(|r| r.preemption.is_some());
+    let pct = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |x| format!("{:.1}%", x * 100.0));
+    // Results of an experiment edited since (and not being re-run) are marked stale.
+    let stale = !running && results.is_some_and(|r| r.exp != *props.exp);
+    let download = |what: Export| on_run.reform(move |_: MouseEvent| RunMsg::Download(what));
+    html! {
+        <section class="panel wide" id="compare-panel">
+            <h2>{ "Compare policies" }</h2>
+            <div class="controls">
+                <button id="compare" disabled={running} onclick={on_run.reform(|_| RunMsg::Compare)}>{ "Run comparison" }</button>
+                if running {
+                    <progress id="progress" ref={props.progress_refs[0].clone()} max="1" value={props.progress.as_ref().map_or(0.0, |p| p.fraction()).to_string()} />
+                    <span class="progress-label" ref={props.progress_refs[1].clone()}>{ props.progress.as_ref().map(progress_label).unwrap_or_default() }</span>
+                    <button id="cancel" onclick={on_run.reform(|_| RunMsg::Cancel)}>{ "Cancel" }</button>
+                }
+                if let Some((ms, worker_ms, bytes)) = props.timing {
+                    <span class="timing" id="run-ms" data-ms={format!("{ms:.0}")} data-compute-ms={format!("{worker_ms:.0}")} data-transfer-bytes={bytes.to_string()}>
+                        { format!("last run {:.2} s ({:.2} s computing, {} kB of results)", ms / 1000.0, worker_ms / 1000.0, bytes / 1000) }
+                    </span>
+                }
+            </div>
+            if let Some(e) = &props.error { <p class="error" id="run-error">{ e }</p> }
+            if stale { <p class="hint stale" id="stale-note">{ "These results are of the experiment as it was before your last edits: Run comparison to see the edited one." }</p> }
+            <table id="summary" class="summary" data-complete={props.complete.to_string()} data-stale={stale.to_string()}>
+                <thead><tr>
+                    <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
+                    <th title={if preemptive { "Average time waiting for GPUs: after arrival and after each suspension" } else { "Average queueing time: first run minus arrival" }}>{ "avg wait (h)" }</th><th title="Training GPUs busy">{ "utilization" }</th>
+                    { head(mech) }
+                </tr></thead>
+                <tbody>
+                { for runs.iter().enumerate().map(|(i, r)| row(i, r, mech, &pct)) }
+                </tbody>
+            </table>
+            if !runs.is_empty() {
+                <div class="downloads">
+                    <button onclick={download(Export::SummaryCsv)}>{ "Summary CSV" }</button>
+                    <button onclick={download(Export::SummaryJson)}>{ "Summary JSON" }</button>
+                    <button onclick={download(Export::JobsCsv)}>{ "Per-job CSV" }</button>
+                    <button onclick={download(Export::RoundsCsv)}>{ "Per-round CSV" }</button>
+                    if elastic { <button id="download-resizes" onclick={download(Export::ResizesCsv)}>{ "Elastic jobs CSV" }</button> }
+                    if preemptive { <button id="download-suspensions" onclick={download(Export::SuspensionsCsv)}>{ "Suspensions CSV" }</button> }
+                    <button id="download-experiment" title="The experiment of these results: orrery compare --config experiment.json reproduces them" onclick={download(Export::ExperimentJson)}>{ "Experiment JSON" }</button>
+                    <label>{ "utilization of " }
+                        <select onchange={props.on_view.reform(|e: Event| ViewMsg::FocusPolicy(select_value(&e).parse().unwrap_or(0)))}>
+                            { for runs.iter().enumerate().map(|(i, r)| html! { <option value={i.to_string()} selected={i == props.focus}>{ r.summary.policy.clone() }</option> }) }
+                        </select>
+                    </label>
+                </div>
+            }
+            <div class="charts">
+                { for CHARTS.iter().zip(&canvases).map(|(name, canvas)| chart(name, "520", "320", canvas, false)) }
+            </div>
+        </section>
+    }
+}
+
+/// The summary's columns after the common ones: those of the results' mechanism.
+fn head(mech: Option<Mechanism>) -> Html {
+    match mech {
+        Some(Mechanism::Slots) => html! { <>
+            <th title="Workers of a training job, time-weighted (largest in the tooltip)">{ "avg workers" }</th>
+            <th title="Parameter servers of a training job, time-weighted (largest in the tooltip)">{ "avg PS" }</th>
+            <th title="Share of the cluster's CPU time held by workers and parameter servers">{ "CPU utilization" }</th>
+            <th title="DL2's reward summed over the slots: the fraction of their work jobs did (per slot in the tooltip)">{ "total reward" }</th>
+            <th title="Changes of a job's workers or parameter servers from one slot to the next">{ "reallocations" }</th>
+        </> },
+        Some(Mechanism::Preemptive) => html! { <>
+            <th title="99th percentile of the time waiting for GPUs, after arrival and after suspensions">{ "p99 wait (h)" }</th>
+            <th title="Time jobs lost to suspensions: the rest of the epoch after the decision, checkpoints and reloads">{ "time lost (h)" }</th>
+            <th title="Jobs suspended (whose checkpoint was written and GPUs released)">{ "preemptions" }</th>
+            <th title="Mean relative error of the policy's predicted training time per job (— when it predicts none)">{ "duration error" }</th>
+            <th title="Mean relative error of the policy's predicted time lost per suspension (— when it predicts none)">{ "overhead error" }</th>
+        </> },
+        Some(Mechanism::Pooled) => html! { <>
+            <th title="Share of all the cluster's GPU time in use, by training (own or loaned GPUs) or by the inference load">{ "cluster usage" }</th>
+            <th title="Inference GPUs on loan to training, time-averaged">{ "avg GPUs on loan" }</th>
+            <th title="Inference servers loaned to training, summed over loans">{ "loans" }</th>
+            <th title="Loaned servers reclaimed by inference, summed over reclaims">{ "reclaims" }</th>
+            <th title="Jobs stopped (by reclaims or otherwise)">{ "preemptions" }</th>
+            <th title="Allocation changes after a job's first">{ "restarts" }</th>
+        </> },
+        Some(Mechanism::Elastic) => html! { <>
+            <th title="GPU-hours held by jobs, restarts included">{ "GPU-h" }</th>
+            <th title="GPUs per running job, time-weighted">{ "avg GPUs/job" }</th>
+            <th title="Total batch size of a running job, time-weighted">{ "avg batch" }</th>
+            <th title="Allocation changes after a job's first (each costs the restart cost)">{ "restarts" }</th>
+            <th title="Jobs stopped with no GPUs left">{ "preemptions" }</th>
+            <th title="Changes of a job's GPU count or total batch size, the first allocation included">{ "resizes" }</th>
+        </> },
+        _ => html! { <><th>{ "max rho" }</th><th>{ "restarts" }</th></> },
+    }
+}
+
+/// One policy's row of the summary, its figures also in `data-` attributes.
+fn row(
+    i: usize,
+    r: &PolicyResult,
+    mech: Option<Mechanism>,
+    pct: &dyn Fn(Option<f64>) -> String,
+) -> Html {
+    let s = &r.summary;
+    let pool = s.pool;
+    let pool_num = |f: &dyn Fn(&PoolFigures) -> String| pool.as_ref().map(f).unwrap_or_default();
+    let pre = s.preemption;
+    let psf = s.ps;
+    let ps_num = |f: &dyn Fn(&PsFigures) -> String| psf.as_ref().map(f).unwrap_or_default();
+    let pre_num = |f: &dyn Fn(&PreemptionFigures) -> Option<String>| {
+        pre.as_ref().and_then(f).unwrap_or_default()
+    };
+    html! {
+        <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}
+            data-avg-wait-s={s.avg_wait_s.to_string()} data-preemptions={s.preemptions.to_string()}
+            data-loans={pool_num(&|p| p.loans.to_string())} data-reclaims={pool_num(&|p| p.reclaims.to_string())}
+            data-avg-loaned-gpus={pool_num(&|p| p.avg_loaned_gpus.to_string())} data-cluster-usage={pool_num(&|p| p.cluster_usage.to_string())}
+            data-p99-wait-s={s.p99_wait_s.to_string()} data-time-lost-s={s.time_lost_s.to_string()}
+            data-suspensions={pre_num(&|p| Some(p.suspensions.to_string()))} data-duration-error={pre_num(&|p| p.duration_error.map(|x| x.to_string()))}
+            data-overhead-error={pre_num(&|p| p.overhead_error.map(|x| x.to_string()))}
+            data-avg-workers={ps_num(&|p| p.avg_workers.to_string())} data-avg-ps={ps_num(&|p| p.avg_ps.to_string())}
+            data-cpu-utilization={ps_num(&|p| p.cpu_utilization.to_string())} data-total-reward={ps_num(&|p| p.total_reward.to_string())}
+            data-utilization={s.utilization.to_string()}>
+            <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
+            <td>{ s.num_jobs } if s.unfinished > 0 { <span class="hint">{ format!(" +{} unfinished", s.unfinished) }</span> }</td>
+            <td>{ hours(s.avg_jct_s) }</td>
+            <td>{ hours(s.p99_jct_s) }</td>
+            <td>{ hours(s.makespan_s) }</td>
+            <td>{ hours(s.avg_wait_s) }</td>
+            <td>{ format!("{:.1}%", s.utilization * 100.0) }</td>
+            { cells(r, mech, pct) }
+        </tr>
+    }
+}
+
+/// A row's cells after the common ones: those of the results' mechanism.
+fn cells(r: &PolicyResult, mech: Option<Mechanism>, pct: &dyn Fn(Option<f64>) -> String) -> Html {
+    let s = &r.summary;
+    let dash = || "—".to_string();
+    match mech {
+        Some(Mechanism::Slots) => {
+            let psf = s.ps;
+            html! { <>
+                <td title={psf.map(|p| format!("largest: {} workers", p.max_workers)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_workers)).unwrap_or_else(dash) }</td>
+                <td title={psf.map(|p| format!("largest: {} parameter servers", p.max_ps)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_ps)).unwrap_or_else(dash) }</td>
+                <td>{ pct(psf.map(|p| p.cpu_utilization)) }</td>
+                <td title={psf.map(|p| format!("{:.4} per slot over {} slots", p.avg_reward, p.slots)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.total_reward)).unwrap_or_else(dash) }</td>
+                <td title={psf.map(|p| format!("{} policy actions applied, {} refused", p.actions, p.invalid_actions)).unwrap_or_default()}>{ psf.map(|p| p.reallocations.to_string()).unwrap_or_else(dash) }</td>
+            </> }
+        }
+        Some(Mechanism::Preemptive) => {
+            let pre = s.preemption;
+            html! { <>
+                <td title={pre.map(|p| format!("first start: avg {} h, p99 {} h after arrival", hours(p.avg_first_wait_s), hours(p.p99_first_wait_s))).unwrap_or_default()}>{ hours(s.p99_wait_s) }</td>
+                <td title={pre.map(|p| format!("suspending (epoch ends and checkpoints) {} h, reloading {} h", hours(p.suspend_s), hours(p.resume_s))).unwrap_or_default()}>{ hours(s.time_lost_s) }</td>
+                <td title={pre.map(|p| format!("{} suspensions decided, {} of them finished before their epoch ended", p.suspensions, p.finished_instead)).unwrap_or_default()}>{ s.preemptions }</td>
+                <td title="Mean relative error of the predicted training times">{ pct(pre.and_then(|p| p.duration_error)) }</td>
+                <td title={format!("Mean relative error of the predicted time lost per suspension; the overhead model's own error (its noise): {}", pct(pre.and_then(|p| p.model_error)))}>{ pct(pre.and_then(|p| p.overhead_error)) }</td>
+            </> }
+        }
+        Some(Mechanism::Pooled) => {
+            let pool = s.pool;
+            html! { <>
+                <td>{ pool.map(|p| format!("{:.1}%", p.cluster_usage * 100.0)).unwrap_or_else(dash) }</td>
+                <td>{ pool.map(|p| format!("{:.1}", p.avg_loaned_gpus)).unwrap_or_else(dash) }</td>
+                <td>{ pool.map(|p| p.loans.to_string()).unwrap_or_else(dash) }</td>
+                <td>{ pool.map(|p| p.reclaims.to_string()).unwrap_or_else(dash) }</td>
+                <td>{ s.preemptions }</td>
+                <td>{ s.restarts }</td>
+            </> }
+        }
+        Some(Mechanism::Elastic) => {
+            let sized = s.elastic;
+            html! { <>
+                <td>{ format!("{:.1}", s.gpu_hours) }</td>
+                <td title={sized.map(|x| format!("largest: {} GPUs", x.max_gpus)).unwrap_or_default()}>{ sized.map(|x| format!("{:.2}", x.avg_gpus)).unwrap_or_else(dash) }</td>
+                <td>{ sized.map(|x| format!("{:.0}", x.avg_batch_size)).unwrap_or_else(dash) }</td>
+                <td>{ s.restarts }</td>
+                <td>{ s.preemptions }</td>
+                <td>{ sized.map(|x| x.resizes.to_string()).unwrap_or_else(dash) }</td>
+            </> }
+        }
+        _ => html! { <>
+            <td>{ s.max_rho.map(|r| format!("{r:.2}")).unwrap_or_else(dash) }</td>
+            <td>{ s.restarts }</td>
+        </> },
+    }
+}
+
+/// Draw the four charts of the results; the first error, if any.
+fn draw(canvases: &[NodeRef; 4], results: &Results, focus: usize) -> Result<(), String> {
+    let runs = &results.runs;
+    let canvas = |i: usize| canvases[i].cast::<HtmlCanvasElement>();
+    let named = |f: &dyn Fn(&PolicyResult) -> Vec<f64>| {
+        runs.iter()
+            .map(|r| (r.summary.policy.clone(), f(r)))
+            .collect::<Vec<_>>()
+    };
+    let mut errors = Vec::new();
+    if let Some(c) = canvas(0) {
+        let s: Vec<(String, Vec<f64>)> = named(&|r| r.jcts.iter().map(|x| x / 3600.0).collect());
+        errors.extend(
+            charts::draw_cdf(
+                c,
+                "Job completion time (CDF)",
+                "JCT (h, log scale)",
+                &s,
+                true,
+            )
+            .err(),
+        );
+    }
+    if let Some(c) = canvas(1) {
+        let s = named(&|r| r.rhos.clone());
+        let title = "Finish-time fairness rho (CDF)";
+        let not_computed = match results.mechanism() {
+            Some(Mechanism::Slots) => Some("Not computed for parameter-server experiments: rho needs the isolated policy, which exists for round-based experiments only."),
+            Some(Mechanism::Preemptive) => Some("Not computed for preemptive experiments: rho needs the isolated policy, which exists for round-based experiments only."),
+            Some(Mechanism::Pooled) => Some("Not computed for experiments with an inference pool: rho needs the isolated policy, which exists for round-based experiments only."),
+            Some(Mechanism::Elastic) => Some("Not computed for elastic experiments: rho needs the isolated policy, which exists for round-based experiments only."),
+            _ => None,
+        };
+        let drawn = if let Some(message) = not_computed {
+            charts::draw_message(c, title, message)
+        } else if s.iter().all(|x| x.1.is_empty()) {
+            charts::draw_message(
+                c,
+                title,
+                if results.exp.fairness {
+                    "No rho yet: it appears once the isolated baseline has run."
+                } else {
+                    "Fairness is off: tick 'finish-time fairness' in Run settings to run the isolated baseline."
+                },
+            )
+        } else {
+            charts::draw_cdf(c, title, "rho = JCT / isolated JCT", &s, false)
+        };
+        errors.extend(drawn.err());
+    }
+    if let Some(c) = canvas(2) {
+        let types: Vec<(String, u32)> = results
+            .cluster()
+            .map(|c| c.types.iter().map(|t| (t.name.clone(), t.count)).collect())
+            .unwrap_or_default();
+        if let Some((_, r)) = results.at_most(focus) {
+            let s = charts::utilization_series(r, &types);
+            errors.extend(
+                charts::draw_lines(
+                    c,
+                    &format!("Utilization per GPU type ({})", r.summary.policy),
+                    "busy GPUs / GPUs",
+                    &s,
+                    Some(1.0),
+                )
+                .err(),
+            );
+        }
+    }
+    if let Some(c) = canvas(3) {
+        let s: Vec<(String, Vec<(f64, f64)>)> = runs
+            .iter()
+            .map(|r| (r.summary.policy.clone(), charts::queue_series(r)))
+            .collect();
+        errors.extend(charts::draw_lines(c, "Queue length (jobs waiting)", "jobs", &s, None).err());
+    }
+    errors.into_iter().next().map_or(Ok(()), Err)
+}
+
+/// Note on the page when the first results were charted (`data-first-chart-ms` on the
+/// document element), for the benchmarks.
+fn mark_first_chart() {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    {
+        let _ = el.set_attribute("data-first-chart-ms", &format!("{:.0}", now_ms()));
+    }
+}

@@ -1,0 +1,53 @@
+//! The "Run settings" panel: seed, round length (scheduling interval, slot), restart costs,
+//! the measurement window, and for round-based experiments Gavel's mechanism and the
+//! isolated baseline.
+
+use crate::experiment::Experiment;
+use crate::sim::Mechanism;
+use crate::ui::app::SettingsMsg;
+use crate::ui::shared::Shared;
+use crate::ui::{input_checked, input_value};
+use yew::prelude::*;
+
+/// What the panel shows.
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    /// The experiment.
+    pub exp: Shared<Experiment>,
+    /// The mechanism it runs in.
+    pub mech: Mechanism,
+    /// Edits.
+    pub on_edit: Callback<SettingsMsg>,
+}
+
+/// The "Run settings" panel.
+#[function_component]
+pub fn SettingsPanel(props: &Props) -> Html {
+    let on_edit = &props.on_edit;
+    let exp = &props.exp;
+    let mech = props.mech;
+    let preemptive = mech == Mechanism::Preemptive;
+    html! {
+        <section class="panel" id="settings-panel">
+            <h2>{ "Run settings" }</h2>
+            <label>{ "seed " }<input id="seed" type="number" min="0" value={exp.seed.to_string()} onchange={on_edit.reform(|e: Event| SettingsMsg::Seed(input_value(&e)))} /></label>
+            <label title={if mech == Mechanism::Elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else if preemptive { "Preemptive experiments have no rounds: time goes from event to event" } else { "" }}>{ if mech == Mechanism::Elastic { "scheduling interval (s) " } else if mech == Mechanism::Slots { "slot (s) " } else { "round (s) " } }<input id="round" type="number" min="1" disabled={preemptive} value={exp.round_s.to_string()} onchange={on_edit.reform(|e: Event| SettingsMsg::Round(input_value(&e)))} /></label>
+            <label title={if preemptive { "Preemptive experiments charge the overhead model's drain, checkpoint and reload instead" } else { "Seconds without progress each time a job starts or its GPUs change" }}>{ "restart cost (s) " }<input id="restart-cost" type="number" min="0" disabled={preemptive} value={exp.restart_cost_s.to_string()} onchange={on_edit.reform(|e: Event| SettingsMsg::RestartCost(input_value(&e)))} /></label>
+            <label title="A job type's or application's own delay, as Sia gives each application its own: type=seconds, separated by commas">{ "per-type delays " }<input id="restart-types" type="text" placeholder="cifar10=50, bert=120" disabled={preemptive} value={exp.restart_by_type.iter().map(|(t, s)| format!("{t}={s}")).collect::<Vec<_>>().join(", ")} onchange={on_edit.reform(|e: Event| SettingsMsg::RestartTypes(input_value(&e)))} /></label>
+            <p class="hint" id="restart-model" data-model={exp.restart_model().name()}>{ format!("Restart model: {}.", if exp.gavel_compat { "none (Gavel-compatible mode)".to_string() } else { exp.restart_model().describe() }) }</p>
+            <label>{ "measure jobs A:B " }<input id="window" type="text" placeholder="all" value={exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default()} onchange={on_edit.reform(|e: Event| SettingsMsg::Window(input_value(&e)))} /></label>
+            if mech == Mechanism::Slots {
+                <p class="hint" id="ps-settings">{ "Parameter-server experiments: time goes in slots of the round length (DL2: 20 minutes); every change of a job's workers or parameter servers costs the restart cost. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
+            } else if preemptive {
+                <p class="hint" id="preemptive-settings">{ "Preemptive experiments: time goes from event to event (arrivals, completions, the ends of suspensions and reloads), so the round length and restart cost do not apply; a suspension costs what the Preemption panel's model says. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
+            } else if mech == Mechanism::Pooled {
+                <p class="hint" id="pool-settings">{ "Experiments with an inference pool: jobs run in the pooled simulator (ticks of the round length, each allocation change costs the restart cost); Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
+            } else if mech == Mechanism::Elastic {
+                <p class="hint" id="elastic-settings">{ "Elastic experiments: Gavel's mechanism and finish-time fairness (rho) do not apply; every allocation change costs the restart cost." }</p>
+            } else {
+                <label><input type="checkbox" checked={exp.gavel_compat} onchange={on_edit.reform(|e: Event| SettingsMsg::GavelCompat(input_checked(&e)))} />{ " Gavel-compatible mechanism" }</label>
+                <label><input type="checkbox" checked={exp.fairness} onchange={on_edit.reform(|e: Event| SettingsMsg::Fairness(input_checked(&e)))} />{ " finish-time fairness (runs the isolated baseline)" }</label>
+            }
+        </section>
+    }
+}

@@ -1,0 +1,167 @@
+//! The "Workload" panel: a bundled trace, the generator or an uploaded trace (with the
+//! Alibaba PAI import), and the profile (bundled, an uploaded file, or Pollux's or Sia's
+//! application folders).
+
+use super::pai::PaiImport;
+use crate::experiment::{Experiment, ProfileSource, WorkloadSource};
+use crate::sim::Mechanism;
+use crate::ui::app::{PaiForm, PaiMsg, WorkloadMsg};
+use crate::ui::files::{chosen_file, read_folder, read_text, FileText, FolderFiles};
+use crate::ui::shared::Shared;
+use crate::ui::{input_checked, input_value, select_value};
+use crate::workload::{presets, GeneratorConfig};
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// What the panel shows.
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    /// The experiment.
+    pub exp: Shared<Experiment>,
+    /// The mechanism it runs in.
+    pub mech: Mechanism,
+    /// The workload, for people.
+    pub label: String,
+    /// The generator's settings as edited.
+    pub generator: GeneratorConfig,
+    /// The workload's last error.
+    pub workload_error: Option<String>,
+    /// The profile's last error.
+    pub profile_error: Option<String>,
+    /// What the profile knows (GPU types, job types), when the experiment resolves.
+    pub profile_types: Option<String>,
+    /// The PAI import block's state.
+    pub pai: PaiForm,
+    /// Edits.
+    pub on_edit: Callback<WorkloadMsg>,
+    /// The PAI import block's messages.
+    pub on_pai: Callback<PaiMsg>,
+}
+
+/// The "Workload" panel.
+#[function_component]
+pub fn WorkloadPanel(props: &Props) -> Html {
+    let on_edit = &props.on_edit;
+    let trace_read = on_edit.reform(|read: FileText| match read {
+        Ok((name, text)) => WorkloadMsg::TraceFile(name, text),
+        Err(e) => WorkloadMsg::FileError(e),
+    });
+    let profile_read = on_edit.reform(|read: FileText| match read {
+        Ok((name, text)) => WorkloadMsg::ProfileFile(name, text),
+        Err(e) => WorkloadMsg::ProfileFileError(e),
+    });
+    let on_trace = {
+        let done = trace_read.clone();
+        Callback::from(move |e: Event| {
+            if let Some(f) = chosen_file(&e) {
+                read_text(f, done.clone());
+            }
+        })
+    };
+    let on_profile = {
+        let done = profile_read.clone();
+        Callback::from(move |e: Event| {
+            if let Some(f) = chosen_file(&e) {
+                read_text(f, done.clone());
+            }
+        })
+    };
+    let on_folder = {
+        let done = on_edit.reform(|read: FolderFiles| match read {
+            Ok((folder, files, skipped)) => WorkloadMsg::ProfileFolder(folder, files, skipped),
+            Err(e) => WorkloadMsg::ProfileFileError(e),
+        });
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            if let Some(list) = input.files().filter(|l| l.length() > 0) {
+                read_folder(list, done.clone());
+            }
+            input.set_value("");
+        })
+    };
+    let on_drop = Callback::from(move |e: DragEvent| {
+        e.prevent_default();
+        if let Some(f) = e
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|l| l.get(0))
+        {
+            let name = f.name().to_ascii_lowercase();
+            let is_profile = name.contains("profile") || name.contains("throughput");
+            read_text(
+                f,
+                if is_profile {
+                    profile_read.clone()
+                } else {
+                    trace_read.clone()
+                },
+            );
+        }
+    });
+    let mech = props.mech;
+    let g = &props.generator;
+    let exp = &props.exp;
+    let preset_name = match &exp.workload {
+        WorkloadSource::Preset { name } => name.clone(),
+        _ => String::new(),
+    };
+    let profile_name = match &exp.profile {
+        ProfileSource::Preset { name } => name.clone(),
+        ProfileSource::Inline { name, .. } => format!("uploaded '{name}'"),
+        ProfileSource::Files { name, files } => {
+            format!("uploaded folder '{name}' ({} files)", files.len())
+        }
+    };
+    let generator = |field: &'static str| {
+        on_edit.reform(move |e: Event| WorkloadMsg::Generator(field, input_value(&e)))
+    };
+    let generator_box = |field: &'static str| {
+        on_edit.reform(move |e: Event| WorkloadMsg::Generator(field, input_checked(&e).to_string()))
+    };
+    html! {
+        <section class="panel" id="workload-panel">
+            <h2>{ "Workload" }</h2>
+            <p class="current" id="workload-label">{ &props.label }</p>
+            <label title={if mech == Mechanism::Elastic { "The bundled traces name round-based job types; elastic experiments use the generator or an uploaded Pollux workload" } else { "" }}>{ "Bundled trace " }
+                <select id="trace-preset" disabled={mech == Mechanism::Elastic || mech == Mechanism::Slots} onchange={on_edit.reform(|e: Event| WorkloadMsg::TracePreset(select_value(&e)))}>
+                    <option value="" selected={preset_name.is_empty()} disabled=true>{ "—" }</option>
+                    { for presets::TRACES.iter().map(|t| html! { <option value={t.name} selected={preset_name == t.name} title={t.description}>{ t.name }</option> }) }
+                </select>
+            </label>
+            <fieldset>
+                <legend>{ "Generator" }</legend>
+                <label>{ "jobs " }<input type="number" min="1" value={g.num_jobs.to_string()} onchange={generator("num_jobs")} /></label>
+                <label>{ "jobs/hour (0 = all at t=0) " }<input type="number" min="0" step="0.1" value={g.jobs_per_hour.to_string()} onchange={generator("jobs_per_hour")} /></label>
+                <label>{ "seed " }<input type="number" min="0" value={g.seed.to_string()} onchange={generator("seed")} /></label>
+                <label title="Factor on every job's drawn duration: 1 is Gavel's recipe (10^1.5 to 10^3 minutes for 80% of jobs, 10^3 to 10^4 for the rest); the pickyman scenario uses 0.1">{ "durations × " }<input id="gen-duration-scale" type="number" min="0.001" max="100" step="0.1" value={g.duration_scale.to_string()} onchange={generator("duration_scale")} /></label>
+                if mech == Mechanism::Elastic {
+                    <p class="hint">{ "Elastic jobs: each draws an application by size class (Pollux's mix) and its user's GPU count and batch size." }</p>
+                } else if mech == Mechanism::Slots {
+                    <p class="hint">{ "Parameter-server jobs: each draws a model type of the profile and its epochs in the model's range (times the durations factor)." }</p>
+                } else {
+                    <label><input type="checkbox" checked={g.multi_gpu} onchange={generator_box("multi_gpu")} />{ " multi-GPU jobs" }</label>
+                    <label><input type="checkbox" checked={g.priority_weights} onchange={generator_box("priority_weights")} />{ " priority weights" }</label>
+                }
+                <button id="generate" onclick={on_edit.reform(|_| WorkloadMsg::Generate)}>{ "Generate" }</button>
+            </fieldset>
+            <div class="drop" ondragover={Callback::from(|e: DragEvent| e.prevent_default())} ondrop={on_drop}>
+                <label>{ "Trace file (Orrery CSV/JSON, Gavel .trace, Pollux workload CSV) " }<input id="trace-file" type="file" accept=".csv,.json,.trace,.txt" onchange={on_trace} /></label>
+                <p class="hint">{ "or drop a file here" }</p>
+            </div>
+            if let Some(e) = &props.workload_error { <p class="error" id="workload-error">{ e }</p> }
+            <PaiImport form={props.pai.clone()} on_edit={props.on_pai.clone()} />
+            <label>{ "Profile " }
+                <select id="profile-preset" onchange={on_edit.reform(|e: Event| WorkloadMsg::ProfilePreset(select_value(&e)))}>
+                    { for presets::PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ p.name }</option> }) }
+                    { for presets::ELASTIC_PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ format!("{} (elastic)", p.name) }</option> }) }
+                    { for presets::PS_PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ format!("{} (parameter-server)", p.name) }</option> }) }
+                    if !presets::PROFILES.iter().chain(presets::ELASTIC_PROFILES).chain(presets::PS_PROFILES).any(|p| p.name == profile_name) { <option selected=true disabled=true>{ profile_name.clone() }</option> }
+                </select>
+            </label>
+            <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON, Orrery elastic-apps JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
+            <label title="A folder with one sub-folder per application holding placements.csv, scalability.csv and validation-<batch>.csv, like the Pollux simulator's traces/ folder (Sia's adds placements-<type>.csv and scalability-<type>.csv per GPU type)">{ "Pollux or Sia application folders " }<input id="profile-folder" type="file" webkitdirectory=true multiple=true onchange={on_folder} /></label>
+            if let Some(types) = &props.profile_types { <p class="hint" id="profile-types">{ format!("The profile knows {types}.") }</p> }
+            if let Some(e) = &props.profile_error { <p class="error" id="profile-error">{ e }</p> }
+        </section>
+    }
+}
