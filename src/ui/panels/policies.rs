@@ -27,7 +27,8 @@ pub fn PoliciesPanel(props: &Props) -> Html {
     html! {
         <section class="panel" id="policy-panel">
             <h2>{ "Policies" }</h2>
-            if mech == Mechanism::Elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model). Pollux and its baselines come first; the round-based policies after them run the elastic jobs rigid, each at its user's GPU count and batch." }</p> }
+            if mech == Mechanism::Elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model). Pollux and its baselines come first; the round-based and preemptive policies after them run the elastic jobs rigid, each at its user's GPU count and batch." }</p> }
+            if mech != Mechanism::Slots { <p class="hint" id="cross-family">{ "After the experiment's own policies come the other families' that take its jobs, each in its own mechanism: Gavel's and the classic policies in rounds, PickyMan's in its events, Pollux in its ticks (a rigid job runs there at its own GPU count, on one GPU type it can run on, or waits). An experiment with an inference pool runs them on its training pool; every one pays the experiment's restart model." }</p> }
             if mech == Mechanism::Pooled { { aryl_help() } }
             if mech == Mechanism::Preemptive { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
             <ul class="policies">
