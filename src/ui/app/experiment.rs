@@ -153,6 +153,24 @@ fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
 }
 
 impl App {
+    /// The workload, then the cluster, of scenario `d` in `c` while `c` does not resolve
+    /// without them; what changed is added to `changed`.
+    pub(super) fn fit_to_scenario(
+        &mut self,
+        c: &mut Experiment,
+        d: Experiment,
+        changed: &mut Vec<String>,
+    ) {
+        if self.resolve_cached(c).is_err() && c.workload != d.workload {
+            c.workload = d.workload;
+            changed.push(format!("workload: {}", workload_label_of(c)));
+        }
+        if self.resolve_cached(c).is_err() && c.cluster != d.cluster {
+            changed.push(format!("cluster {}", d.cluster));
+            c.cluster = d.cluster;
+        }
+    }
+
     /// The experiment resolved, from the cache when it was resolved before.
     pub(super) fn resolve_cached(&mut self, exp: &Experiment) -> Result<Rc<Resolved>, String> {
         if let Some(i) = self.resolved.iter().position(|(e, _)| e == exp) {
@@ -268,16 +286,7 @@ impl App {
             return self.try_apply(c).map(|()| None);
         }
         let mut changed = adopt_family(&mut c, family);
-        let d = family.scenario();
-        // The workload, then the cluster, of the family's own scenario when they do not fit.
-        if self.resolve_cached(&c).is_err() && c.workload != d.workload {
-            c.workload = d.workload;
-            changed.push(format!("workload: {}", workload_label_of(&c)));
-        }
-        if self.resolve_cached(&c).is_err() && c.cluster != d.cluster {
-            changed.push(format!("cluster {}", d.cluster));
-            c.cluster = d.cluster;
-        }
+        self.fit_to_scenario(&mut c, family.scenario(), &mut changed);
         self.try_apply(c)?;
         self.sync_cluster_text();
         Ok(Some(format!(

@@ -1,21 +1,12 @@
 //! The edits of the panels that give an experiment its mechanism's settings: the Inference
 //! pool (Aryl), Preemption (PickyMan) and DL2 panels.
 
-use super::experiment::workload_label_of;
 use super::{App, Dl2Msg, PoolMsg, PreemptMsg};
-use crate::cluster::ClusterSpec;
 use crate::experiment::{Experiment, InferenceSource, NetworkSource};
 use crate::ui::panels::pool::inference_servers;
 use crate::ui::panels::preemption::FIELDS as PREEMPTION_FIELDS;
 use crate::workload::inference::LoadCurve;
 use crate::workload::{presets, PsConfig};
-
-/// The cluster reduced to its first GPU type (preemptive experiments run on one type).
-fn first_type(cluster: &str) -> Option<String> {
-    let mut c = ClusterSpec::parse(cluster).ok()?;
-    c.types.truncate(1);
-    (!c.types.is_empty()).then(|| c.to_string())
-}
 
 impl App {
     /// An edit of the Inference pool panel.
@@ -147,7 +138,7 @@ impl App {
     }
 
     /// Make the experiment preemptive (PickyMan's overhead model, the pickyman scenario's
-    /// policies, one GPU type; no inference pool) or round-based again (the default
+    /// policies; no inference pool) or round-based again (the default
     /// scenario's policies and settings). Announces what changed.
     fn set_preemptive(&mut self, on: bool) {
         let mut c = Experiment::clone(&self.exp);
@@ -162,18 +153,7 @@ impl App {
             c.fairness = false;
             c.gavel_compat = false;
             changed.push(format!("policies {}", d.policies.join(", ")));
-            if let Some(one) = first_type(&c.cluster).filter(|one| *one != c.cluster) {
-                changed.push(format!("cluster {one} (one GPU type)"));
-                c.cluster = one;
-            }
-            if self.resolve_cached(&c).is_err() && c.workload != d.workload {
-                c.workload = d.workload;
-                changed.push(format!("workload: {}", workload_label_of(&c)));
-            }
-            if self.resolve_cached(&c).is_err() && c.cluster != d.cluster {
-                changed.push(format!("cluster {}", d.cluster));
-                c.cluster = d.cluster;
-            }
+            self.fit_to_scenario(&mut c, d, &mut changed);
         } else {
             let d = presets::default_experiment();
             c.preemption = None;
