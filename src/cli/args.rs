@@ -161,6 +161,11 @@ pub(crate) struct ExperimentArgs {
     /// Sia gives each application its own: e.g. `--restart-type cifar10=50`.
     #[arg(long, value_name = "TYPE=SECONDS", value_parser = parse_type_seconds)]
     pub(crate) restart_type: Vec<(String, f64)>,
+    /// An elastic application's slowdown, `APP=FACTOR` (repeatable): its steps take that many
+    /// times as long as its profile measured, as Sia's simulator slows each application
+    /// (e.g. `--slowdown cifar10=1.8`).
+    #[arg(long, value_name = "APP=FACTOR", value_parser = parse_app_factor)]
+    pub(crate) slowdown: Vec<(String, f64)>,
     /// Skip the isolated baseline run (no finish-time fairness rho).
     #[arg(long)]
     pub(crate) no_fairness: bool,
@@ -448,6 +453,21 @@ pub(crate) fn parse_type_seconds(s: &str) -> Result<(String, f64), String> {
         return Err(format!("'{s}' names no job type"));
     }
     Ok((t.to_string(), parse_nonneg_seconds(v.trim())?))
+}
+
+pub(crate) fn parse_app_factor(s: &str) -> Result<(String, f64), String> {
+    let (t, v) = s
+        .rsplit_once('=')
+        .ok_or_else(|| format!("'{s}' is not APP=FACTOR"))?;
+    let t = t.trim();
+    if t.is_empty() {
+        return Err(format!("'{s}' names no application"));
+    }
+    let f = parse_f64(v.trim())?;
+    if !(0.01..=100.0).contains(&f) {
+        return Err(format!("{f} is not a factor between 0.01 and 100"));
+    }
+    Ok((t.to_string(), f))
 }
 
 pub(crate) fn parse_rate(s: &str) -> Result<f64, String> {

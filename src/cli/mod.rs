@@ -289,6 +289,9 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
     if let Some(c) = a.restart_cost {
         exp.restart_cost_s = c;
     }
+    for (t, v) in &a.slowdown {
+        exp.slowdown.insert(t.clone(), *v);
+    }
     for (t, v) in &a.restart_type {
         exp.restart_by_type.insert(t.clone(), *v);
     }

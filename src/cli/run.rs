@@ -102,6 +102,20 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                     exp.restart_model().describe()
                 }
             );
+            if !exp.slowdown.is_empty() {
+                let list: Vec<String> = exp
+                    .slowdown
+                    .iter()
+                    .map(|(a, f)| format!("{a} x{f}"))
+                    .collect();
+                s.insert_str(
+                    s.len() - 1,
+                    &format!(
+                        "slowdowns: {} (steps take that many times as long)\n",
+                        list.join(", ")
+                    ),
+                );
+            }
             let rows: Vec<Vec<String>> = summaries
                 .iter()
                 .map(|s| {

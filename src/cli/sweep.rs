@@ -71,6 +71,7 @@ pub(crate) fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
                 gavel_compat: a.gavel_compat,
                 restart_cost_s: a.restart_cost,
                 restart_by_type: Default::default(),
+                slowdown: Default::default(),
                 window: a.window.map(|Window(s, e)| (s, e)),
                 fairness: !a.no_fairness,
                 inference: None,

@@ -133,6 +133,11 @@ pub struct Experiment {
     /// gives each application its own.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub restart_by_type: std::collections::BTreeMap<String, f64>,
+    /// Per elastic application, how many times longer each step takes than its profile
+    /// measured (Sia's simulator's per-application SLOWDOWN); 1 for applications not
+    /// listed.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub slowdown: std::collections::BTreeMap<String, f64>,
     /// Measure only jobs with ids in `[start, end)`; the run stops once they are done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<(usize, usize)>,

@@ -26,7 +26,7 @@ impl Experiment {
                 "a network goes with a parameter-server experiment (the dl2 policy's); this profile is not of parameter-server models".into(),
             ));
         }
-        let (profile, apps) = match &self.profile {
+        let (profile, mut apps) = match &self.profile {
             ProfileSource::Preset { name } => match presets::elastic_apps(name) {
                 Some(apps) => (Profile::default(), Some(apps?)),
                 None => (presets::profile(name)?, None),
@@ -60,6 +60,7 @@ impl Experiment {
         if self.policies.is_empty() {
             return Err(ExperimentError::Invalid("no policies to run".into()));
         }
+        self.apply_slowdowns(apps.as_mut())?;
         match &apps {
             Some(apps) => {
                 if self.gavel_compat {
@@ -128,6 +129,12 @@ impl Experiment {
             }
         };
         self.apply_restart_delays(&mut trace.jobs)?;
+        if let Some(apps) = &apps {
+            // Applications with delays of their own (Sia's) give them to their jobs.
+            for j in trace.jobs.iter_mut().filter(|j| j.restart_s.is_none()) {
+                j.restart_s = apps.index(&j.job_type).and_then(|k| apps.apps[k].restart_s);
+            }
+        }
         if let Some((a, b)) = self.window {
             if a >= b || b > trace.jobs.len() {
                 return Err(ExperimentError::Invalid(format!(
@@ -273,6 +280,34 @@ impl Experiment {
             }),
             warnings: Vec::new(),
         })
+    }
+
+    /// Give each application listed in `slowdown` its factor (refused without elastic
+    /// applications, for an application the profile does not have, or outside 0.01 to 100).
+    fn apply_slowdowns(&self, apps: Option<&mut Apps>) -> Result<(), ExperimentError> {
+        if self.slowdown.is_empty() {
+            return Ok(());
+        }
+        let apps = apps.ok_or_else(|| {
+            ExperimentError::Invalid(
+                "slowdowns go with a profile of elastic applications (e.g. Sia's folders)".into(),
+            )
+        })?;
+        for (name, &f) in &self.slowdown {
+            if !(f.is_finite() && (0.01..=100.0).contains(&f)) {
+                return Err(ExperimentError::Invalid(format!(
+                    "slowdown '{name}': {f} must be a factor between 0.01 and 100"
+                )));
+            }
+            let k = apps.index(name).ok_or_else(|| {
+                ExperimentError::Invalid(format!(
+                    "slowdown '{name}': not an application of the profile ({})",
+                    apps.names().join(", ")
+                ))
+            })?;
+            apps.apps[k].slowdown = f;
+        }
+        Ok(())
     }
 
     /// Whether the experiment's profile is one of elastic applications (Pollux-style).

@@ -10,6 +10,7 @@ pub mod hungarian;
 pub mod pickyman;
 pub mod pollux;
 pub mod registry;
+pub mod sia;
 
 pub use catalog::BASELINE;
 pub use registry::{build, parse_spec, policies, ParamInfo, PolicyInfo};

@@ -164,8 +164,9 @@ pub struct ElasticSimulator {
     adapts: bool,
     /// Whether jobs keep a model per GPU type (the policy's choice).
     per_type: bool,
-    /// GPU type of each virtual server, and the types' names.
+    /// GPU type and real server of each virtual server, and the types' names.
     vnode_types: Vec<usize>,
+    vnode_servers: Vec<u32>,
     type_names: Vec<String>,
     rng: Rng,
     now: f64,
@@ -305,6 +306,7 @@ impl ElasticSimulator {
         let adapts = policy.adapts_batch();
         let per_type = policy.per_type_models() && cluster.types.len() > 1;
         let vnode_types: Vec<usize> = vnodes.iter().map(|v| v.1).collect();
+        let vnode_servers: Vec<u32> = vnodes.iter().map(|v| v.0).collect();
         let type_names: Vec<String> = cluster.types.iter().map(|t| t.name.clone()).collect();
         let mut states = Vec::with_capacity(specs.len());
         let by_name: std::collections::BTreeMap<&str, usize> = apps
@@ -378,6 +380,7 @@ impl ElasticSimulator {
             adapts,
             per_type,
             vnode_types,
+            vnode_servers,
             type_names,
             rng,
             now: 0.0,
@@ -633,7 +636,7 @@ impl ElasticSimulator {
             let accum_time = step - sync;
             let grad = app.grad_stats(batch, st.epoch);
             let gain = grad.gain(scale);
-            let total = step + accum_time * f64::from(st.accum_steps);
+            let total = (step + accum_time * f64::from(st.accum_steps)) * app.slowdown;
             let next_p = app.progress_at_epoch(st.epoch + 1);
             let max_epochs = app.max_epochs;
             let goodput = if total > 0.0 { gain / total } else { 0.0 };
@@ -718,9 +721,9 @@ impl ElasticSimulator {
     /// The policy's view of the active jobs.
     pub fn view(&self) -> ElasticView<'_> {
         build_view(
-            self.now,
+            (self.now, self.config.restart_s),
             (self.num_nodes, self.gpus_per_node),
-            (&self.vnode_types, &self.type_names),
+            (&self.vnode_types, &self.vnode_servers, &self.type_names),
             &self.specs,
             &self.apps,
             &self.states,
@@ -800,9 +803,9 @@ impl ElasticSimulator {
             }
         }
         let view = build_view(
-            self.now,
+            (self.now, self.config.restart_s),
             (self.num_nodes, self.gpus_per_node),
-            (&self.vnode_types, &self.type_names),
+            (&self.vnode_types, &self.vnode_servers, &self.type_names),
             &self.specs,
             &self.apps,
             &self.states,
@@ -894,9 +897,9 @@ impl ElasticSimulator {
 }
 
 fn build_view<'a>(
-    now: f64,
+    (now, restart_s): (f64, f64),
     (num_nodes, gpus_per_node): (u32, u32),
-    (node_types, gpu_types): (&'a [usize], &'a [String]),
+    (node_types, node_servers, gpu_types): (&'a [usize], &'a [u32], &'a [String]),
     specs: &'a [JobSpec],
     apps: &'a Apps,
     states: &'a [ElasticJobState],
@@ -918,7 +921,9 @@ fn build_view<'a>(
         num_nodes,
         gpus_per_node,
         node_types,
+        node_servers,
         gpu_types,
+        restart_s,
         jobs,
     }
 }

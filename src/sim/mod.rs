@@ -953,6 +953,7 @@ impl Simulator {
             _ => single(self.select_from_allocation()),
         };
         self.mech.last_decision = decision;
+        let picks = self.keep_restarting(picks);
         let placements = self.place(picks);
 
         // Progress.
@@ -1347,6 +1348,45 @@ impl Simulator {
     /// Turn picks into GPU ids: per type, largest jobs first; a job (or a pair) keeps its
     /// previous GPUs when they are all free, otherwise it is consolidated on as few servers as
     /// possible. Both jobs of a pair get the same GPUs.
+    /// `picks` with every job still paying its restart delay kept on its GPUs: such jobs
+    /// come first, on their last placement's type, and the others follow while their type
+    /// has room. A scheduler does not take GPUs from a job that is still starting on them
+    /// (Sia's holds such a job to its configuration too); otherwise a job moved every round
+    /// with a delay longer than a round would never train.
+    fn keep_restarting(&self, picks: Vec<Pick>) -> Vec<Pick> {
+        let restarting: Vec<Pick> = self
+            .active
+            .iter()
+            .filter_map(|&j| {
+                let st = &self.states[j];
+                if st.restart_left <= 0.0 || st.is_done() || !st.ran_last_round {
+                    return None;
+                }
+                let p = st.last_placement.as_ref()?;
+                Some((j, None, p.gpu_type, p.gpus.len() as u32, true))
+            })
+            .collect();
+        if restarting.is_empty() {
+            return picks;
+        }
+        let mut left: Vec<u32> = self.cluster.types.iter().map(|t| t.count).collect();
+        for r in &restarting {
+            left[r.2] = left[r.2].saturating_sub(r.3);
+        }
+        let held = |j: JobId| restarting.iter().any(|r| r.0 == j);
+        let mut out = restarting.clone();
+        for p in picks {
+            if held(p.0) || p.1.is_some_and(held) {
+                continue;
+            }
+            if left[p.2] >= p.3 {
+                left[p.2] -= p.3;
+                out.push(p);
+            }
+        }
+        out
+    }
+
     fn place(&mut self, mut picks: Vec<Pick>) -> Vec<(JobId, Option<JobId>, Placement, bool)> {
         picks.sort_by(|a, b| a.2.cmp(&b.2).then(b.3.cmp(&a.3)));
         let mut pools: Vec<TypePool> = self

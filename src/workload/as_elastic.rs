@@ -97,6 +97,8 @@ pub fn elastic_workload(
                     }),
                     source: format!("rigid job of type {} from the profile", j.job_type),
                     user_configs: vec![[gpus, gpus]],
+                    slowdown: 1.0,
+                    restart_s: None,
                 }
             });
             JobSpec {

@@ -173,6 +173,13 @@ pub struct ElasticApp {
     /// (GPUs, total batch) configurations users typically choose for a fixed-size run, for
     /// the workload generator (derived from the batch range when empty).
     pub user_configs: Vec<[u32; 2]>,
+    /// How many times longer each step takes than the model or the measurements say (1:
+    /// as they say); Sia's per-application SLOWDOWN for its applications, or an
+    /// experiment's setting.
+    pub slowdown: f64,
+    /// The restart delay of its jobs (s) when the experiment gives them none of their own
+    /// (Sia's simulator gives each application its own).
+    pub restart_s: Option<f64>,
 }
 
 /// The best configuration of an application at one GPU count.
@@ -536,6 +543,33 @@ impl ElasticApp {
             }
             AppModel::Rigid(r) => r.step_time(gpu, replicas),
         }
+    }
+
+    /// Examples per second of one GPU of type `gpu` (None: the unnamed type) at its
+    /// largest per-GPU batch, as Sia's simulator rates a type to project a job's goodput
+    /// onto a type it has not run on: the largest measured per-GPU batch over the largest
+    /// measured step time of one-GPU placements (the model's step time there for modelled
+    /// applications, the throughput for rigid jobs); None where the profile cannot say.
+    pub fn single_gpu_speed(&self, gpu: Option<&str>) -> Option<f64> {
+        let v = match &self.model {
+            AppModel::Measured(m) => {
+                let table = match gpu {
+                    Some(t) => m.tables.get(t)?,
+                    None => m.tables.get("").or_else(|| m.tables.values().next())?,
+                };
+                let rows = table.placements.get([1u32].as_slice())?;
+                let local = rows.iter().map(|r| r[0]).fold(f64::NAN, f64::max);
+                let step = rows.iter().map(|r| r[1]).fold(f64::NAN, f64::max);
+                local / step
+            }
+            AppModel::Modelled(_) => {
+                let (_, max_local) = self.local_range(gpu);
+                let (step, _) = self.step_time_on(gpu, &[1], max_local)?;
+                f64::from(max_local) / step
+            }
+            AppModel::Rigid(r) => r.rate(gpu?),
+        };
+        (v.is_finite() && v > 0.0).then_some(v)
     }
 
     /// Statistical efficiency of total batch `batch` during `epoch`: progress per example

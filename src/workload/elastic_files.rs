@@ -26,6 +26,20 @@ const POLLUX_APP_DEFAULTS: &[AppDefault] = &[
     ("yolov3", 50, Some(8), None, None),
 ];
 
+/// What Sia's simulator gives each of its applications in code: how many times longer each
+/// step takes than measured (its SLOWDOWN) and the restart delay it simulates (s). They
+/// apply to applications read from Sia's folders (per-type `placements-<type>.csv`);
+/// an `app.json` or the experiment's settings override them.
+const SIA_APP_DEFAULTS: &[(&str, f64, f64)] = &[
+    // (name, slowdown, restart delay)
+    ("bert", 1.2, 120.0),
+    ("cifar10", 1.8, 50.0),
+    ("deepspeech2", 1.2, 25.0),
+    ("imagenet", 1.2, 250.0),
+    ("ncf", 1.5, 15.0),
+    ("yolov3", 1.2, 80.0),
+];
+
 /// Per-application settings of a folder's optional `app.json`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -34,6 +48,8 @@ struct AppSettings {
     max_local_bsz: Option<u32>,
     fixed_batch_size: Option<u32>,
     max_replicas: Option<u32>,
+    slowdown: Option<f64>,
+    restart_s: Option<f64>,
 }
 
 /// A file of a profile folder: its path (for messages and to find the application it
@@ -330,6 +346,8 @@ impl Apps {
                 model: AppModel::Modelled(a.model),
                 source: a.source,
                 user_configs: a.user_configs,
+                slowdown: 1.0,
+                restart_s: None,
             });
         }
         if apps.is_empty() {
@@ -542,6 +560,24 @@ fn read_measured_app(app: &str, files: &[&InlineFile]) -> ReadApp {
         return bad("max_replicas", "must be at least 1");
     }
     if settings
+        .slowdown
+        .is_some_and(|f| !(f.is_finite() && (0.01..=100.0).contains(&f)))
+    {
+        return bad("slowdown", "must be a factor between 0.01 and 100");
+    }
+    if settings
+        .restart_s
+        .is_some_and(|s| !(s.is_finite() && (0.0..=86_400.0).contains(&s)))
+    {
+        return bad("restart_s", "must be between 0 and 86,400 s");
+    }
+    // Sia's folders name their GPU types; its simulator's constants go with them.
+    let sia = tables
+        .keys()
+        .any(|t| !t.is_empty())
+        .then(|| SIA_APP_DEFAULTS.iter().find(|d| d.0 == app))
+        .flatten();
+    if settings
         .max_local_bsz
         .is_some_and(|m| m == 0 || f64::from(m) < min_local)
     {
@@ -578,5 +614,7 @@ fn read_measured_app(app: &str, files: &[&InlineFile]) -> ReadApp {
         })),
         source: format!("measurements in {folder}"),
         user_configs: Vec::new(),
+        slowdown: settings.slowdown.or(sia.map(|d| d.1)).unwrap_or(1.0),
+        restart_s: settings.restart_s.or(sia.map(|d| d.2)),
     }))
 }

@@ -144,6 +144,7 @@ pub fn default_experiment() -> Experiment {
         gavel_compat: false,
         restart_cost_s: 0.0,
         restart_by_type: Default::default(),
+        slowdown: Default::default(),
         window: None,
         fairness: true,
         inference: None,
@@ -175,6 +176,26 @@ pub fn pollux_experiment() -> Experiment {
         restart_cost_s: 30.0,
         fairness: false,
         ..default_experiment()
+    }
+}
+
+/// Sia's setting with the bundled applications: 160 elastic jobs over 8 hours on three GPU
+/// types in servers of their own sizes (24 T4s in servers of 4, 16 A100s and 24 V100s in
+/// servers of 8, as Sia's 64-GPU cluster of T4, A100 and RTX servers), Sia against Pollux
+/// in both forms, Sia's Gavel baseline and Tiresias.
+pub fn sia_experiment() -> Experiment {
+    Experiment {
+        cluster: "t4:24/4,a100:16/8,v100:24/8".into(),
+        policies: [
+            "sia",
+            "pollux",
+            "pollux[per_type=true]",
+            "max_sum_throughput_perf[round_s=360]",
+            "tiresias",
+        ]
+        .map(String::from)
+        .to_vec(),
+        ..pollux_experiment()
     }
 }
 
@@ -303,6 +324,11 @@ pub const SCENARIOS: &[Scenario] = &[
         name: "pollux",
         description: "Pollux vs Tiresias vs Optimus: 160 elastic jobs over 8 hours on 16 servers x 4 GPUs (Pollux's setting), six applications of the bundled pollux-apps profile",
         build: pollux_experiment,
+    },
+    Scenario {
+        name: "sia",
+        description: "Sia vs Pollux (as published and per GPU type), Sia's Gavel baseline and Tiresias: 160 elastic jobs over 8 hours on 24 T4s in servers of 4, 16 A100s and 24 V100s in servers of 8",
+        build: sia_experiment,
     },
     Scenario {
         name: "aryl",

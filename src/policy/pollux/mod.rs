@@ -47,6 +47,11 @@ pub struct ElasticView<'a> {
     pub gpus_per_node: u32,
     /// GPU type of each server (index into `gpu_types`); servers of a type are contiguous.
     pub node_types: &'a [usize],
+    /// The real server each (virtual) server is part of: a server of 8 GPUs on a cluster
+    /// whose smallest servers have 4 is two servers of the view with one real server.
+    pub node_servers: &'a [u32],
+    /// The experiment's restart delay of jobs without their own (s).
+    pub restart_s: f64,
     /// GPU type names, in cluster order.
     pub gpu_types: &'a [String],
     /// Active jobs by ascending id (submission order for Pollux workloads).
@@ -103,6 +108,13 @@ pub fn policies() -> &'static [ElasticPolicyInfo] {
             "Optimus+Oracle: fixed batch sizes; GPUs given one at a time to the job whose remaining time drops most.",
             &[],
             optimus::Optimus::build,
+        ),
+        Registered::new(
+            "sia",
+            "sia",
+            "Sia: every interval, each job's goodput in every GPU type x count from per-type models, normalised per job; an integer program picks one configuration per job within each type's GPUs (sum of goodput^p, p = -0.5, lambda_n for a job left out); batch sizes tuned per type.",
+            crate::policy::sia::PARAMS,
+            crate::policy::sia::Sia::build,
         ),
     ];
     LIST

@@ -139,12 +139,15 @@ impl ElasticPolicy for PerType {
                 })
                 .collect();
             let zeros = vec![0usize; count];
+            let servers = &view.node_servers[first as usize..first as usize + count];
             let sub = ElasticView {
                 now: view.now,
                 num_nodes: count as u32,
                 gpus_per_node: view.gpus_per_node,
                 node_types: &zeros,
+                node_servers: servers,
                 gpu_types: &view.gpu_types[t..=t],
+                restart_s: view.restart_s,
                 jobs: idx
                     .iter()
                     .zip(&states)

@@ -7,17 +7,23 @@ use crate::policy::catalog;
 use crate::workload::{Apps, Profile, PsModels, Trace};
 use std::collections::BTreeMap;
 
-/// Per-type restart delays from `type=seconds, ...` (empty: none).
-fn parse_restart_types(text: &str) -> Result<BTreeMap<String, f64>, String> {
+/// A map from `name=number, ...` (empty: none); `what` names the field, `form` its entries
+/// and `unit` the number in messages.
+fn parse_named_numbers(
+    text: &str,
+    what: &str,
+    form: &str,
+    unit: &str,
+) -> Result<BTreeMap<String, f64>, String> {
     let mut map = BTreeMap::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (t, v) = part
             .rsplit_once('=')
-            .ok_or_else(|| format!("per-type delays: '{part}' is not type=seconds"))?;
+            .ok_or_else(|| format!("{what}: '{part}' is not {form}"))?;
         let s: f64 = v
             .trim()
             .parse()
-            .map_err(|_| format!("per-type delays: '{}' is not a number of seconds", v.trim()))?;
+            .map_err(|_| format!("{what}: '{}' is not a {unit}", v.trim()))?;
         map.insert(t.trim().to_string(), s);
     }
     Ok(map)
@@ -261,13 +267,29 @@ impl App {
                     ))
                 }
             },
-            SettingsMsg::RestartTypes(v) => match parse_restart_types(&v) {
-                Ok(map) => {
-                    let candidate = self.with(|e| e.restart_by_type = map);
-                    self.errors.run = self.try_apply(candidate).err();
+            SettingsMsg::RestartTypes(v) => {
+                match parse_named_numbers(
+                    &v,
+                    "per-type delays",
+                    "type=seconds",
+                    "number of seconds",
+                ) {
+                    Ok(map) => {
+                        let candidate = self.with(|e| e.restart_by_type = map);
+                        self.errors.run = self.try_apply(candidate).err();
+                    }
+                    Err(e) => self.errors.run = Some(e),
                 }
-                Err(e) => self.errors.run = Some(e),
-            },
+            }
+            SettingsMsg::Slowdowns(v) => {
+                match parse_named_numbers(&v, "slowdowns", "application=factor", "number") {
+                    Ok(map) => {
+                        let candidate = self.with(|e| e.slowdown = map);
+                        self.errors.run = self.try_apply(candidate).err();
+                    }
+                    Err(e) => self.errors.run = Some(e),
+                }
+            }
             SettingsMsg::Window(v) => {
                 let v = v.trim();
                 if v.is_empty() {

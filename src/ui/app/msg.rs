@@ -116,6 +116,8 @@ pub enum SettingsMsg {
     RestartCost(String),
     /// Per-type restart delays, `type=seconds, ...`.
     RestartTypes(String),
+    /// Per-application slowdowns, `app=factor, ...`.
+    Slowdowns(String),
     /// Set the measurement window (`A:B` or empty).
     Window(String),
     /// Toggle the isolated baseline (rho).

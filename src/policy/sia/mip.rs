@@ -1,0 +1,610 @@
+//! Sia's integer program, solved by a purpose-built method.
+//!
+//! Every job has options, each a configuration on one GPU type using `gpus` GPUs at a cost,
+//! and may instead get nothing at `none_cost` (Sia's lambda_n). Choose at most one option
+//! per job so that no type gives out more GPUs than it has, minimising the total cost:
+//!
+//! ```text
+//! minimise   sum_j sum_k cost_jk x_jk + none_cost (N - sum_jk x_jk)
+//! subject to sum_k x_jk <= 1                       for every job j
+//!            sum_jk gpus_k x_jk [type_k = t] <= C_t  for every GPU type t
+//!            x_jk in {0, 1};  x_jk = 1 for a job held to its option k
+//! ```
+//!
+//! It is a multiple-choice knapsack with one capacity per GPU type, and the types are few.
+//! Pricing the capacities (Lagrangian relaxation) separates the jobs: at prices `mu_t` per
+//! GPU each job takes, on its own, the option of largest `none_cost - cost - mu_t gpus` (or
+//! nothing), and
+//!
+//! ```text
+//! L(mu) = sum_j max(0, max_k (none_cost - cost_jk - mu_t(k) gpus_k)) + sum_t mu_t C_t
+//! ```
+//!
+//! bounds the saving over giving nobody anything from above (it equals the LP relaxation's
+//! bound at its minimum). [`solve`] lowers `L` by subgradient steps (Polyak's rule against
+//! the best solution found), turns each step's choices into a solution (jobs on a type
+//! asked for beyond its capacity give up, least loss per GPU first, for their best option
+//! that still fits, or nothing) and improves it by single-job moves until none helps; it
+//! stops once the best solution is within [`GAP`] of the bound (Sia's artifact gives CBC the
+//! same 0.01%) or after [`MAX_ITERATIONS`]. [`solve_exact`] is dynamic programming over the
+//! GPUs used per type, for tests and for checking the gap on small clusters.
+//!
+//! Hand-written rather than a general MIP solver: the structure (three or so capacity rows
+//! over thousands of binaries) makes each pricing step a linear pass, no LP is needed, and
+//! the result is bit-identical natively and in the browser (the only arithmetic is `+`,
+//! `-`, `*`, `/` and comparisons, in a fixed order).
+
+/// One option of a job: a configuration of `gpus` GPUs of type `ty` at `cost`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Choice {
+    /// Index of the GPU type.
+    pub ty: usize,
+    /// GPUs it uses.
+    pub gpus: u32,
+    /// Its cost (Sia's `A_ij`; lower is better).
+    pub cost: f64,
+}
+
+/// An instance.
+#[derive(Debug, Clone, Copy)]
+pub struct Problem<'a> {
+    /// GPUs of each type.
+    pub capacity: &'a [u32],
+    /// The cost of giving a job nothing (Sia's lambda_n).
+    pub none_cost: f64,
+    /// Each job's options.
+    pub options: &'a [Vec<Choice>],
+    /// Per job, an option it is held to (a job still restarting keeps its configuration).
+    pub fixed: &'a [Option<usize>],
+}
+
+/// A solution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// Per job, the option chosen (None: nothing).
+    pub pick: Vec<Option<usize>>,
+    /// Its total cost.
+    pub cost: f64,
+    /// A lower bound on the cost of any solution (equal to `cost` when proven optimal).
+    pub bound: f64,
+    /// Pricing steps taken.
+    pub iterations: u32,
+}
+
+/// Relative gap at which [`solve`] stops: the best solution is within this fraction of the
+/// bound on the saving.
+pub const GAP: f64 = 1e-4;
+
+/// Most pricing steps of [`solve`].
+pub const MAX_ITERATIONS: u32 = 300;
+
+/// The instance with held jobs taken out: their GPUs leave the capacities, and the other
+/// jobs keep the options that save something and fit what is left.
+struct Free {
+    capacity: Vec<f64>,
+    /// Per free job: (job, its options).
+    jobs: Vec<(usize, Vec<Opt>)>,
+}
+
+/// An option of a free job: (type, GPUs, value = none_cost - cost, index among the job's).
+type Opt = (usize, u32, f64, usize);
+
+fn free_part(p: &Problem, pick: &mut [Option<usize>]) -> Free {
+    let mut capacity: Vec<f64> = p.capacity.iter().map(|&c| f64::from(c)).collect();
+    for (j, f) in p.fixed.iter().enumerate() {
+        let Some(k) = *f else { continue };
+        if let Some(o) = p.options.get(j).and_then(|o| o.get(k)) {
+            if let Some(c) = capacity.get_mut(o.ty) {
+                *c -= f64::from(o.gpus);
+            }
+            pick[j] = Some(k);
+        }
+    }
+    let mut jobs = Vec::new();
+    for (j, opts) in p.options.iter().enumerate() {
+        if pick[j].is_some() {
+            continue;
+        }
+        let kept: Vec<Opt> = opts
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| {
+                o.cost < p.none_cost
+                    && o.cost.is_finite()
+                    && capacity.get(o.ty).is_some_and(|&c| f64::from(o.gpus) <= c)
+            })
+            .map(|(k, o)| (o.ty, o.gpus, p.none_cost - o.cost, k))
+            .collect();
+        if !kept.is_empty() {
+            jobs.push((j, kept));
+        }
+    }
+    Free { capacity, jobs }
+}
+
+fn total_cost(p: &Problem, pick: &[Option<usize>]) -> f64 {
+    pick.iter()
+        .enumerate()
+        .map(|(j, k)| match k {
+            Some(k) => p.options[j][*k].cost,
+            None => p.none_cost,
+        })
+        .sum()
+}
+
+/// Solve `p` to within [`GAP`] (see the module docs).
+pub fn solve(p: &Problem) -> Solution {
+    let n = p.options.len();
+    let mut pick = vec![None; n];
+    let free = free_part(p, &mut pick);
+    let nt = free.capacity.len();
+    let base = total_cost(p, &pick);
+    if free.jobs.is_empty() {
+        return Solution {
+            cost: base,
+            bound: base,
+            pick,
+            iterations: 0,
+        };
+    }
+    // Everything in saving terms: the cost is `base - saving`.
+    let mut mu = vec![0.0f64; nt];
+    let mut choice = vec![None::<usize>; free.jobs.len()];
+    let mut best_saving = f64::NEG_INFINITY;
+    let mut best_choice = choice.clone();
+    let mut upper = f64::INFINITY;
+    let mut best_mu = mu.clone();
+    let mut theta = 2.0;
+    let mut stall = 0;
+    let mut iterations = 0;
+    let mut demand = vec![0.0f64; nt];
+    let mut work = Vec::new();
+    for it in 0..MAX_ITERATIONS {
+        iterations = it + 1;
+        // Pricing: each job's best option at prices mu.
+        demand.fill(0.0);
+        let mut l = 0.0;
+        for ((_, opts), c) in free.jobs.iter().zip(choice.iter_mut()) {
+            let mut best: Option<(usize, f64)> = None;
+            for (i, &(ty, g, v, _)) in opts.iter().enumerate() {
+                let r = v - mu[ty] * f64::from(g);
+                if r > 0.0 && best.is_none_or(|b| r > b.1) {
+                    best = Some((i, r));
+                }
+            }
+            *c = best.map(|b| b.0);
+            if let Some((i, r)) = best {
+                l += r;
+                let (ty, g, _, _) = opts[i];
+                demand[ty] += f64::from(g);
+            }
+        }
+        l += mu
+            .iter()
+            .zip(&free.capacity)
+            .map(|(m, c)| m * c)
+            .sum::<f64>();
+        if l < upper - 1e-12 {
+            upper = l;
+            best_mu.clone_from(&mu);
+            stall = 0;
+        } else {
+            stall += 1;
+            if stall >= 10 {
+                theta /= 2.0;
+                stall = 0;
+            }
+        }
+        // A solution from these choices.
+        work.clone_from(&choice);
+        let saving = repair_and_improve(&free, &mut work);
+        if saving > best_saving {
+            best_saving = saving;
+            best_choice.clone_from(&work);
+        }
+        let gap = upper - best_saving;
+        if gap <= GAP * upper.abs().max(1e-9) || theta < 1e-6 {
+            break;
+        }
+        // Subgradient step.
+        let slack: Vec<f64> = free
+            .capacity
+            .iter()
+            .zip(&demand)
+            .map(|(c, d)| c - d)
+            .collect();
+        let norm: f64 = slack.iter().map(|s| s * s).sum();
+        if norm <= 0.0 {
+            break;
+        }
+        let step = theta * gap / norm;
+        for (m, s) in mu.iter_mut().zip(&slack) {
+            *m = (*m - step * s).max(0.0);
+        }
+    }
+    let mut exact = false;
+    if upper - best_saving > 1e-9 {
+        if let Some(choice) = close_gap(&free, &best_mu, upper, best_saving) {
+            best_choice = choice;
+            exact = true;
+        }
+    } else {
+        exact = true;
+    }
+    for ((j, opts), c) in free.jobs.iter().zip(&best_choice) {
+        pick[*j] = c.map(|i| opts[i].3);
+    }
+    let cost = total_cost(p, &pick);
+    Solution {
+        bound: if exact {
+            cost
+        } else {
+            (base - upper).min(cost)
+        },
+        pick,
+        cost,
+        iterations,
+    }
+}
+
+/// Most (states x options) of the dynamic program [`close_gap`] runs.
+const EXACT_WORK: usize = 40_000_000;
+
+/// The optimum, when it can be had cheaply: at prices `mu` with bound `upper` on the saving
+/// and a solution saving `lower`, a job's choice whose reduced saving falls short of its
+/// best by more than `upper - lower` cannot be in a better solution (reduced-cost fixing);
+/// jobs left with one choice take it, and the others are solved exactly by dynamic
+/// programming over the capacity they leave, if that is small enough. None otherwise.
+fn close_gap(free: &Free, mu: &[f64], upper: f64, lower: f64) -> Option<Vec<Option<usize>>> {
+    let slack = upper - lower + 1e-9;
+    let mut choice = vec![None; free.jobs.len()];
+    let mut left = free.capacity.clone();
+    let mut open: Vec<(usize, Vec<usize>, bool)> = Vec::new();
+    for (x, (_, opts)) in free.jobs.iter().enumerate() {
+        let reduced: Vec<f64> = opts
+            .iter()
+            .map(|&(ty, g, v, _)| v - mu[ty] * f64::from(g))
+            .collect();
+        let best = reduced.iter().copied().fold(0.0f64, f64::max);
+        let keep: Vec<usize> = (0..opts.len())
+            .filter(|&i| best - reduced[i] <= slack)
+            .collect();
+        let none_ok = best <= slack;
+        match (keep.as_slice(), none_ok) {
+            ([], _) => {}
+            ([i], false) => {
+                choice[x] = Some(*i);
+                left[opts[*i].0] -= f64::from(opts[*i].1);
+            }
+            _ => open.push((x, keep, none_ok)),
+        }
+    }
+    if left.iter().any(|&c| c < 0.0) {
+        return None;
+    }
+    let picked = knapsack(free, &open, &left, EXACT_WORK)?;
+    for ((x, _, _), p) in open.iter().zip(picked) {
+        choice[*x] = p;
+    }
+    Some(choice)
+}
+
+/// Make `choice` fit the capacities and improve it by single-job moves; its saving.
+fn repair_and_improve(free: &Free, choice: &mut [Option<usize>]) -> f64 {
+    let nt = free.capacity.len();
+    let mut left = free.capacity.clone();
+    for ((_, opts), c) in free.jobs.iter().zip(choice.iter()) {
+        if let Some(i) = *c {
+            left[opts[i].0] -= f64::from(opts[i].1);
+        }
+    }
+    // Repair: on every type asked for beyond its capacity, jobs give up their option,
+    // least loss per GPU first, for their best option that fits (or nothing).
+    for t in 0..nt {
+        if left[t] >= 0.0 {
+            continue;
+        }
+        let mut on: Vec<(usize, f64)> = free
+            .jobs
+            .iter()
+            .zip(choice.iter())
+            .enumerate()
+            .filter_map(|(x, ((_, opts), c))| {
+                let i = (*c)?;
+                (opts[i].0 == t).then(|| (x, opts[i].2 / f64::from(opts[i].1.max(1))))
+            })
+            .collect();
+        on.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        for (x, _) in on {
+            if left[t] >= 0.0 {
+                break;
+            }
+            let opts = &free.jobs[x].1;
+            let Some(i) = choice[x] else { continue };
+            left[t] += f64::from(opts[i].1);
+            choice[x] = None;
+            let alt = best_fit(opts, &left, None);
+            if let Some(a) = alt {
+                left[opts[a].0] -= f64::from(opts[a].1);
+                choice[x] = Some(a);
+            }
+        }
+    }
+    // Improve: single-job moves to a better option that fits, until none helps.
+    for _ in 0..8 {
+        let mut moved = false;
+        for (x, (_, opts)) in free.jobs.iter().enumerate() {
+            let cur = choice[x];
+            if let Some(i) = cur {
+                left[opts[i].0] += f64::from(opts[i].1);
+            }
+            let better = best_fit(opts, &left, cur);
+            let now = better.or(cur);
+            if let Some(i) = now {
+                left[opts[i].0] -= f64::from(opts[i].1);
+            }
+            if now != cur {
+                choice[x] = now;
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    free.jobs
+        .iter()
+        .zip(choice.iter())
+        .map(|((_, opts), c)| c.map_or(0.0, |i| opts[i].2))
+        .sum()
+}
+
+/// The option of largest value that fits `left`, if better than `current`.
+fn best_fit(opts: &[Opt], left: &[f64], current: Option<usize>) -> Option<usize> {
+    let floor = current.map_or(0.0, |i| opts[i].2);
+    let mut best: Option<(usize, f64)> = None;
+    for (i, &(ty, g, v, _)) in opts.iter().enumerate() {
+        if v > floor && f64::from(g) <= left[ty] && best.is_none_or(|b| v > b.1) {
+            best = Some((i, v));
+        }
+    }
+    best.map(|b| b.0)
+}
+
+/// Most states (combinations of GPUs used per type) the dynamic program takes on.
+pub const EXACT_STATES: usize = 1 << 22;
+
+/// The best choices of the jobs `open` (each a free job, the options it may take, and
+/// whether it may take nothing) within `capacity`, by dynamic programming over the GPUs
+/// used on each type; None when the states exceed [`EXACT_STATES`] or the states times
+/// the options exceed `budget`, or when no choice fits.
+fn knapsack(
+    free: &Free,
+    open: &[(usize, Vec<usize>, bool)],
+    capacity: &[f64],
+    budget: usize,
+) -> Option<Vec<Option<usize>>> {
+    let dims: Vec<usize> = capacity.iter().map(|&c| c.max(0.0) as usize + 1).collect();
+    let states = dims
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .filter(|&s| s <= EXACT_STATES)?;
+    let work: usize = open.iter().map(|o| o.1.len() + 1).sum();
+    if states.checked_mul(work)? > budget {
+        return None;
+    }
+    let mut stride = vec![1usize; dims.len()];
+    for t in 1..dims.len() {
+        stride[t] = stride[t - 1] * dims[t - 1];
+    }
+    // best[s]: the largest saving using exactly the GPUs of state s; -inf if unreachable.
+    let mut best = vec![f64::NEG_INFINITY; states];
+    best[0] = 0.0;
+    let mut take: Vec<Vec<u8>> = Vec::with_capacity(open.len());
+    for (x, keep, none_ok) in open {
+        let opts = &free.jobs[*x].1;
+        let mut next = if *none_ok {
+            best.clone()
+        } else {
+            vec![f64::NEG_INFINITY; states]
+        };
+        let mut from = vec![0u8; states];
+        for (s, &v0) in best.iter().enumerate() {
+            if v0 == f64::NEG_INFINITY {
+                continue;
+            }
+            for &i in keep {
+                let (ty, g, v, _) = opts[i];
+                let used = (s / stride[ty]) % dims[ty];
+                if used + g as usize >= dims[ty] {
+                    continue;
+                }
+                let s2 = s + g as usize * stride[ty];
+                if v0 + v > next[s2] {
+                    next[s2] = v0 + v;
+                    from[s2] = u8::try_from(i + 1).unwrap_or(0);
+                }
+            }
+        }
+        best = next;
+        take.push(from);
+    }
+    let (mut s, v) =
+        best.iter().enumerate().fold(
+            (0, f64::NEG_INFINITY),
+            |acc, (s, &v)| {
+                if v > acc.1 {
+                    (s, v)
+                } else {
+                    acc
+                }
+            },
+        );
+    if v == f64::NEG_INFINITY {
+        return None;
+    }
+    let mut out = vec![None; open.len()];
+    for (o, (x, _, _)) in open.iter().enumerate().rev() {
+        let i = take[o][s];
+        if i > 0 {
+            let (ty, g, _, _) = free.jobs[*x].1[i as usize - 1];
+            out[o] = Some(i as usize - 1);
+            s -= g as usize * stride[ty];
+        }
+    }
+    Some(out)
+}
+
+/// The optimum of `p` by dynamic programming over the GPUs used on each type (every job,
+/// every option), or None when the states exceed [`EXACT_STATES`].
+pub fn solve_exact(p: &Problem) -> Option<Solution> {
+    let n = p.options.len();
+    let mut pick = vec![None; n];
+    let free = free_part(p, &mut pick);
+    let open: Vec<(usize, Vec<usize>, bool)> = free
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(x, (_, opts))| (x, (0..opts.len()).collect(), true))
+        .collect();
+    let picked = knapsack(&free, &open, &free.capacity, usize::MAX)?;
+    for ((x, _, _), c) in open.iter().zip(picked) {
+        let (j, opts) = &free.jobs[*x];
+        pick[*j] = c.map(|i| opts[i].3);
+    }
+    let cost = total_cost(p, &pick);
+    Some(Solution {
+        pick,
+        cost,
+        bound: cost,
+        iterations: 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    fn c(ty: usize, gpus: u32, cost: f64) -> Choice {
+        Choice { ty, gpus, cost }
+    }
+
+    fn used(p: &Problem, s: &Solution) -> Vec<u32> {
+        let mut u = vec![0; p.capacity.len()];
+        for (j, k) in s.pick.iter().enumerate() {
+            if let Some(k) = k {
+                let o = p.options[j][*k];
+                u[o.ty] += o.gpus;
+            }
+        }
+        u
+    }
+
+    #[test]
+    fn two_jobs_two_types_by_hand() {
+        // Type 0 has 4 GPUs, type 1 has 2. Job 0 is best on 4 GPUs of type 0 (0.5), then
+        // 2 of type 1 (0.8); job 1 is best on 4 of type 0 too (0.6), else 2 of type 1
+        // (0.7). Both cannot have type 0: job 0 there and job 1 on type 1 costs 1.2, the
+        // other way 1.4, one job alone at least 0.5 + 1.1. The optimum is 1.2.
+        let options = vec![
+            vec![c(0, 4, 0.5), c(1, 2, 0.8)],
+            vec![c(0, 4, 0.6), c(1, 2, 0.7)],
+        ];
+        let p = Problem {
+            capacity: &[4, 2],
+            none_cost: 1.1,
+            options: &options,
+            fixed: &[None, None],
+        };
+        let s = solve(&p);
+        assert_eq!(s.pick, vec![Some(0), Some(1)]);
+        assert!((s.cost - 1.2).abs() < 1e-12);
+        assert_eq!(solve_exact(&p).unwrap().pick, s.pick);
+        // Held to its option on type 1, job 0 leaves type 0 to job 1: 0.8 + 0.6.
+        let p = Problem {
+            fixed: &[Some(1), None],
+            ..p
+        };
+        let s = solve(&p);
+        assert_eq!(s.pick, vec![Some(1), Some(0)]);
+        assert!((s.cost - 1.4).abs() < 1e-12);
+        // With room for one job only and nothing better than lambda_n elsewhere, the job
+        // that saves more gets it and the other gets nothing.
+        let options = vec![vec![c(0, 4, 0.9)], vec![c(0, 4, 0.2)], vec![c(0, 2, 1.5)]];
+        let p = Problem {
+            capacity: &[4],
+            none_cost: 1.1,
+            options: &options,
+            fixed: &[None, None, None],
+        };
+        let s = solve(&p);
+        assert_eq!(s.pick, vec![None, Some(0), None]);
+        assert!((s.cost - (1.1 + 0.2 + 1.1)).abs() < 1e-12);
+    }
+
+    /// Random instances shaped like Sia's (jobs with 1 to 24 GPUs on three types): the
+    /// solution never over-allocates, gives at most one option per job, keeps held jobs,
+    /// and is within the gap of the exact optimum.
+    #[test]
+    fn random_instances_are_feasible_and_near_optimal() {
+        let mut rng = Rng::new(11);
+        let mut worst: f64 = 0.0;
+        for case in 0..200 {
+            let caps = [
+                8 + rng.below(17) as u32,
+                8 + rng.below(9) as u32,
+                4 + rng.below(13) as u32,
+            ];
+            let jobs = 2 + rng.below(40) as usize;
+            let options: Vec<Vec<Choice>> = (0..jobs)
+                .map(|_| {
+                    let mut o = Vec::new();
+                    for ty in 0..3 {
+                        for g in [1u32, 2, 4, 8, 16] {
+                            if rng.uniform() < 0.6 {
+                                let cost = (rng.uniform() * 1.3 * 100.0).round() / 100.0;
+                                o.push(c(ty, g, cost));
+                            }
+                        }
+                    }
+                    o
+                })
+                .collect();
+            let fixed: Vec<Option<usize>> = (0..jobs).map(|_| None).collect();
+            let p = Problem {
+                capacity: &caps,
+                none_cost: 1.1,
+                options: &options,
+                fixed: &fixed,
+            };
+            let s = solve(&p);
+            let u = used(&p, &s);
+            assert!(
+                u.iter().zip(&caps).all(|(a, b)| a <= b),
+                "case {case}: {u:?} > {caps:?}"
+            );
+            assert!(s.bound <= s.cost + 1e-9);
+            let e = solve_exact(&p).unwrap();
+            assert!(used(&p, &e).iter().zip(&caps).all(|(a, b)| a <= b));
+            assert!(
+                e.cost <= s.cost + 1e-9,
+                "case {case}: exact {} > {}",
+                e.cost,
+                s.cost
+            );
+            assert!(
+                s.bound <= e.cost + 1e-9,
+                "case {case}: bound {} > optimum {}",
+                s.bound,
+                e.cost
+            );
+            let saving = jobs as f64 * 1.1 - e.cost;
+            if saving > 0.0 {
+                worst = worst.max((s.cost - e.cost) / saving);
+            }
+        }
+        println!("worst relative loss of saving against the optimum: {worst:.6}");
+        assert!(worst < 1e-9, "{worst}");
+    }
+}

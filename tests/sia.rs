@@ -1,0 +1,106 @@
+//! Sia against Sia's own simulator: saturn workload-2 on Sia's cluster of T4, A100 and
+//! RTX 2080Ti servers with Sia's per-type measurements, under `sia` and Sia's Gavel
+//! baseline (`max_sum_throughput_perf` every 360 s over rigid jobs), compared with the
+//! per-job JCTs of the artifact's runs (../shared/reference/sia/results).
+
+use orrery::experiment::{self, Experiment};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+mod common;
+
+fn sia_dir() -> Option<PathBuf> {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/sia");
+    if d.is_dir() {
+        Some(d)
+    } else {
+        println!(
+            "SKIPPED: {} is absent (a bare clone); Sia's fidelity not checked",
+            d.display()
+        );
+        None
+    }
+}
+
+/// Sia's cluster (6 servers of 4 T4s, 2 of 8 A100s, 3 of 8 RTX 2080Tis).
+const CLUSTER: &str = "aws:24/4,dgx-ext:16/8,rtx:24/8";
+
+/// The experiment `orrery compare --trace workload-2.csv --profile traces --cluster
+/// aws:24/4,dgx-ext:16/8,rtx:24/8` makes: 60 s ticks, each application with Sia's own
+/// restart delay and slowdown (from the folder being Sia's).
+fn saturn(dir: &Path, policies: &[&str]) -> Experiment {
+    common::folder_experiment(
+        &dir.join("workloads/saturn/workload-2.csv"),
+        &dir.join("traces"),
+        CLUSTER,
+        policies,
+    )
+}
+
+/// Per-job JCTs of a reference run, by job name.
+fn reference(path: &Path) -> BTreeMap<String, f64> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let (n, v) = l.split_once(',')?;
+            Some((n.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// Pearson's correlation of two equally long series.
+fn correlation(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
+
+#[test]
+fn sia_and_its_gavel_baseline_match_sias_simulator_on_saturn_workload_2() {
+    let Some(dir) = sia_dir() else { return };
+    let specs = ["sia", "max_sum_throughput_perf[round_s=360]"];
+    let exp = saturn(&dir, &specs);
+    let r = exp.resolve().unwrap();
+    let names: Vec<String> = std::fs::read_to_string(dir.join("workloads/saturn/workload-2.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(names.len(), r.trace.jobs.len());
+    let out = experiment::run(&exp).unwrap();
+    for (res, (spec, file, target, tolerance)) in out.iter().zip([
+        ("sia", "sia_saturn-2.jct.csv", 2_575.175, 0.10),
+        (
+            "max_sum_throughput_perf[round_s=360]",
+            "gavel_saturn-2.jct.csv",
+            6_182.006,
+            0.05,
+        ),
+    ]) {
+        assert_eq!(res.summary.policy, spec);
+        assert_eq!(res.summary.num_jobs, 160);
+        assert_eq!(res.summary.unfinished, 0, "{spec}");
+        let avg = res.summary.avg_jct_s;
+        let reference = reference(&dir.join("results").join(file));
+        let jcts = res.recorder.jcts();
+        let (ours, theirs): (Vec<f64>, Vec<f64>) = names
+            .iter()
+            .zip(&jcts)
+            .filter_map(|(n, j)| Some(((*j)?, *reference.get(n)?)))
+            .unzip();
+        assert_eq!(ours.len(), 160, "{spec}: jobs matched by name");
+        let rho = correlation(&ours, &theirs);
+        let off = avg / target - 1.0;
+        println!(
+            "{spec}: avg JCT {avg:.1} s against {target:.1} s in Sia's simulator ({:+.2}%); per-job correlation {rho:.3}",
+            off * 100.0
+        );
+        assert!(off.abs() <= tolerance, "{spec}: {avg} s vs {target} s");
+        assert!(rho >= 0.95, "{spec}: per-job correlation {rho}");
+    }
+}
