@@ -584,20 +584,20 @@ mod tests {
         assert!(!specs[5..].contains(&"las"));
         assert!(pre[0].params.iter().any(|p| p.name == "overhead_aware"));
         assert!(pre[1].params.iter().all(|p| p.name != "overhead_aware"));
-        // A round-based experiment also offers PickyMan (and its blind form), which runs
-        // the rigid jobs in its own mechanism.
+        // A round-based experiment also offers Pollux and Sia (rigid jobs in ticks) and
+        // PickyMan (and its blind form), which runs the rigid jobs in its own mechanism.
         let round_rows: Vec<&str> = rows(Mechanism::Rounds).iter().map(|r| r.spec).collect();
-        assert_eq!(round_rows.len(), super::super::policies().len() + 3);
-        assert!(round_rows.contains(&"pollux"));
+        assert_eq!(round_rows.len(), super::super::policies().len() + 4);
+        assert!(round_rows.contains(&"pollux") && round_rows.contains(&"sia"));
         assert_eq!(
             round_rows[round_rows.len() - 2..],
             ["pickyman", "pickyman[overhead_aware=false]"]
         );
-        // An elastic experiment offers Pollux's three, then every round-based policy
-        // whose name they do not take, then PickyMan and its blind form.
+        // An elastic experiment offers Pollux's three and Sia, then every round-based
+        // policy whose name they do not take, then PickyMan and its blind form.
         let elastic: Vec<&str> = rows(Mechanism::Elastic).iter().map(|r| r.spec).collect();
-        assert_eq!(elastic[..3], ["pollux", "tiresias", "optimus"]);
-        assert_eq!(elastic.len(), 3 + super::super::policies().len() - 2 + 2);
+        assert_eq!(elastic[..4], ["pollux", "tiresias", "optimus", "sia"]);
+        assert_eq!(elastic.len(), 4 + super::super::policies().len() - 2 + 2);
         assert_eq!(
             elastic[elastic.len() - 2..],
             ["pickyman", "pickyman[overhead_aware=false]"]
