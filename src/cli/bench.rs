@@ -655,6 +655,11 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         ));
     }
 
+    // (e') Sia: one decision at its 64-GPU setting and at 32 times its size.
+    if on("elastic sia") {
+        bench_sia(&mut rows, a.quick, &progress)?;
+    }
+
     // (f) Aryl at scale: 50,000 jobs over about 15 days on 2,048 training GPUs with 2,048
     // inference GPUs under a daily load.
     if on("pooled aryl") {

@@ -447,6 +447,11 @@ impl ElasticSimulator {
         self.policy.name()
     }
 
+    /// Why the policy's last decision gave each job what it got, when it says.
+    pub fn explanation(&self) -> Option<&crate::policy::pollux::Explanation> {
+        self.policy.explanation()
+    }
+
     /// Whether every job has finished.
     pub fn is_done(&self) -> bool {
         self.states.iter().all(ElasticJobState::is_over) || self.tick >= self.config.max_ticks

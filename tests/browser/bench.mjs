@@ -1,6 +1,7 @@
 // Benchmarks of the web playground in headless Chromium: time from navigation to the first
 // chart, one step with 200 active jobs including the redraw, and a full run of the default
-// scenario in the page (worker) against the native CLI. Prints a table; not a test.
+// scenario in the page (worker) against the native CLI, and Sia on its scenario: the whole
+// run in the worker and one interval stepped on the page's thread. Prints a table; not a test.
 // Needs dist/ (trunk build --release) and target/release/orrery.
 import { createRequire } from 'node:module';
 import { spawn, execFileSync } from 'node:child_process';
@@ -83,6 +84,43 @@ try {
   });
   const active = await page.evaluate(() => document.querySelectorAll('.gpu.busy').length ? Number((document.querySelector('#step-panel label.hint')?.textContent.match(/all (\d+) active/) || [0, 0])[1]) : 0);
   rows.push([`one step with ${active} active jobs, including the redraw (median of 20)`, `${median(steps).toFixed(1)} ms`, '<= 16 ms']);
+
+  // Sia alone on the sia scenario: the whole run in the worker against the native CLI, then
+  // one scheduling interval (simulation, decision and redraw) stepped on the page's thread.
+  const siaLink = execFileSync(path.join(root, 'target/release/orrery'), ['link', '--preset', 'sia', '--policy', 'sia'], { encoding: 'utf8' }).trim();
+  const siaNat = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = process.hrtime.bigint();
+    execFileSync(path.join(root, 'target/release/orrery'), ['compare', '--link', siaLink, '--format', 'json'], { encoding: 'utf8' });
+    siaNat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  const sp = await ctx.newPage();
+  await sp.goto(BASE + siaLink.slice(siaLink.indexOf('#')));
+  await sp.waitForSelector('#summary[data-complete=true] tbody tr', { timeout: 300000 });
+  const siaCompute = Number(await sp.getAttribute('#run-ms', 'data-compute-ms'));
+  rows.push(['sia alone on the sia scenario (957 decisions): worker / native CLI', `${siaCompute.toFixed(0)} ms / ${median(siaNat).toFixed(0)} ms = ${(siaCompute / median(siaNat)).toFixed(2)}x`, '']);
+  await sp.selectOption('#step-policy', 'sia');
+  for (let i = 0; i < 60; i++) await sp.click('#step');
+  await sp.waitForSelector('#choices[data-job]');
+  const siaSteps = await sp.evaluate(async () => {
+    const times = [];
+    const clock = document.querySelector('#clock');
+    for (let i = 0; i < 20; i++) {
+      const done = new Promise((resolve) => {
+        const obs = new MutationObserver(() => { obs.disconnect(); resolve(); });
+        obs.observe(clock, { childList: true, characterData: true, subtree: true });
+      });
+      const t0 = performance.now();
+      document.querySelector('#step').click();
+      await done;
+      void document.body.offsetHeight;
+      times.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return times;
+  });
+  const siaActive = await sp.$$eval('#elastic-step-jobs tbody tr', (rs) => rs.length);
+  rows.push([`one sia interval with ${siaActive} active jobs on the page's thread, with the redraw`, `${median(siaSteps).toFixed(1)} ms`, '<= 16 ms']);
 } finally {
   await browser.close();
   server.kill();

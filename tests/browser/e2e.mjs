@@ -442,6 +442,59 @@ try {
     await p.close();
   });
 
+  await test('the sia scenario: Sia, its Gavel baseline and Tiresias on three GPU types as natively; the stepper shows each job\'s type and why Sia chose it', async () => {
+    let p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.selectOption('#scenario', 'sia');
+    await p.waitForSelector('#policy-panel input[data-policy="sia"]');
+    await p.click('#cancel', { timeout: 5000 }).catch(() => { /* already finished */ });
+    await p.click('#copy-link');
+    await p.waitForFunction(() => location.href.includes('#x1.'));
+    const exp = linkExperiment(p.url());
+    assert(exp.cluster === 't4:24/4,a100:16/8,v100:24/8', exp.cluster);
+    assert(exp.policies[0] === 'sia' && exp.policies.includes('max_sum_throughput_perf[round_s=360]'), JSON.stringify(exp.policies));
+    exp.policies = ['sia', 'max_sum_throughput_perf[round_s=360]', 'tiresias'];
+    const siaLink = experimentLink(exp);
+    await p.close();
+    p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(siaLink);
+    await summary(p, 3, 300000, 'sia');
+    const rows = await fullSummary(p);
+    assert(rows.map((r) => r.policy).join() === exp.policies.join(), JSON.stringify(rows));
+    const native = nativeSummary(siaLink);
+    assert(JSON.stringify(native) === JSON.stringify(rows), `native ${JSON.stringify(native)} != page ${JSON.stringify(rows)}`);
+    assert(rows[0].avg < rows[1].avg, `sia ${rows[0].avg} s not below the Gavel baseline's ${rows[1].avg} s`);
+    // Stepping Sia: each running job's type and GPU count are what the last decision chose.
+    await p.selectOption('#step-policy', 'sia');
+    for (let i = 0; i < 4; i++) await p.click('#step');
+    await p.waitForSelector('#choices[data-job]');
+    const jobs = await p.$$eval('#elastic-step-jobs tbody tr', (rs) => rs.map((r) => ({ job: r.getAttribute('data-job'), gpus: Number(r.getAttribute('data-gpus')), type: r.getAttribute('data-type') })));
+    const running = jobs.filter((j) => j.gpus > 0);
+    assert(running.length > 0 && running.every((j) => ['t4', 'a100', 'v100'].includes(j.type)), JSON.stringify(jobs));
+    const options = await p.$$eval('#choices-job option', (os) => os.map((o) => o.value));
+    assert(options.length > 1, JSON.stringify(options));
+    for (const job of options.slice(0, 4)) {
+      await p.selectOption('#choices-job', job);
+      await p.waitForFunction((j) => document.querySelector('#choices').getAttribute('data-job') === j, job);
+      const chosen = await p.getAttribute('#choices', 'data-chosen');
+      const row = jobs.find((j) => j.job === job);
+      const expected = row && row.gpus > 0 ? `${row.gpus} × ${row.type}` : 'no GPUs';
+      assert(chosen === expected, `job ${job}: chose ${chosen}, runs on ${expected}`);
+      const cell = await p.$$eval('#choices-table td.chosen', (cs) => cs.map((c) => c.getAttribute('data-config')));
+      assert(JSON.stringify(cell) === JSON.stringify(chosen === 'no GPUs' ? [] : [chosen]), JSON.stringify(cell));
+    }
+    assert(await canvasDrawn(p, '#chart-choices') > 1000, 'the goodput chart is blank');
+    // A policy that does not say why shows no such view.
+    await p.selectOption('#step-policy', 'tiresias');
+    await p.click('#step');
+    await p.waitForFunction(() => document.querySelector('#clock').textContent.includes('tick 1'));
+    assert(!(await p.$('#choices')), 'tiresias explained');
+    await p.close();
+  });
+
   await test('stepping an elastic experiment shows servers, GPUs, batch sizes and epochs', async () => {
     await page.click('#reset');
     for (let i = 0; i < 3; i++) await page.click('#step');

@@ -24,7 +24,7 @@ pub mod layout;
 pub mod matrix;
 pub mod mip;
 
-use crate::policy::pollux::{ElasticPolicy, ElasticView};
+use crate::policy::pollux::{ElasticPolicy, ElasticView, Explanation, Weighed};
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::PolicyError;
 use crate::rng::Rng;
@@ -61,22 +61,9 @@ pub struct Sia {
     name: String,
     row: RowParams,
     lambda_n: f64,
-    /// The last decision, for people: per job id, the configurations' goodputs and costs
+    /// The last decision, for people: per job, the configurations' goodputs and costs
     /// and the one chosen.
-    last: Vec<Explained>,
-}
-
-/// Why a job got what it got in the last decision.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Explained {
-    /// The job.
-    pub job: usize,
-    /// Goodput in every configuration (0 where not offered).
-    pub goodputs: Vec<f64>,
-    /// Cost in every configuration.
-    pub costs: Vec<f64>,
-    /// The configuration chosen, if any.
-    pub chosen: Option<usize>,
+    last: Explanation,
 }
 
 impl Sia {
@@ -91,13 +78,8 @@ impl Sia {
             name: p.spec().to_string(),
             row,
             lambda_n: p.f64("lambda_n", 1.1, 0.0, 1e6)?,
-            last: Vec::new(),
+            last: Explanation::default(),
         }))
-    }
-
-    /// The last decision's configurations' goodputs and costs per job.
-    pub fn explained(&self) -> &[Explained] {
-        &self.last
     }
 }
 
@@ -112,6 +94,10 @@ impl ElasticPolicy for Sia {
 
     fn per_type_models(&self) -> bool {
         true
+    }
+
+    fn explanation(&self) -> Option<&Explanation> {
+        Some(&self.last)
     }
 
     fn decide(&mut self, view: &ElasticView, _rng: &mut Rng) -> Result<Vec<Vec<u32>>, PolicyError> {
@@ -154,7 +140,7 @@ impl ElasticPolicy for Sia {
                     cost,
                 })
                 .collect();
-            explained.push(Explained {
+            explained.push(Weighed {
                 job: j.id,
                 goodputs: g,
                 costs: a,
@@ -214,17 +200,17 @@ impl ElasticPolicy for Sia {
             }
         }
         let mut e = explained.into_iter();
-        self.last = view
-            .jobs
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !held[*i])
-            .filter_map(|(i, _)| {
-                let mut x = e.next()?;
-                x.chosen = solution.pick[i];
-                Some(x)
-            })
-            .collect();
+        self.last = Explanation {
+            configs: layout.configs.iter().map(|c| (c.ty, c.gpus)).collect(),
+            jobs: (0..n)
+                .filter(|&i| !held[i])
+                .filter_map(|i| {
+                    let mut x = e.next()?;
+                    x.chosen = solution.pick[i];
+                    Some(x)
+                })
+                .collect(),
+        };
         Ok(out)
     }
 }

@@ -1,6 +1,8 @@
-//! The elastic simulator after a tick: its servers with the jobs on them, and the active
-//! jobs with their GPUs, batch size, epoch and progress.
+//! The elastic simulator after a tick: its servers with the jobs on them, the active jobs
+//! with their GPU type and count, batch size, epoch and progress, and, for policies that
+//! say why, each job's goodput in every configuration it was weighed in.
 
+use super::choices::Choices;
 use super::Rows;
 use crate::job::JobId;
 use crate::sim::elastic::ElasticSimulator;
@@ -67,7 +69,7 @@ pub fn view(st: &Stepper, sim: &ElasticSimulator, round_s: f64, rows: &Rows) -> 
             </div>
             <table class="jobs" id="elastic-step-jobs">
                 <thead><tr>
-                    <th>{ "job" }</th><th>{ "application" }</th><th>{ "user's GPUs × batch" }</th><th>{ "GPUs (servers)" }</th><th>{ "batch" }</th>
+                    <th>{ "job" }</th><th>{ "application" }</th><th>{ "user's GPUs × batch" }</th><th>{ "GPU type" }</th><th>{ "GPUs (servers)" }</th><th>{ "batch" }</th>
                     <th>{ "epoch" }</th><th>{ "progress" }</th><th>{ "restarts" }</th><th>{ "state" }</th>
                 </tr></thead>
                 <tbody>
@@ -84,11 +86,18 @@ pub fn view(st: &Stepper, sim: &ElasticSimulator, round_s: f64, rows: &Rows) -> 
                     } else {
                         "running"
                     };
+                    let ty = s
+                        .allocation
+                        .first()
+                        .and_then(|&v| sim.real_server(v))
+                        .and_then(|(_, t)| cluster.types.get(t))
+                        .map_or("—", |t| t.name.as_str());
                     html! {
-                        <tr data-job={j.to_string()} data-gpus={s.replicas().to_string()}>
+                        <tr data-job={j.to_string()} data-gpus={s.replicas().to_string()} data-type={ty.to_string()}>
                             <td><span class="swatch" style={format!("background:{}", colour(j))}></span>{ j }</td>
                             <td>{ &spec.job_type }</td>
                             <td>{ format!("{} × {}", spec.scale_factor, spec.batch_size.map_or_else(|| "—".to_string(), |b| b.to_string())) }</td>
+                            <td>{ ty }</td>
                             <td>{ if s.replicas() == 0 { "—".to_string() } else { format!("{} ({})", s.replicas(), s.nodes()) } }</td>
                             <td>{ if s.replicas() == 0 { "—".to_string() } else { s.batch_size().to_string() } }</td>
                             <td>{ format!("{}/{}", s.epoch, app.map_or(0, |a| a.max_epochs)) }</td>
@@ -101,6 +110,10 @@ pub fn view(st: &Stepper, sim: &ElasticSimulator, round_s: f64, rows: &Rows) -> 
                 </tbody>
             </table>
             { rows.toggle(active.len(), "active jobs") }
+            if let Some(e) = sim.explanation().filter(|e| !e.configs.is_empty()) {
+                <Choices explanation={e.clone()} types={cluster.types.iter().map(|t| t.name.clone()).collect::<Vec<_>>()}
+                    apps={sim.specs().iter().map(|s| s.job_type.clone()).collect::<Vec<_>>()} />
+            }
             <p class="hint">{ format!("{} jobs finished, {} active, {} events last tick; the policy decides every {} s, and each allocation change costs the restart cost.",
                 st.rec.jobs.iter().filter(|r| r.finish.is_some()).count(), active.len(), st.last_events.len(), round_s) }</p>
         </div>

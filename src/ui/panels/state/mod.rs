@@ -1,7 +1,9 @@
 //! The stepping panel's view of the run after a step, one per simulator: [`rounds`],
 //! [`elastic`], [`pooled`], [`preemptive`] and [`slots`]. Each shows the cluster with the
-//! jobs holding it and a table of the jobs.
+//! jobs holding it and a table of the jobs; [`choices`] shows why a policy that weighs
+//! every configuration gave each job what it got.
 
+pub mod choices;
 pub mod elastic;
 pub mod pooled;
 pub mod preemptive;
