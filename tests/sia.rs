@@ -104,3 +104,34 @@ fn sia_and_its_gavel_baseline_match_sias_simulator_on_saturn_workload_2() {
         assert!(rho >= 0.95, "{spec}: per-job correlation {rho}");
     }
 }
+
+#[test]
+fn sia_beats_pollux_and_its_gavel_baseline_on_the_bundled_scenario() {
+    let exp = Experiment {
+        policies: ["sia", "pollux", "max_sum_throughput_perf[round_s=360]"]
+            .map(String::from)
+            .to_vec(),
+        ..orrery::workload::presets::sia_experiment()
+    };
+    let out = experiment::run(&exp).unwrap();
+    let avg: Vec<f64> = out.iter().map(|r| r.summary.avg_jct_s).collect();
+    for r in &out {
+        assert_eq!(r.summary.unfinished, 0, "{}", r.summary.policy);
+        println!(
+            "{}: avg JCT {:.0} s, makespan {:.0} s",
+            r.summary.policy, r.summary.avg_jct_s, r.summary.makespan_s
+        );
+    }
+    assert!(
+        avg[0] < avg[1],
+        "sia {} s not below pollux {} s",
+        avg[0],
+        avg[1]
+    );
+    assert!(
+        avg[0] < avg[2],
+        "sia {} s not below its Gavel baseline {} s",
+        avg[0],
+        avg[2]
+    );
+}

@@ -102,18 +102,28 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                     exp.restart_model().describe()
                 }
             );
-            if !exp.slowdown.is_empty() {
-                let list: Vec<String> = exp
-                    .slowdown
-                    .iter()
-                    .map(|(a, f)| format!("{a} x{f}"))
-                    .collect();
+            // Applications' own slowdowns and restart delays (Sia's folders carry Sia's,
+            // `--slowdown` and `--restart-type` set them).
+            let own: Vec<String> = r
+                .apps
+                .iter()
+                .flat_map(|apps| apps.apps.iter())
+                .filter(|a| a.slowdown != 1.0 || a.restart_s.is_some())
+                .map(|a| {
+                    let mut t = a.name.clone();
+                    if a.slowdown != 1.0 {
+                        t.push_str(&format!(" steps x{}", a.slowdown));
+                    }
+                    if let Some(d) = a.restart_s {
+                        t.push_str(&format!(" restart {d} s"));
+                    }
+                    t
+                })
+                .collect();
+            if !own.is_empty() {
                 s.insert_str(
                     s.len() - 1,
-                    &format!(
-                        "slowdowns: {} (steps take that many times as long)\n",
-                        list.join(", ")
-                    ),
+                    &format!("applications' own: {}\n", own.join(", ")),
                 );
             }
             let rows: Vec<Vec<String>> = summaries
