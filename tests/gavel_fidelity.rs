@@ -2,19 +2,12 @@
 //! (traces, throughputs and per-job JCTs of Gavel's simulator, seed 0, 360 s rounds).
 
 use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+mod common;
+use common::correlation;
 
-fn reference_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/gavel");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        println!(
-            "SKIPPED: {} is absent (a bare clone); Gavel fidelity not checked",
-            d.display()
-        );
-        None
-    }
+fn reference_dir() -> Option<std::path::PathBuf> {
+    common::reference("gavel", "Gavel fidelity")
 }
 
 fn read(dir: &Path, f: &str) -> String {
@@ -57,15 +50,6 @@ fn reference(dir: &Path, name: &str) -> Vec<f64> {
         .skip(1)
         .map(|l| l.split(',').nth(1).unwrap().trim().parse().unwrap())
         .collect()
-}
-
-fn correlation(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len() as f64;
-    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
-    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
-    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
-    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
-    cov / (va * vb).sqrt()
 }
 
 fn check(trace: &str, cluster_tag: &str, policy: &str, want_avg: f64, tol: f64, min_corr: f64) {

@@ -11,16 +11,7 @@ use orrery::workload::{presets, Apps};
 use std::path::{Path, PathBuf};
 
 fn sia_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/sia");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        println!(
-            "SKIPPED: {} is absent (a bare clone); Sia's heterogeneous profiles not checked",
-            d.display()
-        );
-        None
-    }
+    common::reference("sia", "Sia's heterogeneous profiles")
 }
 
 fn saturn(dir: &Path, cluster: &str, policies: &[&str]) -> Experiment {

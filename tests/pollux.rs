@@ -10,16 +10,7 @@ use orrery::workload::{presets, Apps, InlineFile};
 use std::path::{Path, PathBuf};
 
 fn reference_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/pollux");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        println!(
-            "SKIPPED: {} is absent (a bare clone); Pollux fidelity not checked",
-            d.display()
-        );
-        None
-    }
+    common::reference("pollux", "Pollux fidelity")
 }
 
 fn reference_experiment(dir: &Path, policies: &[&str]) -> Experiment {

@@ -7,18 +7,10 @@ use orrery::experiment::{self, Experiment};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 mod common;
+use common::correlation;
 
 fn sia_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/sia");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        println!(
-            "SKIPPED: {} is absent (a bare clone); Sia's fidelity not checked",
-            d.display()
-        );
-        None
-    }
+    common::reference("sia", "Sia's fidelity")
 }
 
 /// Sia's cluster (6 servers of 4 T4s, 2 of 8 A100s, 3 of 8 RTX 2080Tis).
@@ -50,15 +42,6 @@ fn reference(path: &Path) -> BTreeMap<String, f64> {
 }
 
 /// Pearson's correlation of two equally long series.
-fn correlation(a: &[f64], b: &[f64]) -> f64 {
-    let n = a.len() as f64;
-    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
-    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
-    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
-    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
-    cov / (va * vb).sqrt()
-}
-
 #[test]
 fn sia_and_its_gavel_baseline_match_sias_simulator_on_saturn_workload_2() {
     let Some(dir) = sia_dir() else { return };

@@ -17,6 +17,28 @@ const PORT = 8098;
 const BASE = `http://127.0.0.1:${PORT}/`;
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
+// Milliseconds of each of `n` steps of the stepper: from the click until the page has
+// re-rendered (the clock's text changed) and laid out.
+async function timeSteps(page, n) {
+  return page.evaluate(async (count) => {
+    const times = [];
+    const clock = document.querySelector('#clock');
+    for (let i = 0; i < count; i++) {
+      const done = new Promise((resolve) => {
+        const obs = new MutationObserver(() => { obs.disconnect(); resolve(); });
+        obs.observe(clock, { childList: true, characterData: true, subtree: true });
+      });
+      const t0 = performance.now();
+      document.querySelector('#step').click();
+      await done;
+      void document.body.offsetHeight;
+      times.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return times;
+  }, n);
+}
+
 const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', path.join(root, 'dist')], { stdio: 'ignore' });
 for (let i = 0; i < 50; i++) { try { if ((await fetch(BASE)).ok) break; } catch { /* starting */ } await sleep(100); }
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
@@ -64,24 +86,7 @@ try {
   await page.selectOption('#step-policy', 'max_min_fairness_perf');
   await page.click('#step');
   await page.waitForFunction(() => document.querySelector('#clock').textContent.includes('round 1'));
-  const steps = await page.evaluate(async () => {
-    // From the click until the page has re-rendered (the clock text changed) and laid out.
-    const times = [];
-    const clock = document.querySelector('#clock');
-    for (let i = 0; i < 20; i++) {
-      const done = new Promise((resolve) => {
-        const obs = new MutationObserver(() => { obs.disconnect(); resolve(); });
-        obs.observe(clock, { childList: true, characterData: true, subtree: true });
-      });
-      const t0 = performance.now();
-      document.querySelector('#step').click();
-      await done;
-      void document.body.offsetHeight;
-      times.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return times;
-  });
+  const steps = await timeSteps(page, 20);
   const active = await page.evaluate(() => document.querySelectorAll('.gpu.busy').length ? Number((document.querySelector('#step-panel label.hint')?.textContent.match(/all (\d+) active/) || [0, 0])[1]) : 0);
   rows.push([`one step with ${active} active jobs, including the redraw (median of 20)`, `${median(steps).toFixed(1)} ms`, '<= 16 ms']);
 
@@ -102,23 +107,7 @@ try {
   await sp.selectOption('#step-policy', 'sia');
   for (let i = 0; i < 60; i++) await sp.click('#step');
   await sp.waitForSelector('#choices[data-job]');
-  const siaSteps = await sp.evaluate(async () => {
-    const times = [];
-    const clock = document.querySelector('#clock');
-    for (let i = 0; i < 20; i++) {
-      const done = new Promise((resolve) => {
-        const obs = new MutationObserver(() => { obs.disconnect(); resolve(); });
-        obs.observe(clock, { childList: true, characterData: true, subtree: true });
-      });
-      const t0 = performance.now();
-      document.querySelector('#step').click();
-      await done;
-      void document.body.offsetHeight;
-      times.push(performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return times;
-  });
+  const siaSteps = await timeSteps(sp, 20);
   const siaActive = await sp.$$eval('#elastic-step-jobs tbody tr', (rs) => rs.length);
   rows.push([`one sia interval with ${siaActive} active jobs on the page's thread, with the redraw`, `${median(siaSteps).toFixed(1)} ms`, '<= 16 ms']);
 } finally {

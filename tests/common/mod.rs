@@ -1,8 +1,36 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests (each test uses some of them).
+#![allow(dead_code)]
 
 use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
 use orrery::workload::InlineFile;
 use std::path::{Path, PathBuf};
+
+/// `../shared/reference/<name>`, or None after a SKIPPED line saying that `what` is not
+/// checked (a bare clone has no reference folder).
+pub fn reference(name: &str, what: &str) -> Option<PathBuf> {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/reference")
+        .join(name);
+    if d.is_dir() {
+        Some(d)
+    } else {
+        println!(
+            "SKIPPED: {} is absent (a bare clone); {what} not checked",
+            d.display()
+        );
+        None
+    }
+}
+
+/// Pearson's correlation of two equally long series.
+pub fn correlation(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len() as f64;
+    let (ma, mb) = (a.iter().sum::<f64>() / n, b.iter().sum::<f64>() / n);
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let va: f64 = a.iter().map(|x| (x - ma).powi(2)).sum();
+    let vb: f64 = b.iter().map(|y| (y - mb).powi(2)).sum();
+    cov / (va * vb).sqrt()
+}
 
 /// Every file of each application sub-folder of `dir`, as a profile folder upload gives
 /// them (paths relative to `dir`, sorted).
