@@ -1,4 +1,5 @@
-//! The `orrery` binary: the CLI natively, the web playground in WebAssembly.
+//! The `orrery` binary: the CLI natively, the web playground in WebAssembly (one module for
+//! the page and its Web Worker).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
@@ -10,5 +11,9 @@ fn main() {
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    orrery::ui::start();
+    if orrery::ui::worker::in_worker() {
+        orrery::ui::worker::worker_main();
+    } else {
+        orrery::ui::start();
+    }
 }

@@ -27,7 +27,7 @@ cargo fmt --all -- --check
 step "clippy (native, all targets)"
 cargo clippy --all-targets -- -D warnings
 
-step "clippy (wasm32: library, page and worker)"
+step "clippy (wasm32: library and page)"
 cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
 
 step "Rust tests (release)"

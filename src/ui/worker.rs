@@ -1,6 +1,9 @@
 //! The Web Worker that runs whole experiments off the page's thread, and the page's handle
-//! on it. Messages are JSON strings; a run posts progress at most every 100 ms and then its
-//! results. Cancelling terminates the worker.
+//! on it. The worker runs the page's own WebAssembly module: the page starts it as a module
+//! worker (`worker-loader.js`) and posts it that module, which the loader instantiates with
+//! the page's wasm-bindgen glue; the entry point then sees a worker's global scope and calls
+//! [`worker_main`]. Messages are JSON strings; a run posts progress at most every 100 ms and
+//! then its results. Cancelling terminates the worker.
 
 use crate::experiment::{Experiment, Progress, Resolved};
 use crate::metrics::Recorder;
@@ -10,7 +13,7 @@ use crate::policy::dl2::train::{CurvePoint, TrainConfig};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 /// What the page asks the worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -356,7 +359,12 @@ fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
     }
 }
 
-/// Entry point of the worker binary.
+/// Whether this instance runs in a dedicated worker (rather than on the page).
+pub fn in_worker() -> bool {
+    js_sys::global().is_instance_of::<DedicatedWorkerGlobalScope>()
+}
+
+/// Entry point of the worker: answers the page's requests.
 pub fn worker_main() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
@@ -437,8 +445,16 @@ pub struct WorkerHandle {
 impl WorkerHandle {
     /// Start a worker; `on_message` gets its answers.
     pub fn spawn(on_message: impl Fn(FromWorker) + 'static) -> Result<Self, String> {
-        let worker = Worker::new("./worker-loader.js")
+        let options = WorkerOptions::new();
+        options.set_type(WorkerType::Module);
+        let worker = Worker::new_with_options("./worker-loader.js", &options)
             .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+        // The loader waits for the page's compiled module: the worker neither fetches nor
+        // compiles it again.
+        if let Err(e) = worker.post_message(&wasm_bindgen::module()) {
+            worker.terminate();
+            return Err(format!("cannot start the worker: {e:?}"));
+        }
         let received = std::rc::Rc::new(std::cell::Cell::new(0));
         let counter = received.clone();
         let cb = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
