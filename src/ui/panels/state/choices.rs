@@ -147,7 +147,9 @@ fn draw(
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..x_hi * 1.05, 0.0..y_hi * 1.1)
         .map_err(|x| err(&x))?;
+    // Redrawn every step: major lines only.
     ctx.configure_mesh()
+        .max_light_lines(0)
         .x_desc("GPUs")
         .y_desc("goodput (examples/s)")
         .draw()
