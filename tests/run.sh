@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+start=$SECONDS
+step() { printf '\n==> %s (at %dm%02ds)\n' "$*" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)); }
 
 step "tools"
 source www/tools.sh
@@ -54,3 +55,4 @@ if [ "$skipped" -gt 0 ]; then
   echo "note: $skipped test(s) printed SKIPPED"
 fi
 printf '\nall: %s passed, %s failed\n' "$((rust_passed + browser_passed))" "$((rust_failed + browser_failed))"
+printf 'took %dm%02ds\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))
