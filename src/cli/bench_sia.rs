@@ -77,6 +77,23 @@ fn timed_decisions(exp: &Experiment, spec: &str, until_s: f64) -> CliResult<Vec<
     Ok(out)
 }
 
+/// A row of the decisions `d` (seconds, jobs): `input` gets their count and the most jobs
+/// one decided for.
+fn decision_row(
+    name: &str,
+    d: &[(f64, usize)],
+    input: impl FnOnce(usize, usize) -> String,
+    target_s: Option<f64>,
+) -> BenchRow {
+    let most = d.iter().map(|x| x.1).max().unwrap_or(0);
+    BenchRow::new(
+        name.into(),
+        input(d.len(), most),
+        d.iter().map(|x| x.0).collect(),
+        target_s,
+    )
+}
+
 /// The Sia rows: a decision at 64 GPUs and 160 jobs over a whole run, and at 2,048 GPUs and
 /// 5,120 jobs over the first three simulated hours.
 pub(crate) fn bench_sia(
@@ -90,15 +107,10 @@ pub(crate) fn bench_sia(
         ..presets::sia_experiment()
     };
     let d = timed_decisions(&exp, "sia", f64::INFINITY)?;
-    let most = d.iter().map(|x| x.1).max().unwrap_or(0);
-    rows.push(BenchRow::new(
-        "sia decision, 64 GPUs of 3 types, 160 jobs".into(),
-        format!(
-            "bundled sia scenario ({}), whole run: {} decisions, up to {most} jobs each; goodput matrix, integer program and placement",
-            exp.cluster,
-            d.len()
-        ),
-        d.iter().map(|x| x.0).collect(),
+    rows.push(decision_row(
+        "sia decision, 64 GPUs of 3 types, 160 jobs",
+        &d,
+        |n, most| format!("bundled sia scenario ({}), whole run: {n} decisions, up to {most} jobs each; goodput matrix, integer program and placement", exp.cluster),
         Some(0.013),
     ));
     // The setting Sia's 13-16 ms were measured in: saturn workload-2 on Sia's cluster.
@@ -124,15 +136,10 @@ pub(crate) fn bench_sia(
             ..exp.clone()
         };
         let d = timed_decisions(&saturn, "sia", f64::INFINITY)?;
-        let most = d.iter().map(|x| x.1).max().unwrap_or(0);
-        rows.push(BenchRow::new(
-            "sia decision, saturn workload-2, 64 GPUs, 160 jobs".into(),
-            format!(
-                "Sia's workload and profiles ({}), its cluster: {} decisions, up to {most} jobs each (Sia's CBC: 13-16 ms median here)",
-                dir.display(),
-                d.len()
-            ),
-            d.iter().map(|x| x.0).collect(),
+        rows.push(decision_row(
+            "sia decision, saturn workload-2, 64 GPUs, 160 jobs",
+            &d,
+            |n, most| format!("Sia's workload and profiles ({}), its cluster: {n} decisions, up to {most} jobs each (Sia's CBC: 13-16 ms median here)", dir.display()),
             Some(0.013),
         ));
     }
@@ -145,15 +152,10 @@ pub(crate) fn bench_sia(
     }
     let hours = if quick { 1.0 } else { 3.0 };
     let d = timed_decisions(&big, "sia", hours * 3600.0)?;
-    let most = d.iter().map(|x| x.1).max().unwrap_or(0);
-    rows.push(BenchRow::new(
-        "sia decision, 2,048 GPUs of 3 types, 5,120 jobs".into(),
-        format!(
-            "sia scenario x32 ({}, 640 jobs/h): the first {hours} simulated hours, {} decisions, up to {most} jobs each",
-            big.cluster,
-            d.len()
-        ),
-        d.iter().map(|x| x.0).collect(),
+    rows.push(decision_row(
+        "sia decision, 2,048 GPUs of 3 types, 5,120 jobs",
+        &d,
+        |n, most| format!("sia scenario x32 ({}, 640 jobs/h): the first {hours} simulated hours, {n} decisions, up to {most} jobs each", big.cluster),
         None,
     ));
     Ok(())
