@@ -1,10 +1,10 @@
 //! Fidelity against Gavel's own simulator: the reference runs in ../shared/reference/gavel
 //! (traces, throughputs and per-job JCTs of Gavel's simulator, seed 0, 360 s rounds).
 
+use crate::common;
+use common::correlation;
 use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
 use std::path::Path;
-mod common;
-use common::correlation;
 
 fn reference_dir() -> Option<std::path::PathBuf> {
     common::reference("gavel", "Gavel fidelity")

@@ -3,8 +3,8 @@
 //! speeds), how an allocation spanning types is kept to one, and comparisons across
 //! families on such a cluster.
 
+use crate::common;
 use orrery::experiment::{self, Experiment, RunResult};
-mod common;
 
 use common::folder_files;
 use orrery::workload::{presets, Apps};

@@ -2,9 +2,9 @@
 //! (../shared/reference/pollux), invariants of the elastic mechanism, determinism, the
 //! bundled scenario's direction, and the importers' error messages.
 
+use crate::common;
 use orrery::experiment::{Experiment, WorkloadSource};
 use orrery::sim::SimEvent;
-mod common;
 
 use orrery::workload::{presets, Apps, InlineFile};
 use std::path::{Path, PathBuf};

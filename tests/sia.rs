@@ -3,11 +3,11 @@
 //! baseline (`max_sum_throughput_perf` every 360 s over rigid jobs), compared with the
 //! per-job JCTs of the artifact's runs (../shared/reference/sia/results).
 
+use crate::common;
+use common::correlation;
 use orrery::experiment::{self, Experiment};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-mod common;
-use common::correlation;
 
 fn sia_dir() -> Option<PathBuf> {
     common::reference("sia", "Sia's fidelity")

@@ -1,0 +1,22 @@
+//! Orrery's integration tests, one module per file beside this one, compiled as one test
+//! binary. Run one file's tests with its module name as the filter, e.g.
+//! `cargo test --release --test suite -- gavel_fidelity:: --show-output`.
+
+mod common;
+
+mod aryl;
+mod cli;
+mod dl2;
+mod dl2_learning;
+mod dl2_page;
+mod gavel_fidelity;
+mod hetero;
+mod lp_invariants;
+mod lp_policies;
+mod packing;
+mod pickyman;
+mod pollux;
+mod shell;
+mod sia;
+mod sim;
+mod type_order;
