@@ -270,7 +270,11 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             res.map_err(|e| CliError::Failure(format!("LP at {n} jobs failed: {e}")))?;
             times.push(t);
         }
-        let target = (n == 512).then_some(0.010);
+        let target = match n {
+            512 => Some(0.002),
+            2048 => Some(0.010),
+            _ => None,
+        };
         rows.push(BenchRow::new(
             format!("LP max_min_fairness_perf, {n} jobs"),
             label,

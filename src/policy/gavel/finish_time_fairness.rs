@@ -10,6 +10,7 @@
 //! every demand at once bound it from both sides, then bisection over LP feasibility tests
 //! finishes, and the allocation is the feasible point at that `rho`.
 
+use super::ipm::BlockLp;
 use super::lp::Lp;
 use crate::job::JobId;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
@@ -79,33 +80,29 @@ impl FinishTimeFairness {
         };
         let scale: Vec<f64> = view.jobs.iter().map(|j| f64::from(j.scale())).collect();
         let counts = view.counts();
-        let feasible = |rho: f64| -> Option<Vec<Vec<f64>>> {
-            let mut lp = Lp::base(&scale, &counts);
-            for (j, job) in view.jobs.iter().enumerate() {
-                let slack = rho * d[j] - job.time_since_arrival;
-                if slack <= 0.0 {
-                    return None;
-                }
-                let e = lp.row_expr(j, &thr[j]);
-                lp.push(e.geq(job.steps_remaining / slack));
-            }
-            lp.feasible()
-        };
         // The largest factor z by which every job's demand at `rho` can be met at once
         // (z >= 1: rho is feasible), with the allocation that meets it.
         let max_scale = |rho: f64| -> Option<(Vec<Vec<f64>>, f64)> {
-            let mut lp = Lp::base(&scale, &counts);
-            let z = lp.add_free();
+            let mut coefs = Vec::with_capacity(view.jobs.len());
             for (j, job) in view.jobs.iter().enumerate() {
                 let slack = rho * d[j] - job.time_since_arrival;
                 if slack <= 0.0 || job.steps_remaining <= 0.0 {
                     return None;
                 }
                 let per = slack / job.steps_remaining;
-                let coef: Vec<f64> = thr[j].iter().map(|&t| t * per).collect();
-                lp.push_at_least(j, &coef, z);
+                coefs.push(thr[j].iter().map(|&t| t * per).collect::<Vec<f64>>());
             }
-            let x = lp.maximise(z.into()).ok()?;
+            let x = match BlockLp::max_min(&scale, &counts, &coefs).solve_lp() {
+                Some(x) => x,
+                None => {
+                    let mut lp = Lp::base(&scale, &counts);
+                    let z = lp.add_free();
+                    for (j, coef) in coefs.iter().enumerate() {
+                        lp.push_at_least(j, coef, z);
+                    }
+                    lp.maximise(z.into()).ok()?
+                }
+            };
             let got = view
                 .jobs
                 .iter()
@@ -116,6 +113,33 @@ impl FinishTimeFairness {
                 })
                 .fold(f64::INFINITY, f64::min);
             (got.is_finite() && got > 0.0).then_some((x, got))
+        };
+        // Feasibility at rho: the scaling LP answers where it is clear (z beyond 1e-7 of 1);
+        // the point is the centre of the feasible set, as the general solver finds it.
+        let feasible = |rho: f64| -> Option<Vec<Vec<f64>>> {
+            let mut demand = Vec::with_capacity(view.jobs.len());
+            for (j, job) in view.jobs.iter().enumerate() {
+                let slack = rho * d[j] - job.time_since_arrival;
+                if slack <= 0.0 {
+                    return None;
+                }
+                demand.push(job.steps_remaining / slack);
+            }
+            let z = max_scale(rho).map(|(_, z)| z);
+            if z.is_some_and(|z| z < 1.0 - 1e-7) {
+                return None;
+            }
+            if z.is_some_and(|z| z > 1.0 + 1e-7) {
+                if let Some(x) = BlockLp::feasible(&scale, &counts, &thr, &demand).solve_lp() {
+                    return Some(x);
+                }
+            }
+            let mut lp = Lp::base(&scale, &counts);
+            for (j, &b) in demand.iter().enumerate() {
+                let e = lp.row_expr(j, &thr[j]);
+                lp.push(e.geq(b));
+            }
+            lp.feasible()
         };
         let a: Vec<f64> = view
             .jobs

@@ -5,6 +5,7 @@
 //! `P_j = sum_t T[j][t] N_t / N` its throughput under an equal share of every type. Plain:
 //! every throughput is 1, so `c[j][t] = s_j / w_j` and all types are alike.
 
+use super::ipm::BlockLp;
 use super::lp::Lp;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
@@ -56,8 +57,23 @@ impl MaxMinFairness {
             .collect()
     }
 
-    /// Solve the LP for `view`.
+    /// Solve the LP for `view` with the structured interior-point method
+    /// ([`super::ipm`]), or with Clarabel if that stalls.
     pub fn solve(view: &PolicyView, perf: bool) -> Result<Vec<Vec<f64>>, String> {
+        if view.jobs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let scale: Vec<f64> = view.jobs.iter().map(|j| f64::from(j.scale())).collect();
+        let c = Self::coefficients(view, perf);
+        let counts = view.counts();
+        match BlockLp::max_min(&scale, &counts, &c).solve_lp() {
+            Some(x) => Ok(x),
+            None => Self::solve_general(view, perf),
+        }
+    }
+
+    /// Solve the LP for `view` with Clarabel (the general path).
+    pub fn solve_general(view: &PolicyView, perf: bool) -> Result<Vec<Vec<f64>>, String> {
         if view.jobs.is_empty() {
             return Ok(Vec::new());
         }
@@ -126,6 +142,71 @@ mod tests {
             &[1.0, 1.0],
             1e-7
         ));
+    }
+
+    #[test]
+    fn the_structured_method_reaches_clarabels_optimum() {
+        // Random worlds of 1-40 jobs (1, 2, 4 or 8 GPUs) on 1-4 types, some throughputs zero
+        // (never all of a job's): the structured method's allocation meets the base
+        // constraints and its smallest normalised rate equals Clarabel's optimum to 1e-6.
+        // (When the optimum is not unique the two may end at different optimal points.) At
+        // most 5% of the LPs may stall and go to Clarabel.
+        let mut rng = Rng::new(7);
+        let mut worst = 0.0f64;
+        let mut stalled = 0;
+        for case in 0..300 {
+            let types = 1 + rng.below(4) as usize;
+            let names = ["a", "b", "c", "d"];
+            let cluster: Vec<String> = (0..types)
+                .map(|t| format!("{}:{}", names[t], 1 + rng.below(24)))
+                .collect();
+            let n = 1 + rng.below(40) as usize;
+            let jobs: Vec<(u32, Vec<f64>)> = (0..n)
+                .map(|_| {
+                    let s = [1, 1, 1, 2, 4, 8][rng.below(6) as usize];
+                    let fast = rng.below(types as u64) as usize;
+                    let tp = (0..types)
+                        .map(|k| {
+                            if k != fast && rng.below(5) == 0 {
+                                0.0
+                            } else {
+                                0.1 + 10.0 * rng.uniform()
+                            }
+                        })
+                        .collect();
+                    (s, tp)
+                })
+                .collect();
+            let refs: Vec<(u32, &[f64])> = jobs.iter().map(|(s, t)| (*s, t.as_slice())).collect();
+            let w = World::new(&cluster.join(","), &refs);
+            let view = w.view();
+            let scale: Vec<f64> = jobs.iter().map(|(s, _)| f64::from(*s)).collect();
+            for perf in [true, false] {
+                let c = MaxMinFairness::coefficients(&view, perf);
+                let least = |x: &[Vec<f64>]| -> f64 {
+                    x.iter()
+                        .zip(&c)
+                        .map(|(r, cr)| r.iter().zip(cr).map(|(a, b)| a * b).sum::<f64>())
+                        .fold(f64::INFINITY, f64::min)
+                };
+                let counts = view.counts();
+                let Some(a) = BlockLp::max_min(&scale, &counts, &c).solve_lp() else {
+                    stalled += 1;
+                    continue;
+                };
+                let b = MaxMinFairness::solve_general(&view, perf).unwrap();
+                assert!(
+                    super::super::lp::satisfies_base(&a, &scale, &counts, 1e-7),
+                    "case {case}: {a:?}"
+                );
+                let (ta, tb) = (least(&a), least(&b));
+                let rel = (ta - tb).abs() / tb.abs().max(1e-9);
+                worst = worst.max(rel);
+                assert!(rel < 1e-6, "case {case} perf {perf}: {ta} vs {tb}");
+            }
+        }
+        println!("largest relative difference in the optimum: {worst:.2e}; {stalled} of 600 LPs left to Clarabel");
+        assert!(stalled <= 30, "{stalled} of 600 stalled");
     }
 
     #[test]

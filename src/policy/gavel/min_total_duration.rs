@@ -3,6 +3,7 @@
 //! constraints. Found by bisection over `T` with an LP feasibility test, as Gavel does
 //! (start [100 s, 10^6 s], widened tenfold until feasible; stop when the bracket is within 5%).
 
+use super::ipm::BlockLp;
 use super::lp::Lp;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
@@ -25,12 +26,41 @@ impl MinTotalDuration {
 
     fn feasible(view: &PolicyView, thr: &[Vec<f64>], horizon: f64) -> Option<Vec<Vec<f64>>> {
         let scale: Vec<f64> = view.jobs.iter().map(|j| f64::from(j.scale())).collect();
-        let mut lp = Lp::base(&scale, &view.counts());
-        for (j, job) in view.jobs.iter().enumerate() {
+        let counts = view.counts();
+        let demand: Vec<f64> = view
+            .jobs
+            .iter()
+            .map(|j| j.steps_remaining / horizon)
+            .collect();
+        let mut lp = Lp::base(&scale, &counts);
+        for (j, &b) in demand.iter().enumerate() {
             let e = lp.row_expr(j, &thr[j]);
-            lp.push(e.geq(job.steps_remaining / horizon));
+            lp.push(e.geq(b));
         }
         lp.feasible()
+    }
+
+    /// The largest `z` with `thr_j . x_j >= z R_j` for every job (one max-min LP), so that
+    /// a horizon `h` is feasible exactly when `h z >= 1`; `None` when a job has no work
+    /// left or the LP stalls.
+    fn rate(view: &PolicyView, thr: &[Vec<f64>]) -> Option<f64> {
+        if view.jobs.iter().any(|j| j.steps_remaining <= 0.0) {
+            return None;
+        }
+        let scale: Vec<f64> = view.jobs.iter().map(|j| f64::from(j.scale())).collect();
+        let counts = view.counts();
+        let per: Vec<Vec<f64>> = thr
+            .iter()
+            .zip(&view.jobs)
+            .map(|(t, j)| t.iter().map(|v| v / j.steps_remaining).collect())
+            .collect();
+        let x = BlockLp::max_min(&scale, &counts, &per).solve_lp()?;
+        Some(
+            per.iter()
+                .zip(&x)
+                .map(|(p, xj)| p.iter().zip(xj).map(|(a, b)| a * b).sum::<f64>())
+                .fold(f64::INFINITY, f64::min),
+        )
     }
 
     /// Solve for `view`: the allocation at the smallest feasible horizon found, and it.
@@ -42,7 +72,15 @@ impl MinTotalDuration {
         if thr.iter().any(|r| r.iter().all(|&t| t <= 0.0)) {
             return Err("a job has no GPU type it can run on".into());
         }
-        search_horizon(|t| Self::feasible(view, &thr, t))
+        // The bisection's infeasible tests are answered by one max-min LP where the answer
+        // is clear (beyond 1e-7 of the boundary); the feasible points are still Clarabel's:
+        // which point of the feasible set a solver ends at moves this policy's rounds (a
+        // structured method's centre put static100's per-job correlation at 0.979).
+        let rate = Self::rate(view, &thr);
+        search_horizon(|t| match rate {
+            Some(z) if t * z < 1.0 - 1e-7 => None,
+            _ => Self::feasible(view, &thr, t),
+        })
     }
 }
 

@@ -17,6 +17,7 @@ pub mod finish_time_fairness;
 pub mod finish_time_fairness_packed;
 pub mod gandiva;
 pub mod hierarchical;
+pub mod ipm;
 pub mod isolated;
 pub mod lp;
 pub mod max_min_fairness;
