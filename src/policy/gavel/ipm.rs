@@ -90,6 +90,21 @@ impl RowVec {
             + d(&self.cap, &o.cap)
             + d(&self.epi, &o.epi)
     }
+    fn zip3(&self, o: &RowVec, p: &RowVec, f: impl Fn(f64, f64, f64) -> f64) -> RowVec {
+        let m = |a: &[f64], b: &[f64], c: &[f64]| {
+            a.iter()
+                .zip(b)
+                .zip(c)
+                .map(|((&x, &y), &z)| f(x, y, z))
+                .collect()
+        };
+        RowVec {
+            bound: m(&self.bound, &o.bound, &p.bound),
+            sum: m(&self.sum, &o.sum, &p.sum),
+            cap: m(&self.cap, &o.cap, &p.cap),
+            epi: m(&self.epi, &o.epi, &p.epi),
+        }
+    }
     fn zip_map(&self, o: &RowVec, f: impl Fn(f64, f64) -> f64) -> RowVec {
         let m = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect();
         RowVec {
@@ -383,9 +398,7 @@ impl<'a> BlockLp<'a> {
         rc: &RowVec,
     ) -> (Point, RowVec, RowVec) {
         // dy = W (G dz + rp) + rc / s;  G' dy = -rd  =>  G'WG dz = -rd - G'(W rp + rc / s).
-        let inner = w
-            .zip_map(rp, |a, b| a * b)
-            .zip_map(&rc.zip_map(s, |c, sv| c / sv), |a, b| a + b);
+        let inner = w.zip3(rp, &rc.zip_map(s, |c, sv| c / sv), |w, r, c| w * r + c);
         let g_inner = self.gt(&inner);
         let rhs = Point {
             x: rd.x.iter().zip(&g_inner.x).map(|(a, b)| -a - b).collect(),
@@ -412,10 +425,7 @@ impl<'a> BlockLp<'a> {
         }
         let gdz = self.g(&dz);
         let ds = gdz.zip_map(rp, |a, b| -a - b);
-        let dy = gdz
-            .zip_map(rp, |a, b| a + b)
-            .zip_map(w, |a, b| a * b)
-            .zip_map(&rc.zip_map(s, |c, sv| c / sv), |a, b| a + b);
+        let dy = gdz.zip3(w, &inner, |g, w, i| w * g + i);
         (dz, ds, dy)
     }
 
@@ -494,9 +504,8 @@ impl<'a> BlockLp<'a> {
             let sigma = (mu_aff / mu).clamp(0.0, 1.0).powi(3);
             // Corrector.
             let rc = s
-                .zip_map(&y, |a, b| -a * b)
-                .zip_map(&ds_a.zip_map(&dy_a, |a, b| a * b), |a, b| a - b)
-                .zip_map(&ones, |a, _| a + sigma * mu);
+                .zip_map(&y, |a, b| sigma * mu - a * b)
+                .zip3(&ds_a, &dy_a, |a, d, e| a - d * e);
             let (dz, ds, dy) = self.direction(&f, &w, &s, &rp, &rd, &rc);
             let a = (0.99 * step(&s, &ds).min(step(&y, &dy))).min(1.0);
             if a.is_nan() || a <= 0.0 {
