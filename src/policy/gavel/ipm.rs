@@ -265,14 +265,17 @@ impl<'a> BlockLp<'a> {
         let mut b = vec![0.0; k * k];
         for j in 0..n {
             // The block B = B~ + w_e c c' with B~ = diag(w_bound) + w_sum 11', each with a
-            // relative regularisation of 1e-11 on its diagonal so that Cholesky keeps
-            // positive pivots when one row's weight swamps the bounds' (the solves are
-            // refined against the exact matrix). B^-1 is formed from B's factor; the
+            // regularisation of 1e-11 times its largest term (bounds, sum row, own row) on
+            // its diagonal so that Cholesky keeps positive pivots when one row's weight
+            // swamps the bounds' (the solves are refined against the exact matrix). B^-1 is formed from B's factor; the
             // border's Schur term d_j - v'B^-1 v (v = -w_e c) equals w_e / (1 + w_e g) with
             // g = c'B~^-1 c, from B~'s factor, which avoids subtracting nearly equal terms.
             let ws = w.sum[j];
             let bound = &w.bound[j * k..(j + 1) * k];
-            let top = bound.iter().fold(ws, |a, &b| a.max(b + ws));
+            let epi_top = self.rows.as_ref().map_or(0.0, |rows| {
+                w.epi[j] * rows.coef[j].iter().fold(0.0f64, |a, &c| a.max(c * c))
+            });
+            let top = bound.iter().fold(ws, |a, &b| a.max(b + ws)) + epi_top;
             let reg = 1e-11 * top;
             for r in 0..k {
                 for c in 0..k {
@@ -457,6 +460,7 @@ impl<'a> BlockLp<'a> {
             }
         }
         let (h_norm, q_norm) = (norm_inf(h.iter()), norm_inf(q.x.iter().chain([&q.t])));
+        // Mehrotra's method takes 10-15 iterations here; 40 without converging is a stall.
         // The last feasible iterate with a gap within 1e-6: returned if rounding stops the
         // method before the gap reaches 1e-8 (the weights y / s then span 20 decades).
         let mut best: Option<(f64, Vec<Vec<f64>>)> = None;
@@ -465,7 +469,7 @@ impl<'a> BlockLp<'a> {
                 .map(|j| (0..k).map(|kk| z.x[j * k + kk].clamp(0.0, 1.0)).collect())
                 .collect()
         };
-        for _ in 0..100 {
+        for _ in 0..40 {
             let gz = self.g(&z);
             let rp = gz.zip_map(&s, |a, b| a + b).zip_map(&h, |a, b| a - b);
             let gty = self.gt(&y);
