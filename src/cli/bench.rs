@@ -476,6 +476,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                 let target = match (name, n) {
                     ("finish_time_fairness_perf", 512) => Some(0.050),
                     ("max_min_fairness_packed", 512) => Some(1.0),
+                    ("finish_time_fairness_packed" | "min_total_duration_packed", 512) => Some(5.0),
                     _ => None,
                 };
                 rows.push(BenchRow::new(
