@@ -92,17 +92,7 @@ impl FinishTimeFairness {
                 let per = slack / job.steps_remaining;
                 coefs.push(thr[j].iter().map(|&t| t * per).collect::<Vec<f64>>());
             }
-            let x = match BlockLp::max_min(&scale, &counts, &coefs).solve_lp() {
-                Some(x) => x,
-                None => {
-                    let mut lp = Lp::base(&scale, &counts);
-                    let z = lp.add_free();
-                    for (j, coef) in coefs.iter().enumerate() {
-                        lp.push_at_least(j, coef, z);
-                    }
-                    lp.maximise(z.into()).ok()?
-                }
-            };
+            let x = super::lp::max_min(&scale, &counts, &coefs, true).ok()?;
             let got = view
                 .jobs
                 .iter()

@@ -13,16 +13,15 @@
 //!
 //! Newton's normal equations `G' W G` are block-diagonal (one `K x K` block per job) plus
 //! `K` rank-one coupling terms (the types' rows) and one border (`t`). Eliminating the
-//! blocks leaves a dense system of `K + 1` unknowns, so an iteration costs `O(n K^3)`:
-//! a few microseconds per hundred jobs, where a general sparse solver orders and factors a
-//! KKT matrix of `3nK` rows.
+//! blocks leaves a dense system of `K + 1` unknowns, so an iteration costs `O(n K^3)`
+//! with no sparse ordering or factorisation of a KKT matrix of `3nK` rows.
 //!
-//! Mehrotra's predictor-corrector with one step length for both sides follows the central
-//! path to Clarabel's tolerances (`1e-8`), so when the optimum is not unique the answer is near the
-//! analytic centre of the optimal face: where Clarabel's path (the general solver of
-//! [`super::lp`]) ends too, which Gavel's round-based fidelity depends on. Pure `f64`
-//! arithmetic (`+ - * / sqrt`), so native and wasm give identical bits. `None` when the
-//! method stalls (an empty interior, say); callers then solve the same LP with Clarabel.
+//! Mehrotra's predictor-corrector with one step length for both sides, to Clarabel's
+//! tolerances (`1e-8`). Like Clarabel (the general solver of [`super::lp`]) it ends inside
+//! the optimal face when the optimum is not unique, which Gavel's round-based fidelity
+//! depends on, but not at the same point: the two paths differ. Pure `f64` arithmetic
+//! (`+ - * / sqrt`), so native and wasm give identical bits. `None` when the method stalls
+//! (an empty interior, say); callers then solve the same LP with Clarabel.
 
 /// One structured LP.
 pub struct BlockLp<'a> {
@@ -463,7 +462,7 @@ impl<'a> BlockLp<'a> {
         // Mehrotra's method takes 10-15 iterations here; 40 without converging is a stall.
         // The last feasible iterate with a gap within 1e-6: returned if rounding stops the
         // method before the gap reaches 1e-8 (the weights y / s then span 20 decades).
-        let mut best: Option<(f64, Vec<Vec<f64>>)> = None;
+        let mut best: Option<Point> = None;
         let clipped = |z: &Point| -> Vec<Vec<f64>> {
             (0..n)
                 .map(|j| (0..k).map(|kk| z.x[j * k + kk].clamp(0.0, 1.0)).collect())
@@ -488,14 +487,14 @@ impl<'a> BlockLp<'a> {
                 return Some(clipped(&z));
             }
             if feasible && gap_within(1e-6) {
-                best = Some((gap, clipped(&z)));
-            } else if best.is_some() {
-                return best.map(|(_, x)| x);
+                best = Some(z.clone());
+            } else if let Some(b) = &best {
+                return Some(clipped(b));
             }
             let mu = gap / rows;
             let w = y.zip_map(&s, |a, b| a / b);
             let Some(f) = self.factor(&w) else {
-                return best.map(|(_, x)| x);
+                return best.as_ref().map(clipped);
             };
             // Predictor.
             let rc = s.zip_map(&y, |a, b| -a * b);
@@ -513,7 +512,7 @@ impl<'a> BlockLp<'a> {
             let (dz, ds, dy) = self.direction(&f, &w, &s, &rp, &rd, &rc);
             let a = (0.99 * step(&s, &ds).min(step(&y, &dy))).min(1.0);
             if a.is_nan() || a <= 0.0 {
-                return best.map(|(_, x)| x);
+                return best.as_ref().map(clipped);
             }
             for (v, d) in z.x.iter_mut().zip(&dz.x) {
                 *v += a * d;

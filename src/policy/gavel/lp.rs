@@ -213,6 +213,39 @@ impl Lp {
     }
 }
 
+/// `max t` subject to `c[j] . x[j] >= t` for every job under the base constraints, by
+/// Clarabel alone; `refine` keeps its iterative refinement (see [`Lp::without_refinement`]).
+pub fn max_min_clarabel(
+    scale: &[f64],
+    counts: &[f64],
+    coef: &[Vec<f64>],
+    refine: bool,
+) -> Result<Vec<Vec<f64>>, String> {
+    let mut lp = Lp::base(scale, counts);
+    if !refine {
+        lp = lp.without_refinement();
+    }
+    let t = lp.add_free();
+    for (j, row) in coef.iter().enumerate() {
+        lp.push_at_least(j, row, t);
+    }
+    lp.maximise(t.into())
+}
+
+/// The same LP by the structured interior-point method ([`super::ipm`]), or by Clarabel if
+/// that stalls.
+pub fn max_min(
+    scale: &[f64],
+    counts: &[f64],
+    coef: &[Vec<f64>],
+    refine: bool,
+) -> Result<Vec<Vec<f64>>, String> {
+    match super::ipm::BlockLp::max_min(scale, counts, coef).solve_lp() {
+        Some(x) => Ok(x),
+        None => max_min_clarabel(scale, counts, coef, refine),
+    }
+}
+
 /// Check the base constraints of a solution (for tests and debug assertions).
 pub fn satisfies_base(x: &[Vec<f64>], scale: &[f64], counts: &[f64], tol: f64) -> bool {
     let rows_ok = x
