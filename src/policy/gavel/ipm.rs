@@ -47,71 +47,44 @@ pub struct Rows<'a> {
     pub with_t: bool,
 }
 
-/// Slacks or duals of every row, grouped by kind.
-#[derive(Clone)]
-struct RowVec {
-    bound: Vec<f64>,
-    sum: Vec<f64>,
-    cap: Vec<f64>,
-    epi: Vec<f64>,
+/// The sizes of one LP and where each kind of row sits in a flat vector over the rows:
+/// `[bound (n K) | sum (n) | cap (K) | epi (n or 0)]`.
+#[derive(Clone, Copy)]
+struct Shape {
+    n: usize,
+    k: usize,
+    epi: bool,
 }
 
-impl RowVec {
-    fn filled(n: usize, k: usize, epi: bool, v: f64) -> RowVec {
-        RowVec {
-            bound: vec![v; n * k],
-            sum: vec![v; n],
-            cap: vec![v; k],
-            epi: vec![v; if epi { n } else { 0 }],
-        }
+impl Shape {
+    fn sum0(&self) -> usize {
+        self.n * self.k
     }
-    fn iter(&self) -> impl Iterator<Item = &f64> {
-        self.bound
-            .iter()
-            .chain(&self.sum)
-            .chain(&self.cap)
-            .chain(&self.epi)
+    fn cap0(&self) -> usize {
+        self.sum0() + self.n
     }
-    fn iter_mut(&mut self) -> impl Iterator<Item = &mut f64> {
-        self.bound
-            .iter_mut()
-            .chain(&mut self.sum)
-            .chain(&mut self.cap)
-            .chain(&mut self.epi)
+    fn epi0(&self) -> usize {
+        self.cap0() + self.k
     }
-    fn len(&self) -> usize {
-        self.bound.len() + self.sum.len() + self.cap.len() + self.epi.len()
+    fn rows(&self) -> usize {
+        self.epi0() + if self.epi { self.n } else { 0 }
     }
-    fn dot(&self, o: &RowVec) -> f64 {
-        let d = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
-        d(&self.bound, &o.bound)
-            + d(&self.sum, &o.sum)
-            + d(&self.cap, &o.cap)
-            + d(&self.epi, &o.epi)
+    /// The four kinds of rows of a flat vector.
+    fn parts<'v>(&self, v: &'v [f64]) -> [&'v [f64]; 4] {
+        let (bound, rest) = v.split_at(self.sum0());
+        let (sum, rest) = rest.split_at(self.n);
+        let (cap, epi) = rest.split_at(self.k);
+        [bound, sum, cap, epi]
     }
-    fn zip3(&self, o: &RowVec, p: &RowVec, f: impl Fn(f64, f64, f64) -> f64) -> RowVec {
-        let m = |a: &[f64], b: &[f64], c: &[f64]| {
-            a.iter()
-                .zip(b)
-                .zip(c)
-                .map(|((&x, &y), &z)| f(x, y, z))
-                .collect()
-        };
-        RowVec {
-            bound: m(&self.bound, &o.bound, &p.bound),
-            sum: m(&self.sum, &o.sum, &p.sum),
-            cap: m(&self.cap, &o.cap, &p.cap),
-            epi: m(&self.epi, &o.epi, &p.epi),
-        }
+    /// `a . b`, summed per kind of row and then over the kinds.
+    fn dot(&self, a: &[f64], b: &[f64]) -> f64 {
+        self.dot_with(a, b, |x, y| x * y)
     }
-    fn zip_map(&self, o: &RowVec, f: impl Fn(f64, f64) -> f64) -> RowVec {
-        let m = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(&x, &y)| f(x, y)).collect();
-        RowVec {
-            bound: m(&self.bound, &o.bound),
-            sum: m(&self.sum, &o.sum),
-            cap: m(&self.cap, &o.cap),
-            epi: m(&self.epi, &o.epi),
-        }
+    /// `sum f(a_i, b_i)`, summed per kind of row and then over the kinds.
+    fn dot_with(&self, a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) -> f64 {
+        let (pa, pb) = (self.parts(a), self.parts(b));
+        let d = |i: usize| pa[i].iter().zip(pb[i]).map(|(&x, &y)| f(x, y)).sum::<f64>();
+        d(0) + d(1) + d(2) + d(3)
     }
 }
 
@@ -132,6 +105,56 @@ struct Normal {
 struct Point {
     x: Vec<f64>,
     t: f64,
+}
+
+impl Point {
+    fn zeros(len: usize) -> Point {
+        Point {
+            x: vec![0.0; len],
+            t: 0.0,
+        }
+    }
+    fn norm_inf(&self) -> f64 {
+        norm_inf(self.x.iter().chain([&self.t]))
+    }
+}
+
+/// A Newton direction: primal `dz`, slacks `ds`, duals `dy`.
+struct Direction {
+    dz: Point,
+    ds: Vec<f64>,
+    dy: Vec<f64>,
+}
+
+/// Buffers of one solve, allocated once: an iteration allocates nothing.
+struct Scratch {
+    /// Rows: `W rp + rc / s`, `G dz` and `W G dz`.
+    inner: Vec<f64>,
+    gdz: Vec<f64>,
+    wgdz: Vec<f64>,
+    /// Points: `G' inner`, the right-hand side, `G'W G dz`, the residual, its correction.
+    g_inner: Point,
+    rhs: Point,
+    m_dz: Point,
+    res: Point,
+    corr: Point,
+    /// `B^-1 r_x` per job, and the reduced right-hand side.
+    u: Vec<f64>,
+    red: Vec<f64>,
+    perm: Vec<f64>,
+    /// One job's block.
+    block: Vec<f64>,
+}
+
+/// The method's kernels for `K` GPU types: `K = 0` reads the count at run time, any other
+/// `K` is the count itself, known to the compiler (unrolled loops, no bounds checks).
+/// Every `K` performs the same operations in the same order, so the results are the same
+/// bits whichever kernel runs.
+struct Kernels<'l, 'a, const K: usize> {
+    lp: &'l BlockLp<'a>,
+    shape: Shape,
+    /// `c[j][k]`, row-major (empty without rows).
+    coef: Vec<f64>,
 }
 
 impl<'a> BlockLp<'a> {
@@ -170,68 +193,148 @@ impl<'a> BlockLp<'a> {
         }
     }
 
-    fn n(&self) -> usize {
-        self.scale.len()
+    /// Solve; `x[j][k]` clipped to `[0, 1]`, or `None` if the method stalls.
+    pub fn solve_lp(&self) -> Option<Vec<Vec<f64>>> {
+        match self.counts.len() {
+            2 => Kernels::<2>::new(self).solve(),
+            3 => Kernels::<3>::new(self).solve(),
+            4 => Kernels::<4>::new(self).solve(),
+            _ => Kernels::<0>::new(self).solve(),
+        }
     }
+}
+
+impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
+    fn new(lp: &'l BlockLp<'a>) -> Self {
+        let shape = Shape {
+            n: lp.scale.len(),
+            k: lp.counts.len(),
+            epi: lp.rows.is_some(),
+        };
+        let coef = lp
+            .rows
+            .as_ref()
+            .map(|r| r.coef.iter().flat_map(|c| c.iter().copied()).collect())
+            .unwrap_or_default();
+        Kernels { lp, shape, coef }
+    }
+
+    /// The number of types.
+    #[inline(always)]
     fn k(&self) -> usize {
-        self.counts.len()
+        if K == 0 {
+            self.shape.k
+        } else {
+            K
+        }
     }
     fn has_t(&self) -> bool {
-        self.rows.as_ref().is_some_and(|r| r.with_t)
-    }
-    fn has_epi(&self) -> bool {
-        self.rows.is_some()
+        self.lp.rows.as_ref().is_some_and(|r| r.with_t)
     }
 
-    /// `G z`.
-    fn g(&self, p: &Point) -> RowVec {
-        let (n, k) = (self.n(), self.k());
-        let mut r = RowVec::filled(n, k, self.has_epi(), 0.0);
+    fn scratch(&self) -> Scratch {
+        let (n, k, rows) = (self.shape.n, self.k(), self.shape.rows());
+        let m = k + usize::from(self.has_t());
+        Scratch {
+            inner: vec![0.0; rows],
+            gdz: vec![0.0; rows],
+            wgdz: vec![0.0; rows],
+            g_inner: Point::zeros(n * k),
+            rhs: Point::zeros(n * k),
+            m_dz: Point::zeros(n * k),
+            res: Point::zeros(n * k),
+            corr: Point::zeros(n * k),
+            u: vec![0.0; n * k],
+            red: vec![0.0; m],
+            perm: vec![0.0; m],
+            block: vec![0.0; k * k],
+        }
+    }
+
+    fn normal(&self) -> Normal {
+        let (n, k) = (self.shape.n, self.k());
+        let ht = self.has_t();
+        let m = k + usize::from(ht);
+        Normal {
+            inv: vec![0.0; n * k * k],
+            inv_v: vec![0.0; if ht { n * k } else { 0 }],
+            reduced: vec![0.0; m * m],
+            pivots: vec![0; m],
+        }
+    }
+
+    fn direction_buffers(&self) -> Direction {
+        Direction {
+            dz: Point::zeros(self.shape.n * self.k()),
+            ds: vec![0.0; self.shape.rows()],
+            dy: vec![0.0; self.shape.rows()],
+        }
+    }
+
+    /// `out = G z`.
+    fn g(&self, p: &Point, out: &mut [f64]) {
+        let (n, k, sh) = (self.shape.n, self.k(), self.shape);
+        let (bound, rest) = out.split_at_mut(sh.sum0());
+        let (sum, rest) = rest.split_at_mut(n);
+        let (cap, epi) = rest.split_at_mut(k);
+        let cap = &mut cap[..k];
+        cap.fill(0.0);
+        let t = if self.has_t() { p.t } else { 0.0 };
         for j in 0..n {
             let xj = &p.x[j * k..(j + 1) * k];
-            let mut sum = 0.0;
-            for (kk, &v) in xj.iter().enumerate() {
-                r.bound[j * k + kk] = -v;
-                sum += v;
-                r.cap[kk] += self.scale[j] * v;
+            let bj = &mut bound[j * k..(j + 1) * k];
+            let s = self.lp.scale[j];
+            let mut total = 0.0;
+            for kk in 0..k {
+                let v = xj[kk];
+                bj[kk] = -v;
+                total += v;
+                cap[kk] += s * v;
             }
-            r.sum[j] = sum;
-            if let Some(rows) = &self.rows {
-                let cx: f64 = rows.coef[j].iter().zip(xj).map(|(c, v)| c * v).sum();
-                r.epi[j] = if rows.with_t { p.t } else { 0.0 } - cx;
+            sum[j] = total;
+            if sh.epi {
+                let cj = &self.coef[j * k..(j + 1) * k];
+                let cx: f64 = cj.iter().zip(xj).map(|(c, v)| c * v).sum();
+                epi[j] = t - cx;
             }
         }
-        r
     }
 
-    /// `G' y`.
-    fn gt(&self, y: &RowVec) -> Point {
-        let (n, k) = (self.n(), self.k());
-        let mut x = vec![0.0; n * k];
+    /// `out = G' y`.
+    fn gt(&self, y: &[f64], out: &mut Point) {
+        let (n, k) = (self.shape.n, self.k());
+        let [bound, sum, cap, epi] = self.shape.parts(y);
+        let cap = &cap[..k];
         let mut t = 0.0;
         for j in 0..n {
-            for kk in 0..k {
-                let mut v = -y.bound[j * k + kk] + y.sum[j] + self.scale[j] * y.cap[kk];
-                if let Some(rows) = &self.rows {
-                    v -= rows.coef[j][kk] * y.epi[j];
+            let yb = &bound[j * k..(j + 1) * k];
+            let xj = &mut out.x[j * k..(j + 1) * k];
+            let s = self.lp.scale[j];
+            if self.shape.epi {
+                let cj = &self.coef[j * k..(j + 1) * k];
+                for kk in 0..k {
+                    xj[kk] = -yb[kk] + sum[j] + s * cap[kk] - cj[kk] * epi[j];
                 }
-                x[j * k + kk] = v;
+            } else {
+                for kk in 0..k {
+                    xj[kk] = -yb[kk] + sum[j] + s * cap[kk];
+                }
             }
             if self.has_t() {
-                t += y.epi[j];
+                t += epi[j];
             }
         }
-        Point { x, t }
+        out.t = t;
     }
 
     /// The right-hand side `h`.
-    fn h(&self) -> RowVec {
-        let (n, k) = (self.n(), self.k());
-        let mut h = RowVec::filled(n, k, self.has_epi(), 0.0);
-        h.sum.fill(1.0);
-        h.cap.copy_from_slice(self.counts);
-        if let Some(b) = self.rows.as_ref().and_then(|r| r.at_least) {
-            for (e, b) in h.epi.iter_mut().zip(b) {
+    fn h(&self) -> Vec<f64> {
+        let sh = self.shape;
+        let mut h = vec![0.0; sh.rows()];
+        h[sh.sum0()..sh.cap0()].fill(1.0);
+        h[sh.cap0()..sh.epi0()].copy_from_slice(self.lp.counts);
+        if let Some(b) = self.lp.rows.as_ref().and_then(|r| r.at_least) {
+            for (e, b) in h[sh.epi0()..].iter_mut().zip(b) {
                 *e = -b;
             }
         }
@@ -240,40 +343,48 @@ impl<'a> BlockLp<'a> {
 
     /// The objective's gradient `q`.
     fn q(&self) -> Point {
-        let (n, k) = (self.n(), self.k());
+        let (n, k) = (self.shape.n, self.k());
         let mut x = vec![0.0; n * k];
-        if let Some(c) = self.cost {
+        if let Some(c) = self.lp.cost {
             for j in 0..n {
                 x[j * k..(j + 1) * k].copy_from_slice(&c[j]);
             }
         }
         Point {
             x,
-            t: -self.t_weight,
+            t: -self.lp.t_weight,
         }
     }
 
-    /// Factorise `G' W G` for row weights `w`.
-    fn factor(&self, w: &RowVec) -> Option<Normal> {
-        let (n, k) = (self.n(), self.k());
+    /// Factorise `G' W G` for row weights `w` into `f`.
+    fn factor(&self, w: &[f64], f: &mut Normal, b: &mut [f64]) -> Option<()> {
+        let (n, k) = (self.shape.n, self.k());
         let ht = self.has_t();
         let m = k + usize::from(ht);
-        let mut inv = vec![0.0; n * k * k];
-        let mut inv_v = vec![0.0; if ht { n * k } else { 0 }];
-        let mut red = vec![0.0; m * m];
-        let mut b = vec![0.0; k * k];
+        let [w_bound, w_sum, w_cap, w_epi] = self.shape.parts(w);
+        let red = &mut f.reduced;
+        red.fill(0.0);
+        let b = &mut b[..k * k];
         for j in 0..n {
             // The block B = B~ + w_e c c' with B~ = diag(w_bound) + w_sum 11', each with a
             // regularisation of 1e-11 times its largest term (bounds, sum row, own row) on
             // its diagonal so that Cholesky keeps positive pivots when one row's weight
-            // swamps the bounds' (the solves are refined against the exact matrix). B^-1 is formed from B's factor; the
-            // border's Schur term d_j - v'B^-1 v (v = -w_e c) equals w_e / (1 + w_e g) with
-            // g = c'B~^-1 c, from B~'s factor, which avoids subtracting nearly equal terms.
-            let ws = w.sum[j];
-            let bound = &w.bound[j * k..(j + 1) * k];
-            let epi_top = self.rows.as_ref().map_or(0.0, |rows| {
-                w.epi[j] * rows.coef[j].iter().fold(0.0f64, |a, &c| a.max(c * c))
-            });
+            // swamps the bounds' (the solves are refined against the exact matrix). B^-1 is
+            // formed from B's factor; the border's Schur term d_j - v'B^-1 v (v = -w_e c)
+            // equals w_e / (1 + w_e g) with g = c'B~^-1 c, from B~'s factor, which avoids
+            // subtracting nearly equal terms.
+            let ws = w_sum[j];
+            let bound = &w_bound[j * k..(j + 1) * k];
+            let cj = if self.shape.epi {
+                &self.coef[j * k..(j + 1) * k]
+            } else {
+                &[][..]
+            };
+            let epi_top = if self.shape.epi {
+                w_epi[j] * cj.iter().fold(0.0f64, |a, &c| a.max(c * c))
+            } else {
+                0.0
+            };
             let top = bound.iter().fold(ws, |a, &b| a.max(b + ws)) + epi_top;
             let reg = 1e-11 * top;
             for r in 0..k {
@@ -282,10 +393,9 @@ impl<'a> BlockLp<'a> {
                 }
                 b[r * k + r] += bound[r] + reg;
             }
-            let bi = &mut inv[j * k * k..(j + 1) * k * k];
-            if let Some(rows) = &self.rows {
-                let we = w.epi[j];
-                let cj = &rows.coef[j];
+            let bi = &mut f.inv[j * k * k..(j + 1) * k * k];
+            if self.shape.epi {
+                let we = w_epi[j];
                 // g = c'B~^-1 c in closed form (B~ = diag(d) + w_sum 11', e = 1 / d,
                 // S = sum e, cm = e'c / S): sum e (c - cm)^2 + S cm^2 / (1 + w_sum S).
                 let (mut total, mut ec) = (0.0, 0.0);
@@ -306,25 +416,25 @@ impl<'a> BlockLp<'a> {
                         b[r * k + c] += we * cj[r] * cj[c];
                     }
                 }
-                spd_inverse(&mut b, bi, k)?;
+                spd_inverse::<K>(b, bi, k)?;
                 if ht {
-                    let iv = &mut inv_v[j * k..(j + 1) * k];
+                    let iv = &mut f.inv_v[j * k..(j + 1) * k];
                     for r in 0..k {
                         iv[r] = -we * (0..k).map(|c| bi[r * k + c] * cj[c]).sum::<f64>();
                     }
                     red[k * m + k] -= p;
                 }
             } else {
-                spd_inverse(&mut b, bi, k)?;
+                spd_inverse::<K>(b, bi, k)?;
             }
-            let s = self.scale[j];
+            let s = self.lp.scale[j];
             for r in 0..k {
                 for c in 0..k {
                     red[r * m + c] += s * s * bi[r * k + c];
                 }
             }
             if ht {
-                let iv = &inv_v[j * k..(j + 1) * k];
+                let iv = &f.inv_v[j * k..(j + 1) * k];
                 for r in 0..k {
                     red[r * m + k] += s * iv[r];
                     red[k * m + r] += s * iv[r];
@@ -332,24 +442,19 @@ impl<'a> BlockLp<'a> {
             }
         }
         for r in 0..k {
-            red[r * m + r] += 1.0 / w.cap[r];
+            red[r * m + r] += 1.0 / w_cap[r];
         }
-        let pivots = lu(&mut red, m)?;
-        Some(Normal {
-            inv,
-            inv_v,
-            reduced: red,
-            pivots,
-        })
+        lu(red, &mut f.pivots, m)
     }
 
-    /// Solve `G' W G dz = rhs` with the factorisation.
-    fn solve(&self, f: &Normal, rhs: &Point) -> Point {
-        let (n, k) = (self.n(), self.k());
+    /// Solve `G' W G x = rhs` with the factorisation into `out`.
+    fn solve_normal(&self, f: &Normal, rhs: &Point, out: &mut Point, sc: &mut Scratch) {
+        let (n, k) = (self.shape.n, self.k());
         let ht = self.has_t();
         let m = k + usize::from(ht);
-        let mut u = vec![0.0; n * k]; // B^-1 r_x
-        let mut red = vec![0.0; m];
+        let u = &mut sc.u; // B^-1 r_x
+        let red = &mut sc.red;
+        red.fill(0.0);
         for j in 0..n {
             let bi = &f.inv[j * k * k..(j + 1) * k * k];
             let rx = &rhs.x[j * k..(j + 1) * k];
@@ -357,8 +462,9 @@ impl<'a> BlockLp<'a> {
             for r in 0..k {
                 uj[r] = (0..k).map(|c| bi[r * k + c] * rx[c]).sum();
             }
+            let s = self.lp.scale[j];
             for r in 0..k {
-                red[r] += self.scale[j] * uj[r];
+                red[r] += s * uj[r];
             }
             if ht {
                 let iv = &f.inv_v[j * k..(j + 1) * k];
@@ -368,97 +474,139 @@ impl<'a> BlockLp<'a> {
         if ht {
             red[k] -= rhs.t;
         }
-        lu_solve(&f.reduced, &f.pivots, &mut red, m);
+        lu_solve(&f.reduced, &f.pivots, red, &mut sc.perm, m);
         let dt = if ht { red[k] } else { 0.0 };
-        let mut x = vec![0.0; n * k];
         for j in 0..n {
             let bi = &f.inv[j * k * k..(j + 1) * k * k];
-            let s = self.scale[j];
+            let s = self.lp.scale[j];
+            let uj = &u[j * k..(j + 1) * k];
+            let xj = &mut out.x[j * k..(j + 1) * k];
             for r in 0..k {
-                let mut v = u[j * k + r];
+                let mut v = uj[r];
                 for c in 0..k {
                     v -= bi[r * k + c] * s * red[c];
                 }
                 if ht {
                     v -= f.inv_v[j * k + r] * dt;
                 }
-                x[j * k + r] = v;
+                xj[r] = v;
             }
         }
-        Point { x, t: dt }
+        out.t = dt;
     }
 
-    /// Newton's direction for residuals `rp = G z + s - h`, `rd = G' y + q` and
+    /// Newton's direction into `d` for residuals `rp = G z + s - h`, `rd = G' y + q` and
     /// complementarity target `rc` (of `Y ds + S dy = rc`).
+    #[allow(clippy::too_many_arguments)]
     fn direction(
         &self,
         f: &Normal,
-        w: &RowVec,
-        s: &RowVec,
-        rp: &RowVec,
+        w: &[f64],
+        s: &[f64],
+        rp: &[f64],
         rd: &Point,
-        rc: &RowVec,
-    ) -> (Point, RowVec, RowVec) {
+        rc: &[f64],
+        sc: &mut Scratch,
+        d: &mut Direction,
+    ) {
         // dy = W (G dz + rp) + rc / s;  G' dy = -rd  =>  G'WG dz = -rd - G'(W rp + rc / s).
-        let inner = w.zip3(rp, &rc.zip_map(s, |c, sv| c / sv), |w, r, c| w * r + c);
-        let g_inner = self.gt(&inner);
-        let rhs = Point {
-            x: rd.x.iter().zip(&g_inner.x).map(|(a, b)| -a - b).collect(),
-            t: -rd.t - g_inner.t,
-        };
-        let mut dz = self.solve(f, &rhs);
+        for i in 0..sc.inner.len() {
+            sc.inner[i] = w[i] * rp[i] + rc[i] / s[i];
+        }
+        let mut g_inner = std::mem::replace(&mut sc.g_inner, Point::zeros(0));
+        self.gt(&sc.inner, &mut g_inner);
+        let mut rhs = std::mem::replace(&mut sc.rhs, Point::zeros(0));
+        for ((r, a), b) in rhs.x.iter_mut().zip(&rd.x).zip(&g_inner.x) {
+            *r = -a - b;
+        }
+        rhs.t = -rd.t - g_inner.t;
+        sc.g_inner = g_inner;
+        self.solve_normal(f, &rhs, &mut d.dz, sc);
         // Iterative refinement: G'dy + rd equals the normal equations' residual, which
         // the large weights near the optimum would otherwise leave at 1e-4 or so.
-        let scale = norm_inf(rhs.x.iter().chain([&rhs.t]));
+        let scale = rhs.norm_inf();
+        let mut gdz_current = false;
+        let mut m_dz = std::mem::replace(&mut sc.m_dz, Point::zeros(0));
+        let mut res = std::mem::replace(&mut sc.res, Point::zeros(0));
+        let mut corr = std::mem::replace(&mut sc.corr, Point::zeros(0));
         for _ in 0..2 {
-            let m_dz = self.gt(&self.g(&dz).zip_map(w, |a, b| a * b));
-            let res = Point {
-                x: rhs.x.iter().zip(&m_dz.x).map(|(a, b)| a - b).collect(),
-                t: rhs.t - m_dz.t,
-            };
-            if norm_inf(res.x.iter().chain([&res.t])) <= 1e-13 * scale {
+            self.g(&d.dz, &mut sc.gdz);
+            for ((o, a), b) in sc.wgdz.iter_mut().zip(&sc.gdz).zip(w) {
+                *o = a * b;
+            }
+            self.gt(&sc.wgdz, &mut m_dz);
+            for ((r, a), b) in res.x.iter_mut().zip(&rhs.x).zip(&m_dz.x) {
+                *r = a - b;
+            }
+            res.t = rhs.t - m_dz.t;
+            if res.norm_inf() <= 1e-13 * scale {
+                gdz_current = true;
                 break;
             }
-            let corr = self.solve(f, &res);
-            for (v, c) in dz.x.iter_mut().zip(&corr.x) {
+            self.solve_normal(f, &res, &mut corr, sc);
+            for (v, c) in d.dz.x.iter_mut().zip(&corr.x) {
                 *v += c;
             }
-            dz.t += corr.t;
+            d.dz.t += corr.t;
         }
-        let gdz = self.g(&dz);
-        let ds = gdz.zip_map(rp, |a, b| -a - b);
-        let dy = gdz.zip3(w, &inner, |g, w, i| w * g + i);
-        (dz, ds, dy)
+        sc.rhs = rhs;
+        sc.m_dz = m_dz;
+        sc.res = res;
+        sc.corr = corr;
+        if !gdz_current {
+            self.g(&d.dz, &mut sc.gdz);
+        }
+        for i in 0..sc.gdz.len() {
+            let g = sc.gdz[i];
+            d.ds[i] = -g - rp[i];
+            d.dy[i] = w[i] * g + sc.inner[i];
+        }
     }
 
     /// Solve; `x[j][k]` clipped to `[0, 1]`, or `None` if the method stalls.
-    pub fn solve_lp(&self) -> Option<Vec<Vec<f64>>> {
-        let (n, k) = (self.n(), self.k());
+    fn solve(&self) -> Option<Vec<Vec<f64>>> {
+        let (n, k, sh) = (self.shape.n, self.k(), self.shape);
         if n == 0 {
             return Some(Vec::new());
         }
+        let rows_len = sh.rows();
         let h = self.h();
         let q = self.q();
-        let rows = h.len() as f64;
+        let rows = rows_len as f64;
+        let mut sc = self.scratch();
+        let mut f = self.normal();
         // Start (as CVXOPT's): z minimises |G z - h| and y is the least-norm solution of
         // G' y + q = 0, both shifted into the interior.
-        let ones = RowVec::filled(n, k, self.has_epi(), 1.0);
-        let f0 = self.factor(&ones)?;
-        let mut z = self.solve(&f0, &self.gt(&h));
-        let mut s = h.zip_map(&self.g(&z), |a, b| a - b);
+        let mut w = vec![1.0; rows_len];
+        self.factor(&w, &mut f, &mut sc.block)?;
+        let mut gth = Point::zeros(n * k);
+        self.gt(&h, &mut gth);
+        let mut z = Point::zeros(n * k);
+        self.solve_normal(&f, &gth, &mut z, &mut sc);
+        let mut gz = vec![0.0; rows_len];
+        self.g(&z, &mut gz);
+        let mut s: Vec<f64> = h.iter().zip(&gz).map(|(a, b)| a - b).collect();
         let neg_q = Point {
             x: q.x.iter().map(|v| -v).collect(),
             t: -q.t,
         };
-        let lambda = self.solve(&f0, &neg_q);
-        let mut y = self.g(&lambda);
+        let mut lambda = Point::zeros(n * k);
+        self.solve_normal(&f, &neg_q, &mut lambda, &mut sc);
+        let mut y = vec![0.0; rows_len];
+        self.g(&lambda, &mut y);
         for v in [&mut s, &mut y] {
             let lo = v.iter().fold(f64::INFINITY, |a, &b| a.min(b));
             if lo <= 0.0 {
                 v.iter_mut().for_each(|e| *e += 1.0 - lo);
             }
         }
-        let (h_norm, q_norm) = (norm_inf(h.iter()), norm_inf(q.x.iter().chain([&q.t])));
+        let (h_norm, q_norm) = (norm_inf(h.iter()), q.norm_inf());
+        let mut rp = vec![0.0; rows_len];
+        let mut rc = vec![0.0; rows_len];
+        let mut gty = Point::zeros(n * k);
+        let mut rd = Point::zeros(n * k);
+        let mut aff = self.direction_buffers();
+        let mut dir = self.direction_buffers();
         // Mehrotra's method takes 10-15 iterations here; 40 without converging is a stall.
         // The last feasible iterate with a gap within 1e-6: returned if rounding stops the
         // method before the gap reaches 1e-8 (the weights y / s then span 20 decades).
@@ -469,64 +617,86 @@ impl<'a> BlockLp<'a> {
                 .collect()
         };
         for _ in 0..40 {
-            let gz = self.g(&z);
-            let rp = gz.zip_map(&s, |a, b| a + b).zip_map(&h, |a, b| a - b);
-            let gty = self.gt(&y);
-            let rd = Point {
-                x: gty.x.iter().zip(&q.x).map(|(a, b)| a + b).collect(),
-                t: gty.t + q.t,
-            };
-            let gap = s.dot(&y);
+            self.g(&z, &mut gz);
+            for i in 0..rows_len {
+                rp[i] = gz[i] + s[i] - h[i];
+            }
+            self.gt(&y, &mut gty);
+            for ((r, a), b) in rd.x.iter_mut().zip(&gty.x).zip(&q.x) {
+                *r = a + b;
+            }
+            rd.t = gty.t + q.t;
+            let gap = sh.dot(&s, &y);
             let pobj = q.x.iter().zip(&z.x).map(|(a, b)| a * b).sum::<f64>() + q.t * z.t;
             // Clarabel's tolerances for these LPs: feasibility 1e-8 (relative), and a gap of
             // 1e-8 absolute or relative.
             let feasible = norm_inf(rp.iter()) <= 1e-8 * (1.0 + h_norm)
-                && norm_inf(rd.x.iter().chain([&rd.t])) <= 1e-8 * (1.0 + q_norm);
+                && rd.norm_inf() <= 1e-8 * (1.0 + q_norm);
             let gap_within = |tol: f64| gap <= tol || gap <= tol * pobj.abs();
             if feasible && gap_within(1e-8) {
                 return Some(clipped(&z));
             }
             if feasible && gap_within(1e-6) {
-                best = Some(z.clone());
+                match &mut best {
+                    Some(b) => b.clone_from(&z),
+                    None => best = Some(z.clone()),
+                }
             } else if let Some(b) = &best {
                 return Some(clipped(b));
             }
             let mu = gap / rows;
-            let w = y.zip_map(&s, |a, b| a / b);
-            let Some(f) = self.factor(&w) else {
+            for i in 0..rows_len {
+                w[i] = y[i] / s[i];
+            }
+            if self.factor(&w, &mut f, &mut sc.block).is_none() {
                 return best.as_ref().map(clipped);
-            };
+            }
             // Predictor.
-            let rc = s.zip_map(&y, |a, b| -a * b);
-            let (_, ds_a, dy_a) = self.direction(&f, &w, &s, &rp, &rd, &rc);
-            let a_aff = step(&s, &ds_a).min(step(&y, &dy_a)).min(1.0);
-            let mu_aff = s
-                .zip_map(&ds_a, |a, b| a + a_aff * b)
-                .dot(&y.zip_map(&dy_a, |a, b| a + a_aff * b))
-                / rows;
+            for i in 0..rows_len {
+                rc[i] = -s[i] * y[i];
+            }
+            self.direction(&f, &w, &s, &rp, &rd, &rc, &mut sc, &mut aff);
+            let a_aff = step(&sh, &s, &aff.ds).min(step(&sh, &y, &aff.dy)).min(1.0);
+            let shifted = |v: &[f64], dv: &[f64], i: usize| v[i] + a_aff * dv[i];
+            let mu_aff = {
+                let (ps, pds, py, pdy) = (
+                    sh.parts(&s),
+                    sh.parts(&aff.ds),
+                    sh.parts(&y),
+                    sh.parts(&aff.dy),
+                );
+                let d = |p: usize| {
+                    (0..ps[p].len())
+                        .map(|i| shifted(ps[p], pds[p], i) * shifted(py[p], pdy[p], i))
+                        .sum::<f64>()
+                };
+                (d(0) + d(1) + d(2) + d(3)) / rows
+            };
             let sigma = (mu_aff / mu).clamp(0.0, 1.0).powi(3);
             // Corrector.
-            let rc = s
-                .zip_map(&y, |a, b| sigma * mu - a * b)
-                .zip3(&ds_a, &dy_a, |a, d, e| a - d * e);
-            let (dz, ds, dy) = self.direction(&f, &w, &s, &rp, &rd, &rc);
-            let a = (0.99 * step(&s, &ds).min(step(&y, &dy))).min(1.0);
+            for i in 0..rows_len {
+                rc[i] = (sigma * mu - s[i] * y[i]) - aff.ds[i] * aff.dy[i];
+            }
+            self.direction(&f, &w, &s, &rp, &rd, &rc, &mut sc, &mut dir);
+            let a = (0.99 * step(&sh, &s, &dir.ds).min(step(&sh, &y, &dir.dy))).min(1.0);
             if a.is_nan() || a <= 0.0 {
                 return best.as_ref().map(clipped);
             }
-            for (v, d) in z.x.iter_mut().zip(&dz.x) {
+            for (v, d) in z.x.iter_mut().zip(&dir.dz.x) {
                 *v += a * d;
             }
-            z.t += a * dz.t;
-            s = s.zip_map(&ds, |v, d| v + a * d);
-            y = y.zip_map(&dy, |v, d| v + a * d);
+            z.t += a * dir.dz.t;
+            for i in 0..rows_len {
+                s[i] += a * dir.ds[i];
+                y[i] += a * dir.dy[i];
+            }
         }
         None
     }
 }
 
-/// The largest step `a` with `v + a dv >= 0` (infinite when `dv >= 0`).
-fn step(v: &RowVec, dv: &RowVec) -> f64 {
+/// The largest step `a` with `v + a dv >= 0` (infinite when `dv >= 0`), per kind of row.
+fn step(sh: &Shape, v: &[f64], dv: &[f64]) -> f64 {
     let part = |a: &[f64], b: &[f64]| {
         a.iter()
             .zip(b)
@@ -534,10 +704,11 @@ fn step(v: &RowVec, dv: &RowVec) -> f64 {
             .map(|(&x, &d)| -x / d)
             .fold(f64::INFINITY, f64::min)
     };
-    part(&v.bound, &dv.bound)
-        .min(part(&v.sum, &dv.sum))
-        .min(part(&v.cap, &dv.cap))
-        .min(part(&v.epi, &dv.epi))
+    let (pv, pd) = (sh.parts(v), sh.parts(dv));
+    part(pv[0], pd[0])
+        .min(part(pv[1], pd[1]))
+        .min(part(pv[2], pd[2]))
+        .min(part(pv[3], pd[3]))
 }
 
 fn norm_inf<'a>(v: impl Iterator<Item = &'a f64>) -> f64 {
@@ -545,8 +716,9 @@ fn norm_inf<'a>(v: impl Iterator<Item = &'a f64>) -> f64 {
 }
 
 /// Invert the symmetric positive definite `a` (`k x k`, overwritten) into `out` by
-/// Cholesky; `None` if it is not positive definite.
-fn spd_inverse(a: &mut [f64], out: &mut [f64], k: usize) -> Option<()> {
+/// Cholesky; `None` if it is not positive definite. `K` as in [`Kernels`].
+fn spd_inverse<const K: usize>(a: &mut [f64], out: &mut [f64], k: usize) -> Option<()> {
+    let k = if K == 0 { k } else { K };
     for c in 0..k {
         let mut d = a[c * k + c];
         for p in 0..c {
@@ -596,9 +768,12 @@ fn spd_inverse(a: &mut [f64], out: &mut [f64], k: usize) -> Option<()> {
     Some(())
 }
 
-/// LU factorisation with partial pivoting of the `m x m` row-major `a` in place.
-fn lu(a: &mut [f64], m: usize) -> Option<Vec<usize>> {
-    let mut piv: Vec<usize> = (0..m).collect();
+/// LU factorisation with partial pivoting of the `m x m` row-major `a` in place, the
+/// row order into `piv`.
+fn lu(a: &mut [f64], piv: &mut [usize], m: usize) -> Option<()> {
+    for (i, p) in piv.iter_mut().enumerate() {
+        *p = i;
+    }
     for c in 0..m {
         let p = (c..m).max_by(|&i, &j| a[i * m + c].abs().total_cmp(&a[j * m + c].abs()))?;
         let pivot = a[p * m + c].abs();
@@ -619,13 +794,15 @@ fn lu(a: &mut [f64], m: usize) -> Option<Vec<usize>> {
             }
         }
     }
-    Some(piv)
+    Some(())
 }
 
-/// Solve with [`lu`]'s factors, `b` overwritten by the solution.
-fn lu_solve(a: &[f64], piv: &[usize], b: &mut [f64], m: usize) {
-    let pb: Vec<f64> = piv.iter().map(|&p| b[p]).collect();
-    b.copy_from_slice(&pb);
+/// Solve with [`lu`]'s factors, `b` overwritten by the solution (`pb`: a buffer of `m`).
+fn lu_solve(a: &[f64], piv: &[usize], b: &mut [f64], pb: &mut [f64], m: usize) {
+    for (o, &p) in pb.iter_mut().zip(piv) {
+        *o = b[p];
+    }
+    b.copy_from_slice(pb);
     for r in 0..m {
         for c in 0..r {
             b[r] -= a[r * m + c] * b[c];
