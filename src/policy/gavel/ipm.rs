@@ -142,7 +142,7 @@ struct Scratch {
     u: Vec<f64>,
     red: Vec<f64>,
     perm: Vec<f64>,
-    /// One job's block.
+    /// One job's block, then the reciprocals of its bounds' weights.
     block: Vec<f64>,
 }
 
@@ -247,7 +247,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             u: vec![0.0; n * k],
             red: vec![0.0; m],
             perm: vec![0.0; m],
-            block: vec![0.0; k * k],
+            block: vec![0.0; k * k + k],
         }
     }
 
@@ -364,7 +364,8 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         let [w_bound, w_sum, w_cap, w_epi] = self.shape.parts(w);
         let red = &mut f.reduced;
         red.fill(0.0);
-        let b = &mut b[..k * k];
+        let (b, recip) = b.split_at_mut(k * k);
+        let recip = &mut recip[..k];
         for j in 0..n {
             // The block B = B~ + w_e c c' with B~ = diag(w_bound) + w_sum 11', each with a
             // regularisation of 1e-11 times its largest term (bounds, sum row, own row) on
@@ -400,15 +401,14 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 // S = sum e, cm = e'c / S): sum e (c - cm)^2 + S cm^2 / (1 + w_sum S).
                 let (mut total, mut ec) = (0.0, 0.0);
                 for r in 0..k {
-                    let e = 1.0 / (bound[r] + reg);
-                    total += e;
-                    ec += e * cj[r];
+                    recip[r] = 1.0 / (bound[r] + reg);
+                    total += recip[r];
+                    ec += recip[r] * cj[r];
                 }
                 let cm = ec / total;
                 let mut g = total * cm * cm / (1.0 + ws * total);
                 for r in 0..k {
-                    let e = 1.0 / (bound[r] + reg);
-                    g += e * (cj[r] - cm) * (cj[r] - cm);
+                    g += recip[r] * (cj[r] - cm) * (cj[r] - cm);
                 }
                 let p = we / (1.0 + we * g);
                 for r in 0..k {
@@ -696,13 +696,25 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
 }
 
 /// The largest step `a` with `v + a dv >= 0` (infinite when `dv >= 0`), per kind of row.
+/// The minimum of each kind runs in four independent lanes; a minimum does not depend on
+/// the order it is taken in (quotients are positive, never zero, and NaNs are skipped as
+/// `f64::min` skips them).
 fn step(sh: &Shape, v: &[f64], dv: &[f64]) -> f64 {
     let part = |a: &[f64], b: &[f64]| {
-        a.iter()
-            .zip(b)
-            .filter(|(_, &d)| d < 0.0)
-            .map(|(&x, &d)| -x / d)
-            .fold(f64::INFINITY, f64::min)
+        let quotient = |x: f64, d: f64| if d < 0.0 { -x / d } else { f64::INFINITY };
+        let keep = |acc: f64, q: f64| if q < acc { q } else { acc };
+        let mut lanes = [f64::INFINITY; 4];
+        let (ac, bc) = (a.chunks_exact(4), b.chunks_exact(4));
+        let (ar, br) = (ac.remainder(), bc.remainder());
+        for (x, d) in ac.zip(bc) {
+            for i in 0..4 {
+                lanes[i] = keep(lanes[i], quotient(x[i], d[i]));
+            }
+        }
+        for (&x, &d) in ar.iter().zip(br) {
+            lanes[0] = keep(lanes[0], quotient(x, d));
+        }
+        keep(keep(lanes[0], lanes[1]), keep(lanes[2], lanes[3]))
     };
     let (pv, pd) = (sh.parts(v), sh.parts(dv));
     part(pv[0], pd[0])
@@ -747,7 +759,9 @@ fn spd_inverse<const K: usize>(a: &mut [f64], out: &mut [f64], k: usize) -> Opti
         &mut heap
     };
     for i in 0..k {
-        for r in 0..k {
+        // Above row i the forward solve gives exact zeros (0 - 0 / d): set, not computed.
+        x[..i].fill(0.0);
+        for r in i..k {
             let mut v = if r == i { 1.0 } else { 0.0 };
             for p in 0..r {
                 v -= a[r * k + p] * x[p];
