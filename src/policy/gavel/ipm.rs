@@ -749,34 +749,31 @@ fn spd_inverse<const K: usize>(a: &mut [f64], out: &mut [f64], k: usize) -> Opti
             a[r * k + c] = v / d;
         }
     }
-    // Columns of the inverse: solve L L' x = e_i (on the stack for up to 16 types).
-    let mut stack = [0.0f64; 16];
-    let mut heap = Vec::new();
-    let x: &mut [f64] = if k <= 16 {
-        &mut stack[..k]
-    } else {
-        heap.resize(k, 0.0);
-        &mut heap
-    };
-    for i in 0..k {
-        // Above row i the forward solve gives exact zeros (0 - 0 / d): set, not computed.
-        x[..i].fill(0.0);
-        for r in i..k {
+    // The inverse X solves L L' X = I. Its columns are independent: they are solved
+    // together, row by row, so that their divisions overlap; within a column the
+    // operations are those of one forward and one back substitution, in order. Above
+    // row i the forward solve of column i gives exact zeros (0 - 0 / d), set rather than
+    // computed, and their products add nothing to the rows below.
+    let x = out;
+    for r in 0..k {
+        for i in 0..=r {
             let mut v = if r == i { 1.0 } else { 0.0 };
-            for p in 0..r {
-                v -= a[r * k + p] * x[p];
+            for p in i..r {
+                v -= a[r * k + p] * x[p * k + i];
             }
-            x[r] = v / a[r * k + r];
+            x[r * k + i] = v / a[r * k + r];
         }
-        for r in (0..k).rev() {
-            let mut v = x[r];
+        for i in r + 1..k {
+            x[r * k + i] = 0.0;
+        }
+    }
+    for r in (0..k).rev() {
+        for i in 0..k {
+            let mut v = x[r * k + i];
             for p in r + 1..k {
-                v -= a[p * k + r] * x[p];
+                v -= a[p * k + r] * x[p * k + i];
             }
-            x[r] = v / a[r * k + r];
-        }
-        for r in 0..k {
-            out[r * k + i] = x[r];
+            x[r * k + i] = v / a[r * k + r];
         }
     }
     Some(())
