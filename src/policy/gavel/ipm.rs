@@ -382,11 +382,11 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 &[][..]
             };
             let epi_top = if self.shape.epi {
-                w_epi[j] * cj.iter().fold(0.0f64, |a, &c| a.max(c * c))
+                w_epi[j] * cj.iter().fold(0.0f64, |a, &c| max(a, c * c))
             } else {
                 0.0
             };
-            let top = bound.iter().fold(ws, |a, &b| a.max(b + ws)) + epi_top;
+            let top = bound.iter().fold(ws, |a, &b| max(a, b + ws)) + epi_top;
             let reg = 1e-11 * top;
             for r in 0..k {
                 for c in 0..k {
@@ -723,8 +723,19 @@ fn step(sh: &Shape, v: &[f64], dv: &[f64]) -> f64 {
         .min(part(pv[3], pd[3]))
 }
 
+/// `f64::max` (a NaN loses to a number) as two comparisons: on wasm32 `f64::max` is a
+/// call of libm's `fmax`, which the hot loops here cannot afford.
+#[inline(always)]
+fn max(a: f64, b: f64) -> f64 {
+    if b > a || a.is_nan() {
+        b
+    } else {
+        a
+    }
+}
+
 fn norm_inf<'a>(v: impl Iterator<Item = &'a f64>) -> f64 {
-    v.fold(0.0, |a, &b| a.max(b.abs()))
+    v.fold(0.0, |a, &b| max(a, b.abs()))
 }
 
 /// Invert the symmetric positive definite `a` (`k x k`, overwritten) into `out` by
