@@ -281,9 +281,9 @@ pub enum FromWorker {
     /// The result of the policy at this index of the experiment's list, as soon as it has
     /// run (without rho until the baseline has run).
     Partial(usize, Box<PolicyResult>),
-    /// The results, in the experiment's policy order (None when they are the partial
-    /// results already sent, as when no baseline runs), and the worker's compute time (ms).
-    Done(Option<Vec<PolicyResult>>, f64),
+    /// The results, against the partial results already sent, and the worker's compute
+    /// time (ms).
+    Done(Final, f64),
     /// The run failed.
     Failed(String),
     /// Training: how far it is.
@@ -292,6 +292,84 @@ pub enum FromWorker {
     TrainCurve(Vec<CurvePoint>),
     /// Training is over.
     Trained(Box<Trained>),
+}
+
+/// What the isolated baseline changes in one policy's results: the summary (rho), rho per
+/// job and the per-job CSV (its rho column).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RhoUpdate {
+    /// The summary.
+    pub summary: Summary,
+    /// rho of finished measured jobs, sorted.
+    pub rhos: Vec<f64>,
+    /// Per-job CSV.
+    pub jobs_csv: String,
+}
+
+/// A run's results at its end, told against its partial results: the worker sends only
+/// what the partial results lack.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Final {
+    /// The partial results are the results (no baseline ran).
+    AsSent,
+    /// The partial results, each with the baseline's rho (in the experiment's policy order).
+    WithRho(Vec<RhoUpdate>),
+    /// Other results than the partial ones, in full.
+    Results(Vec<PolicyResult>),
+}
+
+impl Final {
+    /// How `results` differ from the `sent` partial results.
+    pub fn between(sent: &[PolicyResult], results: Vec<PolicyResult>) -> Final {
+        if results == sent {
+            return Final::AsSent;
+        }
+        let rho_only = results.len() == sent.len()
+            && results.iter().zip(sent).all(|(r, s)| {
+                let mut r = r.clone();
+                r.summary = s.summary.clone();
+                r.rhos.clone_from(&s.rhos);
+                r.jobs_csv.clone_from(&s.jobs_csv);
+                r == *s
+            });
+        if rho_only {
+            Final::WithRho(
+                results
+                    .into_iter()
+                    .map(|r| RhoUpdate {
+                        summary: r.summary,
+                        rhos: r.rhos,
+                        jobs_csv: r.jobs_csv,
+                    })
+                    .collect(),
+            )
+        } else {
+            Final::Results(results)
+        }
+    }
+
+    /// The results, from the partial ones; an error when an update does not fit them.
+    pub fn apply(self, mut partial: Vec<PolicyResult>) -> Result<Vec<PolicyResult>, String> {
+        match self {
+            Final::AsSent => Ok(partial),
+            Final::Results(r) => Ok(r),
+            Final::WithRho(updates) => {
+                if updates.len() != partial.len() {
+                    return Err(format!(
+                        "the worker sent rho for {} policies but results of {}",
+                        updates.len(),
+                        partial.len()
+                    ));
+                }
+                for (p, u) in partial.iter_mut().zip(updates) {
+                    p.summary = u.summary;
+                    p.rhos = u.rhos;
+                    p.jobs_csv = u.jobs_csv;
+                }
+                Ok(partial)
+            }
+        }
+    }
 }
 
 fn policy_result(
@@ -402,14 +480,10 @@ pub fn worker_main() {
                     },
                 );
                 match result {
-                    Ok(r) => {
-                        // Results equal to the partial ones are not sent twice.
-                        let changed = (r != sent).then_some(r);
-                        post(
-                            &reply_scope,
-                            &FromWorker::Done(changed, js_sys::Date::now() - started),
-                        )
-                    }
+                    Ok(r) => post(
+                        &reply_scope,
+                        &FromWorker::Done(Final::between(&sent, r), js_sys::Date::now() - started),
+                    ),
                     Err(e) => post(&reply_scope, &FromWorker::Failed(e)),
                 }
             }

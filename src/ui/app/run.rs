@@ -119,14 +119,17 @@ impl App {
             FromWorker::Done(r, worker_ms) => {
                 self.run.worker_ms = Some(worker_ms);
                 self.run.transfer_bytes = self.run.worker.as_ref().map(|w| w.received_bytes());
-                let r = r.unwrap_or_else(|| std::mem::take(&mut self.run.partial));
-                self.run.partial.clear();
-                self.set_results(r);
-                self.run.complete = true;
                 self.run.worker = None;
                 self.run.progress = None;
-                self.view.focus_policy = 0;
-                self.run.last_run_ms = Some(now_ms() - self.run.started_ms);
+                match r.apply(std::mem::take(&mut self.run.partial)) {
+                    Ok(r) => {
+                        self.set_results(r);
+                        self.run.complete = true;
+                        self.view.focus_policy = 0;
+                        self.run.last_run_ms = Some(now_ms() - self.run.started_ms);
+                    }
+                    Err(e) => self.errors.run = Some(e),
+                }
             }
             FromWorker::Failed(e) => {
                 self.errors.run = Some(e);
