@@ -104,6 +104,25 @@ impl FinishTimeFairness {
                 .fold(f64::INFINITY, f64::min);
             (got.is_finite() && got > 0.0).then_some((x, got))
         };
+        // Whether rho is feasible, where the scaling LP makes it clear (z beyond 1e-7 of 1).
+        let decide = |rho: f64| -> Option<bool> {
+            if view
+                .jobs
+                .iter()
+                .enumerate()
+                .any(|(j, job)| rho * d[j] - job.time_since_arrival <= 0.0)
+            {
+                return Some(false);
+            }
+            let z = max_scale(rho)?.1;
+            if z < 1.0 - 1e-7 {
+                Some(false)
+            } else if z > 1.0 + 1e-7 {
+                Some(true)
+            } else {
+                None
+            }
+        };
         // Feasibility at rho: the scaling LP answers where it is clear (z beyond 1e-7 of 1);
         // the point is the centre of the feasible set, as the general solver finds it.
         let feasible = |rho: f64| -> Option<Vec<Vec<f64>>> {
@@ -139,13 +158,31 @@ impl FinishTimeFairness {
             .collect();
         let lo0 = a.iter().copied().fold(0.0, f64::max);
         let hi = rho_at(&iso);
-        let (best, hi) = search_rho(&a, lo0, hi, iso, max_scale, feasible, None);
+        let search = Search {
+            decide: Some(&decide),
+            tighten: None,
+        };
+        let (best, hi) = search_rho(&a, lo0, hi, iso, max_scale, feasible, search);
         Ok((best, hi))
     }
 }
 
 /// The largest rho of an allocation.
 pub(super) type RhoOf<'a> = dyn Fn(&[Vec<f64>]) -> f64 + 'a;
+
+/// Whether a rho is feasible, when that is clear without a feasible point (None: ask for
+/// the point).
+pub(super) type Decide<'a> = dyn Fn(f64) -> Option<bool> + 'a;
+
+/// Optional parts of [`search_rho`]'s bisection.
+pub(super) struct Search<'a> {
+    /// Answers feasibility tests without a point where it can; only the last feasible
+    /// trial's point is then computed (the one the search returns).
+    pub decide: Option<&'a Decide<'a>>,
+    /// The largest rho of an allocation: each feasible point's rho becomes the upper end
+    /// when lower than the trial (every trial then needs its point).
+    pub tighten: Option<&'a RhoOf<'a>>,
+}
 
 /// The smallest largest ratio `rho` between `lo` and `hi` (where `start` is feasible) to a
 /// relative precision of 1e-5, and a feasible allocation there, for ratios of the form
@@ -158,8 +195,11 @@ pub(super) type RhoOf<'a> = dyn Fn(&[Vec<f64>]) -> f64 + 'a;
 /// all j is feasible (the same allocation), and every `rho''` below that bound for all j is
 /// not (`z` is the largest uniform factor), so each scaling LP gives an upper and a lower
 /// bound. A few steps bring them close; bisection on `feasible` finishes, and the answer is
-/// always `feasible`'s point. `tighten`, when given, is the largest rho of an allocation,
-/// which then becomes the bisection's new upper end when lower than the point asked for.
+/// always `feasible`'s point, at the last feasible trial (a trial `search.decide` finds
+/// feasible gets its point only if it stays the last; should that point then fail, the
+/// previous point is kept). `search.tighten`, when given, is the largest rho of an
+/// allocation, which then becomes the bisection's new upper end when lower than the point
+/// asked for.
 pub(super) fn search_rho(
     a: &[f64],
     lo: f64,
@@ -167,9 +207,13 @@ pub(super) fn search_rho(
     start: Vec<Vec<f64>>,
     max_scale: impl Fn(f64) -> Option<(Vec<Vec<f64>>, f64)>,
     feasible: impl Fn(f64) -> Option<Vec<Vec<f64>>>,
-    tighten: Option<&RhoOf>,
+    search: Search,
 ) -> (Vec<Vec<f64>>, f64) {
+    let tighten = search.tighten;
+    let decide = search.decide.filter(|_| tighten.is_none());
     let (mut lo, mut hi, mut best) = (lo, hi, start);
+    // A feasible trial whose point is not computed yet.
+    let mut pending: Option<f64> = None;
     let mut from_scale = false;
     for _ in 0..12 {
         if hi - lo <= 1e-5 * hi {
@@ -200,6 +244,19 @@ pub(super) fn search_rho(
     lo = lo.min(hi);
     while hi - lo > 1e-5 * hi {
         let mid = 0.5 * (lo + hi);
+        match decide.and_then(|d| d(mid)) {
+            Some(false) => {
+                lo = mid;
+                continue;
+            }
+            Some(true) => {
+                hi = mid;
+                pending = Some(mid);
+                from_scale = false;
+                continue;
+            }
+            None => {}
+        }
         match feasible(mid) {
             Some(x) => {
                 hi = match tighten {
@@ -214,9 +271,15 @@ pub(super) fn search_rho(
                     None => mid,
                 };
                 best = x;
+                pending = None;
                 from_scale = false;
             }
             None => lo = mid,
+        }
+    }
+    if let Some(rho) = pending {
+        if let Some(x) = feasible(rho) {
+            best = x;
         }
     }
     if from_scale {

@@ -151,7 +151,10 @@ impl FinishTimeFairnessPacked {
             iso,
             max_scale,
             feasible,
-            Some(&rho_at),
+            super::finish_time_fairness::Search {
+                decide: None,
+                tighten: Some(&rho_at),
+            },
         );
         Ok((best, hi))
     }
