@@ -138,12 +138,18 @@ struct Scratch {
     m_dz: Point,
     res: Point,
     corr: Point,
-    /// `B^-1 r_x` per job, and the reduced right-hand side.
+    /// [`Kernels::solve_normal`]'s buffers.
+    solve: SolveBuffers,
+    /// One job's block, then the reciprocals of its bounds' weights.
+    block: Vec<f64>,
+}
+
+/// Buffers of one solve of the normal equations: `B^-1 r_x` per job, the reduced
+/// right-hand side and its permutation.
+struct SolveBuffers {
     u: Vec<f64>,
     red: Vec<f64>,
     perm: Vec<f64>,
-    /// One job's block, then the reciprocals of its bounds' weights.
-    block: Vec<f64>,
 }
 
 /// The method's kernels for `K` GPU types: `K = 0` reads the count at run time, any other
@@ -244,9 +250,11 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             m_dz: Point::zeros(n * k),
             res: Point::zeros(n * k),
             corr: Point::zeros(n * k),
-            u: vec![0.0; n * k],
-            red: vec![0.0; m],
-            perm: vec![0.0; m],
+            solve: SolveBuffers {
+                u: vec![0.0; n * k],
+                red: vec![0.0; m],
+                perm: vec![0.0; m],
+            },
             block: vec![0.0; k * k + k],
         }
     }
@@ -448,12 +456,12 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
     }
 
     /// Solve `G' W G x = rhs` with the factorisation into `out`.
-    fn solve_normal(&self, f: &Normal, rhs: &Point, out: &mut Point, sc: &mut Scratch) {
+    fn solve_normal(&self, f: &Normal, rhs: &Point, out: &mut Point, buf: &mut SolveBuffers) {
         let (n, k) = (self.shape.n, self.k());
         let ht = self.has_t();
         let m = k + usize::from(ht);
-        let u = &mut sc.u; // B^-1 r_x
-        let red = &mut sc.red;
+        let u = &mut buf.u; // B^-1 r_x
+        let red = &mut buf.red;
         red.fill(0.0);
         for j in 0..n {
             let bi = &f.inv[j * k * k..(j + 1) * k * k];
@@ -474,7 +482,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         if ht {
             red[k] -= rhs.t;
         }
-        lu_solve(&f.reduced, &f.pivots, red, &mut sc.perm, m);
+        lu_solve(&f.reduced, &f.pivots, red, &mut buf.perm, m);
         let dt = if ht { red[k] } else { 0.0 };
         for j in 0..n {
             let bi = &f.inv[j * k * k..(j + 1) * k * k];
@@ -510,31 +518,37 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         d: &mut Direction,
     ) {
         // dy = W (G dz + rp) + rc / s;  G' dy = -rd  =>  G'WG dz = -rd - G'(W rp + rc / s).
-        for i in 0..sc.inner.len() {
-            sc.inner[i] = w[i] * rp[i] + rc[i] / s[i];
+        let Scratch {
+            inner,
+            gdz,
+            wgdz,
+            g_inner,
+            rhs,
+            m_dz,
+            res,
+            corr,
+            solve,
+            ..
+        } = sc;
+        for i in 0..inner.len() {
+            inner[i] = w[i] * rp[i] + rc[i] / s[i];
         }
-        let mut g_inner = std::mem::replace(&mut sc.g_inner, Point::zeros(0));
-        self.gt(&sc.inner, &mut g_inner);
-        let mut rhs = std::mem::replace(&mut sc.rhs, Point::zeros(0));
+        self.gt(inner, g_inner);
         for ((r, a), b) in rhs.x.iter_mut().zip(&rd.x).zip(&g_inner.x) {
             *r = -a - b;
         }
         rhs.t = -rd.t - g_inner.t;
-        sc.g_inner = g_inner;
-        self.solve_normal(f, &rhs, &mut d.dz, sc);
+        self.solve_normal(f, rhs, &mut d.dz, solve);
         // Iterative refinement: G'dy + rd equals the normal equations' residual, which
         // the large weights near the optimum would otherwise leave at 1e-4 or so.
         let scale = rhs.norm_inf();
         let mut gdz_current = false;
-        let mut m_dz = std::mem::replace(&mut sc.m_dz, Point::zeros(0));
-        let mut res = std::mem::replace(&mut sc.res, Point::zeros(0));
-        let mut corr = std::mem::replace(&mut sc.corr, Point::zeros(0));
         for _ in 0..2 {
-            self.g(&d.dz, &mut sc.gdz);
-            for ((o, a), b) in sc.wgdz.iter_mut().zip(&sc.gdz).zip(w) {
+            self.g(&d.dz, gdz);
+            for ((o, a), b) in wgdz.iter_mut().zip(gdz.iter()).zip(w) {
                 *o = a * b;
             }
-            self.gt(&sc.wgdz, &mut m_dz);
+            self.gt(wgdz, m_dz);
             for ((r, a), b) in res.x.iter_mut().zip(&rhs.x).zip(&m_dz.x) {
                 *r = a - b;
             }
@@ -543,23 +557,19 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 gdz_current = true;
                 break;
             }
-            self.solve_normal(f, &res, &mut corr, sc);
+            self.solve_normal(f, res, corr, solve);
             for (v, c) in d.dz.x.iter_mut().zip(&corr.x) {
                 *v += c;
             }
             d.dz.t += corr.t;
         }
-        sc.rhs = rhs;
-        sc.m_dz = m_dz;
-        sc.res = res;
-        sc.corr = corr;
         if !gdz_current {
-            self.g(&d.dz, &mut sc.gdz);
+            self.g(&d.dz, gdz);
         }
-        for i in 0..sc.gdz.len() {
-            let g = sc.gdz[i];
+        for i in 0..gdz.len() {
+            let g = gdz[i];
             d.ds[i] = -g - rp[i];
-            d.dy[i] = w[i] * g + sc.inner[i];
+            d.dy[i] = w[i] * g + inner[i];
         }
     }
 
@@ -582,7 +592,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         let mut gth = Point::zeros(n * k);
         self.gt(&h, &mut gth);
         let mut z = Point::zeros(n * k);
-        self.solve_normal(&f, &gth, &mut z, &mut sc);
+        self.solve_normal(&f, &gth, &mut z, &mut sc.solve);
         let mut gz = vec![0.0; rows_len];
         self.g(&z, &mut gz);
         let mut s: Vec<f64> = h.iter().zip(&gz).map(|(a, b)| a - b).collect();
@@ -591,7 +601,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             t: -q.t,
         };
         let mut lambda = Point::zeros(n * k);
-        self.solve_normal(&f, &neg_q, &mut lambda, &mut sc);
+        self.solve_normal(&f, &neg_q, &mut lambda, &mut sc.solve);
         let mut y = vec![0.0; rows_len];
         self.g(&lambda, &mut y);
         for v in [&mut s, &mut y] {
