@@ -126,19 +126,17 @@ impl FinishTimeFairness {
         // Feasibility at rho: the scaling LP answers where it is clear (z beyond 1e-7 of 1);
         // the point is the centre of the feasible set, as the general solver finds it.
         let feasible = |rho: f64| -> Option<Vec<Vec<f64>>> {
-            let mut demand = Vec::with_capacity(view.jobs.len());
-            for (j, job) in view.jobs.iter().enumerate() {
-                let slack = rho * d[j] - job.time_since_arrival;
-                if slack <= 0.0 {
-                    return None;
-                }
-                demand.push(job.steps_remaining / slack);
-            }
-            let z = max_scale(rho).map(|(_, z)| z);
-            if z.is_some_and(|z| z < 1.0 - 1e-7) {
+            let verdict = decide(rho);
+            if verdict == Some(false) {
                 return None;
             }
-            if z.is_some_and(|z| z > 1.0 + 1e-7) {
+            let demand: Vec<f64> = view
+                .jobs
+                .iter()
+                .enumerate()
+                .map(|(j, job)| job.steps_remaining / (rho * d[j] - job.time_since_arrival))
+                .collect();
+            if verdict == Some(true) {
                 if let Some(x) = BlockLp::feasible(&scale, &counts, &thr, &demand).solve_lp() {
                     return Some(x);
                 }
