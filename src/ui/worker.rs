@@ -326,11 +326,23 @@ impl Final {
         }
         let rho_only = results.len() == sent.len()
             && results.iter().zip(sent).all(|(r, s)| {
-                let mut r = r.clone();
-                r.summary = s.summary.clone();
-                r.rhos.clone_from(&s.rhos);
-                r.jobs_csv.clone_from(&s.jobs_csv);
-                r == *s
+                // Every field but those the baseline changes (no `..`: a new field must be
+                // listed here).
+                let PolicyResult {
+                    summary: _,
+                    rhos: _,
+                    jobs_csv: _,
+                    jcts,
+                    series,
+                    elastic,
+                    pool,
+                    preemption,
+                } = r;
+                *jcts == s.jcts
+                    && *series == s.series
+                    && *elastic == s.elastic
+                    && *pool == s.pool
+                    && *preemption == s.preemption
             });
         if rho_only {
             Final::WithRho(
