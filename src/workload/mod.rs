@@ -6,8 +6,10 @@
 //! line and the field.
 
 pub mod as_elastic;
+pub mod cluster_log;
 pub mod colocation;
 pub mod csv;
+pub mod dates;
 pub mod elastic;
 mod elastic_files;
 pub mod generator;
@@ -15,10 +17,12 @@ pub mod inference;
 pub mod interp;
 pub mod overhead;
 pub mod pai;
+pub mod philly;
 pub mod presets;
 pub mod profile;
 pub mod ps;
 pub mod rigid;
+pub mod timed;
 pub mod trace;
 
 pub use colocation::Colocation;
