@@ -12,6 +12,7 @@ pub mod csv;
 pub mod dates;
 pub mod elastic;
 mod elastic_files;
+pub mod filter;
 pub mod generator;
 pub mod inference;
 pub mod interp;
@@ -22,15 +23,18 @@ pub mod presets;
 pub mod profile;
 pub mod ps;
 pub mod rigid;
+pub mod stats;
 pub mod timed;
 pub mod trace;
 
 pub use colocation::Colocation;
 pub use elastic::{Apps, ElasticApp};
 pub use elastic_files::InlineFile;
+pub use filter::{TimePoint, TraceFilter};
 pub use generator::{generate, GeneratorConfig};
 pub use profile::{JobTypeProfile, Profile};
 pub use ps::{PsConfig, PsModels};
+pub use stats::TraceStats;
 pub use trace::Trace;
 
 use thiserror::Error;
