@@ -50,6 +50,46 @@ pub struct Trace {
     pub origin: Option<Origin>,
 }
 
+/// The formats [`Trace::parse`] tells apart.
+enum Format {
+    PhillyLog,
+    Json,
+    Gavel,
+    JobTable,
+    Pollux,
+    Csv,
+}
+
+impl Format {
+    /// The format of a trace's text, from its opening.
+    fn of(text: &str) -> Format {
+        let t = text.trim_start();
+        if philly::looks_like(t) {
+            return Format::PhillyLog;
+        }
+        if t.starts_with('{') || t.starts_with('[') {
+            return Format::Json;
+        }
+        let first = text
+            .lines()
+            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .unwrap_or("");
+        let header: Vec<String> = split_line(first.trim_start_matches('\u{feff}'), ',')
+            .iter()
+            .map(|c| c.trim().to_ascii_lowercase())
+            .collect();
+        if first.contains('\t') && !first.contains(',') {
+            Format::Gavel
+        } else if cluster_log::detect(&header).is_some() {
+            Format::JobTable
+        } else if header.iter().any(|c| c == "application") {
+            Format::Pollux
+        } else {
+            Format::Csv
+        }
+    }
+}
+
 #[derive(Serialize, Deserialize)]
 struct TraceFile {
     format: String,
@@ -117,31 +157,21 @@ impl Trace {
         if t.is_empty() {
             return Err(WorkloadError::file(file, "the trace is empty"));
         }
-        let trace = if philly::looks_like(t) {
-            philly::read_philly(text, file)?
-        } else if t.starts_with('{') || t.starts_with('[') {
-            Self::parse_json(text, file)?
-        } else {
-            let first = text
-                .lines()
-                .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-                .unwrap_or("");
-            let header: Vec<String> = split_line(first.trim_start_matches('\u{feff}'), ',')
-                .iter()
-                .map(|c| c.trim().to_ascii_lowercase())
-                .collect();
-            if first.contains('\t') && !first.contains(',') {
-                Self::parse_gavel(text, file)?
-            } else if cluster_log::detect(&header).is_some() {
-                cluster_log::read_cluster_log(text, file)?
-            } else if header.iter().any(|c| c == "application") {
-                Self::parse_pollux(text, file)?
-            } else {
-                Self::parse_csv(text, file)?
-            }
+        let trace = match Format::of(text) {
+            Format::PhillyLog => philly::read_philly(text, file)?,
+            Format::Json => Self::parse_json(text, file)?,
+            Format::Gavel => Self::parse_gavel(text, file)?,
+            Format::JobTable => cluster_log::read_cluster_log(text, file)?,
+            Format::Pollux => Self::parse_pollux(text, file)?,
+            Format::Csv => Self::parse_csv(text, file)?,
         };
         trace.validate()?;
         Ok(trace)
+    }
+
+    /// Whether `text` is a trace of durations (Philly, Helios, Acme), from its format alone.
+    pub fn is_timed_text(text: &str) -> bool {
+        matches!(Format::of(text), Format::PhillyLog | Format::JobTable)
     }
 
     fn parse_json(text: &str, file: &str) -> Result<Self, WorkloadError> {
