@@ -199,7 +199,7 @@ fn job_of(
         return Ok(Err("still running at the end of the log"));
     };
     let duration = end - start;
-    if !(duration > 0.0) {
+    if duration.is_nan() || duration <= 0.0 {
         return Ok(Err("of no positive duration"));
     }
     Ok(Ok(TimedJob {
