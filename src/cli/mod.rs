@@ -257,10 +257,9 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
     exp.trace_filter = a.filter.over(exp.trace_filter.take());
     let was_elastic = exp.is_elastic();
     let was_ps = exp.is_ps();
+    // A trace of durations runs profile-free unless a profile is given (the summary's
+    // notes say which).
     if a.profile_free || (timed_trace && a.profile.is_none()) {
-        if !a.profile_free {
-            note("the trace knows its jobs by duration and GPU count: the run is profile-free (give --profile to draw job types of a profile instead)");
-        }
         exp.profile = ProfileSource::ProfileFree;
         if was_elastic || was_ps {
             // The elastic and parameter-server scenarios' settings do not fit round-based
