@@ -157,7 +157,10 @@ fn columns(names: &[String], file: &str, line: usize) -> Result<Columns, Workloa
             .find_map(|a| names.iter().position(|n| n == a).map(|i| (i, *a)))
     };
     let need = |aliases: &[&'static str]| {
-        find(aliases).ok_or_else(|| WorkloadError::field(file, line, aliases[0], "missing column"))
+        find(aliases).ok_or_else(|| {
+            let name = aliases.first().copied().unwrap_or("?");
+            WorkloadError::field(file, line, name, "missing column")
+        })
     };
     let cols = Columns {
         submit: need(&["submit_time", "timestamp"])?,

@@ -71,12 +71,12 @@ impl Spread {
         v.sort_by(f64::total_cmp);
         Spread {
             mean: v.iter().sum::<f64>() / v.len() as f64,
-            min: v[0],
+            min: v.first().copied().unwrap_or(0.0),
             p50: percentile(&v, 50.0),
             p90: percentile(&v, 90.0),
             p95: percentile(&v, 95.0),
             p99: percentile(&v, 99.0),
-            max: v[v.len() - 1],
+            max: v.last().copied().unwrap_or(0.0),
         }
     }
 }
