@@ -22,6 +22,7 @@ pub mod job;
 pub mod math;
 pub mod metrics;
 pub mod nn;
+pub mod order;
 pub mod policy;
 pub mod rng;
 pub mod sim;

@@ -331,7 +331,7 @@ fn preemptive_pools_start_jobs_on_their_fastest_free_type() {
             }
         }
     }
-    ran.sort_by_key(|r| r.0);
+    orrery::order::sort_by_key(&mut ran, |r| r.0);
     assert_eq!(
         ran,
         [(0, 0, 0.0, 50.0), (1, 1, 0.0, 100.0), (2, 0, 50.0, 100.0)]

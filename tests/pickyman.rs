@@ -231,7 +231,7 @@ fn gpus_are_never_over_committed_and_every_job_finishes() {
                 .enumerate()
                 .map(|(i, j)| (j.first_start.unwrap(), i))
                 .collect();
-            starts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            orrery::order::sort_by(&mut starts, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             let ids: Vec<usize> = starts.iter().map(|s| s.1).collect();
             let mut sorted = ids.clone();
             sorted.sort_unstable();

@@ -28,7 +28,7 @@ impl BenchRow {
         target_s: Option<f64>,
         stat: &'static str,
     ) -> Self {
-        times.sort_by(f64::total_cmp);
+        orrery::order::sort_floats(&mut times);
         let time_s = if stat == "mean" {
             orrery::metrics::mean(&times)
         } else {

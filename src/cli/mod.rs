@@ -128,7 +128,7 @@ pub(crate) fn read_folder(dir: &Path) -> CliResult<Vec<orrery::workload::InlineF
             .map_err(|e| CliError::Input(format!("cannot read folder '{}': {e}", d.display())))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .collect();
-        v.sort();
+        orrery::order::sort(&mut v);
         Ok(v)
     };
     let mut files = Vec::new();

@@ -13,7 +13,7 @@ pub(crate) fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
         policy::build(p).map_err(|e| CliError::Input(e.to_string()))?;
     }
     let mut rates = a.rates.clone();
-    rates.sort_by(f64::total_cmp);
+    orrery::order::sort_floats(&mut rates);
     rates.dedup();
     let mut seeds: Vec<u64> = Vec::new();
     for SeedRange(s, e) in &a.seeds {
@@ -145,7 +145,7 @@ pub(crate) fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
         }
     }
     // Policy order first, then rate, then seed (workloads are already in rate, seed order).
-    rows.sort_by_key(|(p, w, _)| (*p, *w));
+    orrery::order::sort_by_key(&mut rows, |(p, w, _)| (*p, *w));
     for (_, _, line) in rows {
         csv.push_str(&line);
     }

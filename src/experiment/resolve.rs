@@ -59,7 +59,7 @@ impl Experiment {
         // part of its mechanism), and so does an inference pool (its type is named).
         let mut cluster = cluster;
         if self.inference.is_none() && !self.gavel_compat {
-            cluster.types.sort_by(|a, b| a.name.cmp(&b.name));
+            crate::order::sort_by(&mut cluster.types, |a, b| a.name.cmp(&b.name));
         }
         let trace = match &self.workload {
             WorkloadSource::Preset { name } => presets::trace(name)?,

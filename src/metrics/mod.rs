@@ -411,7 +411,7 @@ impl Recorder {
                 Some(r.first_start? - r.arrival + after.get(&r.id).copied().unwrap_or(0.0))
             })
             .collect();
-        v.sort_by(f64::total_cmp);
+        crate::order::sort_floats(&mut v);
         v
     }
 
@@ -436,7 +436,7 @@ impl Recorder {
             .iter()
             .filter_map(|r| r.first_start.map(|s| s - r.arrival))
             .collect();
-        first.sort_by(f64::total_cmp);
+        crate::order::sort_floats(&mut first);
         let rel = |pred: f64, actual: f64| (pred - actual).abs() / actual;
         let dur: Vec<f64> = jobs
             .iter()
@@ -481,7 +481,7 @@ impl Recorder {
             .filter(|r| in_window(window, r.id))
             .filter_map(JobRecord::jct)
             .collect();
-        v.sort_by(f64::total_cmp);
+        crate::order::sort_floats(&mut v);
         v
     }
 
@@ -500,7 +500,7 @@ impl Recorder {
             .filter(|r| in_window(window, r.id))
             .filter_map(|r| Some(r.jct()? / iso.get(r.id).copied().flatten().filter(|v| *v > 0.0)?))
             .collect();
-        v.sort_by(f64::total_cmp);
+        crate::order::sort_floats(&mut v);
         v
     }
 
@@ -522,7 +522,7 @@ impl Recorder {
             .iter()
             .filter_map(|r| r.first_start.map(|s| s - r.arrival))
             .collect();
-        waits.sort_by(f64::total_cmp);
+        crate::order::sort_floats(&mut waits);
         if self.preemption.enabled {
             waits = self.queued_values(&measured);
         }

@@ -1388,7 +1388,7 @@ impl Simulator {
     }
 
     fn place(&mut self, mut picks: Vec<Pick>) -> Vec<(JobId, Option<JobId>, Placement, bool)> {
-        picks.sort_by(|a, b| a.2.cmp(&b.2).then(b.3.cmp(&a.3)));
+        crate::order::sort_by(&mut picks, |a, b| a.2.cmp(&b.2).then(b.3.cmp(&a.3)));
         let mut pools: Vec<TypePool> = self
             .cluster
             .types
@@ -1465,7 +1465,7 @@ impl Simulator {
 /// Job ids in order of arrival, ties by id: the order every simulator admits jobs in.
 pub(crate) fn arrival_order(specs: &[JobSpec]) -> Vec<JobId> {
     let mut order: Vec<JobId> = (0..specs.len()).collect();
-    order.sort_by(|&a, &b| {
+    crate::order::sort_by(&mut order, |&a, &b| {
         specs[a]
             .arrival
             .total_cmp(&specs[b].arrival)

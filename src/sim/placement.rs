@@ -109,7 +109,7 @@ impl TypePool {
                 .map(|s| (free_on(s, &self.owner), s))
                 .filter(|(f, _)| *f > 0)
                 .collect();
-            by_free.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            crate::order::sort_by(&mut by_free, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             let mut got = 0;
             for (f, s) in by_free {
                 chosen_servers.push(s);

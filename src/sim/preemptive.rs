@@ -151,7 +151,9 @@ pub fn types_by_speed(job: &PreemptJob) -> Vec<usize> {
     let mut t: Vec<usize> = (0..job.speeds.len())
         .filter(|&t| job.speeds[t] > 0.0)
         .collect();
-    t.sort_by(|&a, &b| job.speeds[b].total_cmp(&job.speeds[a]).then(a.cmp(&b)));
+    crate::order::sort_by(&mut t, |&a, &b| {
+        job.speeds[b].total_cmp(&job.speeds[a]).then(a.cmp(&b))
+    });
     t
 }
 

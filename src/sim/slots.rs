@@ -716,7 +716,7 @@ impl SlotSimulator {
             })
             .collect();
         let mut order: Vec<JobId> = (0..jobs.len()).collect();
-        order.sort_by(|&a, &b| arrival_cmp(&jobs, a, b));
+        crate::order::sort_by(&mut order, |&a, &b| arrival_cmp(&jobs, a, b));
         let total_gpus = servers.iter().map(|s| s.gpus).sum();
         let total_cpus = servers.iter().map(|s| s.cpus).sum();
         let rng = Rng::for_purpose(cfg.seed, "policy");

@@ -107,7 +107,7 @@ where
 
 fn cdf_points(vals: &[f64]) -> Vec<(f64, f64)> {
     let mut v: Vec<f64> = vals.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
+    crate::order::sort_floats(&mut v);
     let n = v.len() as f64;
     let mut pts = Vec::with_capacity(v.len() * 2);
     for (i, x) in v.iter().enumerate() {

@@ -71,7 +71,7 @@ pub fn read_folder(list: web_sys::FileList, done: Callback<FolderFiles>) {
             (if rel.is_empty() { f.name() } else { rel }, f)
         })
         .collect();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::order::sort_by(&mut files, |a, b| a.0.cmp(&b.0));
     let folder = files
         .first()
         .and_then(|(p, _)| p.split('/').next())

@@ -40,7 +40,7 @@ impl Colocation {
         // Classes in order of their ids, so that the entry of the lower class wins when a
         // profile gives both directions of a pair.
         let mut by_id: Vec<(&(&str, u32), &u32)> = classes.iter().collect();
-        by_id.sort_by_key(|(_, &c)| c);
+        crate::order::sort_by_key(&mut by_id, |(_, &c)| c);
         for ((job_type, scale), &ci) in by_id {
             let Some(p) = profile.job_types.get(*job_type) else {
                 continue;

@@ -165,7 +165,7 @@ fn parse_placements(
         by_shape.entry(digits).or_default().push([b, step, sync]);
     }
     for rows in by_shape.values_mut() {
-        rows.sort_by(|a, b| a[0].total_cmp(&b[0]));
+        crate::order::sort_by(rows, |a, b| a[0].total_cmp(&b[0]));
     }
     let points = groups
         .into_iter()
@@ -481,7 +481,7 @@ fn read_measured_app(app: &str, files: &[&InlineFile]) -> ReadApp {
             "no validation-<batch>.csv files",
         ));
     }
-    validation.sort_by_key(|v| v.0);
+    crate::order::sort_by_key(&mut validation, |v| v.0);
     let mut tables = BTreeMap::new();
     for (t, (by_shape, mut points)) in placements {
         let file = if t.is_empty() {

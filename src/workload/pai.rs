@@ -206,7 +206,9 @@ pub fn read_pai(
             only_terminated,
         ));
     }
-    found.sort_by(|a, b| a.submit.total_cmp(&b.submit).then(a.line.cmp(&b.line)));
+    crate::order::sort_by(&mut found, |a, b| {
+        a.submit.total_cmp(&b.submit).then(a.line.cmp(&b.line))
+    });
 
     let keep = choose(
         found.len(),

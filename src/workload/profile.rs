@@ -109,7 +109,7 @@ impl Profile {
             .values()
             .flat_map(|p| p.throughputs.values().flat_map(|m| m.keys().cloned()))
             .collect();
-        v.sort();
+        crate::order::sort(&mut v);
         v.dedup();
         v
     }

@@ -40,13 +40,13 @@ pub fn folder_files(dir: &Path) -> Vec<InlineFile> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    apps.sort();
+    orrery::order::sort(&mut apps);
     for app in apps.into_iter().filter(|p| p.is_dir()) {
         let mut fs: Vec<PathBuf> = std::fs::read_dir(&app)
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();
-        fs.sort();
+        orrery::order::sort(&mut fs);
         for f in fs {
             files.push(InlineFile {
                 path: f.strip_prefix(dir).unwrap().to_string_lossy().into_owned(),

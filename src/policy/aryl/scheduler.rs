@@ -78,7 +78,9 @@ fn take(free: &mut [(usize, u32, u8)], count: u32) -> Option<Vec<(usize, u32)>> 
         return Some(vec![(free[b].0, count)]);
     }
     let mut order: Vec<usize> = (0..free.len()).filter(|&i| free[i].1 > 0).collect();
-    order.sort_by_key(|&i| (free[i].2, std::cmp::Reverse(free[i].1), free[i].0));
+    crate::order::sort_by_key(&mut order, |&i| {
+        (free[i].2, std::cmp::Reverse(free[i].1), free[i].0)
+    });
     let mut out = Vec::new();
     let mut left = count;
     for i in order {

@@ -44,7 +44,7 @@ impl Drf {
             .map(|j| Self::dominant_share(view, j))
             .collect();
         let mut order: Vec<usize> = (0..view.jobs.len()).collect();
-        order.sort_by(|&a, &b| {
+        crate::order::sort_by(&mut order, |&a, &b| {
             shares[a]
                 .total_cmp(&shares[b])
                 .then(

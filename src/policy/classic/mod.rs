@@ -93,7 +93,7 @@ impl Policy for OrderPolicy {
                 (class, k, j.spec.arrival, j.id)
             })
             .collect();
-        keyed.sort_by(|a, b| {
+        crate::order::sort_by(&mut keyed, |a, b| {
             a.0.cmp(&b.0)
                 .then(a.1.total_cmp(&b.1))
                 .then(a.2.total_cmp(&b.2))

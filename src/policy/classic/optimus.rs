@@ -32,7 +32,7 @@ impl Optimus {
         let types = view.cluster.num_types();
         let mut left = view.cluster.counts();
         let mut order: Vec<usize> = (0..view.jobs.len()).collect();
-        order.sort_by(|&a, &b| {
+        crate::order::sort_by(&mut order, |&a, &b| {
             let (ja, jb) = (&view.jobs[a], &view.jobs[b]);
             ja.spec
                 .arrival

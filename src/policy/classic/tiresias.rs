@@ -56,7 +56,9 @@ impl Policy for Tiresias {
             .iter()
             .map(|j| (self.queue(j.attained_service), j.spec.arrival, j.id))
             .collect();
-        keyed.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+        crate::order::sort_by(&mut keyed, |a, b| {
+            a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2))
+        });
         Ok(Decision::Order(keyed.into_iter().map(|k| k.2).collect()))
     }
 }

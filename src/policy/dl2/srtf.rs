@@ -39,7 +39,7 @@ impl SlotPolicy for Srtf {
             .iter()
             .map(|&id| (view.remaining_s(id, 1, 1), id))
             .collect();
-        order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        crate::order::sort_by(&mut order, |a, b| a.0.total_cmp(&b.0));
         order
             .iter()
             .find_map(|&(_, id)| best_growth(view, id, self.min_gain))

@@ -1007,7 +1007,9 @@ impl Trainer {
                     let probs = masked_softmax(logits, Some(&base.mask));
                     let mut order: Vec<usize> =
                         (0..probs.len()).filter(|&i| base.mask[i]).collect();
-                    order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]).then(a.cmp(&b)));
+                    crate::order::sort_by(&mut order, |&a, &b| {
+                        probs[b].total_cmp(&probs[a]).then(a.cmp(&b))
+                    });
                     order.truncate(self.cfg.tries);
                     if order.len() < 2 {
                         continue;

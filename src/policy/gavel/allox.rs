@@ -112,7 +112,7 @@ impl Policy for Allox {
             free_count[t] = free_count[t].saturating_sub(1);
         }
         let mut by_name: Vec<usize> = (0..types).collect();
-        by_name.sort_by(|a, b| {
+        crate::order::sort_by(&mut by_name, |a, b| {
             view.cluster.types[*a]
                 .name
                 .cmp(&view.cluster.types[*b].name)
@@ -125,7 +125,7 @@ impl Policy for Allox {
             .filter(|&j| view.jobs[j].scale() == 1 && !self.held.contains_key(&view.jobs[j].id))
             .collect();
         // Oldest first (a stable sort: ties keep id order).
-        waiting.sort_by(|&a, &b| {
+        crate::order::sort_by(&mut waiting, |&a, &b| {
             view.jobs[b]
                 .time_since_arrival
                 .total_cmp(&view.jobs[a].time_since_arrival)
@@ -225,7 +225,7 @@ mod tests {
                     .filter(|&j| ((mask >> j) & 1) as usize == t)
                     .map(|j| p(j, t))
                     .collect();
-                ps.sort_by(f64::total_cmp);
+                crate::order::sort_floats(&mut ps);
                 let mut clock = 0.0;
                 for q in ps {
                     clock += q;

@@ -39,7 +39,7 @@ impl Policy for GavelFifo {
         let mut avail: Vec<u32> = view.cluster.counts();
         // Types in alphabetical order of their names, as Gavel iterates them.
         let mut by_name: Vec<usize> = (0..n).collect();
-        by_name.sort_by(|a, b| {
+        crate::order::sort_by(&mut by_name, |a, b| {
             view.cluster.types[*a]
                 .name
                 .cmp(&view.cluster.types[*b].name)
@@ -60,7 +60,7 @@ impl Policy for GavelFifo {
             .iter()
             .filter(|j| !chosen.contains_key(&j.id))
             .collect();
-        order.sort_by(|a, b| {
+        crate::order::sort_by(&mut order, |a, b| {
             a.spec
                 .arrival
                 .total_cmp(&b.spec.arrival)

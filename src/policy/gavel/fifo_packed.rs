@@ -52,7 +52,7 @@ impl FifoPacked {
         let n = view.cluster.num_types();
         let mut avail: Vec<u32> = view.cluster.counts();
         let mut by_name: Vec<usize> = (0..n).collect();
-        by_name.sort_by(|a, b| {
+        crate::order::sort_by(&mut by_name, |a, b| {
             view.cluster.types[*a]
                 .name
                 .cmp(&view.cluster.types[*b].name)
@@ -127,7 +127,7 @@ impl Policy for FifoPacked {
         for (j, t) in singles {
             fractions[j][t] = 1.0;
         }
-        pairs.sort();
+        crate::order::sort(&mut pairs);
         let ids = |(a, b): (usize, usize)| -> (JobId, JobId) { (view.jobs[a].id, view.jobs[b].id) };
         Ok(Decision::Allocation(Allocation {
             jobs: view.jobs.iter().map(|j| j.id).collect(),

@@ -245,7 +245,7 @@ mod tests {
             // Four attempts over a pool of four: at least one pair, every job at most once.
             assert!(!a.pairs.is_empty());
             let mut members: Vec<usize> = a.pairs.iter().flat_map(|&(x, y)| [x, y]).collect();
-            members.sort();
+            crate::order::sort(&mut members);
             members.dedup();
             assert_eq!(members.len(), 2 * a.pairs.len());
             // Rows: M = pairs + jobs alone, each 1/M of the GPU; paired jobs have no own row.

@@ -108,7 +108,9 @@ impl Layout {
                         a
                     }
                 };
-                list.sort_by(|&x, &y| gains[y].total_cmp(&gains[x]).then(other(x).cmp(&other(y))));
+                crate::order::sort_by(list, |&x, &y| {
+                    gains[y].total_cmp(&gains[x]).then(other(x).cmp(&other(y)))
+                });
                 for &c in list.iter().take(partners) {
                     keep[c] = true;
                 }

@@ -103,7 +103,7 @@ impl VictimQueue {
             .filter(|&r| allowed(r))
             .map(|r| (key(r), r))
             .collect();
-        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        crate::order::sort_by(&mut order, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let taken = vec![false; order.len()];
         VictimQueue { order, taken }
     }
@@ -173,7 +173,7 @@ impl VictimQueue {
 fn sorted_by(view: &PreemptView, key: impl Fn(JobId) -> f64) -> Vec<JobId> {
     // `view.waiting` is in arrival order; the sort is stable.
     let mut order = view.waiting.clone();
-    order.sort_by(|&a, &b| key(a).total_cmp(&key(b)));
+    crate::order::sort_by(&mut order, |&a, &b| key(a).total_cmp(&key(b)));
     order
 }
 

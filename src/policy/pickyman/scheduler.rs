@@ -142,7 +142,7 @@ impl PreemptivePolicy for PickyMan {
             }
         }
         for e in &mut ends {
-            e.sort_by(|a, b| a.0.total_cmp(&b.0));
+            crate::order::sort_by(e, |a, b| a.0.total_cmp(&b.0));
         }
         // Shortest predicted remaining time first, ties in arrival order.
         let mut keyed: Vec<(f64, usize, JobId)> = view

@@ -76,7 +76,7 @@ pub fn greedy(cands: &[Candidate], need: u32) -> Option<Choice> {
         return None;
     }
     let mut by_release: Vec<usize> = (0..cands.len()).filter(|&i| cands[i].gpus > 0).collect();
-    by_release.sort_by(|&a, &b| {
+    crate::order::sort_by(&mut by_release, |&a, &b| {
         cands[a]
             .release_s
             .total_cmp(&cands[b].release_s)

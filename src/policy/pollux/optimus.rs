@@ -131,7 +131,7 @@ impl ElasticPolicy for Optimus {
             .collect();
         let mut free_gpus = free_map(view, &alloc);
         let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&i| replicas[i]);
+        crate::order::sort_by_key(&mut order, |&i| replicas[i]);
         for i in order {
             if replicas[i] > 0 && alloc[i].len() != replicas[i] as usize {
                 alloc[i] = place_most_free(&mut free_gpus, replicas[i]);

@@ -170,7 +170,7 @@ impl Speedup for Speedups<'_> {
 /// Sort indices into `view.jobs` in Pollux's priority order: least attained service
 /// first, then earliest submission.
 pub(super) fn by_priority(view: &ElasticView, order: &mut [usize]) {
-    order.sort_by(|&a, &b| {
+    crate::order::sort_by(order, |&a, &b| {
         let (ja, jb) = (&view.jobs[a], &view.jobs[b]);
         ja.state
             .attained_service
@@ -378,7 +378,7 @@ fn place_rigid(view: &ElasticView, order: &[usize], nodes: usize, state: &mut [u
             continue;
         }
         let mut types: Vec<usize> = (0..held.len()).filter(|&t| runs(t)).collect();
-        types.sort_by_key(|&t| std::cmp::Reverse(held[t]));
+        crate::order::sort_by_key(&mut types, |&t| std::cmp::Reverse(held[t]));
         for t in types {
             let mut free: Vec<usize> = (0..nodes)
                 .filter(|&n| type_of(n) == t && used[n] < cap)
@@ -387,7 +387,7 @@ fn place_rigid(view: &ElasticView, order: &[usize], nodes: usize, state: &mut [u
             if room < rigid.gpus {
                 continue;
             }
-            free.sort_by_key(|&n| (std::cmp::Reverse(used[n]), n));
+            crate::order::sort_by_key(&mut free, |&n| (std::cmp::Reverse(used[n]), n));
             let mut left = rigid.gpus;
             for n in free {
                 let take = (cap - used[n]).min(left);

@@ -314,7 +314,7 @@ fn repair_and_improve(free: &Free, choice: &mut [Option<usize>]) -> f64 {
                 (opts[i].0 == t).then(|| (x, opts[i].2 / f64::from(opts[i].1.max(1))))
             })
             .collect();
-        on.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+        crate::order::sort_by(&mut on, |a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
         for (x, _) in on {
             if left[t] >= 0.0 {
                 break;

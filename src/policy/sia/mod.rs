@@ -187,7 +187,7 @@ impl ElasticPolicy for Sia {
                 rest.push(i);
             }
         }
-        rest.sort_by_key(|&i| {
+        crate::order::sort_by_key(&mut rest, |&i| {
             let k = solution.pick[i].unwrap_or(0);
             std::cmp::Reverse(layout.configs[k].gpus)
         });

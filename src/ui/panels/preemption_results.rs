@@ -101,7 +101,7 @@ pub fn PreemptionResults(props: &Props) -> Html {
     let all = r.preemption.as_ref().map_or(&empty, |l| &l.suspensions);
     let mut rows: Vec<&Suspended> = all.iter().collect();
     if sort == SortBy::Lost {
-        rows.sort_by(|a, b| {
+        crate::order::sort_by(&mut rows, |a, b| {
             b.lost_s()
                 .unwrap_or(-1.0)
                 .total_cmp(&a.lost_s().unwrap_or(-1.0))
