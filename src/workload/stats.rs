@@ -16,6 +16,7 @@ use std::collections::BTreeMap;
 use super::dates::{format_day, format_time};
 use super::Trace;
 use crate::metrics::percentile;
+use crate::order;
 
 const HOUR: f64 = 3600.0;
 const DAY: f64 = 86_400.0;
@@ -68,7 +69,7 @@ impl Spread {
         if v.is_empty() {
             return Spread::default();
         }
-        v.sort_by(f64::total_cmp);
+        order::sort_floats(&mut v);
         Spread {
             mean: v.iter().sum::<f64>() / v.len() as f64,
             min: v.first().copied().unwrap_or(0.0),
@@ -151,7 +152,9 @@ fn labels(map: BTreeMap<String, (usize, f64)>, durations: bool) -> Vec<LabelCoun
             gpu_hours: durations.then_some(h),
         })
         .collect();
-    v.sort_by(|a, b| b.jobs.cmp(&a.jobs).then_with(|| a.name.cmp(&b.name)));
+    order::sort_by(&mut v, |a, b| {
+        b.jobs.cmp(&a.jobs).then_with(|| a.name.cmp(&b.name))
+    });
     v
 }
 

@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 use super::{Profile, Trace, WorkloadError};
 use crate::cluster::ClusterSpec;
 use crate::job::JobSpec;
+use crate::order;
 use crate::rng::Rng;
 
 /// Formats of traces of durations.
@@ -168,7 +169,9 @@ pub(crate) fn assemble(
             },
         ));
     }
-    found.sort_by(|a, b| a.submit_s.total_cmp(&b.submit_s).then(a.line.cmp(&b.line)));
+    order::sort_by(&mut found, |a, b| {
+        a.submit_s.total_cmp(&b.submit_s).then(a.line.cmp(&b.line))
+    });
     let start_s = found.first().map_or(0.0, |j| j.submit_s);
     let mut jobs = Vec::with_capacity(found.len());
     let mut lines = Vec::with_capacity(found.len());
