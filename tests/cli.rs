@@ -835,3 +835,142 @@ fn pai_tables_import_and_run_with_an_inference_pool() {
     let err = bad(&["import-pai", "--jobs", jobs.s(), "--tasks", bad_tasks.s()]);
     assert!(err.contains(":1: field 'inst_num'"), "{err}");
 }
+
+/// A sample trace of tests/data.
+fn data_file(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[test]
+fn trace_stats_text_and_json() {
+    let helios = data_file("helios_cluster_log.csv");
+    let text = ok(&["trace-stats", &helios]);
+    for want in [
+        "(Helios cluster log)",
+        "jobs           4 (of 6 in the file)",
+        "  left out     1 without GPUs",
+        "GPU-hours      105.3",
+        "arrivals       2020-07-01 08:00:00 to 2020-07-02 07:30:00 (23.5 h)",
+        "vcAlpha",
+        "COMPLETED",
+        "2020-07-02",
+    ] {
+        assert!(text.contains(want), "missing '{want}' in:\n{text}");
+    }
+    let j = json(&ok(&["trace-stats", &helios, "--format", "json"]));
+    assert_eq!(j["jobs"], 4);
+    assert_eq!(j["by_gpus"].as_array().map(Vec::len), Some(4));
+    assert_eq!(j["per_day"][0]["day"], "2020-07-01");
+    assert_eq!(j["per_day"][0]["jobs"], 3);
+    // Filters apply before the statistics.
+    let j = json(&ok(&[
+        "trace-stats",
+        &helios,
+        "--format",
+        "json",
+        "--status",
+        "completed,timeout",
+    ]));
+    assert_eq!(j["jobs"], 2);
+    let text = ok(&["trace-stats", &helios, "--vc", "vcBeta"]);
+    assert!(text.contains("filter         vc vcBeta"), "{text}");
+    let e = bad(&["trace-stats", &helios, "--vc", "vcNone"]);
+    assert!(e.contains("keeps none of its 4 jobs"), "{e}");
+    let e = bad(&["trace-stats", &helios, "--from", "June"]);
+    assert!(e.contains("neither seconds nor a date-time"), "{e}");
+    let broken = Temp::with(
+        "broken",
+        "csv",
+        "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-04,60,one,60,a\n",
+    );
+    let e = bad(&["trace-stats", broken.s()]);
+    assert!(e.contains(":2: field 'num_gpus'"), "{e}");
+}
+
+#[test]
+fn traces_of_durations_run_profile_free_or_with_a_profile() {
+    let sia = data_file("philly_sia.csv");
+    let o = orrery(&[
+        "run",
+        "--trace",
+        &sia,
+        "--cluster",
+        "gpu:16/8",
+        "--policy",
+        "fifo",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("note ") && l.contains("profile-free: every job")),
+        "{out}"
+    );
+    assert!(out.contains("jobs finished      5"), "{out}");
+    // The same with the flag, and a filter with the seed; the summary names the filter.
+    let out = ok(&[
+        "run",
+        "--trace",
+        &sia,
+        "--cluster",
+        "gpu:16/8",
+        "--policy",
+        "fifo",
+        "--profile-free",
+        "--vc",
+        "7b21aa",
+        "--max-jobs",
+        "2",
+        "--seed",
+        "4",
+    ]);
+    assert!(
+        out.contains("trace filter (vc 7b21aa, at most 2 jobs sampled): 2 of 5 jobs kept"),
+        "{out}"
+    );
+    // With a profile the jobs draw its job types (the gavel-types profile's GPU types).
+    let profile = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("traces/gavel_types_profile.json");
+    let out = ok(&[
+        "run",
+        "--trace",
+        &sia,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--cluster",
+        "v100:8,p100:8",
+        "--policy",
+        "fifo",
+    ]);
+    assert!(out.contains("job types drawn from the profile"), "{out}");
+    assert!(!out.contains("profile-free"), "{out}");
+    // The share link keeps the filter; a filter the trace cannot apply is refused.
+    let link = ok(&[
+        "link",
+        "--trace",
+        &sia,
+        "--cluster",
+        "gpu:16/8",
+        "--policy",
+        "fifo",
+        "--from",
+        "2017-10-04 09:15:00",
+        "--max-jobs",
+        "3",
+    ]);
+    let back = orrery::experiment::Experiment::from_link(link.trim()).unwrap();
+    let f = back.trace_filter.clone().expect("the link's filter");
+    assert_eq!(
+        f.from,
+        Some(orrery::workload::TimePoint::Date(
+            "2017-10-04 09:15:00".into()
+        ))
+    );
+    assert_eq!(f.max_jobs, Some(3));
+    assert!(back.is_profile_free());
+    let e = bad(&["link", "--trace", &sia, "--status", "Pass"]);
+    assert!(e.contains("no job status"), "{e}");
+}

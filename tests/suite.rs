@@ -19,4 +19,5 @@ mod pollux;
 mod shell;
 mod sia;
 mod sim;
+mod traces;
 mod type_order;

@@ -23,6 +23,8 @@ pub(crate) enum Command {
     Generate(GenerateArgs),
     /// Sample the Alibaba PAI GPU trace (cluster-trace-gpu-v2020) into an Orrery trace.
     ImportPai(ImportPaiArgs),
+    /// Print a trace's shape: jobs, GPU-hours, GPU counts, durations, arrivals over time.
+    TraceStats(TraceStatsArgs),
     /// List every scheduling policy with its parameters.
     Policies(ListArgs),
     /// List the bundled scenarios, traces and throughput profiles.
@@ -131,13 +133,21 @@ pub(crate) struct ExperimentArgs {
     /// Bundled scenario to start from (see `orrery presets`) [default: default].
     #[arg(long, value_name = "NAME")]
     pub(crate) preset: Option<String>,
-    /// Trace file: Orrery CSV or JSON, or Gavel's tab-separated `.trace`.
+    /// Trace file: Orrery CSV or JSON, Gavel's tab-separated `.trace`, the Pollux workload
+    /// CSV, Philly's job log (JSON), or the job tables of Helios, Acme or Philly (Sia's CSV).
+    /// A trace of durations (the last four) runs profile-free unless --profile is given.
     #[arg(long, value_name = "FILE")]
     pub(crate) trace: Option<PathBuf>,
     /// Throughput profile file: Orrery JSON or CSV, or Gavel's throughputs JSON [default: the
-    /// scenario's profile].
-    #[arg(long, value_name = "FILE")]
+    /// scenario's profile]. With a trace of durations, each job draws a job type of it.
+    #[arg(long, value_name = "FILE", conflicts_with = "profile_free")]
     pub(crate) profile: Option<PathBuf>,
+    /// Run without a profile: every job makes one step per second at its GPU count on any
+    /// GPU type (a job of a trace of durations runs for its traced duration).
+    #[arg(long)]
+    pub(crate) profile_free: bool,
+    #[command(flatten)]
+    pub(crate) filter: FilterArgs,
     /// Cluster: `v100:36,p100:36,k80:36`, `36:36:36` (v100:p100:k80) or JSON.
     #[arg(long, value_name = "SPEC")]
     pub(crate) cluster: Option<String>,
@@ -173,6 +183,68 @@ pub(crate) struct ExperimentArgs {
     /// parameter-server experiment [default: the bundled network].
     #[arg(long, value_name = "FILE")]
     pub(crate) network: Option<PathBuf>,
+}
+
+/// Which jobs of the trace to keep (the experiment's `trace_filter`).
+#[derive(Args, Debug, Default)]
+pub(crate) struct FilterArgs {
+    /// Keep jobs submitted at or after TIME: seconds after the trace's first arrival, or a
+    /// date-time of the trace's clock (`2017-10-03`, `2017-10-03 12:00:00`).
+    #[arg(long, value_name = "TIME", value_parser = parse_time_point, allow_hyphen_values = true)]
+    pub(crate) from: Option<TimePoint>,
+    /// Keep jobs submitted before TIME (as --from).
+    #[arg(long, value_name = "TIME", value_parser = parse_time_point, allow_hyphen_values = true)]
+    pub(crate) to: Option<TimePoint>,
+    /// Keep jobs of this virtual cluster (`vc`, Sia's `cluster`; an Orrery trace's
+    /// `entity`); repeat or separate with commas for several.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub(crate) vc: Vec<String>,
+    /// Keep jobs with this status, in any case (Philly: Pass, Killed, Failed; Helios and
+    /// Acme: COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL); repeat or separate with
+    /// commas for several.
+    #[arg(long, value_name = "STATUS", value_delimiter = ',')]
+    pub(crate) status: Vec<String>,
+    /// Keep at most N of the jobs left, sampled uniformly with the seed, in arrival order.
+    #[arg(long, value_name = "N", value_parser = parse_num_jobs)]
+    pub(crate) max_jobs: Option<usize>,
+}
+
+impl FilterArgs {
+    /// `filter` with the flags given set over it (None when nothing filters).
+    pub(crate) fn over(&self, filter: Option<TraceFilter>) -> Option<TraceFilter> {
+        let mut f = filter.unwrap_or_default();
+        if let Some(t) = &self.from {
+            f.from = Some(t.clone());
+        }
+        if let Some(t) = &self.to {
+            f.to = Some(t.clone());
+        }
+        if !self.vc.is_empty() {
+            f.vcs = self.vc.clone();
+        }
+        if !self.status.is_empty() {
+            f.statuses = self.status.clone();
+        }
+        if let Some(n) = self.max_jobs {
+            f.max_jobs = Some(n);
+        }
+        (!f.is_empty()).then_some(f)
+    }
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct TraceStatsArgs {
+    /// The trace file (any format --trace reads).
+    #[arg(value_name = "FILE")]
+    pub(crate) file: PathBuf,
+    #[command(flatten)]
+    pub(crate) filter: FilterArgs,
+    /// Seed of the sample (--max-jobs).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) seed: u64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub(crate) format: ListFormat,
 }
 
 #[derive(Args, Debug)]
@@ -415,6 +487,15 @@ pub(crate) fn parse_window(s: &str) -> Result<Window, String> {
         return Err(format!("start {a} must be less than end {b}"));
     }
     Ok(Window(a, b))
+}
+
+pub(crate) fn parse_time_point(s: &str) -> Result<TimePoint, String> {
+    TimePoint::parse(s).ok_or_else(|| {
+        format!(
+            "'{}' is neither seconds nor a date-time (YYYY-MM-DD[ HH:MM:SS])",
+            s.trim()
+        )
+    })
 }
 
 pub(crate) fn parse_f64(s: &str) -> Result<f64, String> {

@@ -84,6 +84,9 @@ pub(crate) fn summary_kv(
             ),
         ),
     ];
+    for n in &r.notes {
+        rows.push(kv("note", n.clone()));
+    }
     if let Some((a, b)) = exp.window {
         rows.push(kv("window", format!("job ids [{a}, {b})")));
     }

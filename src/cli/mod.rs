@@ -17,7 +17,9 @@ use orrery::policy::gavel::max_min_fairness::MaxMinFairness;
 use orrery::policy::{self, catalog, JobView, PolicyError, PolicyView};
 use orrery::sim::{Mechanism, SimConfig, SimEvent, Simulator};
 use orrery::workload::csv::quote;
-use orrery::workload::{generate, presets, GeneratorConfig, Profile, Trace};
+use orrery::workload::{
+    generate, presets, GeneratorConfig, Profile, TimePoint, Trace, TraceFilter, TraceStats,
+};
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{IsTerminal, Write};
@@ -34,6 +36,7 @@ mod generate;
 mod list;
 mod run;
 mod sweep;
+mod trace_stats;
 
 use args::*;
 use bench::*;
@@ -45,6 +48,7 @@ use generate::*;
 use list::*;
 use run::*;
 use sweep::*;
+use trace_stats::*;
 
 // ---------------------------------------------------------------------------------------
 // Errors and I/O
@@ -100,6 +104,7 @@ pub fn main() -> i32 {
         Command::Sweep(a) => cmd_sweep(a),
         Command::Generate(a) => cmd_generate(a),
         Command::ImportPai(a) => cmd_import_pai(a),
+        Command::TraceStats(a) => cmd_trace_stats(a),
         Command::Policies(a) => cmd_policies(a),
         Command::Presets(a) => cmd_presets(a),
         Command::Bench(a) => cmd_bench(a),
@@ -240,13 +245,34 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
                 .experiment()
         }
     };
+    let mut timed_trace = false;
     if let Some(path) = &a.trace {
+        let text = read_file(path, "trace")?;
+        timed_trace = Trace::is_timed_text(&text);
         exp.workload = WorkloadSource::Inline {
             name: path.display().to_string(),
-            text: read_file(path, "trace")?,
+            text,
         };
     }
+    exp.trace_filter = a.filter.over(exp.trace_filter.take());
     let was_elastic = exp.is_elastic();
+    let was_ps = exp.is_ps();
+    // A trace of durations runs profile-free unless a profile is given (the summary's
+    // notes say which).
+    if a.profile_free || (timed_trace && a.profile.is_none()) {
+        exp.profile = ProfileSource::ProfileFree;
+        if was_elastic || was_ps {
+            // The elastic and parameter-server scenarios' settings do not fit round-based
+            // jobs: start from the default scenario's.
+            let d = presets::default_experiment();
+            exp.round_s = d.round_s;
+            exp.restart_cost_s = d.restart_cost_s;
+            exp.policies = d.policies;
+            exp.fairness = d.fairness;
+            exp.ps = None;
+            exp.network = None;
+        }
+    }
     if let Some(path) = &a.profile {
         exp.profile = if path.is_dir() {
             ProfileSource::Files {

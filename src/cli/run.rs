@@ -120,6 +120,9 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                     t
                 })
                 .collect();
+            for n in &r.notes {
+                s.insert_str(s.len() - 1, &format!("note: {n}\n"));
+            }
             if !own.is_empty() {
                 s.insert_str(
                     s.len() - 1,

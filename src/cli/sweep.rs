@@ -72,6 +72,7 @@ pub(crate) fn cmd_sweep(a: SweepArgs) -> CliResult<()> {
                 restart_cost_s: a.restart_cost,
                 restart_by_type: Default::default(),
                 slowdown: Default::default(),
+                trace_filter: None,
                 window: a.window.map(|Window(s, e)| (s, e)),
                 fairness: !a.no_fairness,
                 inference: None,

@@ -37,7 +37,7 @@ use crate::workload::overhead::{OverheadModel, Overheads, PreemptionConfig};
 use crate::workload::ps::generate_ps;
 use crate::workload::{
     generate, presets, Apps, GeneratorConfig, InlineFile, Profile, PsConfig, PsModels, Trace,
-    WorkloadError,
+    TraceFilter, WorkloadError,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -90,6 +90,10 @@ pub enum ProfileSource {
         /// The files, with paths relative to the folder.
         files: Vec<InlineFile>,
     },
+    /// No profile: every job makes one step per second at its GPU count on any GPU type,
+    /// so a job of a trace of durations (Philly, Helios, Acme) runs for its traced
+    /// duration wherever it is placed (see [`crate::workload::timed`]).
+    ProfileFree,
 }
 
 fn default_version() -> u32 {
@@ -138,6 +142,10 @@ pub struct Experiment {
     /// listed.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub slowdown: std::collections::BTreeMap<String, f64>,
+    /// Which jobs of the trace to keep: a range of submission times, virtual clusters,
+    /// statuses and a sample of at most so many jobs (drawn with `seed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_filter: Option<TraceFilter>,
     /// Measure only jobs with ids in `[start, end)`; the run stops once they are done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<(usize, usize)>,
@@ -245,6 +253,10 @@ pub struct Resolved {
     /// What the experiment runs but probably should not (a GPU type no job can use),
     /// one sentence each; the CLI prints them and the page shows them.
     pub warnings: Vec<String>,
+    /// How the workload was read, one sentence each: the trace filter and what it kept, a
+    /// profile-free run, job types drawn from the profile. The CLI's summary and the page
+    /// show them.
+    pub notes: Vec<String>,
 }
 
 /// The parameter-server world of a DL2 experiment.

@@ -1,6 +1,10 @@
 //! Resolving an experiment: every input parsed and checked, the mechanism decided.
 
 use super::*;
+use crate::workload::timed;
+
+/// The note of a profile-free run.
+pub const PROFILE_FREE: &str = "profile-free: every job makes one step per second at its GPU count on any GPU type, so a job of a trace of durations runs for its traced duration";
 
 impl Experiment {
     /// Parse and check every input.
@@ -39,6 +43,14 @@ impl Experiment {
                 Profile::default(),
                 Some(Apps::from_pollux_files(name, files)?),
             ),
+            ProfileSource::ProfileFree => {
+                if matches!(self.workload, WorkloadSource::Generated(_)) {
+                    return Err(ExperimentError::Invalid(
+                        "a profile-free experiment runs a trace: the generator draws job types of a profile".into(),
+                    ));
+                }
+                (Profile::default(), None)
+            }
         };
         // Experiments outside Gavel-compatible mode take the GPU types in name order
         // whatever order the spec lists them in: the mechanisms visit types (or their
@@ -49,13 +61,37 @@ impl Experiment {
         if self.inference.is_none() && !self.gavel_compat {
             crate::order::sort_by(&mut cluster.types, |a, b| a.name.cmp(&b.name));
         }
-        let mut trace = match &self.workload {
+        let trace = match &self.workload {
             WorkloadSource::Preset { name } => presets::trace(name)?,
             WorkloadSource::Generated(g) => match &apps {
                 Some(apps) => crate::workload::generator::generate_elastic(apps, g)?,
                 None => generate(&profile, &cluster, g)?,
             },
             WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
+        };
+        let mut notes = Vec::new();
+        let mut trace = self.filtered(trace, &mut notes)?;
+        let mut warnings = Vec::new();
+        let profile = if self.is_profile_free() {
+            notes.push(PROFILE_FREE.to_string());
+            timed::profile_free(&trace, &cluster)
+        } else {
+            if trace.is_timed() {
+                if apps.is_some() {
+                    return Err(ExperimentError::Invalid(format!(
+                        "{} knows its jobs by duration and GPU count: it runs profile-free or with a round-based throughput profile, not with elastic applications",
+                        trace.name
+                    )));
+                }
+                warnings.extend(timed::assign_job_types(
+                    &mut trace, &profile, &cluster, self.seed,
+                )?);
+                notes.push(format!(
+                    "job types drawn from the profile for the jobs of {} (seed {}): each job's traced duration is its run time on its fastest GPU type",
+                    trace.name, self.seed
+                ));
+            }
+            profile
         };
         if self.policies.is_empty() {
             return Err(ExperimentError::Invalid("no policies to run".into()));
@@ -167,11 +203,11 @@ impl Experiment {
                 }
                 None => None,
             };
-        let warnings = if apps.is_none() {
+        warnings.extend(if apps.is_none() {
             unused_types(&cluster, &trace, &profile)
         } else {
             partial_servers(&cluster)
-        };
+        });
         Ok(Resolved {
             cluster,
             trace,
@@ -182,6 +218,7 @@ impl Experiment {
             preemption,
             ps: None,
             warnings,
+            notes,
         })
     }
 
@@ -207,11 +244,18 @@ impl Experiment {
         }
         let config = self.ps.unwrap_or_default();
         config.check()?;
-        let mut trace = match &self.workload {
+        let trace = match &self.workload {
             WorkloadSource::Preset { name } => presets::trace(name)?,
             WorkloadSource::Generated(g) => generate_ps(&models, g)?,
             WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
         };
+        let mut notes = Vec::new();
+        let mut trace = self.filtered(trace, &mut notes)?;
+        if trace.is_timed() {
+            return invalid(
+                "a trace of durations (Philly, Helios, Acme) runs profile-free or with a round-based throughput profile, not with parameter-server models",
+            );
+        }
         models.check_trace(&trace)?;
         for (job, m) in trace.jobs.iter_mut().filter_map(|j| {
             let k = models.index(&j.job_type)?;
@@ -279,7 +323,28 @@ impl Experiment {
                 network,
             }),
             warnings: Vec::new(),
+            notes,
         })
+    }
+
+    /// Whether the experiment runs without a profile (see [`ProfileSource::ProfileFree`]).
+    pub fn is_profile_free(&self) -> bool {
+        matches!(self.profile, ProfileSource::ProfileFree)
+    }
+
+    /// The trace after the experiment's filter; a note says what the filter kept.
+    fn filtered(&self, trace: Trace, notes: &mut Vec<String>) -> Result<Trace, ExperimentError> {
+        let Some(f) = self.trace_filter.as_ref().filter(|f| !f.is_empty()) else {
+            return Ok(trace);
+        };
+        let before = trace.jobs.len();
+        let kept = f.apply(trace, self.seed)?;
+        notes.push(format!(
+            "trace filter ({}): {} of {before} jobs kept",
+            f.describe(),
+            kept.jobs.len()
+        ));
+        Ok(kept)
     }
 
     /// Give each application listed in `slowdown` its factor (refused without elastic
@@ -316,6 +381,7 @@ impl Experiment {
             ProfileSource::Preset { name } => presets::elastic_apps(name).is_some(),
             ProfileSource::Inline { text, .. } => Apps::is_apps_json(text),
             ProfileSource::Files { .. } => true,
+            ProfileSource::ProfileFree => false,
         }
     }
 
@@ -325,7 +391,7 @@ impl Experiment {
         match &self.profile {
             ProfileSource::Preset { name } => presets::PS_PROFILES.iter().any(|b| b.name == name),
             ProfileSource::Inline { text, .. } => PsModels::is_ps_json(text),
-            ProfileSource::Files { .. } => false,
+            ProfileSource::Files { .. } | ProfileSource::ProfileFree => false,
         }
     }
 }

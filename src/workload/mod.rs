@@ -6,27 +6,35 @@
 //! line and the field.
 
 pub mod as_elastic;
+pub mod cluster_log;
 pub mod colocation;
 pub mod csv;
+pub mod dates;
 pub mod elastic;
 mod elastic_files;
+pub mod filter;
 pub mod generator;
 pub mod inference;
 pub mod interp;
 pub mod overhead;
 pub mod pai;
+pub mod philly;
 pub mod presets;
 pub mod profile;
 pub mod ps;
 pub mod rigid;
+pub mod stats;
+pub mod timed;
 pub mod trace;
 
 pub use colocation::Colocation;
 pub use elastic::{Apps, ElasticApp};
 pub use elastic_files::InlineFile;
+pub use filter::{TimePoint, TraceFilter};
 pub use generator::{generate, GeneratorConfig};
 pub use profile::{JobTypeProfile, Profile};
 pub use ps::{PsConfig, PsModels};
+pub use stats::TraceStats;
 pub use trace::Trace;
 
 use thiserror::Error;

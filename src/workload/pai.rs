@@ -249,6 +249,7 @@ pub fn read_pai(
         name: job_file.to_string(),
         jobs: specs,
         lines,
+        origin: None,
     })
 }
 
@@ -542,7 +543,7 @@ fn task_gpus(inst: f64, percent: f64) -> Option<u64> {
 }
 
 /// `k` of the indices `0..n` drawn uniformly without replacement, in increasing order.
-fn choose(n: usize, k: usize, rng: &mut Rng) -> Vec<usize> {
+pub(crate) fn choose(n: usize, k: usize, rng: &mut Rng) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..n).collect();
     if k >= n {
         return idx;

@@ -145,6 +145,7 @@ pub fn default_experiment() -> Experiment {
         restart_cost_s: 0.0,
         restart_by_type: Default::default(),
         slowdown: Default::default(),
+        trace_filter: None,
         window: None,
         fairness: true,
         inference: None,

@@ -16,8 +16,18 @@
 //!   (submission time in seconds; the application names an elastic application of the
 //!   profile; replicas and batch size are the user's choice, which the non-adaptive
 //!   baselines keep). Jobs read from it are elastic: their work is the application's.
+//! - Cluster traces that know jobs by duration and GPU count ([`super::timed`]): Philly's
+//!   job log (JSON, [`super::philly`]), and the CSV job tables of Helios, Acme and Philly
+//!   as Sia's artifact processed it ([`super::cluster_log`]). Their jobs' work is their
+//!   duration in seconds and [`Trace::origin`] says where they came from.
+//!
+//! The format is found from the content: JSON is a Philly job log when its first entry has
+//! the log's keys; a CSV header naming `gpu_num` and `submit_time`, or `num_gpus`,
+//! `timestamp` and `duration`, is a cluster job table; otherwise as above.
 
 use super::csv::{quote, records, split_line, Records};
+use super::timed::Origin;
+use super::{cluster_log, philly};
 use super::{line_of_offset, parse_count, parse_nonneg, Profile, WorkloadError};
 use crate::cluster::ClusterSpec;
 use crate::job::JobSpec;
@@ -33,6 +43,51 @@ pub struct Trace {
     /// 1-based source line of each job (0 when generated).
     #[serde(default)]
     pub lines: Vec<usize>,
+    /// For a trace of durations (Philly, Helios, Acme): its format, the date of arrival 0
+    /// and each job's status. Its jobs' `total_steps` are then seconds (one step per
+    /// second at their GPU count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
+}
+
+/// The formats [`Trace::parse`] tells apart.
+enum Format {
+    PhillyLog,
+    Json,
+    Gavel,
+    JobTable,
+    Pollux,
+    Csv,
+}
+
+impl Format {
+    /// The format of a trace's text, from its opening.
+    fn of(text: &str) -> Format {
+        let t = text.trim_start();
+        if philly::looks_like(t) {
+            return Format::PhillyLog;
+        }
+        if t.starts_with('{') || t.starts_with('[') {
+            return Format::Json;
+        }
+        let first = text
+            .lines()
+            .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .unwrap_or("");
+        let header: Vec<String> = split_line(first.trim_start_matches('\u{feff}'), ',')
+            .iter()
+            .map(|c| c.trim().to_ascii_lowercase())
+            .collect();
+        if first.contains('\t') && !first.contains(',') {
+            Format::Gavel
+        } else if cluster_log::detect(&header).is_some() {
+            Format::JobTable
+        } else if header.iter().any(|c| c == "application") {
+            Format::Pollux
+        } else {
+            Format::Csv
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -64,6 +119,35 @@ impl Trace {
             name: name.into(),
             jobs,
             lines,
+            origin: None,
+        }
+    }
+
+    /// Whether the trace knows its jobs by duration (seconds at one step per second) rather
+    /// than by work in a profile's steps.
+    pub fn is_timed(&self) -> bool {
+        self.origin.is_some()
+    }
+
+    /// Keep the jobs whose entry in `keep` is true (with their lines and statuses).
+    pub fn retain(&mut self, keep: &[bool]) {
+        let kept = |i: usize| keep.get(i).copied().unwrap_or(false);
+        let mut i = 0;
+        self.jobs.retain(|_| {
+            i += 1;
+            kept(i - 1)
+        });
+        let mut i = 0;
+        self.lines.retain(|_| {
+            i += 1;
+            kept(i - 1)
+        });
+        if let Some(o) = &mut self.origin {
+            let mut i = 0;
+            o.statuses.retain(|_| {
+                i += 1;
+                kept(i - 1)
+            });
         }
     }
 
@@ -73,26 +157,21 @@ impl Trace {
         if t.is_empty() {
             return Err(WorkloadError::file(file, "the trace is empty"));
         }
-        let trace = if t.starts_with('{') || t.starts_with('[') {
-            Self::parse_json(text, file)?
-        } else {
-            let first = text
-                .lines()
-                .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-                .unwrap_or("");
-            if first.contains('\t') && !first.contains(',') {
-                Self::parse_gavel(text, file)?
-            } else if split_line(first, ',')
-                .iter()
-                .any(|c| c.trim().eq_ignore_ascii_case("application"))
-            {
-                Self::parse_pollux(text, file)?
-            } else {
-                Self::parse_csv(text, file)?
-            }
+        let trace = match Format::of(text) {
+            Format::PhillyLog => philly::read_philly(text, file)?,
+            Format::Json => Self::parse_json(text, file)?,
+            Format::Gavel => Self::parse_gavel(text, file)?,
+            Format::JobTable => cluster_log::read_cluster_log(text, file)?,
+            Format::Pollux => Self::parse_pollux(text, file)?,
+            Format::Csv => Self::parse_csv(text, file)?,
         };
         trace.validate()?;
         Ok(trace)
+    }
+
+    /// Whether `text` is a trace of durations (Philly, Helios, Acme), from its format alone.
+    pub fn is_timed_text(text: &str) -> bool {
+        matches!(Format::of(text), Format::PhillyLog | Format::JobTable)
     }
 
     fn parse_json(text: &str, file: &str) -> Result<Self, WorkloadError> {
@@ -136,6 +215,7 @@ impl Trace {
             name: file.into(),
             jobs,
             lines,
+            origin: None,
         })
     }
 
@@ -217,6 +297,7 @@ impl Trace {
             name: file.into(),
             jobs,
             lines,
+            origin: None,
         })
     }
 
@@ -282,6 +363,7 @@ impl Trace {
             name: file.into(),
             jobs,
             lines,
+            origin: None,
         })
     }
 
@@ -341,6 +423,7 @@ impl Trace {
             name: file.into(),
             jobs,
             lines,
+            origin: None,
         })
     }
 

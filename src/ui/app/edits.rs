@@ -1,5 +1,6 @@
 //! The edits of the Workload, Cluster, Policies and Run settings panels.
 
+use super::experiment::PROFILE_FREE;
 use super::{App, ClusterMsg, PolicyMsg, SettingsMsg, WorkloadMsg};
 use crate::cluster::ClusterSpec;
 use crate::experiment::{ProfileSource, WorkloadSource};
@@ -74,6 +75,13 @@ impl App {
             WorkloadMsg::TraceFile(name, text) => {
                 self.errors.workload = match Trace::parse(&text, &name) {
                     Err(e) => Some(format!("{e} — the previous workload is kept")),
+                    Ok(t) if t.is_timed() => match self.try_timed_trace(name, text) {
+                        Ok(note) => {
+                            self.note(Some(note));
+                            None
+                        }
+                        Err(e) => Some(format!("{e} — the previous workload is kept")),
+                    },
                     Ok(_) => match self.try_trace(name, text) {
                         Ok(note) => {
                             self.note(note);
@@ -84,6 +92,10 @@ impl App {
                 };
             }
             WorkloadMsg::FileError(e) => self.errors.workload = Some(e),
+            WorkloadMsg::Filter(field, v) => self.set_filter_field(field, &v),
+            WorkloadMsg::ProfilePreset(name) if name == PROFILE_FREE => {
+                self.errors.profile = self.apply_profile(ProfileSource::ProfileFree);
+            }
             WorkloadMsg::ProfilePreset(name) => {
                 self.errors.profile = self.apply_profile(ProfileSource::Preset { name });
             }

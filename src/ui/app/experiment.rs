@@ -50,6 +50,9 @@ pub fn workload_label_of(exp: &Experiment) -> String {
     }
 }
 
+/// The profile select's value of a profile-free experiment.
+pub const PROFILE_FREE: &str = "profile-free";
+
 /// The kind of simulation an experiment's profile implies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
@@ -64,7 +67,7 @@ pub enum Family {
 
 impl Family {
     /// The family of an experiment's profile.
-    fn of(c: &Experiment) -> Self {
+    pub(super) fn of(c: &Experiment) -> Self {
         if c.is_ps() {
             Family::Ps
         } else if c.is_elastic() {
@@ -106,7 +109,7 @@ impl Family {
 /// for parameter-server models, the default scenario's otherwise): policies, round length,
 /// restart cost, fairness, DL2's server settings, and for elastic and parameter-server
 /// experiments a one-type cluster. Returns what changed, for people.
-fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
+pub(super) fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
     let d = family.scenario();
     let mut changed = vec![
         format!("policies {}", d.policies.join(", ")),

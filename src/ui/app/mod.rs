@@ -3,10 +3,12 @@
 //! It lays the panels out, hands each what it shows, and handles the messages they send
 //! (one file per concern: `experiment.rs` applies edits, `edits.rs` handles the panels'
 //! edits, `modes.rs` the inference pool, preemption and DL2 settings, `pai.rs` the PAI
-//! import, `run.rs` the comparison, `step.rs` stepping, `train.rs` DL2's training).
+//! import, `filter.rs` the trace filter and traces of durations, `run.rs` the comparison,
+//! `step.rs` stepping, `train.rs` DL2's training).
 
 mod edits;
 mod experiment;
+mod filter;
 mod modes;
 pub mod msg;
 mod pai;
@@ -14,6 +16,8 @@ mod run;
 mod step;
 mod train;
 
+pub use experiment::PROFILE_FREE;
+pub use filter::filter_field;
 pub use msg::*;
 pub use pai::{PaiFile, PaiForm};
 
@@ -317,6 +321,7 @@ impl Component for App {
                         <WorkloadPanel exp={exp.clone()} {mech} label={self.forms.workload_label.clone()} generator={self.forms.generator.clone()}
                             workload_error={self.errors.workload.clone()} profile_error={self.errors.profile.clone()}
                             profile_types={resolved.map(|r| r.profile_types())} pai={self.forms.pai.clone()}
+                            notes={resolved.map(|r| r.notes.clone()).unwrap_or_default()}
                             on_edit={link.callback(Msg::Workload)} on_pai={link.callback(Msg::Pai)} />
                         <ClusterPanel exp={exp.clone()} text={self.forms.cluster_text.clone()} error={self.errors.cluster.clone()}
                             warnings={resolved.map(|r| r.warnings.clone()).unwrap_or_default()} on_edit={link.callback(Msg::Cluster)} />

@@ -51,6 +51,8 @@ pub enum WorkloadMsg {
     TraceFile(String, String),
     /// A trace file could not be read.
     FileError(String),
+    /// Edit a field of the trace filter (`from`, `to`, `vcs`, `statuses`, `max_jobs`).
+    Filter(&'static str, String),
     /// Pick a bundled profile.
     ProfilePreset(String),
     /// A profile file's text arrived: file name, text.

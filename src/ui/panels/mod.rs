@@ -3,7 +3,7 @@
 //! callbacks as messages for the App; panels with charts draw them once rendered, when what
 //! they chart changed.
 //!
-//! Left column: [`workload`] (with the [`pai`] import), [`cluster`], [`policies`],
+//! Left column: [`workload`] (with the [`filter`] and the [`pai`] import), [`cluster`], [`policies`],
 //! [`settings`], [`pool`], [`preemption`] and [`dl2`]. Main column: [`results`],
 //! [`pool_results`], [`preemption_results`], [`elastic`], [`training`] and [`stepper`]
 //! (with one view per simulator in [`state`]).
@@ -11,6 +11,7 @@
 pub mod cluster;
 pub mod dl2;
 pub mod elastic;
+pub mod filter;
 pub mod pai;
 pub mod policies;
 pub mod pool;

@@ -2,10 +2,11 @@
 //! Alibaba PAI import), and the profile (bundled, an uploaded file, or Pollux's or Sia's
 //! application folders).
 
+use super::filter::TraceFilterBlock;
 use super::pai::PaiImport;
 use crate::experiment::{Experiment, ProfileSource, WorkloadSource};
 use crate::sim::Mechanism;
-use crate::ui::app::{PaiForm, PaiMsg, WorkloadMsg};
+use crate::ui::app::{PaiForm, PaiMsg, WorkloadMsg, PROFILE_FREE};
 use crate::ui::files::{chosen_file, read_folder, read_text, FileText, FolderFiles};
 use crate::ui::shared::Shared;
 use crate::ui::{input_checked, input_value, select_value};
@@ -32,6 +33,9 @@ pub struct Props {
     pub profile_types: Option<String>,
     /// The PAI import block's state.
     pub pai: PaiForm,
+    /// How the workload was read (filter, profile-free, job types drawn), when the
+    /// experiment resolves.
+    pub notes: Vec<String>,
     /// Edits.
     pub on_edit: Callback<WorkloadMsg>,
     /// The PAI import block's messages.
@@ -111,6 +115,7 @@ pub fn WorkloadPanel(props: &Props) -> Html {
         ProfileSource::Files { name, files } => {
             format!("uploaded folder '{name}' ({} files)", files.len())
         }
+        ProfileSource::ProfileFree => PROFILE_FREE.to_string(),
     };
     let generator = |field: &'static str| {
         on_edit.reform(move |e: Event| WorkloadMsg::Generator(field, input_value(&e)))
@@ -145,9 +150,11 @@ pub fn WorkloadPanel(props: &Props) -> Html {
                 <button id="generate" onclick={on_edit.reform(|_| WorkloadMsg::Generate)}>{ "Generate" }</button>
             </fieldset>
             <div class="drop" ondragover={Callback::from(|e: DragEvent| e.prevent_default())} ondrop={on_drop}>
-                <label>{ "Trace file (Orrery CSV/JSON, Gavel .trace, Pollux workload CSV) " }<input id="trace-file" type="file" accept=".csv,.json,.trace,.txt" onchange={on_trace} /></label>
+                <label title="Philly's job log and the job tables of Helios, Acme and Philly (Sia's CSV) know jobs by duration and GPU count: they run profile-free unless a profile is picked after the upload">{ "Trace file (Orrery CSV/JSON, Gavel .trace, Pollux workload CSV, Philly job log, Helios/Acme/Sia Philly CSV) " }<input id="trace-file" type="file" accept=".csv,.json,.trace,.txt" onchange={on_trace} /></label>
                 <p class="hint">{ "or drop a file here" }</p>
             </div>
+            <TraceFilterBlock filter={exp.trace_filter.clone()} on_edit={on_edit.clone()} />
+            { for props.notes.iter().map(|n| html! { <p class="hint workload-note">{ n }</p> }) }
             if let Some(e) = &props.workload_error { <p class="error" id="workload-error">{ e }</p> }
             <PaiImport form={props.pai.clone()} on_edit={props.on_pai.clone()} />
             <label>{ "Profile " }
@@ -155,7 +162,8 @@ pub fn WorkloadPanel(props: &Props) -> Html {
                     { for presets::PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ p.name }</option> }) }
                     { for presets::ELASTIC_PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ format!("{} (elastic)", p.name) }</option> }) }
                     { for presets::PS_PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ format!("{} (parameter-server)", p.name) }</option> }) }
-                    if !presets::PROFILES.iter().chain(presets::ELASTIC_PROFILES).chain(presets::PS_PROFILES).any(|p| p.name == profile_name) { <option selected=true disabled=true>{ profile_name.clone() }</option> }
+                    <option value={PROFILE_FREE} selected={profile_name == PROFILE_FREE} title="No profile: every job makes one step per second at its GPU count on any GPU type, so a job of a trace of durations (Philly, Helios, Acme) runs for its traced duration">{ "profile-free (durations as traced)" }</option>
+                    if profile_name != PROFILE_FREE && !presets::PROFILES.iter().chain(presets::ELASTIC_PROFILES).chain(presets::PS_PROFILES).any(|p| p.name == profile_name) { <option selected=true disabled=true>{ profile_name.clone() }</option> }
                 </select>
             </label>
             <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON, Orrery elastic-apps JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>

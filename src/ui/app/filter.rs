@@ -1,0 +1,119 @@
+//! The Workload panel's trace filter (the experiment's `trace_filter`: a range of
+//! submission times, virtual clusters, statuses and a sample drawn with the experiment's
+//! seed), and uploads of traces of durations, which run profile-free.
+
+use super::experiment::{adopt_family, Family};
+use super::App;
+use crate::experiment::{ProfileSource, WorkloadSource};
+use crate::workload::{TimePoint, TraceFilter};
+
+/// A comma-separated list, trimmed, without empty entries.
+fn list(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+impl App {
+    /// Edit a field of the trace filter (`from`, `to`, `vcs`, `statuses`, `max_jobs`); an
+    /// empty field filters nothing. A bad value, or a filter that keeps no job, keeps the
+    /// previous filter and says why.
+    pub(super) fn set_filter_field(&mut self, field: &str, v: &str) {
+        let mut f = self.exp.trace_filter.clone().unwrap_or_default();
+        let t = v.trim();
+        let point = |what: &str| -> Result<Option<TimePoint>, String> {
+            if t.is_empty() {
+                return Ok(None);
+            }
+            TimePoint::parse(t).map(Some).ok_or_else(|| {
+                format!("trace filter {what}: '{t}' is neither seconds nor a date-time (YYYY-MM-DD[ HH:MM:SS])")
+            })
+        };
+        let parsed = match field {
+            "from" => point("from").map(|p| f.from = p),
+            "to" => point("to").map(|p| f.to = p),
+            "vcs" => {
+                f.vcs = list(t);
+                Ok(())
+            }
+            "statuses" => {
+                f.statuses = list(t);
+                Ok(())
+            }
+            _ if t.is_empty() => {
+                f.max_jobs = None;
+                Ok(())
+            }
+            _ => match t.parse::<usize>() {
+                Ok(n) if n >= 1 => {
+                    f.max_jobs = Some(n);
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "trace filter max jobs: '{t}' is not a whole number of at least 1"
+                )),
+            },
+        };
+        let filter = (!f.is_empty()).then_some(f);
+        let result = parsed.and_then(|()| {
+            let candidate = self.with(|e| e.trace_filter = filter);
+            self.try_apply(candidate)
+        });
+        self.errors.workload = result
+            .err()
+            .map(|e| format!("{e} — the previous filter is kept"));
+    }
+
+    /// Try an uploaded trace of durations (Philly, Helios, Acme): it runs profile-free,
+    /// with the round-based family's settings when the experiment was of another family.
+    /// Returns the note saying so.
+    pub(super) fn try_timed_trace(&mut self, name: String, text: String) -> Result<String, String> {
+        let mut c = self.with(|e| {
+            e.workload = WorkloadSource::Inline {
+                name: name.clone(),
+                text,
+            };
+            e.profile = ProfileSource::ProfileFree;
+        });
+        let changed = if Family::of_mechanism(self.mech) == Family::Rounds {
+            Vec::new()
+        } else {
+            adopt_family(&mut c, Family::Rounds)
+        };
+        let was_free = self.exp.is_profile_free();
+        self.try_apply(c)?;
+        self.sync_cluster_text();
+        let mut note = format!(
+            "'{name}' knows its jobs by duration and GPU count: each runs for its traced duration on any GPU type"
+        );
+        if !was_free {
+            note.push_str(" (the profile is now 'profile-free'; pick a profile to draw job types of it instead)");
+        }
+        if !changed.is_empty() {
+            note.push_str(&format!("; switched to {}", changed.join("; ")));
+        }
+        note.push('.');
+        Ok(note)
+    }
+}
+
+/// The value of the filter's field, as the panel shows it.
+pub fn filter_field(f: Option<&TraceFilter>, field: &str) -> String {
+    let Some(f) = f else {
+        return String::new();
+    };
+    let point = |p: &Option<TimePoint>| match p {
+        Some(TimePoint::Seconds(v)) => v.to_string(),
+        Some(TimePoint::Date(d)) => d.clone(),
+        None => String::new(),
+    };
+    match field {
+        "from" => point(&f.from),
+        "to" => point(&f.to),
+        "vcs" => f.vcs.join(", "),
+        "statuses" => f.statuses.join(", "),
+        _ => f.max_jobs.map(|n| n.to_string()).unwrap_or_default(),
+    }
+}
