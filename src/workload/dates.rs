@@ -6,49 +6,86 @@
 //! offset is read as UTC: only differences between the times of one file matter to a
 //! trace, and its files write every time in one clock.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime};
+use chrono::{DateTime, Datelike, NaiveDate, Timelike};
 
 /// Seconds since 1970-01-01 00:00:00 UTC of a date-time in one of the accepted forms, or
-/// `None` if the text is not one.
+/// `None` if the text is not one. The fields are read by position and the calendar checked
+/// by `chrono` (its format-string parser would add 25 KB to the page's module).
 pub fn parse_time(text: &str) -> Option<f64> {
-    let t = text.trim();
-    if t.len() < 10 || !t.is_ascii() {
+    let t = text.trim().as_bytes();
+    if t.len() < 10 || !t.is_ascii() || t[4] != b'-' || t[7] != b'-' {
         return None;
     }
+    let date = NaiveDate::from_ymd_opt(
+        digits(&t[0..4])? as i32,
+        digits(&t[5..7])?,
+        digits(&t[8..10])?,
+    )?;
+    let midnight = date.and_hms_opt(0, 0, 0)?.and_utc().timestamp() as f64;
     if t.len() == 10 {
-        let d = NaiveDate::parse_from_str(t, "%Y-%m-%d").ok()?;
-        return Some(d.and_hms_opt(0, 0, 0)?.and_utc().timestamp() as f64);
+        return Some(midnight);
     }
-    // One form for the separator: `T` becomes a space.
-    let mut s = String::with_capacity(t.len() + 5);
-    s.push_str(&t[..10]);
-    match &t[10..11] {
-        " " | "T" | "t" => s.push(' '),
+    // `hh:mm:ss` after a space or `T`, then an optional fraction and offset.
+    if t.len() < 19 || !matches!(t[10], b' ' | b'T' | b't') || t[13] != b':' || t[16] != b':' {
+        return None;
+    }
+    let (h, m, sec) = (
+        digits(&t[11..13])?,
+        digits(&t[14..16])?,
+        digits(&t[17..19])?,
+    );
+    if h > 23 || m > 59 || sec > 59 {
+        return None;
+    }
+    let mut rest = &t[19..];
+    let mut fraction = 0.0;
+    if let Some(after) = rest.strip_prefix(b".") {
+        let n = after.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return None;
+        }
+        let text = std::str::from_utf8(&rest[..n + 1]).ok()?;
+        fraction = format!("0{text}").parse::<f64>().ok()?;
+        rest = &after[n..];
+    }
+    let offset = match rest {
+        [] | [b'Z' | b'z'] => 0.0,
+        [sign @ (b'+' | b'-'), oh1, oh2, b':', om1, om2]
+        | [sign @ (b'+' | b'-'), oh1, oh2, om1, om2] => {
+            let (oh, om) = (digits(&[*oh1, *oh2])?, digits(&[*om1, *om2])?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let o = f64::from(oh * 3600 + om * 60);
+            if *sign == b'+' {
+                o
+            } else {
+                -o
+            }
+        }
         _ => return None,
-    }
-    s.push_str(&t[11..]);
-    if s.ends_with(['Z', 'z']) {
-        s.pop();
-        s.push_str("+00:00");
-    }
-    // An offset follows the time (hh:mm:ss, 8 characters after the date's 11).
-    let has_offset = s.get(19..).is_some_and(|rest| rest.contains(['+', '-']));
-    let (secs, nanos) = if has_offset {
-        let d = DateTime::parse_from_str(&s, "%Y-%m-%d %H:%M:%S%.f%z").ok()?;
-        (d.timestamp(), d.timestamp_subsec_nanos())
-    } else {
-        let d = NaiveDateTime::parse_from_str(&s, "%Y-%m-%d %H:%M:%S%.f").ok()?;
-        let d = d.and_utc();
-        (d.timestamp(), d.timestamp_subsec_nanos())
     };
-    Some(secs as f64 + f64::from(nanos) / 1e9)
+    Some(midnight + f64::from(h * 3600 + m * 60 + sec) + fraction - offset)
+}
+
+/// The number written by ASCII digits alone.
+fn digits(d: &[u8]) -> Option<u32> {
+    d.iter().try_fold(0u32, |v, &c| {
+        c.is_ascii_digit().then(|| v * 10 + u32::from(c - b'0'))
+    })
 }
 
 /// `YYYY-MM-DD HH:MM:SS` (UTC) of a time in seconds since 1970, whole seconds rounded
 /// down; an unrepresentable time gives its number of seconds.
 pub fn format_time(s: f64) -> String {
     match DateTime::from_timestamp(s.floor() as i64, 0) {
-        Some(d) if s.is_finite() => d.format("%Y-%m-%d %H:%M:%S").to_string(),
+        Some(d) if s.is_finite() => format!(
+            "{} {:02}:{:02}:{:02}",
+            format_day(s),
+            d.hour(),
+            d.minute(),
+            d.second()
+        ),
         _ => format!("{s} s"),
     }
 }
@@ -56,7 +93,7 @@ pub fn format_time(s: f64) -> String {
 /// `YYYY-MM-DD` (UTC) of a time in seconds since 1970.
 pub fn format_day(s: f64) -> String {
     match DateTime::from_timestamp(s.floor() as i64, 0) {
-        Some(d) if s.is_finite() => d.format("%Y-%m-%d").to_string(),
+        Some(d) if s.is_finite() => format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day()),
         _ => format!("{s} s"),
     }
 }
