@@ -38,6 +38,8 @@ pub const CLUSTER_PRESETS: [(&str, &str); 3] = [
 /// Mount the app on the page's body.
 pub fn start() {
     console_error_panic_hook::set_once();
+    mark("orrery:start");
+    worker::adopt_early_worker();
     yew::Renderer::<app::App>::new().render();
 }
 
@@ -71,4 +73,14 @@ fn hours(s: f64) -> String {
 /// A job's colour in the stepping views.
 fn job_colour(j: crate::job::JobId) -> String {
     format!("hsl({}, 65%, 55%)", (j * 137) % 360)
+}
+
+/// A mark on the page's performance timeline, once per name (tests/browser/bench.mjs
+/// reads them).
+fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        if p.get_entries_by_name(name).length() == 0 {
+            let _ = p.mark(name);
+        }
+    }
 }

@@ -274,8 +274,6 @@ impl ElasticJobs {
 /// What the worker answers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum FromWorker {
-    /// The worker is up.
-    Ready,
     /// Progress of the current run.
     Progress(Progress),
     /// The result of the policy at this index of the experiment's list, as soon as it has
@@ -518,7 +516,56 @@ pub fn worker_main() {
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    post(&scope, &FromWorker::Ready);
+}
+
+thread_local! {
+    /// A worker started before it is needed, its module posted.
+    static SPARE: std::cell::RefCell<Option<Worker>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The name under which index.html leaves the worker it starts while the page's module
+/// loads.
+const EARLY_WORKER: &str = "orreryEarlyWorker";
+
+/// Take the worker index.html started while the module loaded and post it the module: the
+/// first run's worker, whose start-up overlapped the module's compilation and the app's
+/// creation. Nothing happens if there is none.
+pub fn adopt_early_worker() {
+    let global = js_sys::global();
+    let key = JsValue::from_str(EARLY_WORKER);
+    let Ok(Ok(worker)) = js_sys::Reflect::get(&global, &key).map(|w| w.dyn_into::<Worker>()) else {
+        return;
+    };
+    let _ = js_sys::Reflect::delete_property(global.unchecked_ref::<js_sys::Object>(), &key);
+    if worker.post_message(&wasm_bindgen::module()).is_err() {
+        worker.terminate();
+        return;
+    }
+    SPARE.with(|s| *s.borrow_mut() = Some(worker));
+}
+
+/// Start a worker for the next run now, so that run does not wait for a worker to start.
+pub fn prepare_spare() {
+    if SPARE.with(|s| s.borrow().is_some()) {
+        return;
+    }
+    if let Ok(worker) = new_worker() {
+        SPARE.with(|s| *s.borrow_mut() = Some(worker));
+    }
+}
+
+/// A new module worker, posted the page's compiled module: the loader instantiates it
+/// without fetching or compiling it again.
+fn new_worker() -> Result<Worker, String> {
+    let options = WorkerOptions::new();
+    options.set_type(WorkerType::Module);
+    let worker = Worker::new_with_options("./worker-loader.js", &options)
+        .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+    if let Err(e) = worker.post_message(&wasm_bindgen::module()) {
+        worker.terminate();
+        return Err(format!("cannot start the worker: {e:?}"));
+    }
+    Ok(worker)
 }
 
 /// The page's handle on a worker; dropping it terminates the worker.
@@ -529,18 +576,18 @@ pub struct WorkerHandle {
 }
 
 impl WorkerHandle {
-    /// Start a worker; `on_message` gets its answers.
-    pub fn spawn(on_message: impl Fn(FromWorker) + 'static) -> Result<Self, String> {
-        let options = WorkerOptions::new();
-        options.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options("./worker-loader.js", &options)
-            .map_err(|e| format!("cannot start the worker: {e:?}"))?;
-        // The loader waits for the page's compiled module: the worker neither fetches nor
-        // compiles it again.
-        if let Err(e) = worker.post_message(&wasm_bindgen::module()) {
-            worker.terminate();
-            return Err(format!("cannot start the worker: {e:?}"));
-        }
+    /// Start a worker (or take the spare one) and post it `request` at once: the loader
+    /// keeps it until the module is instantiated, so the worker starts on it without a
+    /// round trip through the page's thread. `on_message` gets the answers.
+    pub fn spawn(
+        request: &ToWorker,
+        on_message: impl Fn(FromWorker) + 'static,
+    ) -> Result<Self, String> {
+        let text = serde_json::to_string(request).map_err(|e| e.to_string())?;
+        let worker = match SPARE.with(|s| s.borrow_mut().take()) {
+            Some(w) => w,
+            None => new_worker()?,
+        };
         let received = std::rc::Rc::new(std::cell::Cell::new(0));
         let counter = received.clone();
         let cb = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
@@ -554,24 +601,21 @@ impl WorkerHandle {
             }
         });
         worker.set_onmessage(Some(cb.as_ref().unchecked_ref()));
-        Ok(WorkerHandle {
+        let handle = WorkerHandle {
             worker,
             received,
             _on_message: cb,
-        })
+        };
+        handle
+            .worker
+            .post_message(&JsValue::from_str(&text))
+            .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+        Ok(handle)
     }
 
     /// Bytes of JSON received from the worker so far.
     pub fn received_bytes(&self) -> usize {
         self.received.get()
-    }
-
-    /// Send a request.
-    pub fn send(&self, msg: &ToWorker) -> Result<(), String> {
-        let text = serde_json::to_string(msg).map_err(|e| e.to_string())?;
-        self.worker
-            .post_message(&JsValue::from_str(&text))
-            .map_err(|e| format!("{e:?}"))
     }
 }
 

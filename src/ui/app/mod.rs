@@ -294,6 +294,13 @@ impl Component for App {
         }
     }
 
+    /// Marks the end of the first render on the page's performance timeline.
+    fn rendered(&mut self, _ctx: &Context<Self>, first: bool) {
+        if first {
+            crate::ui::mark("orrery:rendered");
+        }
+    }
+
     fn view(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
         let exp = self.exp.clone();

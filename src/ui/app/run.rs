@@ -34,7 +34,10 @@ impl App {
             self.view.preempt_policy = 0;
         }
         let link = ctx.link().clone();
-        match WorkerHandle::spawn(move |m| link.send_message(Msg::Run(RunMsg::Worker(m)))) {
+        let request = ToWorker::Run(Box::new(Experiment::clone(&exp)));
+        match WorkerHandle::spawn(&request, move |m| {
+            link.send_message(Msg::Run(RunMsg::Worker(m)))
+        }) {
             Ok(w) => {
                 self.run.worker = Some(w);
                 self.run.sent_exp = Some(Experiment::clone(&exp));
@@ -61,6 +64,7 @@ impl App {
             RunMsg::Compare => self.start_compare(ctx),
             RunMsg::Cancel => {
                 self.run.worker = None;
+                crate::ui::worker::prepare_spare();
                 self.run.progress = None;
                 self.errors.run = Some("cancelled".into());
             }
@@ -74,27 +78,6 @@ impl App {
     /// A message from the comparison's worker; returns whether to render.
     fn worker_message(&mut self, m: FromWorker) -> bool {
         match m {
-            FromWorker::Ready => {
-                // The experiment as it was when the run was asked for.
-                let exp = self
-                    .run
-                    .sent_exp
-                    .clone()
-                    .unwrap_or_else(|| Experiment::clone(&self.exp));
-                let sent = self
-                    .run
-                    .worker
-                    .as_ref()
-                    .map(|w| w.send(&ToWorker::Run(Box::new(exp))));
-                match sent {
-                    Some(Err(e)) => {
-                        self.errors.run = Some(e);
-                        self.run.worker = None;
-                    }
-                    // Nothing to show yet; a render now would only reset fields being typed in.
-                    _ => return false,
-                }
-            }
             FromWorker::Progress(p) => {
                 // The bar and its label are updated in place: re-rendering the page ten
                 // times a second would also reset any field the user is typing in.
@@ -109,6 +92,7 @@ impl App {
                 }
             }
             FromWorker::Partial(i, r) => {
+                crate::ui::mark("orrery:first-results");
                 if i <= self.run.partial.len() {
                     self.run.partial.truncate(i);
                     self.run.partial.push(*r);
@@ -120,6 +104,7 @@ impl App {
                 self.run.worker_ms = Some(worker_ms);
                 self.run.transfer_bytes = self.run.worker.as_ref().map(|w| w.received_bytes());
                 self.run.worker = None;
+                crate::ui::worker::prepare_spare();
                 self.run.progress = None;
                 match r.apply(std::mem::take(&mut self.run.partial)) {
                     Ok(r) => {
@@ -134,6 +119,7 @@ impl App {
             FromWorker::Failed(e) => {
                 self.errors.run = Some(e);
                 self.run.worker = None;
+                crate::ui::worker::prepare_spare();
                 self.run.progress = None;
             }
             // Training messages come from the training worker only.

@@ -119,7 +119,13 @@ impl App {
             return;
         }
         let link = ctx.link().clone();
-        match WorkerHandle::spawn(move |m| link.send_message(Msg::Train(TrainMsg::Worker(m)))) {
+        let request = ToWorker::Train(
+            Box::new(Experiment::clone(&self.exp)),
+            Box::new(self.train.cfg.clone()),
+        );
+        match WorkerHandle::spawn(&request, move |m| {
+            link.send_message(Msg::Train(TrainMsg::Worker(m)))
+        }) {
             Ok(w) => {
                 self.train.worker = Some(w);
                 self.train.sent = Some((Experiment::clone(&self.exp), self.train.cfg.clone()));
@@ -136,20 +142,6 @@ impl App {
     fn training_message(&mut self, m: FromWorker) -> bool {
         let train = &mut self.train;
         match m {
-            FromWorker::Ready => {
-                let sent = match (&train.worker, &train.sent) {
-                    (Some(w), Some((exp, cfg))) => w.send(&ToWorker::Train(
-                        Box::new(exp.clone()),
-                        Box::new(cfg.clone()),
-                    )),
-                    _ => return false,
-                };
-                let Err(e) = sent else {
-                    return false;
-                };
-                train.error = Some(e);
-                train.worker = None;
-            }
             FromWorker::TrainProgress(p) => train.progress = Some(p),
             FromWorker::TrainCurve(points) => {
                 let mut curve = train.curve.to_vec();
