@@ -18,6 +18,9 @@ function early(e) {
   init({ module_or_path: module }).then(() => {
     removeEventListener('message', early);
     for (const data of waiting) dispatchEvent(new MessageEvent('message', { data }));
+  }, (err) => {
+    // The page shows this as the run's error (FromWorker::Failed in src/ui/worker.rs).
+    postMessage(JSON.stringify({ Failed: `the worker could not start: ${err}` }));
   });
 }
 addEventListener('message', early);
