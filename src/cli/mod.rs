@@ -8,11 +8,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use orrery::cluster::ClusterSpec;
 use orrery::experiment::{
-    Experiment, ExperimentError, NetworkSource, Outcome, Plan, ProfileSource, Progress, Resolved,
-    RunResult, Task, WorkloadSource,
+    Experiment, ExperimentError, NetworkSource, Outcome, ProfileSource, Progress, Resolved,
+    WorkloadSource,
 };
 use orrery::job::JobSpec;
-use orrery::metrics::{csv_num, csv_opt, summaries_csv, Summary};
+use orrery::metrics::{summaries_csv, Summary};
 use orrery::policy::gavel::max_min_fairness::MaxMinFairness;
 use orrery::policy::{self, catalog, JobView, PolicyError, PolicyView};
 use orrery::sim::{Mechanism, SimConfig, SimEvent, Simulator};
@@ -299,8 +299,18 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
     if exp.is_elastic() {
         exp.fairness = false;
     }
-    if let Some(c) = &a.cluster {
-        exp.cluster = c.clone();
+    match a.cluster.as_slice() {
+        [] => {}
+        [c] => exp.cluster = c.clone(),
+        many => {
+            return Err(CliError::Input(format!(
+                "--cluster given {} times: an experiment has one cluster (`orrery sweep` takes several)",
+                many.len()
+            )))
+        }
+    }
+    if let Some(f) = a.load {
+        exp.load_factor = f;
     }
     if let Some(s) = a.seed {
         exp.seed = s;
