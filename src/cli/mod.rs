@@ -71,6 +71,14 @@ impl CliError {
         }
     }
 
+    /// The same error, its message prefixed with where it happened.
+    pub(crate) fn within(self, place: &str) -> CliError {
+        match self {
+            CliError::Input(m) => CliError::Input(format!("{place}: {m}")),
+            CliError::Failure(m) => CliError::Failure(format!("{place}: {m}")),
+        }
+    }
+
     fn message(&self) -> &str {
         match self {
             CliError::Input(m) | CliError::Failure(m) => m,

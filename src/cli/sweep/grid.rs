@@ -125,6 +125,24 @@ impl Grid {
         })
     }
 
+    /// Group `g`'s axis values in words, for messages: the axes that vary.
+    pub(crate) fn label(&self, g: usize) -> String {
+        let Ok(a) = self.axes(g) else {
+            return format!("group {g}");
+        };
+        let mut parts = vec![format!("cluster {}", a.cluster)];
+        if let Some(r) = a.jobs_per_hour.filter(|_| self.rates.len() > 1) {
+            parts.push(format!("{r} jobs/h"));
+        }
+        if self.loads.len() > 1 {
+            parts.push(format!("load {}", a.load));
+        }
+        if self.seeds.len() > 1 {
+            parts.push(format!("seed {}", a.seed));
+        }
+        parts.join(", ")
+    }
+
     /// The cells of shard `shard` (every cell without one), in order.
     pub(crate) fn shard_cells(&self, shard: Option<Shard>) -> Vec<usize> {
         (0..self.cells())

@@ -24,6 +24,9 @@ fn bad(path: &str, reason: impl std::fmt::Display) -> CliError {
 fn read_part(path: &Path) -> CliResult<Part> {
     let name = path.display().to_string();
     let text = read_file(path, "sweep output")?;
+    if !text.is_empty() && !text.ends_with('\n') {
+        return Err(bad(&name, "cut short: its last line has no line end"));
+    }
     let mut lines = text.lines().enumerate();
     let first = lines
         .next()

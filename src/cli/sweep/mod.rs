@@ -67,7 +67,8 @@ fn run_cells(grid: &Grid, cells: &[usize], format: SweepFormat) -> CliResult<Vec
         .map(|(g, policies)| {
             let exp = grid.experiment(*g, grid.policies.clone())?;
             // Resolved with every policy of the grid, so each shard checks them all.
-            let r = exp.resolve()?;
+            let in_group = |e: CliError| e.within(&grid.label(*g));
+            let r = exp.resolve().map_err(|e| in_group(e.into()))?;
             if let Ok(mut seen) = warned.lock() {
                 for w in &r.warnings {
                     if seen.insert(w.clone()) {
@@ -93,7 +94,8 @@ fn run_cells(grid: &Grid, cells: &[usize], format: SweepFormat) -> CliResult<Vec
                     pb.inc((r.trace.jobs.len() - shown.min(r.trace.jobs.len())) as u64);
                     res
                 })
-                .collect::<Result<Vec<_>, _>>()?;
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| in_group(e.into()))?;
             let outcome = r.finish(&plan, results);
             let axes = grid.axes(*g)?;
             policies

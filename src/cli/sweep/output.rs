@@ -193,7 +193,14 @@ pub(crate) fn row_line(
 /// The cell of a row line.
 pub(crate) fn row_cell(format: SweepFormat, line: &str) -> Option<usize> {
     match format {
-        SweepFormat::Csv => line.split(',').next()?.parse().ok(),
+        SweepFormat::Csv => {
+            let mut r = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(line.as_bytes());
+            let rec = r.records().next()?.ok()?;
+            let fields = CSV_HEADER.split(',').count();
+            (rec.len() == fields).then(|| rec.get(0)?.parse().ok())?
+        }
         SweepFormat::Json => {
             #[derive(serde::Deserialize)]
             struct Cell {
