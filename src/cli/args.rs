@@ -505,8 +505,9 @@ pub(crate) struct BenchArgs {
     /// Run only the benchmark groups whose name contains WORD: lp, lp all (one solve of
     /// every LP policy at 128 and 512 jobs), lp bisections (the packed finish-time and
     /// makespan bisections at 512 jobs, minutes), mechanism, static,
-    /// continuous, elastic (pollux), pooled (aryl), preemptive (pickyman), allox,
-    /// dl2.
+    /// continuous, elastic (pollux), pooled (aryl), philly (the Philly trace replayed by
+    /// four policies, when ../shared/reference/sia/philly.csv is there), preemptive
+    /// (pickyman), allox, dl2.
     #[arg(long, value_name = "WORD")]
     pub(crate) only: Option<String>,
 }
