@@ -64,13 +64,11 @@ fn read_part(path: &Path) -> CliResult<Part> {
         return Err(bad(&name, format!("line 2 is not `{header}`")));
     }
     let mut body: Vec<(usize, &str)> = lines.filter(|(_, l)| !l.is_empty()).collect();
-    if format == SweepFormat::Json {
-        if body.pop().map(|(_, l)| l) != Some(JSON_END) {
-            return Err(bad(
-                &name,
-                format!("the last line is not `{JSON_END}` (cut short?)"),
-            ));
-        }
+    if format == SweepFormat::Json && body.pop().map(|(_, l)| l) != Some(JSON_END) {
+        return Err(bad(
+            &name,
+            format!("the last line is not `{JSON_END}` (cut short?)"),
+        ));
     }
     let last = body.len();
     let mut rows = Vec::with_capacity(body.len());
