@@ -50,8 +50,9 @@ pub(crate) fn cmd_sweep(mut a: SweepArgs) -> CliResult<()> {
 
 /// Run `cells` (in order) and return their lines in that order. Every group with a cell
 /// runs as one experiment with its cells' policies (and the isolated baseline when rho is
-/// asked for); groups and their runs go in parallel, and each result lands in its cell's
-/// place, so the lines do not depend on the number of threads.
+/// asked for); groups and their runs go in parallel (a failed run stops the sweep), and
+/// each result lands in its cell's place, so the lines do not depend on the number of
+/// threads.
 fn run_cells(grid: &Grid, cells: &[usize], format: SweepFormat) -> CliResult<Vec<String>> {
     // The policies of each group, in policy order.
     let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
@@ -60,28 +61,39 @@ fn run_cells(grid: &Grid, cells: &[usize], format: SweepFormat) -> CliResult<Vec
         groups.entry(g).or_default().push(p);
     }
     let groups: Vec<(usize, Vec<usize>)> = groups.into_iter().collect();
+    let in_group = |g: usize| move |e: CliError| e.within(&grid.label(g));
+    // Every group's experiment resolved first, with every policy of the grid (so each shard
+    // checks them all), and dropped: bad input fails before anything runs, with the first
+    // group's error in order, and the warnings print once each, in order.
+    let checked: Vec<CliResult<Vec<String>>> = groups
+        .par_iter()
+        .map(|(g, _)| {
+            let exp = grid.experiment(*g, grid.policies.clone())?;
+            let r = exp.resolve().map_err(|e| in_group(*g)(e.into()))?;
+            Ok(r.warnings)
+        })
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for c in checked {
+        for w in c? {
+            if seen.insert(w.clone()) {
+                eprintln!("warning: {w}");
+            }
+        }
+    }
     let pb = progress_bar(0, "sweep");
-    let warned = std::sync::Mutex::new(std::collections::BTreeSet::new());
-    let done: Vec<CliResult<Vec<(usize, String)>>> = groups
+    let done: CliResult<Vec<Vec<(usize, String)>>> = groups
         .par_iter()
         .map(|(g, policies)| {
             let exp = grid.experiment(*g, grid.policies.clone())?;
-            // Resolved with every policy of the grid, so each shard checks them all.
-            let in_group = |e: CliError| e.within(&grid.label(*g));
-            let r = exp.resolve().map_err(|e| in_group(e.into()))?;
-            if let Ok(mut seen) = warned.lock() {
-                for w in &r.warnings {
-                    if seen.insert(w.clone()) {
-                        pb.suspend(|| eprintln!("warning: {w}"));
-                    }
-                }
-            }
+            let r = exp.resolve().map_err(|e| in_group(*g)(e.into()))?;
             let chosen = Experiment {
                 policies: policies.iter().map(|&p| grid.policies[p].clone()).collect(),
                 ..exp
             };
             let plan = r.plan(&chosen);
-            pb.inc_length((plan.tasks.len() * r.trace.jobs.len()) as u64);
+            let jobs = r.trace.jobs.len();
+            pb.inc_length((plan.tasks.len() * jobs) as u64);
             let results = plan
                 .tasks
                 .par_iter()
@@ -91,11 +103,11 @@ fn run_cells(grid: &Grid, cells: &[usize], format: SweepFormat) -> CliResult<Vec
                         pb.inc((p.jobs_done - shown) as u64);
                         shown = p.jobs_done;
                     });
-                    pb.inc((r.trace.jobs.len() - shown.min(r.trace.jobs.len())) as u64);
+                    pb.inc(jobs.saturating_sub(shown) as u64);
                     res
                 })
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| in_group(e.into()))?;
+                .map_err(|e| in_group(*g)(e.into()))?;
             let outcome = r.finish(&plan, results);
             let axes = grid.axes(*g)?;
             policies
@@ -110,10 +122,7 @@ fn run_cells(grid: &Grid, cells: &[usize], format: SweepFormat) -> CliResult<Vec
         })
         .collect();
     pb.finish_and_clear();
-    let mut rows: Vec<(usize, String)> = Vec::with_capacity(cells.len());
-    for d in done {
-        rows.extend(d?);
-    }
+    let mut rows: Vec<(usize, String)> = done?.into_iter().flatten().collect();
     orrery::order::sort_by_key(&mut rows, |(cell, _)| *cell);
     Ok(rows.into_iter().map(|(_, line)| line).collect())
 }
