@@ -188,6 +188,36 @@ impl ClusterSpec {
     pub fn counts(&self) -> Vec<u32> {
         self.types.iter().map(|t| t.count).collect()
     }
+
+    /// The cluster with every type's GPUs multiplied by `factor`, in whole servers: each
+    /// type gets its servers times `factor`, rounded to the nearest whole number, at least
+    /// one when it had GPUs (a type with none keeps none). Prices and server sizes stay.
+    pub fn scaled(&self, factor: f64) -> Result<ClusterSpec, ClusterError> {
+        if !(factor.is_finite() && factor > 0.0) {
+            return Err(invalid(
+                &self.to_string(),
+                format!("scale {factor} must be a positive number"),
+            ));
+        }
+        let mut out = self.clone();
+        for t in &mut out.types {
+            if t.count == 0 {
+                continue;
+            }
+            let per = f64::from(t.per_server.max(1));
+            let servers = (f64::from(t.count) / per * factor).round().max(1.0);
+            let count = servers * per;
+            if count > 1_000_000.0 {
+                return Err(invalid(
+                    &t.name,
+                    format!("scaled by {factor}: at most 1,000,000 GPUs per type"),
+                ));
+            }
+            t.count = count as u32;
+        }
+        out.validate()?;
+        Ok(out)
+    }
 }
 
 fn parse_named(part: &str) -> Result<GpuType, ClusterError> {
@@ -256,6 +286,27 @@ impl fmt::Display for ClusterSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scaling_keeps_whole_servers() {
+        let c = ClusterSpec::parse("v100:36,a100:16/8@2.5,inference:0/8").unwrap();
+        let half = c.scaled(0.5).unwrap();
+        assert_eq!(half.to_string(), "v100:18,a100:8/8@2.5,inference:0/8");
+        assert_eq!(c.scaled(0.01).unwrap().counts(), [1, 8, 0]);
+        assert_eq!(c.scaled(3.0).unwrap().counts(), [108, 48, 0]);
+        // 10 GPUs in servers of 4 are 2.5 servers: x2 makes 5.
+        assert_eq!(
+            ClusterSpec::parse("t4:10/4")
+                .unwrap()
+                .scaled(2.0)
+                .unwrap()
+                .counts(),
+            [20]
+        );
+        for bad in [0.0, -1.0, f64::NAN, 1e9] {
+            assert!(c.scaled(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn named_form_with_servers_and_prices() {

@@ -5,23 +5,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-fn orrery(args: &[&str]) -> Output {
+pub(crate) fn orrery(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_orrery"))
         .args(args)
         .output()
         .expect("the orrery binary runs")
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Run and require success; returns stdout.
-fn ok(args: &[&str]) -> String {
+pub(crate) fn ok(args: &[&str]) -> String {
     let o = orrery(args);
     assert!(
         o.status.success(),
@@ -33,7 +33,7 @@ fn ok(args: &[&str]) -> String {
 }
 
 /// Run and require exit code 2 with an `error:` message; returns stderr.
-fn bad(args: &[&str]) -> String {
+pub(crate) fn bad(args: &[&str]) -> String {
     let o = orrery(args);
     let err = stderr(&o);
     assert_eq!(
@@ -47,10 +47,10 @@ fn bad(args: &[&str]) -> String {
 }
 
 /// A temp file path unique to this process and call, removed on drop.
-struct Temp(PathBuf);
+pub(crate) struct Temp(PathBuf);
 
 impl Temp {
-    fn new(tag: &str, ext: &str) -> Self {
+    pub(crate) fn new(tag: &str, ext: &str) -> Self {
         static N: AtomicUsize = AtomicUsize::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
         Temp(std::env::temp_dir().join(format!(
@@ -59,17 +59,17 @@ impl Temp {
         )))
     }
 
-    fn with(tag: &str, ext: &str, text: &str) -> Self {
+    pub(crate) fn with(tag: &str, ext: &str, text: &str) -> Self {
         let t = Temp::new(tag, ext);
         std::fs::write(&t.0, text).expect("write temp file");
         t
     }
 
-    fn s(&self) -> &str {
+    pub(crate) fn s(&self) -> &str {
         self.0.to_str().expect("utf-8 temp path")
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 }
@@ -80,12 +80,12 @@ impl Drop for Temp {
     }
 }
 
-fn json(text: &str) -> serde_json::Value {
+pub(crate) fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}"))
 }
 
 /// A small generated trace (CSV) of `n` jobs at 4 jobs/hour.
-fn small_trace(n: usize) -> Temp {
+pub(crate) fn small_trace(n: usize) -> Temp {
     let t = Temp::new("trace", "csv");
     ok(&[
         "generate",
@@ -103,7 +103,7 @@ fn small_trace(n: usize) -> Temp {
     t
 }
 
-const SMALL_CLUSTER: &str = "v100:4,p100:4,k80:4";
+pub(crate) const SMALL_CLUSTER: &str = "v100:4,p100:4,k80:4";
 
 #[test]
 fn run_with_no_arguments_prints_a_table() {
@@ -338,51 +338,6 @@ fn config_file_with_overrides() {
     let broken = Temp::with("config-bad", "json", "{\"cluster\": 3}");
     let err = bad(&["run", "--config", broken.s()]);
     assert!(err.contains(broken.s()), "{err}");
-}
-
-#[test]
-fn sweep_writes_rows_in_a_fixed_order() {
-    let args = [
-        "sweep",
-        "--policy",
-        "las",
-        "--policy",
-        "fifo",
-        "--rates",
-        "2,1",
-        "--seeds",
-        "0..2",
-        "--num-jobs",
-        "12",
-        "--cluster",
-        SMALL_CLUSTER,
-    ];
-    let out = ok(&args);
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(
-        lines[0],
-        "policy,jobs_per_hour,seed,num_jobs,avg_jct_s,p99_jct_s,makespan_s,avg_wait_s,utilization,max_rho"
-    );
-    let keys: Vec<String> = lines[1..]
-        .iter()
-        .map(|l| l.split(',').take(3).collect::<Vec<_>>().join(","))
-        .collect();
-    assert_eq!(
-        keys,
-        [
-            "las,1,0", "las,1,1", "las,2,0", "las,2,1", "fifo,1,0", "fifo,1,1", "fifo,2,0",
-            "fifo,2,1"
-        ]
-    );
-    assert!(lines[1..].iter().all(|l| l.split(',').nth(3) == Some("12")));
-    assert!(lines[1..].iter().all(|l| l.split(',').count() == 10));
-    // Deterministic, and --out writes the same text.
-    assert_eq!(out, ok(&args));
-    let f = Temp::new("sweep", "csv");
-    let mut with_out = args.to_vec();
-    with_out.extend(["--out", f.s()]);
-    ok(&with_out);
-    assert_eq!(std::fs::read_to_string(f.path()).unwrap(), out);
 }
 
 #[test]

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every check and test of Orrery: formatting, clippy on both targets, the whole Rust test
 # suite (unit, integration, fidelity against Gavel's simulator when ../shared/reference is
-# present), then builds the web page with trunk and runs the end-to-end tests in headless
+# present), a sweep's shards and merge as a job array on a single-node Slurm started for the
+# purpose (tests/cluster/slurm_test.sh; installs Debian's slurm-wlm and munge when missing),
+# then builds the web page with trunk and runs the end-to-end tests in headless
 # Chromium. Installs what is missing first (www/tools.sh), idempotently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +42,17 @@ cargo test --release --all-targets -- --show-output 2>&1 | tee target/test-outpu
 rust_passed=$(grep -Eo '^test result: .*' target/test-output.txt | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
 rust_failed=$(grep -Eo '^test result: .*' target/test-output.txt | grep -Eo '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
 
+step "Slurm job array: a sweep's shards and merge on a single-node Slurm (tests/cluster/slurm_test.sh)"
+if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+  echo "installing Debian's slurm-wlm and munge"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge >/dev/null
+fi
+cargo build --release --bin orrery
+tests/cluster/slurm_test.sh
+slurm_passed=1
+
 step "web page (trunk build --release)"
 cargo build --release --bin orrery
 trunk build --release
@@ -54,5 +67,5 @@ skipped=$(grep -c '^SKIPPED' target/test-output.txt || true)
 if [ "$skipped" -gt 0 ]; then
   echo "note: $skipped test(s) printed SKIPPED"
 fi
-printf '\nall: %s passed, %s failed\n' "$((rust_passed + browser_passed))" "$((rust_failed + browser_failed))"
+printf '\nall: %s passed, %s failed\n' "$((rust_passed + slurm_passed + browser_passed))" "$((rust_failed + browser_failed))"
 printf 'took %dm%02ds\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))

@@ -19,5 +19,6 @@ mod pollux;
 mod shell;
 mod sia;
 mod sim;
+mod sweep;
 mod traces;
 mod type_order;

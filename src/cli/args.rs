@@ -17,7 +17,8 @@ pub(crate) enum Command {
     Run(RunArgs),
     /// Run several policies on the same experiment and compare their metrics.
     Compare(CompareArgs),
-    /// Sweep policies x arrival rates x seeds on synthetic workloads; one CSV row per cell.
+    /// Sweep an experiment over policies, seeds, loads and cluster sizes, in shards if asked;
+    /// one CSV row (or JSON object) per cell. `orrery sweep merge` joins shards' outputs.
     Sweep(SweepArgs),
     /// Write a synthetic trace (Gavel's generator recipe).
     Generate(GenerateArgs),
@@ -148,9 +149,10 @@ pub(crate) struct ExperimentArgs {
     pub(crate) profile_free: bool,
     #[command(flatten)]
     pub(crate) filter: FilterArgs,
-    /// Cluster: `v100:36,p100:36,k80:36`, `36:36:36` (v100:p100:k80) or JSON.
+    /// Cluster: `v100:36,p100:36,k80:36`, `36:36:36` (v100:p100:k80) or JSON (`sweep`:
+    /// repeat for several).
     #[arg(long, value_name = "SPEC")]
-    pub(crate) cluster: Option<String>,
+    pub(crate) cluster: Vec<String>,
     /// Experiment seed (every random choice derives from it).
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
@@ -176,6 +178,10 @@ pub(crate) struct ExperimentArgs {
     /// (e.g. `--slowdown cifar10=1.8`).
     #[arg(long, value_name = "APP=FACTOR", value_parser = parse_app_factor)]
     pub(crate) slowdown: Vec<(String, f64)>,
+    /// Offered load: arrivals compressed in time by FACTOR about the first one (2: jobs
+    /// arrive twice as fast; 0.5: half as fast), for a trace or a generated workload.
+    #[arg(long, value_name = "FACTOR", value_parser = parse_load)]
+    pub(crate) load: Option<f64>,
     /// Skip the isolated baseline run (no finish-time fairness rho).
     #[arg(long)]
     pub(crate) no_fairness: bool,
@@ -293,50 +299,121 @@ pub(crate) struct CompareArgs {
     pub(crate) out: Option<PathBuf>,
 }
 
+/// `orrery sweep`: a grid of runs of one experiment, or `orrery sweep merge`.
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(crate) struct SweepArgs {
-    /// Policy spec to sweep; repeat for several [default: the default scenario's policies].
+    #[command(subcommand)]
+    pub(crate) command: Option<SweepCommand>,
+    /// The base experiment (`--preset`, `--config`, `--link`, `--trace`... as for `run`);
+    /// `--cluster` may be repeated, each cluster an axis value.
+    #[command(flatten)]
+    pub(crate) exp: ExperimentArgs,
+    /// Policy spec to sweep; repeat for several [default: the experiment's policies].
     #[arg(long, value_name = "SPEC")]
     pub(crate) policy: Vec<String>,
-    /// Arrival rates in jobs/hour, comma-separated (0 = every job at t = 0).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "0.5,1,2", value_parser = parse_rate, allow_hyphen_values = true)]
-    pub(crate) rates: Vec<f64>,
-    /// Seeds, comma-separated; ranges `A..B` (B excluded) and `A..=B` are allowed.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "0,1,2", value_parser = parse_seeds)]
+    /// Seeds, comma-separated; ranges `A..B` (B excluded) and `A..=B` are allowed. Each sets
+    /// the experiment seed and a generated workload's seed [default: the experiment's].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_seeds, conflicts_with = "seed")]
     pub(crate) seeds: Vec<SeedRange>,
-    /// Jobs per generated workload.
-    #[arg(long, value_name = "N", default_value_t = 200, value_parser = parse_num_jobs)]
-    pub(crate) num_jobs: usize,
-    /// Draw multi-GPU jobs (scale factors 1/2/4/8).
+    /// Arrival rates of a generated workload in jobs/hour, comma-separated (0 = every job
+    /// at t = 0) [default: the generator's].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_rate, allow_hyphen_values = true)]
+    pub(crate) rates: Vec<f64>,
+    /// Load factors, comma-separated: arrivals compressed in time by each (as `--load`), for
+    /// a trace or a generated workload [default: the experiment's, 1].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_load, conflicts_with = "load", allow_hyphen_values = true)]
+    pub(crate) loads: Vec<f64>,
+    /// Cluster sizes, comma-separated factors: every GPU type's servers times each, rounded
+    /// to whole servers [default: 1].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cluster_scale, allow_hyphen_values = true)]
+    pub(crate) cluster_scales: Vec<f64>,
+    /// Generate the workload: N jobs drawn from the experiment's profile (replacing a
+    /// bundled trace; for a generated workload, its number of jobs).
+    #[arg(long, value_name = "N", value_parser = parse_num_jobs, conflicts_with = "trace")]
+    pub(crate) num_jobs: Option<usize>,
+    /// A generated workload draws multi-GPU jobs (scale factors 1/2/4/8).
     #[arg(long)]
     pub(crate) multi_gpu: bool,
-    /// Give 20% of the jobs priority weight 5.
+    /// A generated workload gives 20% of its jobs priority weight 5.
     #[arg(long)]
     pub(crate) priority_weights: bool,
-    /// Cluster spec [default: the default scenario's cluster].
-    #[arg(long, value_name = "SPEC")]
-    pub(crate) cluster: Option<String>,
-    /// Throughput profile file [default: the bundled gavel-types profile].
-    #[arg(long, value_name = "FILE")]
-    pub(crate) profile: Option<PathBuf>,
-    /// Round length in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 360.0, value_parser = parse_positive_seconds, allow_hyphen_values = true)]
-    pub(crate) round: f64,
-    /// Reproduce the mechanism of Gavel's simulator.
-    #[arg(long)]
-    pub(crate) gavel_compat: bool,
-    /// Seconds lost when a job's placement changes.
-    #[arg(long, value_name = "SECONDS", default_value_t = 0.0, value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
-    pub(crate) restart_cost: f64,
-    /// Measure only jobs with ids in [A, B).
-    #[arg(long, value_name = "A:B", value_parser = parse_window, allow_hyphen_values = true)]
-    pub(crate) window: Option<Window>,
-    /// Skip the isolated baseline runs (the max_rho column stays empty).
-    #[arg(long)]
-    pub(crate) no_fairness: bool,
-    /// Write the CSV to FILE instead of standard output.
+    /// Run only shard K of N (K from 1): the cells whose index modulo N is K - 1. `orrery
+    /// sweep merge` joins the shards' outputs.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub(crate) shard: Option<Shard>,
+    /// Output format: one CSV row or one JSON object per cell.
+    #[arg(long, value_enum, default_value_t = SweepFormat::Csv)]
+    pub(crate) format: SweepFormat,
+    /// Write to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub(crate) out: Option<PathBuf>,
+}
+
+/// `orrery sweep <command>`.
+#[derive(Subcommand, Debug)]
+pub(crate) enum SweepCommand {
+    /// Join the outputs of a sweep's shards into the output of the whole sweep (exactly what
+    /// the sweep without --shard writes); refuses outputs of different sweeps and reports
+    /// missing and duplicate cells.
+    Merge(MergeArgs),
+}
+
+/// Flags of `orrery sweep merge`.
+#[derive(Args, Debug)]
+pub(crate) struct MergeArgs {
+    /// The shards' outputs (CSV or JSON, all of one format).
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<PathBuf>,
+    /// Write to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SweepFormat {
+    /// One CSV row per cell.
+    Csv,
+    /// One JSON object per cell, with the whole summary.
+    Json,
+}
+
+/// Shard `k` of `n` (`k` from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shard {
+    pub(crate) k: usize,
+    pub(crate) n: usize,
+}
+
+/// At most this many shards.
+pub(crate) const MAX_SHARDS: usize = 1_000_000;
+
+pub(crate) fn parse_shard(s: &str) -> Result<Shard, String> {
+    let (k, n) = s
+        .trim()
+        .split_once('/')
+        .ok_or_else(|| format!("'{s}' is not K/N (e.g. 2/8: shard 2 of 8)"))?;
+    let num = |t: &str| -> Result<usize, String> {
+        t.trim()
+            .parse()
+            .map_err(|_| format!("'{}' is not a whole number", t.trim()))
+    };
+    let (k, n) = (num(k)?, num(n)?);
+    if n == 0 || n > MAX_SHARDS {
+        return Err(format!("{n} shards: give 1 to {MAX_SHARDS}"));
+    }
+    if k == 0 || k > n {
+        return Err(format!("shard {k} of {n}: K runs from 1 to N"));
+    }
+    Ok(Shard { k, n })
+}
+
+pub(crate) fn parse_cluster_scale(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    if !(v > 0.0 && v <= 1000.0) {
+        return Err(format!("{v} must be a factor above 0 and at most 1000"));
+    }
+    Ok(v)
 }
 
 #[derive(Args, Debug)]
@@ -428,8 +505,9 @@ pub(crate) struct BenchArgs {
     /// Run only the benchmark groups whose name contains WORD: lp, lp all (one solve of
     /// every LP policy at 128 and 512 jobs), lp bisections (the packed finish-time and
     /// makespan bisections at 512 jobs, minutes), mechanism, static,
-    /// continuous, elastic (pollux), pooled (aryl), preemptive (pickyman), allox,
-    /// dl2.
+    /// continuous, elastic (pollux), pooled (aryl), philly (the Philly trace replayed by
+    /// four policies, when ../shared/reference/sia/philly.csv is there), preemptive
+    /// (pickyman), allox, dl2.
     #[arg(long, value_name = "WORD")]
     pub(crate) only: Option<String>,
 }
@@ -556,6 +634,15 @@ pub(crate) fn parse_rate(s: &str) -> Result<f64, String> {
     if v < 0.0 {
         return Err(format!("{v} jobs/hour must not be negative"));
     }
+    Ok(v)
+}
+
+pub(crate) fn parse_load(s: &str) -> Result<f64, String> {
+    let v = parse_f64(s)?;
+    orrery::workload::load::check_load_factor(v).map_err(|_| {
+        let (lo, hi) = orrery::workload::load::LOAD_FACTOR_RANGE;
+        format!("{v} must be a factor between {lo} and {hi}")
+    })?;
     Ok(v)
 }
 

@@ -690,6 +690,12 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         ));
     }
 
+    // (f') Production scale: the Philly trace (about 82,000 jobs) replayed on 2,496 GPUs
+    // by four policies, when Sia's copy of it is there.
+    if on("philly") {
+        bench_philly(&mut rows, &progress)?;
+    }
+
     // (g') DL2: the bundled network's inference per decision, the slot simulator running
     // it on the dl2 scenario, and training throughput.
     if on("dl2") {

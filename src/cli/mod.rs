@@ -8,11 +8,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use orrery::cluster::ClusterSpec;
 use orrery::experiment::{
-    Experiment, ExperimentError, NetworkSource, Outcome, Plan, ProfileSource, Progress, Resolved,
-    RunResult, Task, WorkloadSource,
+    Experiment, ExperimentError, NetworkSource, Outcome, ProfileSource, Progress, Resolved,
+    WorkloadSource,
 };
 use orrery::job::JobSpec;
-use orrery::metrics::{csv_num, csv_opt, summaries_csv, Summary};
+use orrery::metrics::{summaries_csv, Summary};
 use orrery::policy::gavel::max_min_fairness::MaxMinFairness;
 use orrery::policy::{self, catalog, JobView, PolicyError, PolicyView};
 use orrery::sim::{Mechanism, SimConfig, SimEvent, Simulator};
@@ -29,6 +29,7 @@ use std::time::Instant;
 mod args;
 mod bench;
 mod bench_dl2;
+mod bench_philly;
 mod bench_sia;
 mod dl2;
 mod format;
@@ -41,6 +42,7 @@ mod trace_stats;
 use args::*;
 use bench::*;
 use bench_dl2::*;
+use bench_philly::*;
 use bench_sia::*;
 use dl2::*;
 use format::*;
@@ -68,6 +70,14 @@ impl CliError {
         match self {
             CliError::Input(_) => 2,
             CliError::Failure(_) => 1,
+        }
+    }
+
+    /// The same error, its message prefixed with where it happened.
+    pub(crate) fn within(self, place: &str) -> CliError {
+        match self {
+            CliError::Input(m) => CliError::Input(format!("{place}: {m}")),
+            CliError::Failure(m) => CliError::Failure(format!("{place}: {m}")),
         }
     }
 
@@ -299,8 +309,18 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
     if exp.is_elastic() {
         exp.fairness = false;
     }
-    if let Some(c) = &a.cluster {
-        exp.cluster = c.clone();
+    match a.cluster.as_slice() {
+        [] => {}
+        [c] => exp.cluster = c.clone(),
+        many => {
+            return Err(CliError::Input(format!(
+                "--cluster given {} times: an experiment has one cluster (`orrery sweep` takes several)",
+                many.len()
+            )))
+        }
+    }
+    if let Some(f) = a.load {
+        exp.load_factor = f;
     }
     if let Some(s) = a.seed {
         exp.seed = s;

@@ -105,6 +105,12 @@ fn default_round() -> f64 {
 fn default_true() -> bool {
     true
 }
+fn default_load() -> f64 {
+    1.0
+}
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
+}
 
 /// A complete, reproducible description of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,6 +155,11 @@ pub struct Experiment {
     /// Measure only jobs with ids in `[start, end)`; the run stops once they are done.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<(usize, usize)>,
+    /// The offered load: arrivals compressed in time by this factor about the first one
+    /// (2: jobs arrive twice as fast; 0.5: half as fast; see [`crate::workload::load`]),
+    /// after the trace filter, for any workload. 1 leaves the arrivals as they are.
+    #[serde(default = "default_load", skip_serializing_if = "is_one")]
+    pub load_factor: f64,
     /// Also run the isolated policy to compute finish-time fairness (rho).
     #[serde(default = "default_true")]
     pub fairness: bool,

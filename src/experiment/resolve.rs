@@ -71,6 +71,7 @@ impl Experiment {
         };
         let mut notes = Vec::new();
         let mut trace = self.filtered(trace, &mut notes)?;
+        self.apply_load(&mut trace, &mut notes)?;
         let mut warnings = Vec::new();
         let profile = if self.is_profile_free() {
             notes.push(PROFILE_FREE.to_string());
@@ -251,6 +252,7 @@ impl Experiment {
         };
         let mut notes = Vec::new();
         let mut trace = self.filtered(trace, &mut notes)?;
+        self.apply_load(&mut trace, &mut notes)?;
         if trace.is_timed() {
             return invalid(
                 "a trace of durations (Philly, Helios, Acme) runs profile-free or with a round-based throughput profile, not with parameter-server models",
@@ -345,6 +347,22 @@ impl Experiment {
             kept.jobs.len()
         ));
         Ok(kept)
+    }
+
+    /// Compress the arrivals by the load factor; a note says so (none at 1).
+    fn apply_load(
+        &self,
+        trace: &mut Trace,
+        notes: &mut Vec<String>,
+    ) -> Result<(), ExperimentError> {
+        crate::workload::load::scale_arrivals(trace, self.load_factor)?;
+        if self.load_factor != 1.0 {
+            notes.push(format!(
+                "load x{}: arrivals compressed in time by {} about the first one",
+                self.load_factor, self.load_factor
+            ));
+        }
+        Ok(())
     }
 
     /// Give each application listed in `slowdown` its factor (refused without elastic

@@ -16,6 +16,7 @@ pub mod filter;
 pub mod generator;
 pub mod inference;
 pub mod interp;
+pub mod load;
 pub mod overhead;
 pub mod pai;
 pub mod philly;

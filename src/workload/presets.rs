@@ -147,6 +147,7 @@ pub fn default_experiment() -> Experiment {
         slowdown: Default::default(),
         trace_filter: None,
         window: None,
+        load_factor: 1.0,
         fairness: true,
         inference: None,
         preemption: None,

@@ -1,0 +1,67 @@
+//! `orrery bench`'s production-scale replay: Sia's copy of the Philly trace (about 82,000
+//! jobs) on a 2,496-GPU cluster, profile-free, one whole run per policy, as `orrery run
+//! --trace philly.csv --cluster gpu:2496/8 --policy P --no-fairness` does it (reading and
+//! resolving the trace included).
+
+use super::*;
+
+/// The policies replayed, each against the same target.
+const POLICIES: [&str; 4] = ["las", "fifo", "tiresias", "max_min_fairness"];
+
+/// Each replay's target: one minute.
+const TARGET_S: f64 = 60.0;
+
+/// The cluster of the replay.
+const CLUSTER: &str = "gpu:2496/8";
+
+/// Sia's copy of the Philly trace, when the reference folder is there.
+fn philly_trace() -> Option<PathBuf> {
+    [
+        PathBuf::from("../shared/reference/sia/philly.csv"),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/sia/philly.csv"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+}
+
+/// One row per policy of [`POLICIES`]: a whole replay, timed once (it takes seconds); none
+/// without the trace (a note says so).
+pub(crate) fn bench_philly(rows: &mut Vec<BenchRow>, progress: &dyn Fn(&str)) -> CliResult<()> {
+    let Some(path) = philly_trace() else {
+        note("bench: ../shared/reference/sia/philly.csv is absent: no Philly replay rows");
+        return Ok(());
+    };
+    let text = read_file(&path, "trace")?;
+    for policy in POLICIES {
+        progress(&format!("Philly replay with {policy}"));
+        let exp = Experiment {
+            cluster: CLUSTER.into(),
+            workload: WorkloadSource::Inline {
+                name: path.display().to_string(),
+                text: text.clone(),
+            },
+            profile: ProfileSource::ProfileFree,
+            policies: vec![policy.into()],
+            fairness: false,
+            ..presets::default_experiment()
+        };
+        let (t, res) = time_it(|| -> CliResult<Summary> {
+            let r = exp.resolve()?;
+            Ok(r.run_policy(policy, None, None, |_| {})?.summary)
+        });
+        let s = res?;
+        rows.push(BenchRow::new(
+            format!("Philly replay, {} jobs, {policy}", s.num_jobs),
+            format!(
+                "Sia's philly.csv ({}), profile-free, {CLUSTER}, no fairness baseline, read and resolved in the time: avg JCT {:.0} s, {} rounds, {} unfinished",
+                path.display(),
+                s.avg_jct_s,
+                s.rounds,
+                s.unfinished
+            ),
+            vec![t],
+            Some(TARGET_S),
+        ));
+    }
+    Ok(())
+}
