@@ -23,7 +23,7 @@
 //! lines, never re-formats a number.
 
 use super::*;
-use orrery::metrics::csv_num;
+use orrery::metrics::{csv_num, csv_opt};
 
 /// The first words of a CSV sweep's first line.
 pub(crate) const CSV_MAGIC: &str = "# orrery sweep";
@@ -133,37 +133,34 @@ pub(crate) fn row_line(
     s: &Summary,
 ) -> CliResult<String> {
     Ok(match format {
-        SweepFormat::Csv => {
-            let num = |v: Option<f64>| v.map(csv_num).unwrap_or_default();
-            [
-                cell.to_string(),
-                quote(policy),
-                quote(&axes.cluster),
-                csv_num(axes.cluster_scale),
-                num(axes.jobs_per_hour),
-                csv_num(axes.load),
-                axes.seed.to_string(),
-                s.num_jobs.to_string(),
-                s.unfinished.to_string(),
-                csv_num(s.avg_jct_s),
-                csv_num(s.median_jct_s),
-                csv_num(s.p95_jct_s),
-                csv_num(s.p99_jct_s),
-                csv_num(s.makespan_s),
-                csv_num(s.avg_wait_s),
-                csv_num(s.p99_wait_s),
-                csv_num(s.utilization),
-                num(s.max_rho),
-                num(s.mean_rho),
-                num(s.jain_index),
-                s.restarts.to_string(),
-                s.preemptions.to_string(),
-                csv_num(s.gpu_hours),
-                csv_num(s.time_lost_s),
-                s.policy_failures.to_string(),
-            ]
-            .join(",")
-        }
+        SweepFormat::Csv => [
+            cell.to_string(),
+            quote(policy),
+            quote(&axes.cluster),
+            csv_num(axes.cluster_scale),
+            csv_opt(axes.jobs_per_hour),
+            csv_num(axes.load),
+            axes.seed.to_string(),
+            s.num_jobs.to_string(),
+            s.unfinished.to_string(),
+            csv_num(s.avg_jct_s),
+            csv_num(s.median_jct_s),
+            csv_num(s.p95_jct_s),
+            csv_num(s.p99_jct_s),
+            csv_num(s.makespan_s),
+            csv_num(s.avg_wait_s),
+            csv_num(s.p99_wait_s),
+            csv_num(s.utilization),
+            csv_opt(s.max_rho),
+            csv_opt(s.mean_rho),
+            csv_opt(s.jain_index),
+            s.restarts.to_string(),
+            s.preemptions.to_string(),
+            csv_num(s.gpu_hours),
+            csv_num(s.time_lost_s),
+            s.policy_failures.to_string(),
+        ]
+        .join(","),
         SweepFormat::Json => {
             #[derive(serde::Serialize)]
             struct JsonRow<'a> {
