@@ -44,8 +44,10 @@ pub fn parse_time(text: &str) -> Option<f64> {
         if n == 0 {
             return None;
         }
-        let text = std::str::from_utf8(&rest[..n + 1]).ok()?;
-        fraction = format!("0{text}").parse::<f64>().ok()?;
+        fraction = std::str::from_utf8(&rest[..n + 1])
+            .ok()?
+            .parse::<f64>()
+            .ok()?;
         rest = &after[n..];
     }
     let offset = match rest {
@@ -80,8 +82,10 @@ fn digits(d: &[u8]) -> Option<u32> {
 pub fn format_time(s: f64) -> String {
     match DateTime::from_timestamp(s.floor() as i64, 0) {
         Some(d) if s.is_finite() => format!(
-            "{} {:02}:{:02}:{:02}",
-            format_day(s),
+            "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+            d.year(),
+            d.month(),
+            d.day(),
             d.hour(),
             d.minute(),
             d.second()
