@@ -109,6 +109,36 @@ impl Colocation {
         }
     }
 
+    /// A table given by classes: `class_of[job]` for jobs `0..class_of.len()`, and for each
+    /// pair of classes `(a, b)` the steps/s of a job of `a` and of a job of `b` per type
+    /// when they share GPUs (within one class the lower id gets the first value). Pairs not
+    /// given train at 0, as do rows of the wrong length.
+    pub fn from_classes(
+        num_types: usize,
+        class_of: Vec<u32>,
+        pairs: impl IntoIterator<Item = ((u32, u32), Vec<(f64, f64)>)>,
+    ) -> Self {
+        let rates = pairs
+            .into_iter()
+            .filter(|(_, row)| row.len() == num_types)
+            .map(|((a, b), row)| {
+                let clean = |x: f64| if x.is_finite() && x > 0.0 { x } else { 0.0 };
+                let row: Vec<(f64, f64)> = if a <= b {
+                    row.iter().map(|&(x, y)| (clean(x), clean(y))).collect()
+                } else {
+                    row.iter().map(|&(x, y)| (clean(y), clean(x))).collect()
+                };
+                ((a.min(b), a.max(b)), row)
+            })
+            .filter(|(_, row)| row.iter().any(|&(x, y)| x > 0.0 || y > 0.0))
+            .collect();
+        Colocation {
+            num_types,
+            class_of,
+            rates,
+        }
+    }
+
     /// The class of `job` (jobs of one class have the same type and scale factor, so the
     /// same colocated throughputs with any other job), if the table knows the job.
     pub fn class(&self, job: JobId) -> Option<u32> {

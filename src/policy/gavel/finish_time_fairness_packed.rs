@@ -14,7 +14,7 @@
 //! each feasible point it finds as its new upper end (that point shows it feasible).
 
 use super::lp::Lp;
-use super::packed::{self, Layout};
+use super::packed::{self, Rows};
 use crate::job::JobId;
 use crate::policy::registry::Params;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
@@ -34,6 +34,7 @@ struct Memory {
 pub struct FinishTimeFairnessPacked {
     name: String,
     partners: usize,
+    by_class: bool,
     memory: BTreeMap<JobId, Memory>,
 }
 
@@ -43,6 +44,7 @@ impl FinishTimeFairnessPacked {
         Ok(Box::new(FinishTimeFairnessPacked {
             name: p.spec().to_string(),
             partners: p.u64("partners", 0, 0, packed::MAX_PARTNERS)? as usize,
+            by_class: p.bool("by_class", true)?,
             memory: BTreeMap::new(),
         }))
     }
@@ -61,7 +63,7 @@ impl FinishTimeFairnessPacked {
     /// optimal largest rho.
     pub fn solve(
         view: &PolicyView,
-        layout: &Layout,
+        layout: &Rows,
         cumulative: &[f64],
     ) -> Result<(Vec<Vec<f64>>, f64), String> {
         if view.jobs.is_empty() {
@@ -110,21 +112,26 @@ impl FinishTimeFairnessPacked {
         };
         let iso = layout.with_zero_pairs(super::isolated_fractions(view), n);
         let max_scale = |rho: f64| -> Option<(Vec<Vec<f64>>, f64)> {
-            let mut lp: Lp = layout.lp(view);
-            let z = lp.add_free();
+            let mut k = Vec::with_capacity(view.jobs.len());
             for (j, job) in view.jobs.iter().enumerate() {
                 let slack = rho * d[j] - job.time_since_arrival;
                 if slack <= 0.0 || job.steps_remaining <= 0.0 {
                     return None;
                 }
-                let per = slack / job.steps_remaining;
-                let scaled: Vec<(usize, Vec<f64>)> = terms[j]
-                    .iter()
-                    .map(|(r, c)| (*r, c.iter().map(|&v| v * per).collect()))
-                    .collect();
-                lp.push_at_least_rows(&scaled, z);
+                k.push(inv_w[j] * slack / job.steps_remaining);
             }
-            let x = lp.maximise(z.into()).ok()?;
+            let x = layout.maximise(view, &k, |lp| {
+                let z = lp.add_free();
+                for (j, job) in view.jobs.iter().enumerate() {
+                    let per = (rho * d[j] - job.time_since_arrival) / job.steps_remaining;
+                    let scaled: Vec<(usize, Vec<f64>)> = terms[j]
+                        .iter()
+                        .map(|(r, c)| (*r, c.iter().map(|&v| v * per).collect()))
+                        .collect();
+                    lp.push_at_least_rows(&scaled, z);
+                }
+                Some(z)
+            })?;
             let got = view
                 .jobs
                 .iter()
@@ -188,8 +195,8 @@ impl Policy for FinishTimeFairnessPacked {
             );
         }
         self.memory = next;
-        let layout = Layout::new(view, self.partners);
-        packed::decision(
+        let layout = Rows::new(view, self.partners, self.by_class);
+        packed::rows_decision(
             view,
             &layout,
             &self.name,
@@ -217,15 +224,16 @@ mod tests {
         // 0.8 p = b + 0.7 p: b = 1/11, p = 10/11, rho = 11/16.
         let w = World::new("a:1", &[(1, &[1.0]), (1, &[1.0])]).with_pairs(&[(0, 1, &[(0.8, 0.7)])]);
         let v = w.view();
-        let l = Layout::new(&v, 0);
+        let pl = super::super::packed::Layout::new(&v, 0);
+        let l = Rows::Pairs(pl.clone());
         let (x, rho) = FinishTimeFairnessPacked::solve(&v, &l, &[0.0, 0.0]).unwrap();
         assert!((rho - 11.0 / 16.0).abs() < 1e-4, "{rho}");
         assert!((x[2][0] - 10.0 / 11.0).abs() < 1e-3, "{x:?}");
         assert!(satisfies_packed(
             &x,
-            &l.row_scales(&v),
+            &pl.row_scales(&v),
             &[1.0],
-            &l.groups(),
+            &pl.groups(),
             1e-7
         ));
         // A priority weight of 2 halves job 0's weighted throughput: it needs twice the

@@ -13,6 +13,8 @@ pub struct Lp {
     constraints: Vec<Constraint>,
     /// Whether Clarabel refines each KKT solve iteratively (its default).
     refine: bool,
+    /// The variable standing for entries left out of the LP, if any.
+    zero: Option<Variable>,
 }
 
 impl Lp {
@@ -45,6 +47,7 @@ impl Lp {
             x,
             constraints,
             refine: true,
+            zero: None,
         }
     }
 
@@ -63,17 +66,41 @@ impl Lp {
     /// Variables `x >= 0` with, per type, `sum_r scale[r] x[r][t] <= counts[t]` and, per
     /// group, `sum_((r, w) in group) w sum_t x[r][t] <= 1`.
     pub fn grouped(scale: &[f64], counts: &[f64], groups: &[Vec<(usize, f64)>]) -> Lp {
+        Lp::grouped_live(scale, counts, groups, |_, _| true)
+    }
+
+    /// [`Lp::grouped`] with only the entries `(row, type)` where `live` holds: the others
+    /// are one variable fixed at 0 that no constraint mentions (every expression built
+    /// through this type leaves it out).
+    pub fn grouped_live(
+        scale: &[f64],
+        counts: &[f64],
+        groups: &[Vec<(usize, f64)>],
+        live: impl Fn(usize, usize) -> bool,
+    ) -> Lp {
         let mut vars = ProblemVariables::new();
         let n = counts.len();
-        let x: Vec<Vec<Variable>> = scale
-            .iter()
-            .map(|_| (0..n).map(|_| vars.add(variable().min(0.0))).collect())
+        let mut zero = None;
+        let x: Vec<Vec<Variable>> = (0..scale.len())
+            .map(|r| {
+                (0..n)
+                    .map(|t| {
+                        if live(r, t) {
+                            vars.add(variable().min(0.0))
+                        } else {
+                            *zero.get_or_insert_with(|| vars.add(variable().min(0.0).max(0.0)))
+                        }
+                    })
+                    .collect()
+            })
             .collect();
         let mut constraints = Vec::with_capacity(groups.len() + n);
         for (t, &cap) in counts.iter().enumerate() {
             let mut e = Expression::with_capacity(scale.len());
             for (r, row) in x.iter().enumerate() {
-                e.add_mul(scale[r], row[t]);
+                if Some(row[t]) != zero {
+                    e.add_mul(scale[r], row[t]);
+                }
             }
             constraints.push(e.leq(cap));
         }
@@ -81,7 +108,9 @@ impl Lp {
             let mut e = Expression::with_capacity(n * g.len());
             for &(r, w) in g {
                 for &v in &x[r] {
-                    e.add_mul(w, v);
+                    if Some(v) != zero {
+                        e.add_mul(w, v);
+                    }
                 }
             }
             constraints.push(e.leq(1.0));
@@ -91,7 +120,13 @@ impl Lp {
             x,
             constraints,
             refine: true,
+            zero,
         }
+    }
+
+    /// Whether `v` is a real variable (not the fixed zero of [`Lp::grouped_live`]).
+    fn live(&self, v: Variable) -> bool {
+        Some(v) != self.zero
     }
 
     /// Solve without Clarabel's iterative refinement of the KKT solves, with a smaller
@@ -120,7 +155,7 @@ impl Lp {
     pub fn row_expr(&self, job: usize, coef: &[f64]) -> Expression {
         let mut e = Expression::with_capacity(coef.len());
         for (t, &c) in coef.iter().enumerate() {
-            if c != 0.0 {
+            if c != 0.0 && self.live(self.x[job][t]) {
                 e.add_mul(c, self.x[job][t]);
             }
         }
@@ -134,7 +169,7 @@ impl Lp {
         let mut e = Expression::with_capacity(coef.len() + 1);
         e.add_mul(1.0, bound);
         for (t, &c) in coef.iter().enumerate() {
-            if c != 0.0 {
+            if c != 0.0 && self.live(self.x[job][t]) {
                 e.add_mul(-c, self.x[job][t]);
             }
         }
@@ -146,7 +181,7 @@ impl Lp {
         let mut e = Expression::with_capacity(terms.iter().map(|(_, c)| c.len()).sum());
         for (r, coef) in terms {
             for (t, &c) in coef.iter().enumerate() {
-                if c != 0.0 {
+                if c != 0.0 && self.live(self.x[*r][t]) {
                     e.add_mul(c, self.x[*r][t]);
                 }
             }
@@ -162,7 +197,7 @@ impl Lp {
         e.add_mul(1.0, bound);
         for (r, coef) in terms {
             for (t, &c) in coef.iter().enumerate() {
-                if c != 0.0 {
+                if c != 0.0 && self.live(self.x[*r][t]) {
                     e.add_mul(-c, self.x[*r][t]);
                 }
             }
@@ -170,14 +205,30 @@ impl Lp {
         self.constraints.push(e.leq(0.0));
     }
 
+    /// Number of constraints so far.
+    pub fn constraints(&self) -> usize {
+        self.constraints.len()
+    }
+
     /// Maximise `objective`; the fractions clipped to [0, 1], or the solver's complaint.
     pub fn maximise(self, objective: Expression) -> Result<Vec<Vec<f64>>, String> {
+        self.maximise_with_duals(objective).map(|(x, _)| x)
+    }
+
+    /// [`Lp::maximise`], with each constraint's dual value in the order they were added
+    /// (Clarabel's `z` for the problem as a minimisation: at least 0 on every inequality).
+    pub fn maximise_with_duals(
+        self,
+        objective: Expression,
+    ) -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
         let Lp {
             vars,
             x,
             constraints,
             refine,
+            ..
         } = self;
+        let count = constraints.len();
         let mut model = vars.maximise(objective).using(clarabel);
         model
             .settings()
@@ -195,13 +246,18 @@ impl Lp {
             .with_all(constraints)
             .solve()
             .map_err(|e| e.to_string())?;
-        Ok(x.iter()
+        let x = x
+            .iter()
             .map(|row| {
                 row.iter()
                     .map(|&v| solution.value(v).clamp(0.0, 1.0))
                     .collect()
             })
-            .collect())
+            .collect();
+        // Clarabel lists the variables' bounds before the constraints.
+        let z = &solution.inner().z;
+        let duals = z[z.len().saturating_sub(count)..].to_vec();
+        Ok((x, duals))
     }
 
     /// Find any feasible point (zero objective): the interior-point solver returns one near

@@ -32,6 +32,7 @@ pub mod max_sum_throughput_normalized_by_cost_packed_slos;
 pub mod min_total_duration;
 pub mod min_total_duration_packed;
 pub mod packed;
+pub mod partner_classes;
 
 use super::{PolicyTraits, PolicyView, Recompute};
 
@@ -115,6 +116,9 @@ pub(crate) mod testing {
     /// Two jobs and their colocated throughputs per type: `(a, b, [(a's, b's)])`.
     pub type PairSpec<'a> = (usize, usize, &'a [(f64, f64)]);
 
+    /// Two classes and their jobs' colocated throughputs per type: `((a, b), [(a's, b's)])`.
+    pub type ClassPairSpec = ((u32, u32), Vec<(f64, f64)>);
+
     /// Owned data behind a view.
     pub struct World {
         pub cluster: ClusterSpec,
@@ -165,6 +169,21 @@ pub(crate) mod testing {
                 colocation: self.colocation.as_ref(),
                 gavel_compat: false,
             }
+        }
+
+        /// Put jobs in colocation classes (`class_of[job]`) with colocated throughputs per
+        /// pair of classes: `((a, b), [(a's, b's) per type])`.
+        pub fn with_classes(
+            mut self,
+            class_of: &[u32],
+            pairs: &[ClassPairSpec],
+        ) -> Self {
+            self.colocation = Some(crate::workload::Colocation::from_classes(
+                self.cluster.num_types(),
+                class_of.to_vec(),
+                pairs.iter().cloned(),
+            ));
+            self
         }
 
         /// Give pairs of jobs colocated throughputs: `(a, b, [(a's, b's) per type])`.

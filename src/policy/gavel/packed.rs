@@ -16,6 +16,7 @@
 //! when either job keeps it.
 
 use super::lp::Lp;
+pub use super::partner_classes::PartnerClasses;
 use crate::policy::registry::ParamInfo;
 use crate::policy::{Allocation, Decision, PolicyTraits, PolicyView, Recompute};
 
@@ -25,6 +26,16 @@ pub const PARAMS: &[ParamInfo] = &[ParamInfo {
     default: "0",
     help: "Pair rows kept per job: its best partners by normalised pair gain (0 keeps every pair that can train).",
 }];
+
+/// The parameters of the packed bisections (finish-time fairness and makespan).
+pub const BISECTION_PARAMS: &[ParamInfo] = &[
+    PARAMS[0],
+    ParamInfo {
+        name: "by_class",
+        default: "true",
+        help: "Count pair time per job and partner class (same type and scale factor), split into pairs of jobs afterwards: the same optimum from a far smaller LP (false: one row per pair of jobs; `partners` > 0 implies it).",
+    },
+];
 
 /// Largest accepted `partners`.
 pub const MAX_PARTNERS: u64 = 1_000_000;
@@ -411,6 +422,103 @@ impl ClassPairs {
             pair_fractions,
         }
     }
+}
+
+/// The rows of a packed LP: one per pair of jobs ([`Layout`]) or one per job and partner
+/// class ([`PartnerClasses`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rows {
+    /// A row per pair of jobs.
+    Pairs(Layout),
+    /// A row per job and partner class.
+    Classes(PartnerClasses),
+}
+
+impl Rows {
+    /// Partner classes when `by_class` and every pair is kept (`partners == 0`) and the view
+    /// allows them; the per-pair layout otherwise.
+    pub fn new(view: &PolicyView, partners: usize, by_class: bool) -> Self {
+        if by_class && partners == 0 {
+            if let Some(c) = PartnerClasses::new(view) {
+                return Rows::Classes(c);
+            }
+        }
+        Rows::Pairs(Layout::new(view, partners))
+    }
+
+    /// An LP with the packed base constraints (and, over classes, the balance rows).
+    pub fn lp(&self, view: &PolicyView) -> Lp {
+        match self {
+            Rows::Pairs(l) => l.lp(view),
+            Rows::Classes(c) => c.lp(view),
+        }
+    }
+
+    /// Maximise the variable `add` returns after adding one row per job (in order) to the
+    /// LP, each job's pair terms at its rates times `k[job]`: over partner classes by
+    /// column generation ([`PartnerClasses::maximise`]).
+    pub fn maximise(
+        &self,
+        view: &PolicyView,
+        k: &[f64],
+        add: impl Fn(&mut Lp) -> Option<good_lp::Variable>,
+    ) -> Option<Vec<Vec<f64>>> {
+        match self {
+            Rows::Pairs(l) => {
+                let mut lp = l.lp(view);
+                let z = add(&mut lp)?;
+                lp.maximise(z.into()).ok()
+            }
+            Rows::Classes(c) => c.maximise(view, k, add),
+        }
+    }
+
+    /// For each job, its throughput terms scaled by `factor[job]`.
+    pub fn terms(&self, thr: &[Vec<f64>], factor: &[f64]) -> Vec<Vec<(usize, Vec<f64>)>> {
+        match self {
+            Rows::Pairs(l) => l.terms(thr, factor),
+            Rows::Classes(c) => c.terms(thr, factor),
+        }
+    }
+
+    /// Job `i`'s throughput under `x` with throughputs `thr`.
+    pub fn effective(&self, i: usize, thr: &[Vec<f64>], x: &[Vec<f64>]) -> f64 {
+        match self {
+            Rows::Pairs(l) => l.effective(i, thr, x),
+            Rows::Classes(c) => c.effective(i, thr, x),
+        }
+    }
+
+    /// Single-job rows `singles` padded with zero rows.
+    pub fn with_zero_pairs(&self, singles: Vec<Vec<f64>>, types: usize) -> Vec<Vec<f64>> {
+        match self {
+            Rows::Pairs(l) => l.with_zero_pairs(singles, types),
+            Rows::Classes(c) => c.with_zero_pairs(singles, types),
+        }
+    }
+
+    /// The decision for a solution `x`.
+    pub fn decision(&self, view: &PolicyView, x: Vec<Vec<f64>>) -> Decision {
+        match self {
+            Rows::Pairs(l) => l.decision(view, x),
+            Rows::Classes(c) => c.decision(view, x),
+        }
+    }
+}
+
+/// The decision for an LP's result over `rows`, or the solver's complaint as a policy
+/// failure (the mechanism then keeps the previous allocation).
+pub(crate) fn rows_decision(
+    view: &PolicyView,
+    rows: &Rows,
+    policy: &str,
+    solved: Result<Vec<Vec<f64>>, String>,
+) -> Result<Decision, crate::policy::PolicyError> {
+    let x = solved.map_err(|reason| crate::policy::PolicyError::Failed {
+        policy: policy.to_string(),
+        reason,
+    })?;
+    Ok(rows.decision(view, x))
 }
 
 /// The decision for an LP's result over `layout`, or the solver's complaint as a policy
