@@ -15,6 +15,7 @@ mod files;
 mod panels;
 mod shared;
 mod stepper;
+mod tasks;
 
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;

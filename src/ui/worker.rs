@@ -23,6 +23,11 @@ pub enum ToWorker {
     /// Train DL2's network on the workloads of a DL2 experiment (with a generated
     /// workload) with these settings.
     Train(Box<Experiment>, Box<TrainConfig>),
+    /// Run these tasks of the experiment's plan (one of several workers sharing a run):
+    /// the experiment comes with the first request and is kept for the next ones.
+    RunTasks(Option<Box<Experiment>>, Vec<usize>),
+    /// Finish the tasks run so far with the isolated baseline's JCTs (rho's denominators).
+    Finish(Option<Vec<Option<f64>>>),
 }
 
 /// One policy's results, as the charts and tables need them.
@@ -282,6 +287,12 @@ pub enum FromWorker {
     /// The results, against the partial results already sent, and the worker's compute
     /// time (ms).
     Done(Final, f64),
+    /// The isolated baseline's JCT per job (a worker sharing a run).
+    Iso(Vec<Option<f64>>),
+    /// The tasks of the last `RunTasks` have run; the worker's computing time so far (ms).
+    Idle(f64),
+    /// The final results of the tasks (by index) a worker sharing a run has run.
+    Finished(Vec<usize>, Final),
     /// The run failed.
     Failed(String),
     /// Training: how far it is.
@@ -382,7 +393,7 @@ impl Final {
     }
 }
 
-fn policy_result(
+pub(crate) fn policy_result(
     rec: Recorder,
     policy: &str,
     r: &Resolved,
@@ -440,7 +451,7 @@ pub fn run_experiment(
         .collect())
 }
 
-fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
+pub(crate) fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
     if let Ok(text) = serde_json::to_string(msg) {
         // A failed post means the page is gone; nothing to do.
         let _ = scope.post_message(&JsValue::from_str(&text));
@@ -497,6 +508,10 @@ pub fn worker_main() {
                     Err(e) => post(&reply_scope, &FromWorker::Failed(e)),
                 }
             }
+            ToWorker::RunTasks(exp, tasks) => {
+                super::tasks::run_tasks(&reply_scope, exp.map(|e| *e), &tasks)
+            }
+            ToWorker::Finish(iso) => super::tasks::finish_tasks(&reply_scope, iso),
             ToWorker::Train(exp, cfg) => {
                 let result = train_with_events(&exp, *cfg, js_sys::Date::now, |e| {
                     post(
@@ -611,6 +626,14 @@ impl WorkerHandle {
             .post_message(&JsValue::from_str(&text))
             .map_err(|e| format!("cannot start the worker: {e:?}"))?;
         Ok(handle)
+    }
+
+    /// Post another request to the worker.
+    pub fn post(&self, request: &ToWorker) -> Result<(), String> {
+        let text = serde_json::to_string(request).map_err(|e| e.to_string())?;
+        self.worker
+            .post_message(&JsValue::from_str(&text))
+            .map_err(|e| format!("cannot reach the worker: {e:?}"))
     }
 
     /// Bytes of JSON received from the worker so far.

@@ -173,11 +173,7 @@ pub(crate) mod testing {
 
         /// Put jobs in colocation classes (`class_of[job]`) with colocated throughputs per
         /// pair of classes: `((a, b), [(a's, b's) per type])`.
-        pub fn with_classes(
-            mut self,
-            class_of: &[u32],
-            pairs: &[ClassPairSpec],
-        ) -> Self {
+        pub fn with_classes(mut self, class_of: &[u32], pairs: &[ClassPairSpec]) -> Self {
             self.colocation = Some(crate::workload::Colocation::from_classes(
                 self.cluster.num_types(),
                 class_of.to_vec(),

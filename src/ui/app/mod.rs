@@ -12,6 +12,7 @@ mod filter;
 mod modes;
 pub mod msg;
 mod pai;
+mod pool;
 mod run;
 mod step;
 mod train;
@@ -99,6 +100,8 @@ struct Errors {
 /// The comparison in the worker, and its results.
 struct Run {
     worker: Option<WorkerHandle>,
+    /// The workers of a run shared among several.
+    pool: Option<pool::Pool>,
     progress: Option<Progress>,
     /// The progress bar and its label, updated in place.
     progress_refs: [NodeRef; 2],
@@ -245,6 +248,7 @@ impl Component for App {
             notice,
             run: Run {
                 worker: None,
+                pool: None,
                 progress: None,
                 progress_refs: Default::default(),
                 sent_exp: None,
@@ -339,7 +343,7 @@ impl Component for App {
                         <Dl2Settings exp={exp.clone()} {mech} error={self.errors.dl2.clone()} on_edit={link.callback(Msg::Dl2)} />
                     </aside>
                     <main>
-                        <ResultsPanel exp={exp.clone()} results={results.clone()} complete={self.run.complete} running={self.run.worker.is_some()}
+                        <ResultsPanel exp={exp.clone()} results={results.clone()} complete={self.run.complete} running={self.run.worker.is_some() || self.run.pool.is_some()}
                             progress={self.run.progress.clone()} progress_refs={self.run.progress_refs.clone()} error={self.errors.run.clone()}
                             timing={self.run.last_run_ms.map(|ms| (ms, self.run.worker_ms.unwrap_or(0.0), self.run.transfer_bytes.unwrap_or(0)))}
                             focus={self.view.focus_policy} on_run={link.callback(Msg::Run)} on_view={link.callback(Msg::View)} />

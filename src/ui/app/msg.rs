@@ -188,6 +188,8 @@ pub enum RunMsg {
     Cancel,
     /// A message from the worker.
     Worker(FromWorker),
+    /// A message from one worker (by index) of a run shared among several.
+    Pool(usize, FromWorker),
     /// Download results: summaries CSV or JSON, per-job or per-round CSV.
     Download(Export),
     /// A chart of the results could not be drawn.

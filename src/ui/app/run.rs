@@ -17,6 +17,7 @@ impl App {
     /// any, stops).
     pub(super) fn start_compare(&mut self, ctx: &Context<Self>) {
         self.run.worker = None;
+        self.run.pool = None;
         self.run.complete = false;
         self.errors.run = None;
         if self.exp.policies.is_empty() {
@@ -32,6 +33,34 @@ impl App {
             self.view.elastic_job = None;
             self.view.elastic_epoch = 0;
             self.view.preempt_policy = 0;
+        }
+        let (tasks, baseline) =
+            self.resolve_cached(&exp)
+                .map_or((exp.policies.len(), false), |r| {
+                    let plan = r.plan(&exp);
+                    (plan.tasks.len(), plan.has_baseline())
+                });
+        let k = super::pool::workers_for(tasks);
+        if k > 1 {
+            match self.start_pool(ctx, &exp, tasks, baseline, k) {
+                Ok(()) => {
+                    self.run.sent_exp = Some(Experiment::clone(&exp));
+                    self.run.partial.clear();
+                    self.run.progress = Some(Progress {
+                        run: 0,
+                        runs: tasks,
+                        policy: String::new(),
+                        jobs_done: 0,
+                        jobs: 1,
+                    });
+                    self.run.started_ms = now_ms();
+                }
+                Err(e) => {
+                    self.run.pool = None;
+                    self.errors.run = Some(e);
+                }
+            }
+            return;
         }
         let link = ctx.link().clone();
         let request = ToWorker::Run(Box::new(Experiment::clone(&exp)));
@@ -64,11 +93,13 @@ impl App {
             RunMsg::Compare => self.start_compare(ctx),
             RunMsg::Cancel => {
                 self.run.worker = None;
+                self.run.pool = None;
                 crate::ui::worker::prepare_spare();
                 self.run.progress = None;
                 self.errors.run = Some("cancelled".into());
             }
             RunMsg::Worker(m) => return self.worker_message(m),
+            RunMsg::Pool(k, m) => return self.pool_message(k, m),
             RunMsg::Download(what) => return self.download(what),
             RunMsg::ChartError(e) => self.errors.run = Some(format!("chart: {e}")),
         }
@@ -122,16 +153,20 @@ impl App {
                 crate::ui::worker::prepare_spare();
                 self.run.progress = None;
             }
-            // Training messages come from the training worker only.
-            FromWorker::TrainProgress(_) | FromWorker::TrainCurve(_) | FromWorker::Trained(_) => {
-                return false
-            }
+            // Training messages come from the training worker only, and those of a shared
+            // run from its workers.
+            FromWorker::TrainProgress(_)
+            | FromWorker::TrainCurve(_)
+            | FromWorker::Trained(_)
+            | FromWorker::Iso(_)
+            | FromWorker::Idle(_)
+            | FromWorker::Finished(..) => return false,
         }
         true
     }
 
     /// Results from the worker, for the experiment that was sent.
-    fn set_results(&mut self, runs: Vec<PolicyResult>) {
+    pub(super) fn set_results(&mut self, runs: Vec<PolicyResult>) {
         let exp = self
             .run
             .sent_exp
