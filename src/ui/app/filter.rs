@@ -4,6 +4,7 @@
 
 use super::experiment::{adopt_family, Family};
 use super::App;
+use crate::cluster::ClusterSpec;
 use crate::experiment::{ProfileSource, WorkloadSource};
 use crate::workload::{TimePoint, TraceFilter};
 
@@ -66,10 +67,16 @@ impl App {
             .map(|e| format!("{e} — the previous filter is kept"));
     }
 
-    /// Try an uploaded trace of durations (Philly, Helios, Acme): it runs profile-free,
-    /// with the round-based family's settings when the experiment was of another family.
-    /// Returns the note saying so.
-    pub(super) fn try_timed_trace(&mut self, name: String, text: String) -> Result<String, String> {
+    /// Try an uploaded trace of durations (Philly, Helios, Acme) whose largest job takes
+    /// `largest` GPUs: it runs profile-free, with the round-based family's settings when the
+    /// experiment was of another family. Returns the note saying so; an error says when the
+    /// cluster has no GPU type as large as the largest job.
+    pub(super) fn try_timed_trace(
+        &mut self,
+        name: String,
+        text: String,
+        largest: u32,
+    ) -> Result<String, String> {
         let mut c = self.with(|e| {
             e.workload = WorkloadSource::Inline {
                 name: name.clone(),
@@ -83,7 +90,15 @@ impl App {
             adopt_family(&mut c, Family::Rounds)
         };
         let was_free = self.exp.is_profile_free();
-        self.try_apply(c)?;
+        let most = ClusterSpec::parse(&c.cluster)
+            .map_or(0, |k| k.types.iter().map(|t| t.count).max().unwrap_or(0));
+        self.try_apply(c).map_err(|e| {
+            if largest > most {
+                format!("{e}: its largest job takes {largest} GPUs and the cluster's largest GPU type has {most}; give the cluster a GPU type of at least {largest} GPUs first (a spec such as gpu:2496/8)")
+            } else {
+                e
+            }
+        })?;
         self.sync_cluster_text();
         let mut note = format!(
             "'{name}' knows its jobs by duration and GPU count: each runs for its traced duration on any GPU type"
