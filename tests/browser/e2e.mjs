@@ -1,8 +1,10 @@
 // End-to-end tests of the web playground in headless Chromium (Debian's), driven by
 // playwright-core. Serves dist/ (built by `trunk build --release`) on 127.0.0.1 and checks
 // what a person would do: load, run, read the summary, share, reopen, upload a bad file,
-// step rounds, open a garbled link; the same for an elastic (Pollux) experiment with its
-// panel, charts, uploads and stepping, an experiment with an inference pool (Aryl) and a
+// step rounds, open a garbled link; the trace shape panel of a sample trace, and the whole
+// Philly trace (Sia's ../shared/reference/sia/philly.csv, 82,247 jobs; SKIPPED when absent)
+// uploaded and run under las with progress and a cancel; the same for an elastic (Pollux)
+// experiment with its panel, charts, uploads and stepping, an experiment with an inference pool (Aryl) and a
 // preemptive one (PickyMan) with its suspension timeline, table and settings, a
 // parameter-server one (DL2) with its family, stepping, DL2's network trained in the worker
 // (the same weights as natively) and bad DL2 inputs; and that the page's numbers equal the
@@ -287,6 +289,8 @@ try {
     // Its 128-GPU jobs fit no GPU type of the default cluster: the message says so.
     await p.setInputFiles('#trace-file', file);
     await p.waitForFunction(() => document.querySelector('#workload-error')?.textContent.includes('largest job takes 128 GPUs'), null, { timeout: 60000 });
+    const hint = await p.textContent('#workload-error');
+    assert(hint.includes('(v100:128/8, say)') && hint.includes('the previous workload is kept'), hint);
     await setCluster('v100:2496/8');
     let t0 = Date.now();
     await p.setInputFiles('#trace-file', file);

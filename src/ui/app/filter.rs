@@ -90,14 +90,20 @@ impl App {
             adopt_family(&mut c, Family::Rounds)
         };
         let was_free = self.exp.is_profile_free();
-        let most = ClusterSpec::parse(&c.cluster)
-            .map_or(0, |k| k.types.iter().map(|t| t.count).max().unwrap_or(0));
-        self.try_apply(c).map_err(|e| {
-            if largest > most {
-                format!("{e}: its largest job takes {largest} GPUs and the cluster's largest GPU type has {most}; give the cluster a GPU type of at least {largest} GPUs first (a spec such as gpu:2496/8)")
-            } else {
-                e
+        // The cluster's largest GPU type: a trace of durations needs one as large as its
+        // largest job.
+        let biggest = ClusterSpec::parse(&c.cluster)
+            .ok()
+            .and_then(|k| k.types.into_iter().rev().max_by_key(|t| t.count));
+        self.try_apply(c).map_err(|e| match biggest {
+            Some(t) if largest > t.count => {
+                let servers = if largest.is_multiple_of(8) { "/8" } else { "" };
+                format!(
+                    "{e}: its largest job takes {largest} GPUs and the cluster's largest GPU type, {}, has {}; give a GPU type at least {largest} GPUs first ({}:{largest}{servers}, say), then upload the trace again",
+                    t.name, t.count, t.name
+                )
             }
+            _ => e,
         })?;
         self.sync_cluster_text();
         let mut note = format!(
