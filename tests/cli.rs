@@ -929,3 +929,71 @@ fn traces_of_durations_run_profile_free_or_with_a_profile() {
     let e = bad(&["link", "--trace", &sia, "--status", "Pass"]);
     assert!(e.contains("no job status"), "{e}");
 }
+
+#[test]
+fn json_of_run_and_compare_says_profile_free_and_carries_the_notes() {
+    let sia = data_file("philly_sia.csv");
+    let common = ["--trace", &sia, "--cluster", "gpu:16/8", "--format", "json"];
+    let run = json(&ok(&[&["run", "--policy", "fifo"], &common[..]].concat()));
+    assert_eq!(run["profile_free"], serde_json::Value::Bool(true), "{run}");
+    assert_eq!(run["num_jobs"], 5, "{run}");
+    let notes = run["notes"].as_array().expect("notes");
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .is_some_and(|n| n.starts_with("profile-free: every job"))),
+        "{run}"
+    );
+    // Every summary of a comparison says so, with the filter's note.
+    let cmp = json(&ok(&[
+        &[
+            "compare",
+            "--policy",
+            "fifo",
+            "--policy",
+            "las",
+            "--max-jobs",
+            "3",
+        ],
+        &common[..],
+    ]
+    .concat()));
+    let rows = cmp.as_array().expect("an array of summaries");
+    assert_eq!(rows.len(), 2);
+    for s in rows {
+        assert_eq!(s["profile_free"], serde_json::Value::Bool(true), "{s}");
+        assert_eq!(s["num_jobs"], 3, "{s}");
+        let notes: Vec<&str> = s["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .filter_map(|n| n.as_str())
+            .collect();
+        assert!(notes.iter().any(|n| n.contains("3 of 5 jobs kept")), "{s}");
+    }
+    // With a profile the trace is not profile-free: no such key, the note of job types drawn.
+    let profile = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("traces/gavel_types_profile.json");
+    let with = json(&ok(&[
+        "run",
+        "--trace",
+        &sia,
+        "--profile",
+        profile.to_str().unwrap(),
+        "--cluster",
+        "v100:8,p100:8",
+        "--policy",
+        "fifo",
+        "--format",
+        "json",
+    ]));
+    assert!(with.get("profile_free").is_none(), "{with}");
+    assert!(with["notes"][0]
+        .as_str()
+        .is_some_and(|n| n.contains("job types drawn from the profile")));
+    // An experiment without notes prints the summary's fields alone.
+    let plain = json(&ok(&["run", "--format", "json"]));
+    assert!(
+        plain.get("profile_free").is_none() && plain.get("notes").is_none(),
+        "{plain}"
+    );
+}

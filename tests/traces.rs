@@ -115,6 +115,10 @@ fn sia_philly_csv() {
     let s = TraceStats::of(&t);
     assert!((s.gpu_hours.unwrap() - 706_965.0 / 3600.0).abs() < 1e-9);
     assert!(s.by_status.is_empty());
+    // Durations 45, 120, 600, 3600 and 86,400 s: the median is 600 s, and a quarter of
+    // the jobs take at most 120 s.
+    assert_eq!(s.work_quantiles[100], 600.0);
+    assert_eq!(s.work_quantiles[50], 120.0);
 }
 
 #[test]
@@ -470,6 +474,42 @@ fn job_types_drawn_from_a_profile() {
 }
 
 #[test]
+fn the_trace_as_read_keeps_durations_whatever_the_profile() {
+    // Profile-free, the trace as read is the trace as run (with the filter and the load).
+    let mut exp = experiment("philly_sia.csv", "gpu:16/8", ProfileSource::ProfileFree);
+    exp.trace_filter = Some(TraceFilter {
+        vcs: vec!["7b21aa".into()],
+        ..filter()
+    });
+    exp.load_factor = 2.0;
+    let read = exp.read_trace().unwrap().expect("a trace workload");
+    let r = exp.resolve().unwrap();
+    assert_eq!(read.jobs.len(), 3);
+    assert_eq!(TraceStats::of(&read), TraceStats::of(&r.trace));
+    assert_eq!(read.jobs[2].arrival, 4500.0 / 2.0);
+    // With a profile the jobs run in steps of drawn job types; as read they keep seconds.
+    let gavel = ProfileSource::Preset {
+        name: "gavel-types".into(),
+    };
+    let exp = experiment("philly_sia.csv", "v100:8,p100:8", gavel);
+    let s = TraceStats::of(&exp.read_trace().unwrap().unwrap());
+    assert!((s.gpu_hours.unwrap() - 706_965.0 / 3600.0).abs() < 1e-9);
+    assert_ne!(s, TraceStats::of(&exp.resolve().unwrap().trace));
+    // A generated workload has no trace to read; a bundled one does.
+    let mut gen = exp.clone();
+    gen.workload = WorkloadSource::Generated(Default::default());
+    assert_eq!(gen.read_trace().unwrap(), None);
+    let bundled = Experiment::default()
+        .read_trace()
+        .unwrap()
+        .expect("the default trace");
+    assert_eq!(
+        bundled.jobs.len(),
+        presets::trace("default").unwrap().jobs.len()
+    );
+}
+
+#[test]
 fn share_link_carries_the_filter_and_profile_free() {
     let mut exp = experiment(
         "helios_cluster_log.csv",
@@ -512,6 +552,10 @@ fn sia_processed_philly_trace() {
     assert!(s.by_gpus[0].jobs > 70_000, "{:?}", s.by_gpus[0]);
     assert_eq!(s.per_hour.iter().sum::<usize>(), 82_247);
     assert!(s.work.min >= 1.0 && s.work.p50 > 60.0 && s.work.p50 < 3600.0);
+    // The quantiles of the durations' CDF: from the shortest to the longest job.
+    let q = &s.work_quantiles;
+    assert_eq!(q.len(), 201);
+    assert_eq!((q[0], q[100], q[200]), (s.work.min, s.work.p50, s.work.max));
     assert!(s.by_vc.len() > 10);
     // Arrivals in order from 0; the first submission is the file's earliest timestamp.
     assert!(t.jobs.windows(2).all(|w| w[0].arrival <= w[1].arrival));

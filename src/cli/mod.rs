@@ -36,6 +36,7 @@ mod format;
 mod generate;
 mod list;
 mod run;
+mod summary_json;
 mod sweep;
 mod trace_stats;
 
@@ -49,6 +50,7 @@ use format::*;
 use generate::*;
 use list::*;
 use run::*;
+use summary_json::*;
 use sweep::*;
 use trace_stats::*;
 

@@ -48,7 +48,7 @@ pub(crate) fn cmd_run(a: RunArgs) -> CliResult<()> {
         write_file(out, &res.recorder.series_csv(&r.cluster))?;
     }
     let text = match a.format {
-        OutputFormat::Json => to_json(&res.summary)?,
+        OutputFormat::Json => to_json(&SummaryJson::new(&res.summary, &exp, &r))?,
         OutputFormat::Csv => summaries_csv(std::slice::from_ref(&res.summary)),
         OutputFormat::Table => render_kv(&summary_kv(&res.summary, &exp, &r, exp.fairness)),
     };
@@ -73,7 +73,12 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
         write_file(out, &summaries_csv(&summaries))?;
     }
     let text = match a.format {
-        OutputFormat::Json => to_json(&summaries)?,
+        OutputFormat::Json => to_json(
+            &summaries
+                .iter()
+                .map(|s| SummaryJson::new(s, &exp, &r))
+                .collect::<Vec<_>>(),
+        )?,
         OutputFormat::Csv => summaries_csv(&summaries),
         OutputFormat::Table => {
             let preemptive = r.preemption.is_some();

@@ -70,8 +70,7 @@ impl Experiment {
             WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
         };
         let mut notes = Vec::new();
-        let mut trace = self.filtered(trace, &mut notes)?;
-        self.apply_load(&mut trace, &mut notes)?;
+        let mut trace = self.prepared(trace, &mut notes)?;
         let mut warnings = Vec::new();
         let profile = if self.is_profile_free() {
             notes.push(PROFILE_FREE.to_string());
@@ -251,8 +250,7 @@ impl Experiment {
             WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
         };
         let mut notes = Vec::new();
-        let mut trace = self.filtered(trace, &mut notes)?;
-        self.apply_load(&mut trace, &mut notes)?;
+        let mut trace = self.prepared(trace, &mut notes)?;
         if trace.is_timed() {
             return invalid(
                 "a trace of durations (Philly, Helios, Acme) runs profile-free or with a round-based throughput profile, not with parameter-server models",
@@ -332,6 +330,27 @@ impl Experiment {
     /// Whether the experiment runs without a profile (see [`ProfileSource::ProfileFree`]).
     pub fn is_profile_free(&self) -> bool {
         matches!(self.profile, ProfileSource::ProfileFree)
+    }
+
+    /// The trace of a bundled or uploaded workload as the experiment reads it, before any
+    /// profile: its trace filter applied and its arrivals scaled by the load factor (the
+    /// jobs' work is still seconds for a trace of durations, which a profile would turn into
+    /// steps of the job types it draws). None for a generated workload, whose jobs are drawn
+    /// from the profile. The page's Trace shape panel charts it.
+    pub fn read_trace(&self) -> Result<Option<Trace>, ExperimentError> {
+        let trace = match &self.workload {
+            WorkloadSource::Preset { name } => presets::trace(name)?,
+            WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
+            WorkloadSource::Generated(_) => return Ok(None),
+        };
+        self.prepared(trace, &mut Vec::new()).map(Some)
+    }
+
+    /// The trace filtered and its arrivals scaled by the load factor; notes say so.
+    fn prepared(&self, trace: Trace, notes: &mut Vec<String>) -> Result<Trace, ExperimentError> {
+        let mut trace = self.filtered(trace, notes)?;
+        self.apply_load(&mut trace, notes)?;
+        Ok(trace)
     }
 
     /// The trace after the experiment's filter; a note says what the filter kept.

@@ -21,6 +21,9 @@ use crate::order;
 const HOUR: f64 = 3600.0;
 const DAY: f64 = 86_400.0;
 
+/// Intervals of [`TraceStats::work_quantiles`]: the work at every half percent.
+pub const QUANTILE_STEPS: usize = 200;
+
 /// Jobs of one GPU count.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GpuCount {
@@ -62,21 +65,31 @@ pub struct Spread {
     pub max: f64,
 }
 
+/// The finite values of `values`, ascending.
+fn sorted(values: &[f64]) -> Vec<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    order::sort_floats(&mut v);
+    v
+}
+
 impl Spread {
     /// The spread of `values` (all 0 when empty), percentiles interpolated as numpy does.
     pub fn of(values: &[f64]) -> Self {
-        let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+        Self::of_sorted(&sorted(values))
+    }
+
+    /// The spread of finite values sorted in ascending order.
+    fn of_sorted(v: &[f64]) -> Self {
         if v.is_empty() {
             return Spread::default();
         }
-        order::sort_floats(&mut v);
         Spread {
             mean: v.iter().sum::<f64>() / v.len() as f64,
             min: v.first().copied().unwrap_or(0.0),
-            p50: percentile(&v, 50.0),
-            p90: percentile(&v, 90.0),
-            p95: percentile(&v, 95.0),
-            p99: percentile(&v, 99.0),
+            p50: percentile(v, 50.0),
+            p90: percentile(v, 90.0),
+            p95: percentile(v, 95.0),
+            p99: percentile(v, 99.0),
             max: v.last().copied().unwrap_or(0.0),
         }
     }
@@ -124,6 +137,10 @@ pub struct TraceStats {
     pub gpus: Spread,
     /// Spread of the work: seconds for a trace of durations, else steps.
     pub work: Spread,
+    /// The work's distribution: its value at the fractions 0, 1/200, ..., 1 of the jobs
+    /// ([`QUANTILE_STEPS`] + 1 values, interpolated as numpy does; empty without jobs),
+    /// enough to draw its CDF.
+    pub work_quantiles: Vec<f64>,
     /// Jobs by virtual cluster (entity), most jobs first; empty when none is recorded.
     pub by_vc: Vec<LabelCount>,
     /// Jobs by status, most first; empty when none is recorded.
@@ -174,10 +191,15 @@ impl TraceStats {
         let statuses = origin.filter(|o| o.has_statuses()).map(|o| &o.statuses);
         for (i, j) in trace.jobs.iter().enumerate() {
             let h = hours(j);
-            let add = |m: &mut BTreeMap<String, (usize, f64)>, k: &str| {
-                let e = m.entry(k.to_string()).or_default();
-                e.0 += 1;
-                e.1 += h;
+            // A label is copied once, when it is first seen.
+            let add = |m: &mut BTreeMap<String, (usize, f64)>, k: &str| match m.get_mut(k) {
+                Some(e) => {
+                    e.0 += 1;
+                    e.1 += h;
+                }
+                None => {
+                    m.insert(k.to_string(), (1, h));
+                }
             };
             if let Some(vc) = &j.entity {
                 add(&mut by_vc, vc);
@@ -240,7 +262,14 @@ impl TraceStats {
             .iter()
             .map(|j| f64::from(j.scale_factor))
             .collect();
-        let work: Vec<f64> = trace.jobs.iter().map(|j| j.total_steps).collect();
+        let work = sorted(&trace.jobs.iter().map(|j| j.total_steps).collect::<Vec<_>>());
+        let work_quantiles = if work.is_empty() {
+            Vec::new()
+        } else {
+            (0..=QUANTILE_STEPS)
+                .map(|k| percentile(&work, 100.0 * k as f64 / QUANTILE_STEPS as f64))
+                .collect()
+        };
         TraceStats {
             name: trace.name.clone(),
             format: origin.map_or_else(
@@ -276,7 +305,8 @@ impl TraceStats {
                 })
                 .collect(),
             gpus: Spread::of(&gpus),
-            work: Spread::of(&work),
+            work: Spread::of_sorted(&work),
+            work_quantiles,
             by_vc: labels(by_vc, durations),
             by_status: labels(by_status, durations),
             by_type: labels(by_type, durations),
@@ -319,6 +349,11 @@ timestamp,duration,num_gpus,gpu_time,cluster
         assert_eq!(s.work.max, 7200.0);
         assert_eq!(s.work.min, 360.0);
         assert_eq!(s.work.p50, (1800.0 + 3600.0) / 2.0);
+        assert_eq!(s.work_quantiles.len(), QUANTILE_STEPS + 1);
+        assert_eq!(s.work_quantiles[0], 360.0);
+        assert_eq!(s.work_quantiles[QUANTILE_STEPS / 2], s.work.p50);
+        assert_eq!(s.work_quantiles[QUANTILE_STEPS], 7200.0);
+        assert!(s.work_quantiles.windows(2).all(|w| w[0] <= w[1]));
         assert_eq!(s.by_vc[0].name, "a");
         assert_eq!(s.by_vc[0].jobs, 3);
         assert!(s.by_status.is_empty());

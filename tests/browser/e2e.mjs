@@ -1,8 +1,10 @@
 // End-to-end tests of the web playground in headless Chromium (Debian's), driven by
 // playwright-core. Serves dist/ (built by `trunk build --release`) on 127.0.0.1 and checks
 // what a person would do: load, run, read the summary, share, reopen, upload a bad file,
-// step rounds, open a garbled link; the same for an elastic (Pollux) experiment with its
-// panel, charts, uploads and stepping, an experiment with an inference pool (Aryl) and a
+// step rounds, open a garbled link; the trace shape panel of a sample trace, and the whole
+// Philly trace (Sia's ../shared/reference/sia/philly.csv, 82,247 jobs; SKIPPED when absent)
+// uploaded and run under las with progress and a cancel; the same for an elastic (Pollux)
+// experiment with its panel, charts, uploads and stepping, an experiment with an inference pool (Aryl) and a
 // preemptive one (PickyMan) with its suspension timeline, table and settings, a
 // parameter-server one (DL2) with its family, stepping, DL2's network trained in the worker
 // (the same weights as natively) and bad DL2 inputs; and that the page's numbers equal the
@@ -228,6 +230,111 @@ try {
     assert((await page.textContent('#workload-label')) === before, 'workload changed');
     await page.setInputFiles('#trace-file', { name: 'unknown.csv', mimeType: 'text/csv', buffer: Buffer.from('job_type,arrival_s,total_steps\nNoSuchModel,0,100\n') });
     await page.waitForFunction(() => document.querySelector('#workload-error')?.textContent.includes('unknown.csv:2'));
+  });
+
+  await test('the trace shape panel charts the bundled and an uploaded trace, follows the filter and the profile, and is gone for the generator', async () => {
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await p.waitForSelector('#trace-shape-panel[data-jobs="120"]');
+    await p.click('#cancel', { timeout: 5000 }).catch(() => { /* already finished */ });
+    // Sia's Philly CSV sample: 5 jobs of 45 s to 1 day from 2017-10-04 09:00 to 10-05 14:00.
+    await p.setInputFiles('#trace-file', path.join(root, 'tests/data/philly_sia.csv'));
+    await p.waitForSelector('#trace-shape-panel[data-jobs="5"]');
+    assert((await p.getAttribute('#trace-shape-panel', 'data-gpu-hours')) === '196.4', await p.getAttribute('#trace-shape-panel', 'data-gpu-hours'));
+    const numbers = await p.textContent('#trace-shape-numbers');
+    for (const want of ['2017-10-04 09:00:00 to 2017-10-05 14:00:00', 'median 10 min', 'longest 1 d', 'GPU-hours196.4']) {
+      assert(numbers.includes(want), `no '${want}' in ${numbers}`);
+    }
+    for (const c of ['trace-gpus', 'trace-durations', 'trace-arrivals']) {
+      assert((await canvasDrawn(p, `#chart-${c}`)) > 500, `${c} is blank`);
+    }
+    assert(!(await p.$('#trace-shape-error')), 'a chart failed');
+    // 29 hours of arrivals: one bar per hour.
+    assert((await p.getAttribute('#chart-trace-arrivals', 'data-bins')) === '30', await p.getAttribute('#chart-trace-arrivals', 'data-bins'));
+    // The filter's sample is charted.
+    await p.fill('#filter-max-jobs', '2');
+    await p.dispatchEvent('#filter-max-jobs', 'change');
+    await p.waitForSelector('#trace-shape-panel[data-jobs="2"]');
+    // With a profile the jobs draw job types; the shape keeps the traced durations.
+    await p.selectOption('#profile-preset', 'gavel-types');
+    await p.waitForFunction(() => [...document.querySelectorAll('.workload-note')].some((n) => n.textContent.includes('job types drawn')));
+    const sampled = await p.getAttribute('#trace-shape-panel', 'data-gpu-hours');
+    assert(Number(sampled) > 0 && Number(sampled) < 196.4, sampled);
+    assert((await p.getAttribute('#trace-shape-panel', 'data-jobs')) === '2', 'the sample changed');
+    await p.click('#generate');
+    await p.waitForFunction(() => !document.querySelector('#trace-shape-panel') || document.querySelector('#workload-error'));
+    const error = await p.$('#workload-error');
+    assert(!error, error && await error.textContent());
+    assert(!(await p.$('#trace-shape-panel')), 'the shape of a generated workload');
+    await p.close();
+  });
+
+  await test('the whole Philly trace (82,247 jobs) uploads with its shape and runs las in the worker on 2,496 GPUs, with progress and a cancel, as natively', async () => {
+    const file = path.join(SIA_REF, 'philly.csv');
+    if (!fs.existsSync(file)) {
+      console.log('     SKIPPED: ../shared/reference absent');
+      return;
+    }
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await p.click('#cancel', { timeout: 5000 }).catch(() => { /* already finished */ });
+    const setCluster = async (spec) => {
+      await p.fill('#cluster-spec', spec);
+      await p.dispatchEvent('#cluster-spec', 'change');
+      await p.waitForFunction((s) => !document.querySelector('#cluster-error')
+        && document.querySelector('.cluster-table input[type=text]')?.value === s.split(':')[0], spec, { timeout: 60000 });
+    };
+    // Its 128-GPU jobs fit no GPU type of the default cluster: the message says so.
+    await p.setInputFiles('#trace-file', file);
+    await p.waitForFunction(() => document.querySelector('#workload-error')?.textContent.includes('largest job takes 128 GPUs'), null, { timeout: 60000 });
+    const hint = await p.textContent('#workload-error');
+    assert(hint.includes('(v100:128/8, say)') && hint.includes('the previous workload is kept'), hint);
+    await setCluster('v100:2496/8');
+    let t0 = Date.now();
+    await p.setInputFiles('#trace-file', file);
+    await p.waitForSelector('#trace-shape-panel[data-jobs="82247"]', { timeout: 120000 });
+    const uploadMs = Date.now() - t0;
+    const shapeMs = Number(await p.getAttribute('#trace-shape-panel', 'data-ms'));
+    assert((await p.getAttribute('#trace-shape-panel', 'data-gpu-hours')) === '978078.5', await p.getAttribute('#trace-shape-panel', 'data-gpu-hours'));
+    const numbers = await p.textContent('#trace-shape-numbers');
+    assert(numbers.includes('82,247') && numbers.includes('2017-09-04 10:30:41 to 2017-12-22 08:02:11'), numbers);
+    // 110 days of arrivals: one bar per day.
+    assert((await p.getAttribute('#chart-trace-arrivals', 'data-bins')) === '110', await p.getAttribute('#chart-trace-arrivals', 'data-bins'));
+    for (const c of ['trace-gpus', 'trace-durations', 'trace-arrivals']) {
+      assert((await canvasDrawn(p, `#chart-${c}`)) > 500, `${c} is blank`);
+    }
+    assert((await p.textContent('#notice')).includes('profile-free'), await p.textContent('#notice'));
+    await setCluster('gpu:2496/8');
+    await p.check('#policy-panel input[data-policy="las"]');
+    for (const other of ['max_min_fairness', 'max_min_fairness_perf']) await p.uncheck(`#policy-panel input[data-policy="${other}"]`);
+    await p.uncheck('#fairness');
+    t0 = Date.now();
+    await p.click('#compare');
+    await p.waitForSelector('#progress');
+    const moved = await p.waitForFunction(() => Number(document.querySelector('#progress')?.getAttribute('value')) > 0
+      || document.querySelector('#summary')?.getAttribute('data-complete') === 'true', null, { timeout: 300000 });
+    const progressed = await moved.evaluate(() => !!document.querySelector('#progress'));
+    const rows = await summary(p, 1, 600000, 'las');
+    const runMs = Date.now() - t0;
+    assert(progressed, 'the progress bar never moved');
+    assert(rows.length === 1, JSON.stringify(rows));
+    assert((await p.getAttribute('#summary tbody tr', 'data-num-jobs')) === '82247', await p.getAttribute('#summary tbody tr', 'data-num-jobs'));
+    const native = JSON.parse(execFileSync(ORRERY, ['run', '--trace', file, '--cluster', 'gpu:2496/8', '--policy', 'las', '--no-fairness', '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 }));
+    assert(native.num_jobs === 82247 && native.profile_free === true, JSON.stringify(native));
+    assert(rows[0].avg === native.avg_jct_s && rows[0].makespan === native.makespan_s, `page ${JSON.stringify(rows[0])} != native ${native.avg_jct_s} / ${native.makespan_s}`);
+    const pageMs = Number(await p.getAttribute('#run-ms', 'data-ms'));
+    const computeMs = Number(await p.getAttribute('#run-ms', 'data-compute-ms'));
+    // A second run, cancelled: the first one's results stay.
+    await p.click('#compare');
+    await p.waitForSelector('#progress');
+    await p.click('#cancel');
+    await p.waitForFunction(() => document.querySelector('#run-error')?.textContent.includes('cancelled'));
+    assert(!(await p.$('#progress')), 'still running');
+    assert((await p.getAttribute('#summary tbody tr', 'data-num-jobs')) === '82247', 'the results went');
+    console.log(`     upload to shape ${uploadMs} ms (statistics ${shapeMs} ms); las run ${runMs} ms to the summary (page: ${pageMs} ms, ${computeMs} ms computing in the worker)`);
+    await p.close();
   });
 
   await test('the restart model is named and edited in the page, and a link carries it to the CLI', async () => {

@@ -75,13 +75,16 @@ impl App {
             WorkloadMsg::TraceFile(name, text) => {
                 self.errors.workload = match Trace::parse(&text, &name) {
                     Err(e) => Some(format!("{e} — the previous workload is kept")),
-                    Ok(t) if t.is_timed() => match self.try_timed_trace(name, text) {
-                        Ok(note) => {
-                            self.note(Some(note));
-                            None
+                    Ok(t) if t.is_timed() => {
+                        let largest = t.jobs.iter().map(|j| j.scale_factor).max().unwrap_or(0);
+                        match self.try_timed_trace(name, text, largest) {
+                            Ok(note) => {
+                                self.note(Some(note));
+                                None
+                            }
+                            Err(e) => Some(format!("{e} — the previous workload is kept")),
                         }
-                        Err(e) => Some(format!("{e} — the previous workload is kept")),
-                    },
+                    }
                     Ok(_) => match self.try_trace(name, text) {
                         Ok(note) => {
                             self.note(note);

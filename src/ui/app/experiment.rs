@@ -204,6 +204,7 @@ impl App {
         }
         self.step.run = None;
         self.step.playing = false;
+        self.refresh_shape();
         Ok(())
     }
 
@@ -213,6 +214,7 @@ impl App {
         let mut exp = Experiment::clone(&self.exp);
         change(&mut exp);
         self.exp = Shared::new(exp);
+        self.refresh_shape();
     }
 
     /// The experiment a change of the current one makes (a candidate for

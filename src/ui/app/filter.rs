@@ -4,6 +4,7 @@
 
 use super::experiment::{adopt_family, Family};
 use super::App;
+use crate::cluster::ClusterSpec;
 use crate::experiment::{ProfileSource, WorkloadSource};
 use crate::workload::{TimePoint, TraceFilter};
 
@@ -66,10 +67,16 @@ impl App {
             .map(|e| format!("{e} — the previous filter is kept"));
     }
 
-    /// Try an uploaded trace of durations (Philly, Helios, Acme): it runs profile-free,
-    /// with the round-based family's settings when the experiment was of another family.
-    /// Returns the note saying so.
-    pub(super) fn try_timed_trace(&mut self, name: String, text: String) -> Result<String, String> {
+    /// Try an uploaded trace of durations (Philly, Helios, Acme) whose largest job takes
+    /// `largest` GPUs: it runs profile-free, with the round-based family's settings when the
+    /// experiment was of another family. Returns the note saying so; an error says when the
+    /// cluster has no GPU type as large as the largest job.
+    pub(super) fn try_timed_trace(
+        &mut self,
+        name: String,
+        text: String,
+        largest: u32,
+    ) -> Result<String, String> {
         let mut c = self.with(|e| {
             e.workload = WorkloadSource::Inline {
                 name: name.clone(),
@@ -83,7 +90,21 @@ impl App {
             adopt_family(&mut c, Family::Rounds)
         };
         let was_free = self.exp.is_profile_free();
-        self.try_apply(c)?;
+        // The cluster's largest GPU type: a trace of durations needs one as large as its
+        // largest job.
+        let biggest = ClusterSpec::parse(&c.cluster)
+            .ok()
+            .and_then(|k| k.types.into_iter().rev().max_by_key(|t| t.count));
+        self.try_apply(c).map_err(|e| match biggest {
+            Some(t) if largest > t.count => {
+                let servers = if largest.is_multiple_of(8) { "/8" } else { "" };
+                format!(
+                    "{e}: its largest job takes {largest} GPUs and the cluster's largest GPU type, {}, has {}; give a GPU type at least {largest} GPUs first ({}:{largest}{servers}, say), then upload the trace again",
+                    t.name, t.count, t.name
+                )
+            }
+            _ => e,
+        })?;
         self.sync_cluster_text();
         let mut note = format!(
             "'{name}' knows its jobs by duration and GPU count: each runs for its traced duration on any GPU type"

@@ -3,8 +3,8 @@
 //! It lays the panels out, hands each what it shows, and handles the messages they send
 //! (one file per concern: `experiment.rs` applies edits, `edits.rs` handles the panels'
 //! edits, `modes.rs` the inference pool, preemption and DL2 settings, `pai.rs` the PAI
-//! import, `filter.rs` the trace filter and traces of durations, `run.rs` the comparison,
-//! `step.rs` stepping, `train.rs` DL2's training).
+//! import, `filter.rs` the trace filter and traces of durations, `shape.rs` the trace's
+//! shape, `run.rs` the comparison, `step.rs` stepping, `train.rs` DL2's training).
 
 mod edits;
 mod experiment;
@@ -14,6 +14,7 @@ pub mod msg;
 mod pai;
 mod pool;
 mod run;
+mod shape;
 mod step;
 mod train;
 
@@ -21,12 +22,14 @@ pub use experiment::PROFILE_FREE;
 pub use filter::filter_field;
 pub use msg::*;
 pub use pai::{PaiFile, PaiForm};
+pub use shape::TraceShape;
 
 use super::panels::{
     cluster::ClusterPanel, dl2::Dl2Settings, elastic::ElasticResults, policies::PoliciesPanel,
     pool::PoolSettings, pool_results::PoolResults, preemption::PreemptionSettings,
     preemption_results::PreemptionResults, results::ResultsPanel, settings::SettingsPanel,
-    stepper::StepPanel, training::TrainingPanel, workload::WorkloadPanel,
+    stepper::StepPanel, trace_shape::TraceShapePanel, training::TrainingPanel,
+    workload::WorkloadPanel,
 };
 use super::shared::{Results, Shared};
 use super::stepper::StepRun;
@@ -67,6 +70,9 @@ pub struct App {
     step: Stepping,
     /// DL2's training.
     train: Training,
+    /// The shape of the experiment's trace (None for a generated workload), with what it
+    /// depends on.
+    shape: Option<(shape::ShapeKey, Shared<TraceShape>)>,
     _keys: Option<Closure<dyn FnMut(KeyboardEvent)>>,
 }
 
@@ -271,9 +277,11 @@ impl Component for App {
                 trained: None,
                 draws: 0,
             },
+            shape: None,
             _keys: Some(keys),
         };
         app.step.policy = app.first_policy();
+        app.refresh_shape();
         app.start_compare(ctx);
         app
     }
@@ -355,6 +363,7 @@ impl Component for App {
                         <TrainingPanel {mech} cfg={self.train.cfg.clone()} running={self.train.worker.is_some()} progress={self.train.progress.clone()}
                             curve={self.train.curve.clone()} draws={self.train.draws} trained={self.train.trained.clone()} error={self.train.error.clone()}
                             on_train={link.callback(Msg::Train)} />
+                        <TraceShapePanel shape={self.shape.as_ref().map(|s| s.1.clone())} />
                         <StepPanel exp={exp} {mech} run={self.step.run.clone()} policies={self.forms.policy_params.iter().map(|p| p.0.clone()).collect::<Vec<_>>()}
                             policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()}
                             on_step={link.callback(Msg::Step)} />

@@ -5,8 +5,8 @@
 //!
 //! Left column: [`workload`] (with the [`filter`] and the [`pai`] import), [`cluster`], [`policies`],
 //! [`settings`], [`pool`], [`preemption`] and [`dl2`]. Main column: [`results`],
-//! [`pool_results`], [`preemption_results`], [`elastic`], [`training`] and [`stepper`]
-//! (with one view per simulator in [`state`]).
+//! [`pool_results`], [`preemption_results`], [`elastic`], [`training`], [`trace_shape`] and
+//! [`stepper`] (with one view per simulator in [`state`]).
 
 pub mod cluster;
 pub mod dl2;
@@ -22,6 +22,7 @@ pub mod results;
 pub mod settings;
 pub mod state;
 pub mod stepper;
+pub mod trace_shape;
 pub mod training;
 pub mod workload;
 

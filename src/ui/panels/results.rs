@@ -192,7 +192,7 @@ fn row(
         pre.as_ref().and_then(f).unwrap_or_default()
     };
     html! {
-        <tr data-policy={s.policy.clone()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}
+        <tr data-policy={s.policy.clone()} data-num-jobs={s.num_jobs.to_string()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}
             data-avg-wait-s={s.avg_wait_s.to_string()} data-preemptions={s.preemptions.to_string()}
             data-loans={pool_num(&|p| p.loans.to_string())} data-reclaims={pool_num(&|p| p.reclaims.to_string())}
             data-avg-loaned-gpus={pool_num(&|p| p.avg_loaned_gpus.to_string())} data-cluster-usage={pool_num(&|p| p.cluster_usage.to_string())}

@@ -49,7 +49,7 @@ pub fn SettingsPanel(props: &Props) -> Html {
                 <p class="hint" id="elastic-settings">{ "Elastic experiments: Gavel's mechanism and finish-time fairness (rho) do not apply; every allocation change costs the restart cost." }</p>
             } else {
                 <label><input type="checkbox" checked={exp.gavel_compat} onchange={on_edit.reform(|e: Event| SettingsMsg::GavelCompat(input_checked(&e)))} />{ " Gavel-compatible mechanism" }</label>
-                <label><input type="checkbox" checked={exp.fairness} onchange={on_edit.reform(|e: Event| SettingsMsg::Fairness(input_checked(&e)))} />{ " finish-time fairness (runs the isolated baseline)" }</label>
+                <label><input id="fairness" type="checkbox" checked={exp.fairness} onchange={on_edit.reform(|e: Event| SettingsMsg::Fairness(input_checked(&e)))} />{ " finish-time fairness (runs the isolated baseline)" }</label>
             }
         </section>
     }
