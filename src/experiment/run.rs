@@ -431,7 +431,7 @@ pub struct Task {
 
 /// What running an experiment takes: every policy in the experiment's order, then the
 /// isolated baseline when finish-time fairness (rho) is asked for and the mechanism has
-/// it. The CLI runs the tasks in parallel, the page's worker one after the other
+/// it. The CLI runs the tasks in parallel on threads, the page on one worker per core
 /// (showing each policy as it finishes), the library in order; [`Resolved::finish`] joins
 /// them the same way for all three.
 #[derive(Debug, Clone, PartialEq)]
