@@ -254,27 +254,37 @@ pub struct ClassPairs {
     pub pairs: Vec<((usize, usize), PairRates)>,
 }
 
+/// The colocated rates of a job of class `a` with one of class `b` (two of its jobs when
+/// `a == b`), each `classes[c]` holding jobs alike in their colocated rates; `None` when
+/// they cannot share GPUs (no second job, unequal scale factors, or no positive rate).
+pub(crate) fn class_rates(
+    view: &PolicyView,
+    col: &crate::workload::Colocation,
+    classes: &[Vec<usize>],
+    a: usize,
+    b: usize,
+) -> Option<PairRates> {
+    let (ja, jb) = if a == b {
+        (classes[a][0], *classes[a].get(1)?)
+    } else {
+        (classes[a][0], classes[b][0])
+    };
+    if view.jobs[ja].scale() != view.jobs[jb].scale() {
+        return None;
+    }
+    let rates = col.rates_row(view.jobs[ja].id, view.jobs[jb].id);
+    (rates.len() == view.cluster.num_types() && rates.iter().any(|&(x, y)| x > 0.0 || y > 0.0))
+        .then_some(rates)
+}
+
 impl ClassPairs {
     /// The class-pair rows of `classes` (which must hold interchangeable jobs) in `view`.
     pub fn new(view: &PolicyView, classes: Vec<Vec<usize>>) -> Self {
         let mut pairs = Vec::new();
         if let Some(col) = view.colocation.filter(|c| !c.is_empty()) {
-            let n = view.cluster.num_types();
             for a in 0..classes.len() {
                 for b in a..classes.len() {
-                    let (ja, jb) = if a == b {
-                        match classes[a].get(1) {
-                            Some(&second) => (classes[a][0], second),
-                            None => continue,
-                        }
-                    } else {
-                        (classes[a][0], classes[b][0])
-                    };
-                    if view.jobs[ja].scale() != view.jobs[jb].scale() {
-                        continue;
-                    }
-                    let rates = col.rates_row(view.jobs[ja].id, view.jobs[jb].id);
-                    if rates.len() == n && rates.iter().any(|&(x, y)| x > 0.0 || y > 0.0) {
+                    if let Some(rates) = class_rates(view, col, &classes, a, b) {
                         pairs.push(((a, b), rates));
                     }
                 }
@@ -514,11 +524,7 @@ pub(crate) fn rows_decision(
     policy: &str,
     solved: Result<Vec<Vec<f64>>, String>,
 ) -> Result<Decision, crate::policy::PolicyError> {
-    let x = solved.map_err(|reason| crate::policy::PolicyError::Failed {
-        policy: policy.to_string(),
-        reason,
-    })?;
-    Ok(rows.decision(view, x))
+    Ok(rows.decision(view, solution(policy, solved)?))
 }
 
 /// The decision for an LP's result over `layout`, or the solver's complaint as a policy
@@ -529,11 +535,18 @@ pub(crate) fn decision(
     policy: &str,
     solved: Result<Vec<Vec<f64>>, String>,
 ) -> Result<Decision, crate::policy::PolicyError> {
-    let x = solved.map_err(|reason| crate::policy::PolicyError::Failed {
+    Ok(layout.decision(view, solution(policy, solved)?))
+}
+
+/// An LP's solution, or the solver's complaint as the policy's failure.
+fn solution(
+    policy: &str,
+    solved: Result<Vec<Vec<f64>>, String>,
+) -> Result<Vec<Vec<f64>>, crate::policy::PolicyError> {
+    solved.map_err(|reason| crate::policy::PolicyError::Failed {
         policy: policy.to_string(),
         reason,
-    })?;
-    Ok(layout.decision(view, x))
+    })
 }
 
 #[cfg(test)]

@@ -99,21 +99,9 @@ impl PartnerClasses {
         let mut link_rates: Vec<Vec<(f64, f64)>> = Vec::new();
         for a in 0..classes.len() {
             for b in a..classes.len() {
-                let (ja, jb) = if a == b {
-                    match classes[a].get(1) {
-                        Some(&second) => (classes[a][0], second),
-                        None => continue,
-                    }
-                } else {
-                    (classes[a][0], classes[b][0])
+                let Some(r) = super::packed::class_rates(view, col, &classes, a, b) else {
+                    continue;
                 };
-                if view.jobs[ja].scale() != view.jobs[jb].scale() {
-                    continue;
-                }
-                let r = col.rates_row(view.jobs[ja].id, view.jobs[jb].id);
-                if r.len() != n || !r.iter().any(|&(x, y)| x > 0.0 || y > 0.0) {
-                    continue;
-                }
                 if a == b && r.iter().any(|&(x, y)| x != y) {
                     return None;
                 }

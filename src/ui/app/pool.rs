@@ -6,7 +6,6 @@
 
 use super::{App, Msg, RunMsg};
 use crate::experiment::{Experiment, Progress};
-use crate::ui::panels::results::progress_label;
 use crate::ui::tasks::first_request;
 use crate::ui::worker::{FromWorker, PolicyResult, ToWorker, WorkerHandle};
 use std::collections::VecDeque;
@@ -98,16 +97,7 @@ impl App {
                     *slot = Some(p);
                 }
                 let p = pool.overall();
-                let (fraction, label) = (p.fraction(), progress_label(&p));
-                self.run.progress = Some(p);
-                let bar = self.run.progress_refs[0].cast::<web_sys::Element>();
-                let text = self.run.progress_refs[1].cast::<web_sys::Element>();
-                if let (Some(bar), Some(text)) = (bar, text) {
-                    let _ = bar.set_attribute("value", &fraction.to_string());
-                    text.set_text_content(Some(&label));
-                    return false;
-                }
-                true
+                self.show_progress(p)
             }
             FromWorker::Partial(i, r) => {
                 crate::ui::mark("orrery:first-results");

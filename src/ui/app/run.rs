@@ -109,19 +109,7 @@ impl App {
     /// A message from the comparison's worker; returns whether to render.
     fn worker_message(&mut self, m: FromWorker) -> bool {
         match m {
-            FromWorker::Progress(p) => {
-                // The bar and its label are updated in place: re-rendering the page ten
-                // times a second would also reset any field the user is typing in.
-                let (fraction, label) = (p.fraction(), progress_label(&p));
-                self.run.progress = Some(p);
-                let bar = self.run.progress_refs[0].cast::<web_sys::Element>();
-                let text = self.run.progress_refs[1].cast::<web_sys::Element>();
-                if let (Some(bar), Some(text)) = (bar, text) {
-                    let _ = bar.set_attribute("value", &fraction.to_string());
-                    text.set_text_content(Some(&label));
-                    return false;
-                }
-            }
+            FromWorker::Progress(p) => return self.show_progress(p),
             FromWorker::Partial(i, r) => {
                 crate::ui::mark("orrery:first-results");
                 if i <= self.run.partial.len() {
@@ -166,6 +154,22 @@ impl App {
     }
 
     /// Results from the worker, for the experiment that was sent.
+    /// Show the run's progress: the bar and its label are updated in place (re-rendering
+    /// the page ten times a second would also reset any field the user is typing in);
+    /// whether the page must render (the bar is not there yet).
+    pub(super) fn show_progress(&mut self, p: Progress) -> bool {
+        let (fraction, label) = (p.fraction(), progress_label(&p));
+        self.run.progress = Some(p);
+        let bar = self.run.progress_refs[0].cast::<web_sys::Element>();
+        let text = self.run.progress_refs[1].cast::<web_sys::Element>();
+        if let (Some(bar), Some(text)) = (bar, text) {
+            let _ = bar.set_attribute("value", &fraction.to_string());
+            text.set_text_content(Some(&label));
+            return false;
+        }
+        true
+    }
+
     pub(super) fn set_results(&mut self, runs: Vec<PolicyResult>) {
         let exp = self
             .run
