@@ -33,6 +33,11 @@ use crate::cluster::ClusterSpec;
 use crate::job::JobSpec;
 use serde::{Deserialize, Serialize};
 
+/// The latest arrival a trace may have: 100 years (s). Later arrivals are refused, as the
+/// trace's statistics bin its arrivals by the hour and a simulation would have nothing to do
+/// for centuries.
+pub const MAX_ARRIVAL_S: f64 = 100.0 * 365.25 * 86_400.0;
+
 /// A trace: jobs in file order (job id = position) and the line each came from.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Trace {
@@ -444,6 +449,15 @@ impl Trace {
                 return fail(
                     "arrival_s",
                     format!("{} must be a non-negative number", j.arrival),
+                );
+            }
+            if j.arrival > MAX_ARRIVAL_S {
+                return fail(
+                    "arrival_s",
+                    format!(
+                        "{} s is later than the limit of {MAX_ARRIVAL_S} s (100 years)",
+                        j.arrival
+                    ),
                 );
             }
             if !(j.total_steps.is_finite() && j.total_steps > 0.0) {
