@@ -253,8 +253,7 @@ fn check_capacity(
 }
 
 /// Each job's time alone on its fastest GPU type, as the mechanism that runs it computes
-/// speeds, or `None` where the mechanism has no closed form for it (see the README:
-/// Pollux's and Sia's elastic jobs).
+/// speeds (for elastic jobs a lower bound of it, see [`elastic_time_alone`]).
 fn time_alone(r: &Resolved, mechanism: Mechanism) -> Option<Vec<f64>> {
     match mechanism {
         Mechanism::Rounds | Mechanism::Preemptive => {
@@ -324,8 +323,47 @@ fn time_alone(r: &Resolved, mechanism: Mechanism) -> Option<Vec<f64>> {
                     .collect(),
             )
         }
-        Mechanism::Elastic => None,
+        Mechanism::Elastic => elastic_time_alone(r),
     }
+}
+
+/// A lower bound of each elastic job's time alone: its application's progress over the
+/// largest goodput any configuration could give. Goodput is `gain / step time`, with a gain
+/// of at most the batch over the initial batch (or 1 below it: statistical efficiency is at
+/// most 1) and a step time of at least the compute time of its local batches (accumulation
+/// steps included), so no configuration beats all of a type's GPUs (up to the application's
+/// most replicas) computing at the best local batch with no synchronisation. The simulator keeps time in whole
+/// seconds and rounds each epoch's end to the nearest one: up to half a second per epoch
+/// earlier than exact, allowed for. `None` for applications measured in tables rather than
+/// modelled (their synchronisation time depends on the placement).
+fn elastic_time_alone(r: &Resolved) -> Option<Vec<f64>> {
+    let apps = r.apps.as_ref()?;
+    let mut out = Vec::new();
+    for j in &r.trace.jobs {
+        let app = &apps.apps[apps.index(&j.job_type)?];
+        if app.is_measured() {
+            return None;
+        }
+        let mut best = 0.0f64;
+        for t in &r.cluster.types {
+            let replicas = t.count.min(app.max_replicas.unwrap_or(u32::MAX));
+            let placement = orrery::workload::elastic::packed_placement(replicas, t.per_server);
+            for key in [None, Some(t.name.as_str())] {
+                for local in app.min_local_bsz..=app.max_local_bsz {
+                    if let Some((step, sync)) = app.step_time_on(key, &placement, local) {
+                        let compute = step - sync;
+                        if compute > 0.0 {
+                            let scale = f64::from(replicas) * f64::from(local)
+                                / f64::from(app.init_batch_size);
+                            best = best.max(scale.max(1.0) / compute);
+                        }
+                    }
+                }
+            }
+        }
+        out.push(app.target_progress() * app.slowdown / best - 0.5 * f64::from(app.max_epochs));
+    }
+    Some(out)
 }
 
 /// Check one case: the properties on one run, then the same experiment again.
