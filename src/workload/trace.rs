@@ -38,6 +38,10 @@ use serde::{Deserialize, Serialize};
 /// for centuries.
 pub const MAX_ARRIVAL_S: f64 = 100.0 * 365.25 * 86_400.0;
 
+/// The longest a job may run alone on its fastest GPU type: 10 years (s). A simulation of
+/// longer jobs would step through millions of rounds.
+pub const MAX_JOB_S: f64 = 10.0 * 365.25 * 86_400.0;
+
 /// A trace: jobs in file order (job id = position) and the line each came from.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Trace {
@@ -485,7 +489,8 @@ impl Trace {
     }
 
     /// Check every job can run: its type is in the profile with a throughput at its scale
-    /// factor on a GPU type of the cluster that has enough GPUs. Errors name the trace line.
+    /// factor on a GPU type of the cluster that has enough GPUs, and it runs there alone for
+    /// at most [`MAX_JOB_S`]. Errors name the trace line.
     pub fn check_against(
         &self,
         profile: &Profile,
@@ -517,6 +522,24 @@ impl Trace {
             });
             if !ok {
                 return Err(WorkloadError::field(&self.name, line, "scale_factor", format!("'{}' at scale factor {} has no throughput on a GPU type of the cluster with {} GPUs", j.job_type, j.scale_factor, j.scale_factor)));
+            }
+            let fastest = cluster
+                .types
+                .iter()
+                .filter(|t| t.count >= j.scale_factor)
+                .filter_map(|t| by_gpu.get(&t.name).copied())
+                .fold(0.0, f64::max);
+            let alone = j.total_steps / fastest;
+            if alone > MAX_JOB_S {
+                return Err(WorkloadError::field(
+                    &self.name,
+                    line,
+                    "total_steps",
+                    format!(
+                        "{} steps take {alone:.3e} s alone on the fastest GPU type, more than the limit of {MAX_JOB_S} s (10 years)",
+                        j.total_steps
+                    ),
+                ));
             }
         }
         Ok(())
