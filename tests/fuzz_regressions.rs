@@ -1,5 +1,6 @@
-//! Inputs the fuzz targets (fuzz/) found to crash, hang or allocate without bound, each
-//! inlined with what reading it must now give: a clear error, within the input limits.
+//! Inputs that made reading or resolving crash, stall or allocate without bound (those the
+//! fuzz targets in fuzz/ found, and the limits added beside them), each inlined with what
+//! it must now give: a clear error naming the limit.
 
 use orrery::workload::{Trace, TraceStats};
 
@@ -26,4 +27,40 @@ fn trace_arrivals_past_the_limit_are_refused() {
     let csv = "job_type,arrival_s,total_steps\na,0,10\na,1e12,10\n";
     let err = Trace::parse(csv, "t.csv").unwrap_err().to_string();
     assert!(err.starts_with("t.csv:3: field 'arrival_s'"), "{err}");
+}
+
+/// A job of 10^18 steps: its simulation would step through billions of rounds. A job that
+/// runs for more than 10 years alone on its fastest GPU type is refused when the experiment
+/// is resolved, naming the limit.
+#[test]
+fn jobs_longer_than_the_limit_are_refused() {
+    use orrery::experiment::{Experiment, WorkloadSource};
+    let exp = |steps: &str| Experiment {
+        workload: WorkloadSource::Inline {
+            name: "t.csv".into(),
+            text: format!("job_type,arrival_s,total_steps\nResNet-18 (batch size 64),0,{steps}\n"),
+        },
+        ..Experiment::default()
+    };
+    let err = exp("1e18").resolve().unwrap_err().to_string();
+    assert!(
+        err.starts_with("t.csv:2: field 'total_steps'") && err.contains("10 years"),
+        "{err}"
+    );
+    exp("1e6").resolve().unwrap();
+}
+
+/// A cluster of 4,295 types of 1,000,000 GPUs each: their total overflowed a `u32` (a panic
+/// with overflow checks, a wrapped count without). At most 10,000,000 GPUs in all.
+#[test]
+fn clusters_past_the_total_limit_are_refused() {
+    use orrery::cluster::ClusterSpec;
+    let spec: Vec<String> = (0..4295).map(|i| format!("t{i}:1000000")).collect();
+    let err = ClusterSpec::parse(&spec.join(",")).unwrap_err().to_string();
+    assert!(err.contains("at most 10,000,000 GPUs in all"), "{err}");
+    let ok: Vec<String> = (0..10).map(|i| format!("t{i}:1000000")).collect();
+    assert_eq!(
+        ClusterSpec::parse(&ok.join(",")).unwrap().total_gpus(),
+        10_000_000
+    );
 }
