@@ -188,6 +188,7 @@ fn run_checked(r: &Resolved, policy: &str) -> Result<RunOutcome, TestCaseError> 
         for e in &rep.events {
             rec.observe(e);
             match e {
+                // A pair's GPUs count once: on the lower id's event.
                 SimEvent::Ran {
                     job,
                     gpu_type,
@@ -196,11 +197,8 @@ fn run_checked(r: &Resolved, policy: &str) -> Result<RunOutcome, TestCaseError> 
                     end,
                     shared_with,
                     ..
-                } => {
-                    // A pair's GPUs count once: on the lower id's event.
-                    if shared_with.is_none_or(|o| *job < o) {
-                        slices.push((*gpu_type, *gpus, *start, *end));
-                    }
+                } if shared_with.is_none_or(|o| *job < o) => {
+                    slices.push((*gpu_type, *gpus, *start, *end));
                 }
                 SimEvent::Dropped { job, reason, .. } => {
                     prop_assert!(false, "{policy}: job {job} dropped: {reason}");
