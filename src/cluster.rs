@@ -29,6 +29,9 @@ pub struct GpuType {
     pub price_per_hour: Option<f64>,
 }
 
+/// The most GPUs a cluster may have over all its types (their total is a `u32`).
+pub const MAX_TOTAL_GPUS: u64 = 10_000_000;
+
 /// The name of an inference pool's GPU type: `inference`, or `inference-<model>` for
 /// servers of a GPU model the profile knows (loaned servers train at its speed).
 pub const INFERENCE: &str = "inference";
@@ -131,7 +134,8 @@ impl ClusterSpec {
         Ok(spec)
     }
 
-    /// Check names are unique and counts and prices are sensible.
+    /// Check names are unique and counts and prices are sensible: at most 1,000,000 GPUs of
+    /// a type and [`MAX_TOTAL_GPUS`] in all.
     pub fn validate(&self) -> Result<(), ClusterError> {
         if self.types.is_empty() {
             return Err(invalid("", "no GPU types"));
@@ -163,7 +167,11 @@ impl ClusterSpec {
                 return Err(invalid(&t.name, "GPU type given twice"));
             }
         }
-        if self.total_gpus() == 0 {
+        let total: u64 = self.types.iter().map(|t| u64::from(t.count)).sum();
+        if total > MAX_TOTAL_GPUS {
+            return Err(invalid("", "at most 10,000,000 GPUs in all"));
+        }
+        if total == 0 {
             return Err(invalid("", "the cluster has no GPUs"));
         }
         Ok(())

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs every check and test of Orrery: formatting, clippy on both targets, the whole Rust test
 # suite (unit, integration, fidelity against Gavel's simulator when ../shared/reference is
-# present), a sweep's shards and merge as a job array on a single-node Slurm started for the
-# purpose (tests/cluster/slurm_test.sh; installs Debian's slurm-wlm and munge when missing),
-# then builds the web page with trunk and runs the end-to-end tests in headless
-# Chromium. Installs what is missing first (www/tools.sh), idempotently.
+# present), every fuzz target of fuzz/ for 30 s (tests/fuzz.sh; installs the nightly
+# toolchain and cargo-fuzz when missing), a sweep's shards and merge as a job array on a
+# single-node Slurm started for the purpose (tests/cluster/slurm_test.sh; installs Debian's
+# slurm-wlm and munge when missing), then builds the web page with trunk and runs the
+# end-to-end tests in headless Chromium. Installs what is missing first (www/tools.sh),
+# idempotently.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +44,10 @@ cargo test --release --all-targets -- --show-output 2>&1 | tee target/test-outpu
 rust_passed=$(grep -Eo '^test result: .*' target/test-output.txt | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
 rust_failed=$(grep -Eo '^test result: .*' target/test-output.txt | grep -Eo '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
 
+step "fuzz: every target of fuzz/ for 30 s, two at a time (tests/fuzz.sh)"
+tests/fuzz.sh 2>&1 | tee target/fuzz-output.txt
+fuzz_passed=$(grep -c '^fuzz: .*, no crash$' target/fuzz-output.txt)
+
 step "Slurm job array: a sweep's shards and merge on a single-node Slurm (tests/cluster/slurm_test.sh)"
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
   echo "installing Debian's slurm-wlm and munge"
@@ -67,5 +73,5 @@ skipped=$(grep -c '^SKIPPED' target/test-output.txt || true)
 if [ "$skipped" -gt 0 ]; then
   echo "note: $skipped test(s) printed SKIPPED"
 fi
-printf '\nall: %s passed, %s failed\n' "$((rust_passed + slurm_passed + browser_passed))" "$((rust_failed + browser_failed))"
+printf '\nall: %s passed, %s failed\n' "$((rust_passed + fuzz_passed + slurm_passed + browser_passed))" "$((rust_failed + browser_failed))"
 printf 'took %dm%02ds\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))

@@ -33,6 +33,15 @@ use crate::cluster::ClusterSpec;
 use crate::job::JobSpec;
 use serde::{Deserialize, Serialize};
 
+/// The latest arrival a trace may have: 100 years (s). Later arrivals are refused, as the
+/// trace's statistics bin its arrivals by the hour and a simulation would have nothing to do
+/// for centuries.
+pub const MAX_ARRIVAL_S: f64 = 100.0 * 365.25 * 86_400.0;
+
+/// The longest a job may run alone on its fastest GPU type: 10 years (s). A simulation of
+/// longer jobs would step through millions of rounds.
+pub const MAX_JOB_S: f64 = 10.0 * 365.25 * 86_400.0;
+
 /// A trace: jobs in file order (job id = position) and the line each came from.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Trace {
@@ -446,6 +455,15 @@ impl Trace {
                     format!("{} must be a non-negative number", j.arrival),
                 );
             }
+            if j.arrival > MAX_ARRIVAL_S {
+                return fail(
+                    "arrival_s",
+                    format!(
+                        "{} s is later than the limit of {MAX_ARRIVAL_S} s (100 years)",
+                        j.arrival
+                    ),
+                );
+            }
             if !(j.total_steps.is_finite() && j.total_steps > 0.0) {
                 return fail(
                     "total_steps",
@@ -471,7 +489,8 @@ impl Trace {
     }
 
     /// Check every job can run: its type is in the profile with a throughput at its scale
-    /// factor on a GPU type of the cluster that has enough GPUs. Errors name the trace line.
+    /// factor on a GPU type of the cluster that has enough GPUs, and it runs there alone for
+    /// at most [`MAX_JOB_S`]. Errors name the trace line.
     pub fn check_against(
         &self,
         profile: &Profile,
@@ -503,6 +522,24 @@ impl Trace {
             });
             if !ok {
                 return Err(WorkloadError::field(&self.name, line, "scale_factor", format!("'{}' at scale factor {} has no throughput on a GPU type of the cluster with {} GPUs", j.job_type, j.scale_factor, j.scale_factor)));
+            }
+            let fastest = cluster
+                .types
+                .iter()
+                .filter(|t| t.count >= j.scale_factor)
+                .filter_map(|t| by_gpu.get(&t.name).copied())
+                .fold(0.0, f64::max);
+            let alone = j.total_steps / fastest;
+            if alone > MAX_JOB_S {
+                return Err(WorkloadError::field(
+                    &self.name,
+                    line,
+                    "total_steps",
+                    format!(
+                        "{} steps take {alone:.3e} s alone on the fastest GPU type, more than the limit of {MAX_JOB_S} s (10 years)",
+                        j.total_steps
+                    ),
+                ));
             }
         }
         Ok(())
