@@ -1,8 +1,8 @@
 //! A comparison shared by several workers, as the CLI shares it among threads: each
-//! worker is handed the plan's next task when it is free (the isolated baseline first,
-//! since every policy's rho waits for it), results are shown in the experiment's order as
-//! soon as the policies before them have run, and once every task has run the baseline's
-//! JCTs go to every worker for rho ([`crate::ui::tasks`]).
+//! worker is handed the plan's next task when it is free (the first policy, then the
+//! isolated baseline, since every policy's rho waits for it), results are shown in the
+//! experiment's order as soon as the policies before them have run, and once every task has
+//! run the baseline's JCTs go to every worker for rho ([`crate::ui::tasks`]).
 
 use super::{App, Msg, RunMsg};
 use crate::experiment::{Experiment, Progress};
@@ -60,7 +60,9 @@ impl App {
         let policies = exp.policies.len();
         let mut queue: VecDeque<usize> = (0..policies).collect();
         if baseline {
-            queue.push_front(policies);
+            // The first policy goes to the first worker (the spare one, already warm), so
+            // its results show soonest; the baseline next, since every rho waits for it.
+            queue.insert(1.min(queue.len()), policies);
         }
         let mut workers = Vec::with_capacity(k);
         for w in 0..k {
