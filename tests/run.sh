@@ -63,11 +63,24 @@ step "web page (trunk build --release)"
 cargo build --release --bin orrery
 trunk build --release
 
-step "browser tests (headless Chromium)"
-node tests/browser/e2e.mjs 2>&1 | tee target/browser-output.txt
-browser_line=$(grep -E '^browser: [0-9]+ passed, [0-9]+ failed' target/browser-output.txt | tail -n 1)
-browser_passed=$(grep -Eo '[0-9]+ passed' <<<"$browser_line" | grep -Eo '[0-9]+')
-browser_failed=$(grep -Eo '[0-9]+ failed' <<<"$browser_line" | grep -Eo '[0-9]+')
+step "browser tests (headless Chromium): tests/browser/e2e.mjs and every tests/browser/e2e-*.mjs"
+browser_passed=0
+browser_failed=0
+: > target/browser-output.txt
+for f in tests/browser/e2e.mjs tests/browser/e2e-*.mjs; do
+  [ -e "$f" ] || continue
+  echo "--- $f" | tee -a target/browser-output.txt
+  node "$f" 2>&1 | tee target/browser-file.txt || true
+  cat target/browser-file.txt >> target/browser-output.txt
+  line=$(grep -E '^browser: [0-9]+ passed, [0-9]+ failed' target/browser-file.txt | tail -n 1 || true)
+  if [ -z "$line" ]; then
+    echo "error: $f printed no count line"
+    browser_failed=$((browser_failed + 1))
+    continue
+  fi
+  browser_passed=$((browser_passed + $(grep -Eo '[0-9]+ passed' <<<"$line" | grep -Eo '[0-9]+')))
+  browser_failed=$((browser_failed + $(grep -Eo '[0-9]+ failed' <<<"$line" | grep -Eo '[0-9]+')))
+done
 
 skipped=$(grep -c '^SKIPPED' target/test-output.txt || true)
 if [ "$skipped" -gt 0 ]; then
@@ -75,3 +88,7 @@ if [ "$skipped" -gt 0 ]; then
 fi
 printf '\nall: %s passed, %s failed\n' "$((rust_passed + fuzz_passed + slurm_passed + browser_passed))" "$((rust_failed + browser_failed))"
 printf 'took %dm%02ds\n' $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))
+if [ "$browser_failed" -gt 0 ]; then
+  echo "error: $browser_failed browser test(s) failed"
+  exit 1
+fi

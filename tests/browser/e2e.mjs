@@ -12,107 +12,15 @@
 // (target/release/orrery, built by `cargo build --release`). The Pollux simulator's data in
 // ../shared/reference/pollux is used when present (the folder-upload test says SKIPPED
 // otherwise).
-import { createRequire } from 'node:module';
-import { spawn, execFileSync } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
-import zlib from 'node:zlib';
+import {
+  run, sleep, root, BASE, ORRERY, POLLUX_REF, SIA_REF, test, assert, summary, fullSummary, linkExperiment, experimentLink, nativeSummary, canvasDrawn,
+} from './harness.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const require = createRequire(path.join(root, '.tools/node_modules/'));
-const { chromium } = require('playwright-core');
-const PORT = Number(process.env.ORRERY_TEST_PORT || 8099);
-const BASE = `http://127.0.0.1:${PORT}/`;
-const ORRERY = path.join(root, 'target/release/orrery');
-const POLLUX_REF = path.resolve(root, '../shared/reference/pollux');
-const SIA_REF = path.resolve(root, '../shared/reference/sia');
-
-const results = [];
-// ORRERY_ONLY=<word> runs only the tests whose names contain it (and the check for uncaught
-// errors).
-async function test(name, fn) {
-  const only = process.env.ORRERY_ONLY;
-  if (only && !name.includes(only) && !name.includes('uncaught')) return;
-  const t0 = Date.now();
-  try {
-    await fn();
-    results.push([name, true]);
-    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (e) {
-    results.push([name, false]);
-    console.log(`FAIL ${name}: ${e && e.stack ? e.stack : e}`);
-  }
-}
-function assert(cond, msg) { if (!cond) throw new Error(msg); }
-
-async function summary(page, count, timeout = 120000, first = null) {
-  await page.waitForFunction(([n, p]) => document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
-    && document.querySelectorAll('#summary tbody tr').length >= n
-    && (p === null || document.querySelector('#summary tbody tr')?.getAttribute('data-policy') === p), [count, first], { timeout });
-  return page.$$eval('#summary tbody tr', (rows) => rows.map((r) => ({
-    policy: r.getAttribute('data-policy'),
-    avg: Number(r.getAttribute('data-avg-jct-s')),
-    makespan: Number(r.getAttribute('data-makespan-s')),
-  })));
-}
-
-// Every figure of a summary row the native JSON also has, for exact comparisons.
-async function fullSummary(page) {
-  return page.$$eval('#summary tbody tr', (rows) => rows.map((r) => ({
-    policy: r.getAttribute('data-policy'),
-    avg: Number(r.getAttribute('data-avg-jct-s')),
-    p99: Number(r.getAttribute('data-p99-jct-s')),
-    makespan: Number(r.getAttribute('data-makespan-s')),
-    restarts: Number(r.getAttribute('data-restarts')),
-    gpuHours: Number(r.getAttribute('data-gpu-hours')),
-  })));
-}
-
-// The experiment a share link carries (deflate, base64url), as an object.
-function linkExperiment(link) {
-  const data = link.slice(link.indexOf('#x1.') + 4).replace(/-/g, '+').replace(/_/g, '/');
-  return JSON.parse(zlib.inflateRawSync(Buffer.from(data, 'base64')).toString('utf8'));
-}
-
-// The share link of an experiment object (deflate, base64url).
-function experimentLink(exp) {
-  const packed = zlib.deflateRawSync(Buffer.from(JSON.stringify(exp), 'utf8'), { level: 9 });
-  return `${BASE}#x1.${packed.toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
-}
-
-// The native summaries of a share link, or of an experiment file (`{ config: path }`) for
-// links longer than one command-line argument may be (128 kB on Linux).
-function nativeSummary(source) {
-  const args = typeof source === 'string'
-    ? ['compare', '--link', source, '--format', 'json']
-    : ['compare', '--config', source.config, '--format', 'json'];
-  const out = execFileSync(ORRERY, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
-  return JSON.parse(out).map((s) => ({ policy: s.policy, avg: s.avg_jct_s, p99: s.p99_jct_s, makespan: s.makespan_s, restarts: s.restarts, gpuHours: s.gpu_hours }));
-}
-
-// Whether a canvas has anything but white on it.
-async function canvasDrawn(page, selector) {
-  return page.$eval(selector, (c) => {
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let ink = 0;
-    for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) ink++;
-    return ink;
-  });
-}
-
-const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', path.join(root, 'dist')], { stdio: 'ignore' });
-let browser;
-try {
-  for (let i = 0; i < 50; i++) {
-    try { const r = await fetch(BASE); if (r.ok) break; } catch { /* not up yet */ }
-    await sleep(100);
-  }
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+await run(async (browser) => {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE });
   const page = await context.newPage();
@@ -1302,11 +1210,4 @@ try {
     await p.screenshot({ path: process.env.ORRERY_SCREENSHOT_PHONE });
     await phone.close();
   }
-} finally {
-  if (browser) await browser.close();
-  server.kill();
-}
-const passed = results.filter((r) => r[1]).length;
-const failed = results.length - passed;
-console.log(`browser: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+});
