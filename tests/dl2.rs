@@ -649,7 +649,7 @@ fn an_experiment_carries_its_network_through_a_link() {
     use orrery::experiment::NetworkSource;
     use orrery::nn::{Activation, Mlp};
     // A network of the right shape but other weights than the bundled one.
-    let bundled = Mlp::from_json(dl2::learned::BUNDLED_WEIGHTS).unwrap();
+    let bundled = Mlp::from_json(dl2::bundled::EMBEDDED.unwrap()).unwrap();
     let mut rng = orrery::rng::Rng::new(7);
     let other = Mlp::new(bundled.sizes(), Activation::Relu, &mut rng);
     let exp = Experiment {
@@ -678,7 +678,7 @@ fn an_experiment_carries_its_network_through_a_link() {
     let same = Experiment {
         network: Some(NetworkSource::Inline {
             name: "bundled.json".into(),
-            text: dl2::learned::BUNDLED_WEIGHTS.into(),
+            text: dl2::bundled::EMBEDDED.unwrap().into(),
         }),
         ..plain.clone()
     };

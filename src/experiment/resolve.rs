@@ -274,7 +274,7 @@ impl Experiment {
         };
         for p in &self.policies {
             policy::catalog::check(p, Mechanism::Slots)?;
-            policy::dl2::build_with(p, network.as_deref(), models.models.len()).map_err(
+            policy::dl2::check_with(p, network.as_deref(), models.models.len()).map_err(
                 |e| match e {
                     PolicyError::Failed { reason, .. } => ExperimentError::Invalid(format!(
                         "network {}: {reason}",

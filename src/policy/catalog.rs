@@ -434,7 +434,7 @@ pub fn check(spec: &str, mechanism: Mechanism) -> Result<(), PolicyError> {
         Mechanism::Elastic => pollux::build(spec).map(drop),
         Mechanism::Pooled => aryl::build(spec).map(drop),
         Mechanism::Preemptive => pickyman::build(spec).map(drop),
-        Mechanism::Slots => dl2::build(spec).map(drop),
+        Mechanism::Slots => dl2::check(spec),
     }
 }
 

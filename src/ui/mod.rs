@@ -13,6 +13,7 @@ pub mod worker;
 
 mod app;
 mod files;
+mod network;
 mod panels;
 mod shared;
 mod stepper;

@@ -28,6 +28,9 @@ pub enum ToWorker {
     RunTasks(Option<Box<Experiment>>, Vec<usize>),
     /// Finish the tasks run so far with the isolated baseline's JCTs (rho's denominators).
     Finish(Option<Vec<Option<f64>>>),
+    /// DL2's bundled network (the text of its file), which the web build does not carry:
+    /// posted before the first request when the page has loaded it.
+    Network(String),
 }
 
 /// One policy's results, as the charts and tables need them.
@@ -512,6 +515,11 @@ pub fn worker_main() {
                 super::tasks::run_tasks(&reply_scope, exp.map(|e| *e), &tasks)
             }
             ToWorker::Finish(iso) => super::tasks::finish_tasks(&reply_scope, iso),
+            ToWorker::Network(text) => {
+                if let Err(e) = crate::policy::dl2::bundled::provide(&text) {
+                    post(&reply_scope, &FromWorker::Failed(e));
+                }
+            }
             ToWorker::Train(exp, cfg) => {
                 let result = train_with_events(&exp, *cfg, js_sys::Date::now, |e| {
                     post(
@@ -621,6 +629,9 @@ impl WorkerHandle {
             received,
             _on_message: cb,
         };
+        if let Some(network) = super::network::text() {
+            handle.post(&ToWorker::Network(network.to_string()))?;
+        }
         handle
             .worker
             .post_message(&JsValue::from_str(&text))

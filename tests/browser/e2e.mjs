@@ -965,10 +965,15 @@ await run(async (browser) => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'orrery-dl2-'));
   let dl2Rows;
   const dp = await context.newPage();
+  // DL2's bundled network is not in the page's module: it is fetched once, when a
+  // parameter-server experiment first shows.
+  const networkFetches = [];
+  dp.on('request', (r) => { if (r.url().endsWith('/dl2_weights.json')) networkFetches.push(r.url()); });
   dp.on('pageerror', (e) => consoleErrors.push(String(e)));
   await test('the dl2 preset runs in the worker with the dl2 family and the native CLI\'s numbers', async () => {
     await dp.goto(BASE);
     await summary(dp, 2);
+    assert(networkFetches.length === 0, `the default scenario fetched DL2's network: ${networkFetches}`);
     const t0 = Date.now();
     await dp.selectOption('#scenario', 'dl2');
     await dp.waitForSelector('#policy-panel input[data-policy="optimus"]');
@@ -989,6 +994,7 @@ await run(async (browser) => {
     for (const h of ['avg workers', 'avg PS', 'CPU utilization', 'total reward']) assert(head.includes(h), `no '${h}' in ${JSON.stringify(head)}`);
     assert(!head.includes('max rho'), JSON.stringify(head));
     dl2Rows = await dl2Summary(dp);
+    assert(networkFetches.length === 1, `DL2's network fetched ${networkFetches.length} times`);
     const n0 = Date.now();
     const native = nativeDl2(['--preset', 'dl2']);
     const nativeMs = Date.now() - n0;
@@ -1042,6 +1048,23 @@ await run(async (browser) => {
     const slots = Number(await dp.getAttribute('#clock', 'data-round'));
     const native = JSON.parse(execFileSync(ORRERY, ['compare', '--preset', 'dl2', '--format', 'json'], { encoding: 'utf8' })).find((s) => s.policy === 'optimus');
     assert(slots === native.ps.slots, `stepped ${slots} slots, native optimus ${native.ps.slots}`);
+  });
+
+  await test('a dl2 link opened in a fresh page steps at once: the step waits for DL2\'s network, then runs with it', async () => {
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    const fetched = [];
+    p.on('request', (r) => { if (r.url().endsWith('/dl2_weights.json')) fetched.push(r.url()); });
+    const link = experimentLink(linkExperiment(execFileSync(ORRERY, ['link', '--preset', 'dl2'], { encoding: 'utf8' }).trim()));
+    await p.goto(link);
+    await p.waitForSelector('#step');
+    for (let i = 0; i < 2; i++) await p.click('#step');
+    await p.waitForFunction(() => document.querySelector('#clock').textContent.includes('slot 2'), null, { timeout: 60000 });
+    assert((await p.$('#slot-servers .server')) !== null, 'no servers drawn');
+    const rows = await summary(p, 5, 600000, 'dl2');
+    assert(rows.length === 5, JSON.stringify(rows));
+    assert(fetched.length === 1, `DL2's network fetched ${fetched.length} times`);
+    await p.close();
   });
 
   let trainedWeights;

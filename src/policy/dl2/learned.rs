@@ -18,12 +18,9 @@ use crate::sim::slots::{SlotAction, SlotPolicy, SlotView, ACTIONS_PER_JOB};
 /// Numbers per job of the encoding besides the job type's one-hot.
 pub const JOB_NUMBERS: usize = 6;
 
-/// The bundled network, trained by `orrery dl2 train` with its defaults.
-pub const BUNDLED_WEIGHTS: &str = include_str!("../../../traces/dl2_weights.json");
-
-/// The bundled network.
+/// The bundled network (see [`super::bundled`] for where it comes from).
 pub fn bundled() -> Result<Mlp, String> {
-    Mlp::from_json(BUNDLED_WEIGHTS).map_err(|e| format!("bundled network: {e}"))
+    super::bundled::network()
 }
 
 /// DL2's parameters.
@@ -72,6 +69,18 @@ pub fn window_of(net: &Mlp) -> Option<usize> {
     let outputs = *net.sizes().last()?;
     let w = outputs.checked_sub(1)? / ACTIONS_PER_JOB;
     (w > 0 && w * ACTIONS_PER_JOB + 1 == outputs).then_some(w)
+}
+
+/// Whether a network of `inputs` inputs over a window of `window` jobs takes the encoding
+/// of `types` job types.
+fn check_inputs(inputs: usize, window: usize, types: usize) -> Result<(), String> {
+    let want = window * (types + JOB_NUMBERS);
+    if inputs != want {
+        return Err(format!(
+            "the network takes {inputs} inputs; a window of {window} jobs of {types} job types needs {want}"
+        ));
+    }
+    Ok(())
 }
 
 /// Job-aware exploration: a job of the window drawn uniformly among those with a valid
@@ -164,15 +173,25 @@ impl Dl2 {
             None => bundled().map_err(err)?,
         };
         let dl2 = Dl2::new(p.spec(), net, Self::mode_of(p)?).map_err(err)?;
-        let want = dl2.window * (types + JOB_NUMBERS);
-        if dl2.net.inputs() != want {
-            return Err(err(format!(
-                "the network takes {} inputs; a window of {} jobs of {types} job types needs {want}",
-                dl2.net.inputs(),
-                dl2.window
-            )));
-        }
+        check_inputs(dl2.net.inputs(), dl2.window, types).map_err(err)?;
         Ok(dl2)
+    }
+
+    /// Check the parameters, and that the bundled network takes the encoding of `types`
+    /// job types, without its weights (which the page may not have loaded yet).
+    pub fn check_bundled(p: &Params, types: usize) -> Result<(), PolicyError> {
+        Self::check_params(p)?;
+        let (inputs, outputs) = super::bundled::SHAPE;
+        let window = (outputs - 1) / ACTIONS_PER_JOB;
+        check_inputs(inputs, window, types).map_err(|reason| PolicyError::Failed {
+            policy: "dl2".into(),
+            reason,
+        })
+    }
+
+    /// Check the parameters.
+    pub fn check_params(p: &Params) -> Result<(), PolicyError> {
+        Self::mode_of(p).map(drop)
     }
 
     fn mode_of(p: &Params) -> Result<Mode, PolicyError> {

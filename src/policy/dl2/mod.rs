@@ -9,6 +9,7 @@
 //! per-job state, the free GPUs and CPUs, which actions fit) and answers one
 //! [`SlotAction`].
 
+pub mod bundled;
 pub mod drf;
 pub mod fifo;
 pub mod learned;
@@ -17,7 +18,7 @@ pub mod session;
 pub mod srtf;
 pub mod train;
 
-use super::registry::{build_from, checked_params, parse_spec, ParamInfo, Registered};
+use super::registry::{build_from, checked_params, parse_spec, ParamInfo, Params, Registered};
 use super::PolicyError;
 use crate::job::JobId;
 use crate::nn::Mlp;
@@ -100,6 +101,38 @@ pub fn build_with(
     Ok(Box::new(learned::Dl2::from_params(
         &params, network, types,
     )?))
+}
+
+/// Check a slot policy's spec as [`build`] would; `dl2` with the bundled network is checked
+/// without building it when the network is not loaded yet (the page fetches it when needed).
+pub fn check(spec: &str) -> Result<(), PolicyError> {
+    match unloaded_dl2(spec)? {
+        Some(params) => learned::Dl2::check_params(&params),
+        None => build(spec).map(drop),
+    }
+}
+
+/// Check a slot policy's spec for an experiment with `types` job types as [`build_with`]
+/// would; `dl2` with the bundled network not loaded yet is checked against the network's
+/// shape ([`bundled::SHAPE`]).
+pub fn check_with(spec: &str, network: Option<&Mlp>, types: usize) -> Result<(), PolicyError> {
+    match unloaded_dl2(spec)? {
+        Some(params) if network.is_none() => learned::Dl2::check_bundled(&params, types),
+        _ => build_with(spec, network, types).map(drop),
+    }
+}
+
+/// The parameters of a `dl2` spec when the bundled network is not loaded yet.
+fn unloaded_dl2(spec: &str) -> Result<Option<Params>, PolicyError> {
+    let (name, _) = parse_spec(spec)?;
+    if name != "dl2" || bundled::available() {
+        return Ok(None);
+    }
+    let info = policies()
+        .iter()
+        .find(|p| p.name == "dl2")
+        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
+    checked_params(spec, info.params).map(Some)
 }
 
 /// The action that lets job `id` train at all when it lacks a worker or a parameter

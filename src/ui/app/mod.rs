@@ -11,6 +11,7 @@ mod experiment;
 mod filter;
 mod modes;
 pub mod msg;
+mod network;
 mod pai;
 mod pool;
 mod run;
@@ -73,6 +74,12 @@ pub struct App {
     /// The shape of the experiment's trace (None for a generated workload), with what it
     /// depends on.
     shape: Option<(shape::ShapeKey, Shared<TraceShape>)>,
+    /// Whether the trace's shape waits for the page's first comparison to end: charting it
+    /// would compete with that comparison's workers for the processor and delay the first
+    /// results.
+    shape_deferred: bool,
+    /// What waits for DL2's bundled network (the web build fetches it when first needed).
+    after_network: Vec<AfterNetwork>,
     _keys: Option<Closure<dyn FnMut(KeyboardEvent)>>,
 }
 
@@ -278,10 +285,11 @@ impl Component for App {
                 draws: 0,
             },
             shape: None,
+            shape_deferred: true,
+            after_network: Vec::new(),
             _keys: Some(keys),
         };
         app.step.policy = app.first_policy();
-        app.refresh_shape();
         app.start_compare(ctx);
         app
     }
@@ -303,13 +311,29 @@ impl Component for App {
             Msg::Run(m) => self.run_update(ctx, m),
             Msg::View(m) => self.view_update(m),
             Msg::Step(m) => self.step_update(ctx, m),
+            Msg::Shape => {
+                self.shape_deferred = false;
+                self.refresh_shape();
+                self.shape.is_some()
+            }
+            Msg::Network(outcome) => self.network_arrived(ctx, outcome),
         }
     }
 
-    /// Marks the end of the first render on the page's performance timeline.
-    fn rendered(&mut self, _ctx: &Context<Self>, first: bool) {
+    /// Marks the end of the first render on the page's performance timeline; once the
+    /// first comparison has ended, computes the trace's shape.
+    fn rendered(&mut self, ctx: &Context<Self>, first: bool) {
         if first {
             crate::ui::mark("orrery:rendered");
+        }
+        if self.shape_deferred && self.run.worker.is_none() && self.run.pool.is_none() {
+            ctx.link().send_message(Msg::Shape);
+        }
+        // A parameter-server experiment on screen: its bundled network is fetched ahead of
+        // the first run or step.
+        if super::network::missing(&self.exp, self.mech) && !super::network::loading() {
+            let link = ctx.link().clone();
+            super::network::fetch(move |outcome| link.send_message(Msg::Network(outcome)));
         }
     }
 

@@ -37,6 +37,18 @@ pub enum Msg {
     View(ViewMsg),
     /// Stepping through one policy's run.
     Step(StepMsg),
+    /// Compute the trace's shape, deferred until the page's first comparison ended.
+    Shape,
+    /// DL2's bundled network was fetched (or could not be).
+    Network(Result<(), String>),
+}
+
+/// What waits for DL2's bundled network to arrive.
+pub enum AfterNetwork {
+    /// The comparison.
+    Compare,
+    /// A step (or play) of the stepping run.
+    Step(StepMsg),
 }
 
 /// Edits of the Workload panel: the trace and the profile.

@@ -29,6 +29,9 @@ impl App {
             self.errors.run = Some(e);
             return;
         }
+        if self.wait_for_network(ctx, super::AfterNetwork::Compare) {
+            return;
+        }
         if self.run.results.as_ref().is_some_and(|r| r.exp != *exp) {
             self.view.elastic_job = None;
             self.view.elastic_epoch = 0;

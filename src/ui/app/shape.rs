@@ -57,8 +57,12 @@ pub struct TraceShape {
 
 impl App {
     /// Bring the trace shape up to date with the experiment: none for a generated workload,
-    /// else the statistics of its trace, computed when what they depend on changed.
+    /// else the statistics of its trace, computed when what they depend on changed (and
+    /// not before the page's first comparison ended).
     pub(super) fn refresh_shape(&mut self) {
+        if self.shape_deferred {
+            return;
+        }
         if matches!(self.exp.workload, WorkloadSource::Generated(_)) {
             self.shape = None;
             return;

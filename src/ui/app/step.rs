@@ -9,6 +9,16 @@ use yew::prelude::*;
 impl App {
     /// A message of the stepping panel (or of the keys); returns whether to render.
     pub(super) fn step_update(&mut self, ctx: &Context<Self>, msg: StepMsg) -> bool {
+        let starts = matches!(msg, StepMsg::Step | StepMsg::TogglePlay | StepMsg::RunToEnd);
+        // A step of a parameter-server experiment waits for DL2's bundled network.
+        if starts && self.step.run.is_none() && crate::ui::network::missing(&self.exp, self.mech) {
+            return self.wait_for_network(ctx, super::AfterNetwork::Step(msg));
+        }
+        self.step_update_now(ctx, msg)
+    }
+
+    /// A message of the stepping run, the bundled network at hand.
+    fn step_update_now(&mut self, ctx: &Context<Self>, msg: StepMsg) -> bool {
         let step = &mut self.step;
         match msg {
             StepMsg::Policy(p) => {
