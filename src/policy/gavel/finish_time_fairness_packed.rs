@@ -120,28 +120,16 @@ impl FinishTimeFairnessPacked {
                 }
                 k.push(inv_w[j] * slack / job.steps_remaining);
             }
-            let x = layout.maximise(view, &k, |lp| {
-                let z = lp.add_free();
-                for (j, job) in view.jobs.iter().enumerate() {
-                    let per = (rho * d[j] - job.time_since_arrival) / job.steps_remaining;
-                    let scaled: Vec<(usize, Vec<f64>)> = terms[j]
-                        .iter()
-                        .map(|(r, c)| (*r, c.iter().map(|&v| v * per).collect()))
-                        .collect();
-                    lp.push_at_least_rows(&scaled, z);
-                }
-                Some(z)
-            })?;
-            let got = view
-                .jobs
-                .iter()
-                .enumerate()
-                .map(|(j, job)| {
-                    let e = layout.effective(j, &thr, &x) * inv_w[j];
-                    e * (rho * d[j] - job.time_since_arrival) / job.steps_remaining
-                })
-                .fold(f64::INFINITY, f64::min);
-            (got.is_finite() && got > 0.0).then_some((x, got))
+            let slack = |j: usize| rho * d[j] - view.jobs[j].time_since_arrival;
+            let steps = |j: usize| view.jobs[j].steps_remaining;
+            layout.max_common_factor(
+                view,
+                &thr,
+                &terms,
+                &k,
+                |j, v| v * (slack(j) / steps(j)),
+                |j, e| e * inv_w[j] * slack(j) / steps(j),
+            )
         };
         let a: Vec<f64> = view
             .jobs

@@ -88,24 +88,17 @@ impl MinTotalDurationPacked {
             return None;
         }
         let k: Vec<f64> = view.jobs.iter().map(|j| 1.0 / j.steps_remaining).collect();
-        let x = layout.maximise(view, &k, |lp| {
-            let z = lp.add_free();
-            for (job, t) in view.jobs.iter().zip(terms) {
-                let per: Vec<(usize, Vec<f64>)> = t
-                    .iter()
-                    .map(|(r, c)| (*r, c.iter().map(|v| v / job.steps_remaining).collect()))
-                    .collect();
-                lp.push_at_least_rows(&per, z);
-            }
-            Some(z)
-        })?;
-        let got = view
-            .jobs
-            .iter()
-            .enumerate()
-            .map(|(i, job)| layout.effective(i, thr, &x) / job.steps_remaining)
-            .fold(f64::INFINITY, f64::min);
-        (got.is_finite() && got > 0.0).then_some(got)
+        let steps = |j: usize| view.jobs[j].steps_remaining;
+        layout
+            .max_common_factor(
+                view,
+                thr,
+                terms,
+                &k,
+                |j, v| v / steps(j),
+                |j, e| e / steps(j),
+            )
+            .map(|(_, got)| got)
     }
 }
 

@@ -483,6 +483,39 @@ impl Rows {
         }
     }
 
+    /// The largest common factor `z` every job's scaled throughput can reach together, with
+    /// the allocation reaching it: maximise `z` subject to `scale(j, terms[j]) >= z` for every
+    /// job `j` (`scale` applied to each coefficient of job `j`'s terms; `k[j]` is the same
+    /// scaling as one factor, for column generation), then the least over the jobs of
+    /// `reached(j, effective throughput of j)`. None when the LP fails or the least is not
+    /// a positive number. Makespan's rate and finish-time fairness's scaling share it: each
+    /// passes its own arithmetic, so the numbers are those of its own formula.
+    pub fn max_common_factor(
+        &self,
+        view: &PolicyView,
+        thr: &[Vec<f64>],
+        terms: &[Vec<(usize, Vec<f64>)>],
+        k: &[f64],
+        scale: impl Fn(usize, f64) -> f64,
+        reached: impl Fn(usize, f64) -> f64,
+    ) -> Option<(Vec<Vec<f64>>, f64)> {
+        let x = self.maximise(view, k, |lp| {
+            let z = lp.add_free();
+            for (j, t) in terms.iter().enumerate() {
+                let scaled: Vec<(usize, Vec<f64>)> = t
+                    .iter()
+                    .map(|(r, c)| (*r, c.iter().map(|&v| scale(j, v)).collect()))
+                    .collect();
+                lp.push_at_least_rows(&scaled, z);
+            }
+            Some(z)
+        })?;
+        let got = (0..terms.len())
+            .map(|j| reached(j, self.effective(j, thr, &x)))
+            .fold(f64::INFINITY, f64::min);
+        (got.is_finite() && got > 0.0).then_some((x, got))
+    }
+
     /// For each job, its throughput terms scaled by `factor[job]`.
     pub fn terms(&self, thr: &[Vec<f64>], factor: &[f64]) -> Vec<Vec<(usize, Vec<f64>)>> {
         match self {
