@@ -29,6 +29,25 @@ pub mod workload;
 use super::files::download_canvas;
 use yew::prelude::*;
 
+/// A refused value's message, next to its field `id` (id `<id>-error`), if it has one.
+fn field_note(fields: &[(&'static str, String)], id: &str) -> Html {
+    match fields.iter().find(|(f, _)| *f == id) {
+        Some((_, why)) => html! {
+            <span class="field-error" id={format!("{id}-error")} role="alert">{ why.clone() }</span>
+        },
+        None => html! {},
+    }
+}
+
+/// Whether field `id` has a refused value (for `aria-invalid`).
+fn invalid(fields: &[(&'static str, String)], id: &str) -> &'static str {
+    if fields.iter().any(|(f, _)| *f == id) {
+        "true"
+    } else {
+        "false"
+    }
+}
+
 /// A chart: its canvas (id `chart-<name>`, `width` × `height`) and a PNG button that
 /// downloads it as drawn; a wide chart's figure spans the column.
 fn chart(
