@@ -53,6 +53,7 @@ impl App {
                 super::inputs::set_field_error(
                     &mut self.errors.fields,
                     super::inputs::generator_field_id(field),
+                    &v,
                     refused,
                 );
             }
@@ -242,14 +243,14 @@ impl App {
         true
     }
 
-    /// Refuse a Run settings value, saying why next to its field.
-    fn refuse(&mut self, field: &'static str, why: String) {
-        super::inputs::set_field_error(&mut self.errors.fields, field, Some(why));
+    /// Refuse the value `typed` in a Run settings field, saying why next to it.
+    fn refuse(&mut self, field: &'static str, typed: &str, why: String) {
+        super::inputs::set_field_error(&mut self.errors.fields, field, typed, Some(why));
     }
 
-    /// A Run settings field's outcome: its message (None: accepted, no message).
-    fn field_result(&mut self, field: &'static str, refused: Option<String>) {
-        super::inputs::set_field_error(&mut self.errors.fields, field, refused);
+    /// A Run settings field's outcome for `typed`: why it was refused (None: accepted).
+    fn field_result(&mut self, field: &'static str, typed: &str, refused: Option<String>) {
+        super::inputs::set_field_error(&mut self.errors.fields, field, typed, refused);
     }
 
     /// An edit of the Run settings panel.
@@ -259,10 +260,11 @@ impl App {
                 Ok(seed) => {
                     self.edit(|e| e.seed = seed);
                     self.step.run = None;
-                    self.field_result("seed", None);
+                    self.field_result("seed", &v, None);
                 }
                 Err(_) => self.refuse(
                     "seed",
+                    &v,
                     format!("'{v}' is refused: the seed is a whole number, 0 or more."),
                 ),
             },
@@ -270,10 +272,11 @@ impl App {
                 Ok(r) if r.is_finite() && r > 0.0 => {
                     self.edit(|e| e.round_s = r);
                     self.step.run = None;
-                    self.field_result("round", None);
+                    self.field_result("round", &v, None);
                 }
                 _ => self.refuse(
                     "round",
+                    &v,
                     format!("'{v}' is refused: the round length must be a positive number of seconds."),
                 ),
             },
@@ -285,10 +288,11 @@ impl App {
                 Ok(r) if r.is_finite() && r >= 0.0 => {
                     self.edit(|e| e.restart_cost_s = r);
                     self.step.run = None;
-                    self.field_result("restart-cost", None);
+                    self.field_result("restart-cost", &v, None);
                 }
                 _ => self.refuse(
                     "restart-cost",
+                    &v,
                     format!("'{v}' is refused: the restart cost must be 0 or more seconds."),
                 ),
             },
@@ -302,9 +306,11 @@ impl App {
                     Ok(map) => {
                         let candidate = self.with(|e| e.restart_by_type = map);
                         let refused = self.try_apply(candidate).err();
-                        self.field_result("restart-types", refused);
+                        self.field_result("restart-types", &v, refused);
                     }
-                    Err(e) => self.refuse("restart-types", e),
+                    Err(e) => self.refuse(
+                    "restart-types",
+                    &v, e),
                 }
             }
             SettingsMsg::Slowdowns(v) => {
@@ -312,23 +318,26 @@ impl App {
                     Ok(map) => {
                         let candidate = self.with(|e| e.slowdown = map);
                         let refused = self.try_apply(candidate).err();
-                        self.field_result("slowdowns", refused);
+                        self.field_result("slowdowns", &v, refused);
                     }
-                    Err(e) => self.refuse("slowdowns", e),
+                    Err(e) => self.refuse(
+                    "slowdowns",
+                    &v, e),
                 }
             }
             SettingsMsg::Window(v) => {
                 let v = v.trim();
                 if v.is_empty() {
                     self.edit(|e| e.window = None);
-                    self.field_result("window", None);
+                    self.field_result("window", &v, None);
                 } else if let Some(w) = parse_window(v) {
                     let candidate = self.with(|e| e.window = Some(w));
                     let refused = self.try_apply(candidate).err();
-                    self.field_result("window", refused);
+                    self.field_result("window", &v, refused);
                 } else {
                     self.refuse(
-                        "window",
+                    "window",
+                    &v,
                         format!("'{v}' is refused: the window is A:B, the jobs with ids from A up to (not including) B."),
                     )
                 }

@@ -109,15 +109,31 @@ pub(super) fn set_generator_field(
     }
 }
 
-/// Put field `id`'s message (or take it away, for `None`).
+/// A refused value: its field, why, and what was typed (the field keeps showing it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    /// The field's id.
+    pub id: &'static str,
+    /// Why the value was refused.
+    pub why: String,
+    /// The value as typed.
+    pub typed: String,
+}
+
+/// Put field `id`'s refusal of `typed` (or take it away, for `None`).
 pub(super) fn set_field_error(
-    fields: &mut Vec<(&'static str, String)>,
+    fields: &mut Vec<Refused>,
     id: &'static str,
-    message: Option<String>,
+    typed: &str,
+    why: Option<String>,
 ) {
-    fields.retain(|(f, _)| *f != id);
-    if let Some(m) = message {
-        fields.push((id, m));
+    fields.retain(|f| f.id != id);
+    if let Some(why) = why {
+        fields.push(Refused {
+            id,
+            why,
+            typed: typed.to_string(),
+        });
     }
 }
 
@@ -157,11 +173,22 @@ mod tests {
     #[test]
     fn a_field_has_one_message_at_most() {
         let mut f = Vec::new();
-        set_field_error(&mut f, "seed", Some("a".into()));
-        set_field_error(&mut f, "seed", Some("b".into()));
-        set_field_error(&mut f, "round", Some("c".into()));
-        assert_eq!(f, vec![("seed", "b".to_string()), ("round", "c".to_string())]);
-        set_field_error(&mut f, "seed", None);
-        assert_eq!(f, vec![("round", "c".to_string())]);
+        set_field_error(&mut f, "seed", "-1", Some("a".into()));
+        set_field_error(&mut f, "seed", "-2", Some("b".into()));
+        set_field_error(&mut f, "round", "0", Some("c".into()));
+        let ids = |f: &[Refused]| {
+            f.iter()
+                .map(|r| (r.id, r.why.clone(), r.typed.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ids(&f),
+            vec![
+                ("seed", "b".to_string(), "-2".to_string()),
+                ("round", "c".to_string(), "0".to_string())
+            ]
+        );
+        set_field_error(&mut f, "seed", "3", None);
+        assert_eq!(ids(&f).len(), 1);
     }
 }

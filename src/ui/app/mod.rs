@@ -22,6 +22,7 @@ mod train;
 
 pub use experiment::PROFILE_FREE;
 pub use filter::filter_field;
+pub use inputs::Refused;
 pub use msg::*;
 pub use pai::{PaiFile, PaiForm};
 pub use shape::TraceShape;
@@ -105,8 +106,8 @@ struct Errors {
     dl2: Option<String>,
     /// The comparison's.
     run: Option<String>,
-    /// Refused values, each shown next to its field: (field id, why).
-    fields: Vec<(&'static str, String)>,
+    /// Refused values, each shown next to its field.
+    fields: Vec<inputs::Refused>,
 }
 
 /// The comparison in the worker, and its results.
