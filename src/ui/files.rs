@@ -32,7 +32,10 @@ pub fn read_text(file: web_sys::File, done: Callback<FileText>) {
     wasm_bindgen_futures::spawn_local(async move {
         match JsFuture::from(file.text()).await {
             Ok(v) => done.emit(Ok((name, v.as_string().unwrap_or_default()))),
-            Err(e) => done.emit(Err(format!("{name}: cannot read the file ({})", crate::ui::js_text(&e)))),
+            Err(e) => done.emit(Err(format!(
+                "{name}: cannot read the file ({})",
+                crate::ui::js_text(&e)
+            ))),
         }
     });
 }
@@ -120,7 +123,8 @@ pub fn download(name: &str, mime: &str, contents: &str) -> Result<(), String> {
     opts.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
         .map_err(|e| crate::ui::js_text(&e))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| crate::ui::js_text(&e))?;
+    let url =
+        web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| crate::ui::js_text(&e))?;
     download_url(name, &url)?;
     let _ = web_sys::Url::revoke_object_url(&url);
     Ok(())

@@ -578,7 +578,10 @@ fn new_worker() -> Result<Worker, String> {
         .map_err(|e| format!("cannot start the worker: {}", crate::ui::js_text(&e)))?;
     if let Err(e) = worker.post_message(&wasm_bindgen::module()) {
         worker.terminate();
-        return Err(format!("cannot start the worker: {}", crate::ui::js_text(&e)));
+        return Err(format!(
+            "cannot start the worker: {}",
+            crate::ui::js_text(&e)
+        ));
     }
     Ok(worker)
 }

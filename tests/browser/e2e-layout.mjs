@@ -133,8 +133,9 @@ await run(async (browser) => {
         await p.fill('#policy-panel li:has(input[data-policy="tiresias"]) input[type=text]', 'threshold_gpu_h=4');
         await p.dispatchEvent('#policy-panel li:has(input[data-policy="tiresias"]) input[type=text]', 'change');
       }],
-      ['a generated workload', async () => { await p.fill('#gen-jobs', '40'); await p.dispatchEvent('#gen-jobs', 'change'); await p.click('#generate'); }],
       ['the profile', async () => { await p.selectOption('#profile-preset', 'profile-free'); }],
+      ['back to a profile', async () => { await p.selectOption('#profile-preset', 'gavel-types'); }],
+      ['a generated workload', async () => { await p.fill('#gen-jobs', '40'); await p.dispatchEvent('#gen-jobs', 'change'); await p.click('#generate'); }],
       ['the seed', async () => { await p.fill('#seed', '11'); await p.dispatchEvent('#seed', 'change'); }],
       ['the round', async () => { await p.fill('#round', '600'); await p.dispatchEvent('#round', 'change'); }],
       ['the restart cost', async () => { await p.fill('#restart-cost', '15'); await p.dispatchEvent('#restart-cost', 'change'); }],

@@ -49,7 +49,7 @@ impl App {
                 self.errors.workload = self.try_apply(candidate).err();
             }
             WorkloadMsg::Generator(field, v) => {
-                let refused = super::inputs::set_generator_field(&mut self.forms.generator, field, &v).err();
+                let refused = self.forms.generator.set_field(field, &v).err();
                 super::inputs::set_field_error(
                     &mut self.errors.fields,
                     super::inputs::generator_field_id(field),
@@ -277,7 +277,9 @@ impl App {
                 _ => self.refuse(
                     "round",
                     &v,
-                    format!("'{v}' is refused: the round length must be a positive number of seconds."),
+                    format!(
+                        "'{v}' is refused: the round length must be a positive number of seconds."
+                    ),
                 ),
             },
             SettingsMsg::GavelCompat(on) => {
@@ -308,9 +310,7 @@ impl App {
                         let refused = self.try_apply(candidate).err();
                         self.field_result("restart-types", &v, refused);
                     }
-                    Err(e) => self.refuse(
-                    "restart-types",
-                    &v, e),
+                    Err(e) => self.refuse("restart-types", &v, e),
                 }
             }
             SettingsMsg::Slowdowns(v) => {
@@ -320,9 +320,7 @@ impl App {
                         let refused = self.try_apply(candidate).err();
                         self.field_result("slowdowns", &v, refused);
                     }
-                    Err(e) => self.refuse(
-                    "slowdowns",
-                    &v, e),
+                    Err(e) => self.refuse("slowdowns", &v, e),
                 }
             }
             SettingsMsg::Window(v) => {

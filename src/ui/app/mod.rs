@@ -165,6 +165,9 @@ struct Stepping {
     play_gen: u64,
     /// Milliseconds between steps while playing (0: as fast as possible).
     speed_ms: u32,
+    /// The jobs of a stepping run being set up (a large workload's setup gets a frame of
+    /// its own, after a note saying so).
+    preparing: Option<usize>,
 }
 
 /// DL2's training in its worker.
@@ -259,6 +262,7 @@ impl Component for App {
                 playing: false,
                 play_gen: 0,
                 speed_ms: 200,
+                preparing: None,
             },
             exp: Shared::new(exp),
             mech,
@@ -410,7 +414,7 @@ impl Component for App {
                             on_train={link.callback(Msg::Train)} />
                         <TraceShapePanel shape={self.shape.as_ref().map(|s| s.1.clone())} />
                         <StepPanel exp={exp} {mech} run={self.step.run.clone()} policies={self.forms.policy_params.iter().map(|p| p.0.clone()).collect::<Vec<_>>()}
-                            policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()}
+                            policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()} preparing={self.step.preparing}
                             on_step={link.callback(Msg::Step)} />
                     </main>
                 </div>

@@ -187,7 +187,10 @@ impl App {
         let left = if fraction >= 0.02 && elapsed > 1000.0 {
             Some(elapsed * (1.0 - fraction) / fraction)
         } else {
-            self.run.estimate.as_ref().map(|e| (e.ms() - elapsed).max(1000.0))
+            self.run
+                .estimate
+                .as_ref()
+                .map(|e| (e.ms() - elapsed).max(1000.0))
         };
         left.map_or_else(String::new, |ms| {
             format!(" · about {} left", super::estimate::duration(ms))

@@ -2,12 +2,12 @@
 //! the measurement window, and for round-based experiments Gavel's mechanism and the
 //! isolated baseline.
 
+use super::{field_note, invalid, shown};
 use crate::experiment::Experiment;
 use crate::sim::Mechanism;
 use crate::ui::app::SettingsMsg;
 use crate::ui::shared::Shared;
 use crate::ui::{input_checked, input_value};
-use super::{field_note, invalid, shown};
 use yew::prelude::*;
 
 /// What the panel shows.

@@ -3,8 +3,8 @@
 //! application folders).
 
 use super::filter::TraceFilterBlock;
-use super::{field_note, invalid, shown};
 use super::pai::PaiImport;
+use super::{field_note, invalid, shown};
 use crate::experiment::{Experiment, ProfileSource, WorkloadSource};
 use crate::sim::Mechanism;
 use crate::ui::app::{PaiForm, PaiMsg, WorkloadMsg, PROFILE_FREE};
