@@ -319,7 +319,10 @@ mod tests {
             let e = g.set_field(field, bad).unwrap_err();
             assert!(e.contains("refused") && e.contains("kept"), "{field}: {e}");
             // A setting's key (`num_jobs`) never shows; a plain word (`seed`) may.
-            assert!(!field.contains('_') || !e.contains(field), "internal name in '{e}'");
+            assert!(
+                !field.contains('_') || !e.contains(field),
+                "internal name in '{e}'"
+            );
         }
         assert_eq!(g, before);
         g.set_field("num_jobs", " 1000000 ").unwrap();

@@ -64,7 +64,7 @@ await run(async (browser) => {
         const top = await p.$eval('#compare-panel', (e) => Math.round(e.getBoundingClientRect().top + window.scrollY));
         seen.push(`${sc} ${before}/${after}/${stepping} (results at ${top} px)`);
         assert(before <= 0 && after <= 0 && stepping <= 0, `${sc} at ${w} px overflows by ${before} px before, ${after} px after the run, ${stepping} px stepping`);
-        if (w < 700) assert(top < 200, `${sc}: the results start ${top} px down on a phone`);
+        if (w < 700) assert(top < 250, `${sc}: the results start ${top} px down on a phone`);
         await p.click('#cancel', { timeout: 1000 }).catch(() => { /* finished */ });
       }
       console.log(`     overflow before/after/stepping: ${seen.join('; ')}`);
@@ -102,13 +102,19 @@ await run(async (browser) => {
     assert(await p.isVisible('#controls-toggle'), 'no settings toggle');
     assert(!(await p.isVisible('#workload-panel')), 'the settings are not folded');
     const top = await p.$eval('#compare-panel', (e) => e.getBoundingClientRect().top + window.scrollY);
-    assert(top < 200, `the results start ${top} px down`);
+    assert(top < 250, `the results start ${top} px down`);
+    assert(await p.$eval('#controls-toggle', (e) => e.getBoundingClientRect().top + window.scrollY) < top, 'the toggle is under the results');
     await p.click('#controls-toggle');
     await p.waitForSelector('#workload-panel', { state: 'visible' });
     assert(await p.getAttribute('#controls-toggle', 'aria-expanded') === 'true', 'aria-expanded');
     assert(await overflow(p) <= 0, `overflow with the settings open: ${await overflow(p)}`);
+    // Open, the settings come right under the toggle, before the results.
+    const toggleTop = await p.$eval('#controls-toggle', (e) => e.getBoundingClientRect().top + window.scrollY);
     const settingsTop = await p.$eval('#settings-column', (e) => e.getBoundingClientRect().top + window.scrollY);
-    assert(settingsTop > top, 'the settings come before the results');
+    const resultsTop = await p.$eval('#compare-panel', (e) => e.getBoundingClientRect().top + window.scrollY);
+    assert(toggleTop < top && toggleTop < settingsTop && settingsTop < resultsTop, JSON.stringify({ toggleTop, settingsTop, resultsTop }));
+    await p.click('#controls-toggle');
+    await p.waitForSelector('#workload-panel', { state: 'hidden' });
     // On a wide screen the toggle is not there and the settings always show.
     await p.setViewportSize({ width: 1200, height: 900 });
     assert(!(await p.isVisible('#controls-toggle')) && await p.isVisible('#workload-panel'), 'the wide layout');

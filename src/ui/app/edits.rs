@@ -327,15 +327,15 @@ impl App {
                 let v = v.trim();
                 if v.is_empty() {
                     self.edit(|e| e.window = None);
-                    self.field_result("window", &v, None);
+                    self.field_result("window", v, None);
                 } else if let Some(w) = parse_window(v) {
                     let candidate = self.with(|e| e.window = Some(w));
                     let refused = self.try_apply(candidate).err();
-                    self.field_result("window", &v, refused);
+                    self.field_result("window", v, refused);
                 } else {
                     self.refuse(
                     "window",
-                    &v,
+                    v,
                         format!("'{v}' is refused: the window is A:B, the jobs with ids from A up to (not including) B."),
                     )
                 }

@@ -378,7 +378,7 @@ impl Component for App {
                 if let Some((ok, text)) = &self.notice {
                     <div id="notice" class={classes!("notice", if *ok { "ok" } else { "error" })}>{ text }</div>
                 }
-                <div class={classes!("columns", has_results.then_some("has-results"))}>
+                <div class={classes!("columns", has_results.then_some("has-results"), self.controls_open.then_some("settings-open"))}>
                     <button id="controls-toggle" class="controls-toggle" aria-expanded={self.controls_open.to_string()} aria-controls="settings-column"
                         onclick={link.callback(|_| Msg::ToggleControls)}>
                         { if self.controls_open { "Hide settings ▴" } else { "Settings: workload, cluster, policies… ▾" } }
