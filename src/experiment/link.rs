@@ -52,9 +52,21 @@ impl Experiment {
         }
         let packed = base64url_decode(data).map_err(LinkError::Garbled)?;
         let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, 64 << 20)
-            .map_err(|e| LinkError::Corrupt(format!("{:?}", e.status)))?;
+            .map_err(|e| LinkError::Corrupt(inflate_failure(e.status).into()))?;
         let text = String::from_utf8(json).map_err(|_| LinkError::Corrupt("not UTF-8".into()))?;
         Experiment::from_json(&text).map_err(|e| LinkError::Invalid(e.to_string()))
+    }
+}
+
+/// Why a link's compressed data could not be unpacked, for people.
+fn inflate_failure(status: miniz_oxide::inflate::TINFLStatus) -> &'static str {
+    use miniz_oxide::inflate::TINFLStatus;
+    match status {
+        TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => {
+            "its data ends too early (was the link cut short when it was copied?)"
+        }
+        TINFLStatus::HasMoreOutput => "its data unpacks to more than 64 MB",
+        _ => "its data is not what the page writes (a character may have changed)",
     }
 }
 
@@ -172,10 +184,17 @@ mod tests {
         assert_eq!(Experiment::from_link(&link).unwrap(), e);
         assert_eq!(Experiment::from_link(&e.to_fragment()).unwrap(), e);
         let cut = &link[..link.len() - 10];
-        assert!(matches!(
-            Experiment::from_link(cut),
-            Err(LinkError::Corrupt(_) | LinkError::Garbled(_))
-        ));
+        let err = Experiment::from_link(cut).unwrap_err();
+        assert!(
+            matches!(err, LinkError::Corrupt(_) | LinkError::Garbled(_)),
+            "{err:?}"
+        );
+        // The message is for people: no decoder's status names.
+        let text = err.to_string();
+        assert!(
+            !text.contains("Failed") && !text.contains("Progress") && !text.contains("Input"),
+            "{text}"
+        );
         assert!(matches!(
             Experiment::from_link("http://x/#x1.@@@"),
             Err(LinkError::Garbled(_))

@@ -7,6 +7,7 @@
 //! - `run`: the simulations of each policy and the one orchestration of a run ([`Plan`]);
 //! - `link`: the share-link codec (deflate, base64url, in the URL fragment).
 
+pub mod estimate;
 mod link;
 mod resolve;
 mod restart;

@@ -218,7 +218,7 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| Ok(Box::new(classic::drf::Drf::new(p.spec())))),
         entry!("isolated", "gavel", "Gavel's isolated: each job gets a static 1/n share of every GPU type.", NO_PARAMS,
             |p| Ok(Box::new(gavel::isolated::Isolated::new(p.spec())))),
-        entry!("max_min_fairness", "gavel", "Gavel's LAS as an LP: maximise the least normalised share; all GPU types treated as equal.", gavel::max_min_fairness::PARAMS,
+        entry!("max_min_fairness", "gavel", "Max-min fairness as an LP (what Gavel calls its LAS policy): maximise the least normalised share; all GPU types treated as equal.", gavel::max_min_fairness::PARAMS,
             |p| gavel::max_min_fairness::MaxMinFairness::build(p, false)),
         entry!("max_min_fairness_perf", "gavel", "Heterogeneity-aware max-min fairness: maximise the least throughput relative to an equal share.", gavel::max_min_fairness::PARAMS,
             |p| gavel::max_min_fairness::MaxMinFairness::build(p, true)),

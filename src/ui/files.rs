@@ -32,7 +32,10 @@ pub fn read_text(file: web_sys::File, done: Callback<FileText>) {
     wasm_bindgen_futures::spawn_local(async move {
         match JsFuture::from(file.text()).await {
             Ok(v) => done.emit(Ok((name, v.as_string().unwrap_or_default()))),
-            Err(e) => done.emit(Err(format!("{name}: cannot read the file ({e:?})"))),
+            Err(e) => done.emit(Err(format!(
+                "{name}: cannot read the file ({})",
+                crate::ui::js_text(&e)
+            ))),
         }
     });
 }
@@ -103,7 +106,7 @@ pub fn read_folder(list: web_sys::FileList, done: Callback<FolderFiles>) {
                 Err(e) => {
                     done.emit(Err(format!(
                         "{path}: cannot read the file ({})",
-                        e.as_string().unwrap_or_else(|| format!("{e:?}"))
+                        crate::ui::js_text(&e)
                     )));
                     return;
                 }
@@ -119,8 +122,9 @@ pub fn download(name: &str, mime: &str, contents: &str) -> Result<(), String> {
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
-        .map_err(|e| format!("{e:?}"))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+        .map_err(|e| crate::ui::js_text(&e))?;
+    let url =
+        web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| crate::ui::js_text(&e))?;
     download_url(name, &url)?;
     let _ = web_sys::Url::revoke_object_url(&url);
     Ok(())
@@ -133,7 +137,7 @@ fn download_url(name: &str, url: &str) -> Result<(), String> {
         .ok_or("no document")?;
     let a: web_sys::HtmlAnchorElement = doc
         .create_element("a")
-        .map_err(|e| format!("{e:?}"))?
+        .map_err(|e| crate::ui::js_text(&e))?
         .unchecked_into();
     a.set_href(url);
     a.set_download(name);

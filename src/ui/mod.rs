@@ -68,6 +68,16 @@ fn select_value(e: &Event) -> String {
     e.target_unchecked_into::<HtmlSelectElement>().value()
 }
 
+/// A browser error's message for people (never its debug form).
+fn js_text(e: &wasm_bindgen::JsValue) -> String {
+    use wasm_bindgen::JsCast;
+    e.dyn_ref::<js_sys::Error>()
+        .map(|err| String::from(err.message()))
+        .or_else(|| e.as_string())
+        .filter(|t| !t.is_empty())
+        .unwrap_or_else(|| "the browser gave no reason".into())
+}
+
 /// Seconds as hours, two decimals.
 fn hours(s: f64) -> String {
     format!("{:.2}", s / 3600.0)

@@ -583,10 +583,13 @@ fn new_worker() -> Result<Worker, String> {
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
     let worker = Worker::new_with_options("./worker-loader.js", &options)
-        .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+        .map_err(|e| format!("cannot start the worker: {}", crate::ui::js_text(&e)))?;
     if let Err(e) = worker.post_message(&wasm_bindgen::module()) {
         worker.terminate();
-        return Err(format!("cannot start the worker: {e:?}"));
+        return Err(format!(
+            "cannot start the worker: {}",
+            crate::ui::js_text(&e)
+        ));
     }
     Ok(worker)
 }
@@ -635,7 +638,7 @@ impl WorkerHandle {
         handle
             .worker
             .post_message(&JsValue::from_str(&text))
-            .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+            .map_err(|e| format!("cannot start the worker: {}", crate::ui::js_text(&e)))?;
         Ok(handle)
     }
 
@@ -644,7 +647,7 @@ impl WorkerHandle {
         let text = serde_json::to_string(request).map_err(|e| e.to_string())?;
         self.worker
             .post_message(&JsValue::from_str(&text))
-            .map_err(|e| format!("cannot reach the worker: {e:?}"))
+            .map_err(|e| format!("cannot reach the worker: {}", crate::ui::js_text(&e)))
     }
 
     /// Bytes of JSON received from the worker so far.

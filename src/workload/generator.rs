@@ -45,6 +45,55 @@ fn is_one(v: &f64) -> bool {
 }
 
 impl GeneratorConfig {
+    /// Set field `field` (`num_jobs`, `jobs_per_hour`, `seed`, `duration_scale`,
+    /// `multi_gpu`, `priority_weights`) from the text a person typed, or say why the value
+    /// is refused, in words and naming the value kept (the settings stay as they were).
+    pub fn set_field(&mut self, field: &str, text: &str) -> Result<(), String> {
+        let v = text.trim();
+        match field {
+            "num_jobs" => match v.parse::<usize>() {
+                Ok(n) if (1..=1_000_000).contains(&n) => self.num_jobs = n,
+                _ => {
+                    return Err(format!(
+                        "'{v}' is refused: the generator makes 1 to 1,000,000 jobs, a whole number (kept {}).",
+                        self.num_jobs
+                    ))
+                }
+            },
+            "jobs_per_hour" => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => self.jobs_per_hour = x,
+                _ => {
+                    return Err(format!(
+                        "'{v}' is refused: jobs per hour must be 0 or more (0 puts every job at t = 0) (kept {}).",
+                        self.jobs_per_hour
+                    ))
+                }
+            },
+            "seed" => match v.parse::<u64>() {
+                Ok(x) => self.seed = x,
+                _ => {
+                    return Err(format!(
+                        "'{v}' is refused: the seed is a whole number, 0 or more (kept {}).",
+                        self.seed
+                    ))
+                }
+            },
+            "duration_scale" => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 && x <= 100.0 => self.duration_scale = x,
+                _ => {
+                    return Err(format!(
+                        "'{v}' is refused: the durations factor must be above 0 and at most 100 (kept {}).",
+                        self.duration_scale
+                    ))
+                }
+            },
+            "multi_gpu" => self.multi_gpu = v == "true",
+            "priority_weights" => self.priority_weights = v == "true",
+            _ => return Err(format!("the generator has no setting '{field}'")),
+        }
+        Ok(())
+    }
+
     /// Check the job count and the arrival rate, naming the offending field.
     pub(crate) fn check(&self, name: &str) -> Result<(), WorkloadError> {
         if self.num_jobs == 0 || self.num_jobs > 1_000_000 {
@@ -251,6 +300,41 @@ pub fn generate_elastic(apps: &super::Apps, cfg: &GeneratorConfig) -> Result<Tra
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn refused_fields_say_why_in_words_and_keep_the_settings() {
+        let mut g = GeneratorConfig::default();
+        let before = g.clone();
+        for (field, bad) in [
+            ("num_jobs", "0"),
+            ("num_jobs", "2.5"),
+            ("num_jobs", "1000001"),
+            ("num_jobs", ""),
+            ("jobs_per_hour", "-1"),
+            ("jobs_per_hour", "inf"),
+            ("seed", "-3"),
+            ("duration_scale", "0"),
+            ("duration_scale", "101"),
+        ] {
+            let e = g.set_field(field, bad).unwrap_err();
+            assert!(e.contains("refused") && e.contains("kept"), "{field}: {e}");
+            // A setting's key (`num_jobs`) never shows; a plain word (`seed`) may.
+            assert!(
+                !field.contains('_') || !e.contains(field),
+                "internal name in '{e}'"
+            );
+        }
+        assert_eq!(g, before);
+        g.set_field("num_jobs", " 1000000 ").unwrap();
+        g.set_field("jobs_per_hour", "0").unwrap();
+        g.set_field("duration_scale", "0.1").unwrap();
+        g.set_field("multi_gpu", "true").unwrap();
+        assert_eq!(
+            (g.num_jobs, g.jobs_per_hour, g.duration_scale, g.multi_gpu),
+            (1_000_000, 0.0, 0.1, true)
+        );
+        assert!(g.set_field("nothing", "1").is_err());
+    }
     use super::*;
 
     fn profile() -> Profile {

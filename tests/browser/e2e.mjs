@@ -220,6 +220,8 @@ await run(async (browser) => {
     await p.uncheck('#fairness');
     t0 = Date.now();
     await p.click('#compare');
+    // A run this long asks first, in the page.
+    await p.click('#confirm-run');
     await p.waitForSelector('#progress');
     const moved = await p.waitForFunction(() => Number(document.querySelector('#progress')?.getAttribute('value')) > 0
       || document.querySelector('#summary')?.getAttribute('data-complete') === 'true', null, { timeout: 300000 });
@@ -257,7 +259,7 @@ await run(async (browser) => {
     await p.waitForFunction(() => document.querySelector('#restart-model').getAttribute('data-model') === 'fixed');
     await p.fill('#restart-types', 'A3C=abc');
     await p.press('#restart-types', 'Enter');
-    await p.waitForFunction(() => (document.querySelector('#run-error')?.textContent || '').includes("'abc'"));
+    await p.waitForFunction(() => (document.querySelector('#restart-types-error')?.textContent || '').includes("'abc'"));
     await p.fill('#restart-types', 'A3C=600, CycleGAN=5');
     await p.press('#restart-types', 'Enter');
     await p.waitForFunction(() => document.querySelector('#restart-model').getAttribute('data-model') === 'per_type');
@@ -296,6 +298,8 @@ await run(async (browser) => {
     assert(t1 > t0, `clock ${t0} -> ${t1}`);
     const text = await page.textContent('#clock');
     assert(text.includes('round 3'), text);
+    // The keys act when no control (the Step button, say) has the focus.
+    await page.click('#step-panel h2');
     await page.keyboard.press('ArrowRight');
     await page.waitForFunction(() => document.querySelector('#clock').textContent.includes('round 4'));
   });
@@ -936,8 +940,7 @@ await run(async (browser) => {
     assert(back.length === 2, JSON.stringify(back));
     await p.fill('#gen-duration-scale', '0');
     await p.press('#gen-duration-scale', 'Tab');
-    await p.click('#generate');
-    await p.waitForFunction(() => document.querySelector('#workload-error')?.textContent.includes('duration_scale'));
+    await p.waitForFunction(() => document.querySelector('#gen-duration-scale-error')?.textContent.includes('durations factor must be above 0'));
     await p.close();
   });
 
@@ -1216,21 +1219,4 @@ await run(async (browser) => {
   await test('no uncaught errors in the page', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join('\n'));
   });
-
-  if (process.env.ORRERY_SCREENSHOT) {
-    await page.goto(BASE);
-    await summary(page, 2);
-    for (let i = 0; i < 6; i++) await page.click('#step');
-    await sleep(300);
-    await page.screenshot({ path: process.env.ORRERY_SCREENSHOT, fullPage: true });
-  }
-  if (process.env.ORRERY_SCREENSHOT_PHONE) {
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
-    const p = await phone.newPage();
-    await p.goto(BASE);
-    await summary(p, 2);
-    await sleep(300);
-    await p.screenshot({ path: process.env.ORRERY_SCREENSHOT_PHONE });
-    await phone.close();
-  }
 });

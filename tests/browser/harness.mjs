@@ -37,8 +37,11 @@ export async function test(name, fn) {
 }
 export function assert(cond, msg) { if (!cond) throw new Error(msg); }
 
+// Waits for a complete summary of at least `count` rows (the first `first`, if given); a run
+// the page expects to be long waits for a confirmation in the page, which this gives.
 export async function summary(page, count, timeout = 120000, first = null) {
-  await page.waitForFunction(([n, p]) => document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
+  await page.waitForFunction(([n, p]) => (document.querySelector('#confirm-run')?.click() || true)
+    && document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
     && document.querySelectorAll('#summary tbody tr').length >= n
     && (p === null || document.querySelector('#summary tbody tr')?.getAttribute('data-policy') === p), [count, first], { timeout });
   return page.$$eval('#summary tbody tr', (rows) => rows.map((r) => ({

@@ -49,23 +49,13 @@ impl App {
                 self.errors.workload = self.try_apply(candidate).err();
             }
             WorkloadMsg::Generator(field, v) => {
-                let g = &mut self.forms.generator;
-                let ok = match field {
-                    "num_jobs" => v.trim().parse().map(|x| g.num_jobs = x).is_ok(),
-                    "jobs_per_hour" => v.trim().parse().map(|x| g.jobs_per_hour = x).is_ok(),
-                    "seed" => v.trim().parse().map(|x| g.seed = x).is_ok(),
-                    "duration_scale" => v.trim().parse().map(|x| g.duration_scale = x).is_ok(),
-                    "multi_gpu" => {
-                        g.multi_gpu = v == "true";
-                        true
-                    }
-                    _ => {
-                        g.priority_weights = v == "true";
-                        true
-                    }
-                };
-                self.errors.workload =
-                    (!ok).then(|| format!("generator: '{v}' is not a valid {field}"));
+                let refused = self.forms.generator.set_field(field, &v).err();
+                super::inputs::set_field_error(
+                    &mut self.errors.fields,
+                    super::inputs::generator_field_id(field),
+                    &v,
+                    refused,
+                );
             }
             WorkloadMsg::Generate => {
                 let g = self.forms.generator.clone();
@@ -184,7 +174,14 @@ impl App {
                         _ => v.parse().map(|x| t.price_per_hour = Some(x)).is_ok(),
                     };
                     if !ok {
-                        self.errors.cluster = Some(format!("'{value}' is not a valid {col}"));
+                        let what = match col {
+                            "count" => "the number of GPUs must be a whole number, 0 or more",
+                            "per_server" => "GPUs per server must be a whole number, 1 or more",
+                            _ => "the price per GPU-hour must be a number (or empty for none)",
+                        };
+                        self.errors.cluster = Some(format!(
+                            "'{value}' is refused: {what}; the cluster is kept as it was."
+                        ));
                         return true;
                     }
                 }
@@ -246,6 +243,16 @@ impl App {
         true
     }
 
+    /// Refuse the value `typed` in a Run settings field, saying why next to it.
+    fn refuse(&mut self, field: &'static str, typed: &str, why: String) {
+        super::inputs::set_field_error(&mut self.errors.fields, field, typed, Some(why));
+    }
+
+    /// A Run settings field's outcome for `typed`: why it was refused (None: accepted).
+    fn field_result(&mut self, field: &'static str, typed: &str, refused: Option<String>) {
+        super::inputs::set_field_error(&mut self.errors.fields, field, typed, refused);
+    }
+
     /// An edit of the Run settings panel.
     pub(super) fn settings_update(&mut self, msg: SettingsMsg) -> bool {
         match msg {
@@ -253,19 +260,27 @@ impl App {
                 Ok(seed) => {
                     self.edit(|e| e.seed = seed);
                     self.step.run = None;
+                    self.field_result("seed", &v, None);
                 }
-                Err(_) => self.errors.run = Some(format!("seed: '{v}' is not a whole number")),
+                Err(_) => self.refuse(
+                    "seed",
+                    &v,
+                    format!("'{v}' is refused: the seed is a whole number, 0 or more."),
+                ),
             },
             SettingsMsg::Round(v) => match v.trim().parse::<f64>() {
                 Ok(r) if r.is_finite() && r > 0.0 => {
                     self.edit(|e| e.round_s = r);
                     self.step.run = None;
+                    self.field_result("round", &v, None);
                 }
-                _ => {
-                    self.errors.run = Some(format!(
-                        "round length: '{v}' must be a positive number of seconds"
-                    ))
-                }
+                _ => self.refuse(
+                    "round",
+                    &v,
+                    format!(
+                        "'{v}' is refused: the round length must be a positive number of seconds."
+                    ),
+                ),
             },
             SettingsMsg::GavelCompat(on) => {
                 self.edit(|e| e.gavel_compat = on);
@@ -275,12 +290,13 @@ impl App {
                 Ok(r) if r.is_finite() && r >= 0.0 => {
                     self.edit(|e| e.restart_cost_s = r);
                     self.step.run = None;
+                    self.field_result("restart-cost", &v, None);
                 }
-                _ => {
-                    self.errors.run = Some(format!(
-                        "restart cost: '{v}' must be a non-negative number of seconds"
-                    ))
-                }
+                _ => self.refuse(
+                    "restart-cost",
+                    &v,
+                    format!("'{v}' is refused: the restart cost must be 0 or more seconds."),
+                ),
             },
             SettingsMsg::RestartTypes(v) => {
                 match parse_named_numbers(
@@ -291,32 +307,37 @@ impl App {
                 ) {
                     Ok(map) => {
                         let candidate = self.with(|e| e.restart_by_type = map);
-                        self.errors.run = self.try_apply(candidate).err();
+                        let refused = self.try_apply(candidate).err();
+                        self.field_result("restart-types", &v, refused);
                     }
-                    Err(e) => self.errors.run = Some(e),
+                    Err(e) => self.refuse("restart-types", &v, e),
                 }
             }
             SettingsMsg::Slowdowns(v) => {
                 match parse_named_numbers(&v, "slowdowns", "application=factor", "number") {
                     Ok(map) => {
                         let candidate = self.with(|e| e.slowdown = map);
-                        self.errors.run = self.try_apply(candidate).err();
+                        let refused = self.try_apply(candidate).err();
+                        self.field_result("slowdowns", &v, refused);
                     }
-                    Err(e) => self.errors.run = Some(e),
+                    Err(e) => self.refuse("slowdowns", &v, e),
                 }
             }
             SettingsMsg::Window(v) => {
                 let v = v.trim();
                 if v.is_empty() {
                     self.edit(|e| e.window = None);
-                    self.errors.run = None;
+                    self.field_result("window", v, None);
                 } else if let Some(w) = parse_window(v) {
                     let candidate = self.with(|e| e.window = Some(w));
-                    self.errors.run = self.try_apply(candidate).err();
+                    let refused = self.try_apply(candidate).err();
+                    self.field_result("window", v, refused);
                 } else {
-                    self.errors.run = Some(format!(
-                        "window: '{v}' must be A:B, job ids from A up to (not including) B"
-                    ))
+                    self.refuse(
+                    "window",
+                    v,
+                        format!("'{v}' is refused: the window is A:B, the jobs with ids from A up to (not including) B."),
+                    )
                 }
             }
             SettingsMsg::Fairness(on) => self.edit(|e| e.fairness = on),

@@ -7,8 +7,10 @@
 //! shape, `run.rs` the comparison, `step.rs` stepping, `train.rs` DL2's training).
 
 mod edits;
+mod estimate;
 mod experiment;
 mod filter;
+mod inputs;
 mod modes;
 pub mod msg;
 mod network;
@@ -21,6 +23,7 @@ mod train;
 
 pub use experiment::PROFILE_FREE;
 pub use filter::filter_field;
+pub use inputs::Refused;
 pub use msg::*;
 pub use pai::{PaiFile, PaiForm};
 pub use shape::TraceShape;
@@ -80,6 +83,8 @@ pub struct App {
     shape_deferred: bool,
     /// What waits for DL2's bundled network (the web build fetches it when first needed).
     after_network: Vec<AfterNetwork>,
+    /// Whether the settings panels show on a narrow screen (they fold away under a toggle).
+    controls_open: bool,
     _keys: Option<Closure<dyn FnMut(KeyboardEvent)>>,
 }
 
@@ -106,8 +111,10 @@ struct Errors {
     pool: Option<String>,
     preempt: Option<String>,
     dl2: Option<String>,
-    /// The comparison's, and the Run settings'.
+    /// The comparison's.
     run: Option<String>,
+    /// Refused values, each shown next to its field.
+    fields: Vec<inputs::Refused>,
 }
 
 /// The comparison in the worker, and its results.
@@ -131,6 +138,12 @@ struct Run {
     worker_ms: Option<f64>,
     /// Bytes received from the worker in the last run.
     transfer_bytes: Option<usize>,
+    /// A long run's estimate, waiting for the person to confirm it.
+    pending: Option<estimate::Estimate>,
+    /// The estimate of the run in progress.
+    estimate: Option<estimate::Estimate>,
+    /// Measured cost of the last runs: milliseconds per job and run, per mechanism.
+    calibration: estimate::Calibration,
 }
 
 /// What the result panels show of the results.
@@ -159,6 +172,9 @@ struct Stepping {
     play_gen: u64,
     /// Milliseconds between steps while playing (0: as fast as possible).
     speed_ms: u32,
+    /// The jobs of a stepping run being set up (a large workload's setup gets a frame of
+    /// its own, after a note saying so).
+    preparing: Option<usize>,
 }
 
 /// DL2's training in its worker.
@@ -253,6 +269,7 @@ impl Component for App {
                 playing: false,
                 play_gen: 0,
                 speed_ms: 200,
+                preparing: None,
             },
             exp: Shared::new(exp),
             mech,
@@ -272,6 +289,9 @@ impl Component for App {
                 last_run_ms: None,
                 worker_ms: None,
                 transfer_bytes: None,
+                pending: None,
+                estimate: None,
+                calibration: estimate::Calibration::default(),
             },
             view: Selections::default(),
             train: Training {
@@ -287,10 +307,11 @@ impl Component for App {
             shape: None,
             shape_deferred: true,
             after_network: Vec::new(),
+            controls_open: false,
             _keys: Some(keys),
         };
         app.step.policy = app.first_policy();
-        app.start_compare(ctx);
+        app.compare_or_confirm(ctx);
         app
     }
 
@@ -299,8 +320,27 @@ impl Component for App {
             Msg::Scenario(name) => self.load_scenario(ctx, &name),
             Msg::CopyLink => self.copy_link(),
             Msg::Key(e) => self.key(ctx, e),
-            Msg::Workload(m) => self.workload_update(m),
-            Msg::Pai(m) => self.pai_update(m),
+            Msg::ToggleControls => {
+                self.controls_open = !self.controls_open;
+                true
+            }
+            Msg::Workload(m) => {
+                let upload = matches!(m, WorkloadMsg::TraceFile(..));
+                let render = self.workload_update(m);
+                if upload && self.errors.workload.is_none() {
+                    self.compare_or_confirm(ctx);
+                }
+                render
+            }
+            Msg::Pai(m) => {
+                let import = matches!(m, PaiMsg::Import);
+                let before = Shared::clone(&self.exp);
+                let render = self.pai_update(m);
+                if import && self.exp != before {
+                    self.compare_or_confirm(ctx);
+                }
+                render
+            }
             Msg::Cluster(m) => self.cluster_update(m),
             Msg::Policies(m) => self.policies_update(m),
             Msg::Settings(m) => self.settings_update(m),
@@ -343,6 +383,9 @@ impl Component for App {
         let mech = self.mech;
         let resolved = self.current_resolved();
         let results = self.run.results.clone();
+        let stale = self.results_stale();
+        let running = self.run.worker.is_some() || self.run.pool.is_some();
+        let has_results = results.as_ref().is_some_and(|r| !r.runs.is_empty());
         html! {
             <div class="app">
                 <header>
@@ -359,9 +402,13 @@ impl Component for App {
                 if let Some((ok, text)) = &self.notice {
                     <div id="notice" class={classes!("notice", if *ok { "ok" } else { "error" })}>{ text }</div>
                 }
-                <div class="columns">
-                    <aside class="panels">
-                        <WorkloadPanel exp={exp.clone()} {mech} label={self.forms.workload_label.clone()} generator={self.forms.generator.clone()}
+                <div class={classes!("columns", has_results.then_some("has-results"), self.controls_open.then_some("settings-open"))}>
+                    <button id="controls-toggle" class="controls-toggle" aria-expanded={self.controls_open.to_string()} aria-controls="settings-column"
+                        onclick={link.callback(|_| Msg::ToggleControls)}>
+                        { if self.controls_open { "Hide settings ▴" } else { "Settings: workload, cluster, policies… ▾" } }
+                    </button>
+                    <aside id="settings-column" class={classes!("panels", (!self.controls_open).then_some("folded"))}>
+                        <WorkloadPanel exp={exp.clone()} {mech} label={self.forms.workload_label.clone()} generator={self.forms.generator.clone()} fields={self.errors.fields.clone()}
                             workload_error={self.errors.workload.clone()} profile_error={self.errors.profile.clone()}
                             profile_types={resolved.map(|r| r.profile_types())} pai={self.forms.pai.clone()}
                             notes={resolved.map(|r| r.notes.clone()).unwrap_or_default()}
@@ -369,13 +416,15 @@ impl Component for App {
                         <ClusterPanel exp={exp.clone()} text={self.forms.cluster_text.clone()} error={self.errors.cluster.clone()}
                             warnings={resolved.map(|r| r.warnings.clone()).unwrap_or_default()} on_edit={link.callback(Msg::Cluster)} />
                         <PoliciesPanel {mech} selected={self.forms.policy_params.clone()} on_edit={link.callback(Msg::Policies)} />
-                        <SettingsPanel exp={exp.clone()} {mech} on_edit={link.callback(Msg::Settings)} />
+                        <SettingsPanel exp={exp.clone()} {mech} fields={self.errors.fields.clone()} on_edit={link.callback(Msg::Settings)} />
                         <PoolSettings exp={exp.clone()} {mech} error={self.errors.pool.clone()} on_edit={link.callback(Msg::Pool)} />
                         <PreemptionSettings exp={exp.clone()} {mech} error={self.errors.preempt.clone()} on_edit={link.callback(Msg::Preempt)} />
                         <Dl2Settings exp={exp.clone()} {mech} error={self.errors.dl2.clone()} on_edit={link.callback(Msg::Dl2)} />
                     </aside>
-                    <main>
-                        <ResultsPanel exp={exp.clone()} results={results.clone()} complete={self.run.complete} running={self.run.worker.is_some() || self.run.pool.is_some()}
+                    <main id="results" data-stale={stale.to_string()}>
+                        <ResultsPanel results={results.clone()} {stale} complete={self.run.complete} {running}
+                            pending={self.pending_estimate().map(estimate::Estimate::describe)}
+                            expected={self.run.estimate.as_ref().filter(|_| running).map(|e| estimate::duration(e.ms()))}
                             progress={self.run.progress.clone()} progress_refs={self.run.progress_refs.clone()} error={self.errors.run.clone()}
                             timing={self.run.last_run_ms.map(|ms| (ms, self.run.worker_ms.unwrap_or(0.0), self.run.transfer_bytes.unwrap_or(0)))}
                             focus={self.view.focus_policy} on_run={link.callback(Msg::Run)} on_view={link.callback(Msg::View)} />
@@ -389,7 +438,7 @@ impl Component for App {
                             on_train={link.callback(Msg::Train)} />
                         <TraceShapePanel shape={self.shape.as_ref().map(|s| s.1.clone())} />
                         <StepPanel exp={exp} {mech} run={self.step.run.clone()} policies={self.forms.policy_params.iter().map(|p| p.0.clone()).collect::<Vec<_>>()}
-                            policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()}
+                            policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()} preparing={self.step.preparing}
                             on_step={link.callback(Msg::Step)} />
                     </main>
                 </div>
@@ -413,21 +462,27 @@ impl App {
             self.errors.pool = None;
             self.errors.preempt = None;
             self.errors.run = None;
+            self.errors.fields.clear();
             match self.try_apply(exp) {
-                Ok(()) => self.start_compare(ctx),
+                Ok(()) => self.compare_or_confirm(ctx),
                 Err(e) => self.errors.run = Some(e),
             }
         }
         true
     }
 
-    /// A key pressed outside the fields: space plays or pauses, the right arrow steps.
+    /// A key pressed while no control has the focus: space plays or pauses, the right
+    /// arrow steps. In a field, a list, a button or a link the key is the control's own;
+    /// Escape leaves the control.
     fn key(&mut self, ctx: &Context<Self>, e: KeyboardEvent) -> bool {
-        let typing = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        if typing {
+        if e.ctrl_key() || e.alt_key() || e.meta_key() {
+            return false;
+        }
+        if inputs::focus_in_control(&e) {
+            // Escape hands the keys back to the page.
+            if e.key() == "Escape" {
+                inputs::blur_focus();
+            }
             return false;
         }
         match e.key().as_str() {
@@ -453,6 +508,19 @@ impl App {
             ViewMsg::PreemptSort(s) => self.view.preempt_sort = s,
         }
         true
+    }
+
+    /// Whether the results shown are of an experiment edited since and not being run: a
+    /// run of the current experiment replaces them as it goes.
+    fn results_stale(&self) -> bool {
+        let running = self.run.worker.is_some() || self.run.pool.is_some();
+        let running_current = running && self.run.sent_exp.as_ref() == Some(&*self.exp);
+        !running_current
+            && self
+                .run
+                .results
+                .as_ref()
+                .is_some_and(|r| r.exp != *self.exp)
     }
 
     /// The current experiment resolved, when it is in the cache.

@@ -13,6 +13,8 @@ pub enum Msg {
     CopyLink,
     /// A key was pressed.
     Key(KeyboardEvent),
+    /// Show or fold the settings panels (on a narrow screen).
+    ToggleControls,
     /// An edit of the Workload panel.
     Workload(WorkloadMsg),
     /// The Alibaba PAI import block of the Workload panel.
@@ -194,8 +196,13 @@ pub enum TrainMsg {
 
 /// The comparison in the worker.
 pub enum RunMsg {
-    /// Compare every selected policy in the worker.
+    /// Compare every selected policy in the worker (after a confirmation when the run is
+    /// expected to be long).
     Compare,
+    /// Start the long run the confirmation describes.
+    Confirm,
+    /// Drop the long run the confirmation describes.
+    Dismiss,
     /// Stop the comparison.
     Cancel,
     /// A message from the worker.

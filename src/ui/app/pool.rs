@@ -182,6 +182,7 @@ impl App {
                 self.run.complete = true;
                 self.view.focus_policy = 0;
                 self.run.last_run_ms = Some(crate::ui::now_ms() - self.run.started_ms);
+                self.learn_cost();
                 true
             }
             FromWorker::Failed(e) => self.pool_failed(e),

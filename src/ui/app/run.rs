@@ -19,6 +19,7 @@ impl App {
         self.run.worker = None;
         self.run.pool = None;
         self.run.complete = false;
+        self.run.pending = None;
         self.errors.run = None;
         if self.exp.policies.is_empty() {
             self.errors.run = Some("select at least one policy".into());
@@ -32,6 +33,7 @@ impl App {
         if self.wait_for_network(ctx, super::AfterNetwork::Compare) {
             return;
         }
+        self.run.estimate = self.estimate();
         if self.run.results.as_ref().is_some_and(|r| r.exp != *exp) {
             self.view.elastic_job = None;
             self.view.elastic_epoch = 0;
@@ -93,7 +95,8 @@ impl App {
     /// A message of the comparison; returns whether to render.
     pub(super) fn run_update(&mut self, ctx: &Context<Self>, msg: RunMsg) -> bool {
         match msg {
-            RunMsg::Compare => self.start_compare(ctx),
+            RunMsg::Compare => self.compare_or_confirm(ctx),
+            RunMsg::Confirm | RunMsg::Dismiss => return self.confirm_update(ctx, msg),
             RunMsg::Cancel => {
                 self.run.worker = None;
                 self.run.pool = None;
@@ -104,7 +107,12 @@ impl App {
             RunMsg::Worker(m) => return self.worker_message(m),
             RunMsg::Pool(k, m) => return self.pool_message(k, m),
             RunMsg::Download(what) => return self.download(what),
-            RunMsg::ChartError(e) => self.errors.run = Some(format!("chart: {e}")),
+            RunMsg::ChartError(e) => {
+                web_sys::console::warn_1(&format!("chart: {e}").into());
+                self.errors.run = Some(
+                    "A chart of the results could not be drawn (the table and downloads are complete); the browser's console has the details.".into(),
+                );
+            }
         }
         true
     }
@@ -134,6 +142,7 @@ impl App {
                         self.run.complete = true;
                         self.view.focus_policy = 0;
                         self.run.last_run_ms = Some(now_ms() - self.run.started_ms);
+                        self.learn_cost();
                     }
                     Err(e) => self.errors.run = Some(e),
                 }
@@ -161,7 +170,8 @@ impl App {
     /// the page ten times a second would also reset any field the user is typing in);
     /// whether the page must render (the bar is not there yet).
     pub(super) fn show_progress(&mut self, p: Progress) -> bool {
-        let (fraction, label) = (p.fraction(), progress_label(&p));
+        let fraction = p.fraction();
+        let label = format!("{}{}", progress_label(&p), self.time_left(fraction));
         self.run.progress = Some(p);
         let bar = self.run.progress_refs[0].cast::<web_sys::Element>();
         let text = self.run.progress_refs[1].cast::<web_sys::Element>();
@@ -171,6 +181,35 @@ impl App {
             return false;
         }
         true
+    }
+
+    /// What is left of the run, for the progress label: from the pace so far once it is
+    /// known, else from the estimate.
+    pub(super) fn time_left(&self, fraction: f64) -> String {
+        let elapsed = now_ms() - self.run.started_ms;
+        let left = if fraction >= 0.02 && elapsed > 1000.0 {
+            Some(elapsed * (1.0 - fraction) / fraction)
+        } else {
+            self.run
+                .estimate
+                .as_ref()
+                .map(|e| (e.ms() - elapsed).max(1000.0))
+        };
+        left.map_or_else(String::new, |ms| {
+            format!(" · about {} left", super::estimate::duration(ms))
+        })
+    }
+
+    /// The finished run's cost per job and run, for the next estimates.
+    pub(super) fn learn_cost(&mut self) {
+        let (Some(e), Some(ms)) = (self.run.estimate.take(), self.run.last_run_ms) else {
+            return;
+        };
+        if e.exp == *self.exp || self.run.sent_exp.as_ref() == Some(&e.exp) {
+            self.run
+                .calibration
+                .learn(e.mech, ms, e.jobs, e.runs, e.workers);
+        }
     }
 
     pub(super) fn set_results(&mut self, runs: Vec<PolicyResult>) {

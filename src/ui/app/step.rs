@@ -6,6 +6,9 @@ use crate::ui::now_ms;
 use crate::ui::stepper::StepRun;
 use yew::prelude::*;
 
+/// Workloads from this many jobs get a note before their stepping run is set up.
+const LARGE_SETUP_JOBS: usize = 100_000;
+
 impl App {
     /// A message of the stepping panel (or of the keys); returns whether to render.
     pub(super) fn step_update(&mut self, ctx: &Context<Self>, msg: StepMsg) -> bool {
@@ -14,10 +17,37 @@ impl App {
         if starts && self.step.run.is_none() && crate::ui::network::missing(&self.exp, self.mech) {
             return self.wait_for_network(ctx, super::AfterNetwork::Step(msg));
         }
-        self.step_update_now(ctx, msg)
+        if let Some(msg) = self.set_up_first(ctx, msg) {
+            return self.step_update_now(ctx, msg);
+        }
+        true
     }
 
-    /// A message of the stepping run, the bundled network at hand.
+    /// Before the first step of a large workload (its setup holds the page's thread for a
+    /// while), show a note and come back a frame later; the message to handle now, if any.
+    fn set_up_first(&mut self, ctx: &Context<Self>, msg: StepMsg) -> Option<StepMsg> {
+        let starts = matches!(msg, StepMsg::Step | StepMsg::TogglePlay | StepMsg::RunToEnd);
+        if !starts || self.step.run.is_some() || self.step.playing {
+            return Some(msg);
+        }
+        if self.step.preparing.take().is_some() {
+            return Some(msg);
+        }
+        let exp = self.exp.clone();
+        let jobs = self.resolve_cached(&exp).map_or(0, |r| r.trace.jobs.len());
+        if jobs < LARGE_SETUP_JOBS {
+            return Some(msg);
+        }
+        self.step.preparing = Some(jobs);
+        let link = ctx.link().clone();
+        yew::platform::spawn_local(async move {
+            yew::platform::time::sleep(std::time::Duration::from_millis(50)).await;
+            link.send_message(Msg::Step(msg));
+        });
+        None
+    }
+
+    /// A message of the stepping panel, handled now; returns whether to render.
     fn step_update_now(&mut self, ctx: &Context<Self>, msg: StepMsg) -> bool {
         let step = &mut self.step;
         match msg {
@@ -61,7 +91,7 @@ impl App {
             StepMsg::RunToEnd => {
                 step.speed_ms = 0;
                 if !step.playing {
-                    return self.step_update(ctx, StepMsg::TogglePlay);
+                    return self.step_update_now(ctx, StepMsg::TogglePlay);
                 }
             }
             StepMsg::Reset => {

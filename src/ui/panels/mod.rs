@@ -26,8 +26,36 @@ pub mod trace_shape;
 pub mod training;
 pub mod workload;
 
+use super::app::Refused;
 use super::files::download_canvas;
 use yew::prelude::*;
+
+/// A refused value's message, next to its field `id` (id `<id>-error`), if it has one.
+fn field_note(fields: &[Refused], id: &str) -> Html {
+    match fields.iter().find(|f| f.id == id) {
+        Some(f) => html! {
+            <span class="field-error" id={format!("{id}-error")} role="alert">{ f.why.clone() }</span>
+        },
+        None => html! {},
+    }
+}
+
+/// Whether field `id` has a refused value (for `aria-invalid`).
+fn invalid(fields: &[Refused], id: &str) -> &'static str {
+    if fields.iter().any(|f| f.id == id) {
+        "true"
+    } else {
+        "false"
+    }
+}
+
+/// What field `id` shows: the refused value as typed, else `value`.
+fn shown(fields: &[Refused], id: &str, value: String) -> String {
+    fields
+        .iter()
+        .find(|f| f.id == id)
+        .map_or(value, |f| f.typed.clone())
+}
 
 /// A chart: its canvas (id `chart-<name>`, `width` × `height`) and a PNG button that
 /// downloads it as drawn; a wide chart's figure spans the column.

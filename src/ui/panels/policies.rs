@@ -31,6 +31,15 @@ pub fn PoliciesPanel(props: &Props) -> Html {
             if mech != Mechanism::Slots { <p class="hint" id="cross-family">{ "After the experiment's own policies come the other families' that take its jobs, each in its own mechanism: Gavel's and the classic policies in rounds, PickyMan's in its events, Pollux in its ticks (a rigid job runs there at its own GPU count, on one GPU type it can run on, or waits). An experiment with an inference pool runs them on its training pool; every one pays the experiment's restart model." }</p> }
             if mech == Mechanism::Pooled { { aryl_help() } }
             if mech == Mechanism::Preemptive { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
+            <div class="ticked" id="policies-ticked" data-count={props.selected.len().to_string()}>
+                <span class="hint">{ format!("Ticked ({}): ", props.selected.len()) }</span>
+                if props.selected.is_empty() { <span class="hint">{ "none: tick at least one policy below" }</span> }
+                { for props.selected.iter().map(|(name, params)| {
+                    let untick = { let name = name.clone(); on_edit.reform(move |_| PolicyMsg::Toggle(name.clone())) };
+                    let shown = if params.trim().is_empty() { name.clone() } else { format!("{name} ({})", params.trim()) };
+                    html! { <button class="chip" data-policy={name.clone()} title={format!("untick {name}")} onclick={untick}>{ shown }{ " ×" }</button> }
+                }) }
+            </div>
             <ul class="policies">
             if mech == Mechanism::Slots { <p class="hint" id="ps-policies">{ "Parameter-server policies (family dl2): the profile is one of parameter-server models; each policy adds workers and parameter servers one action at a time in every slot." }</p> }
             { for catalog::rows(mech).iter().map(|info| {
@@ -39,8 +48,8 @@ pub fn PoliciesPanel(props: &Props) -> Html {
                 let toggle = { let name = name.clone(); on_edit.reform(move |_| PolicyMsg::Toggle(name.clone())) };
                 let params = on_edit.reform(move |e: Event| PolicyMsg::Params(name.clone(), input_value(&e)));
                 html! {
-                    <li title={info.description}>
-                        <label><input type="checkbox" data-policy={info.spec} checked={selected.is_some()} onchange={toggle} />{ format!(" {} ", info.spec) }<span class="family">{ info.family }</span></label>
+                    <li class={classes!(selected.is_some().then_some("on"))}>
+                        <label><input type="checkbox" data-policy={info.spec} checked={selected.is_some()} onchange={toggle} />{ " " }<code class="spec">{ info.spec }</code>{ " " }<span class="family">{ info.family }</span></label>
                         <div class="desc">{ info.description }</div>
                         if let (Some((_, p)), false) = (selected, info.params.is_empty()) {
                             <input type="text" placeholder={info.params.iter().map(|p| format!("{}={}", p.name, p.default)).collect::<Vec<_>>().join(",")} value={p.clone()} onchange={params} />

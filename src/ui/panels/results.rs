@@ -2,7 +2,7 @@
 //! (its columns those of the results' mechanism), the downloads, and the four charts.
 
 use super::chart;
-use crate::experiment::{Experiment, Progress};
+use crate::experiment::Progress;
 use crate::metrics::{PoolFigures, PreemptionFigures, PsFigures};
 use crate::sim::Mechanism;
 use crate::ui::app::{Export, RunMsg, ViewMsg};
@@ -24,10 +24,14 @@ pub fn progress_label(p: &Progress) -> String {
 /// What the panel shows.
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    /// The current experiment (results of another one are marked stale).
-    pub exp: Shared<Experiment>,
     /// The results shown.
     pub results: Option<Shared<Results>>,
+    /// Whether they are of an experiment edited since (and not being run).
+    pub stale: bool,
+    /// A long run's estimate, waiting for a confirmation.
+    pub pending: Option<String>,
+    /// How long the run in progress is expected to take.
+    pub expected: Option<String>,
     /// Whether every policy of the results has run.
     pub complete: bool,
     /// Whether a comparison is running.
@@ -84,8 +88,7 @@ pub fn ResultsPanel(props: &Props) -> Html {
     let elastic = resolved.is_some_and(|r| r.apps.is_some());
     let preemptive = resolved.is_some_and(|r| r.preemption.is_some());
     let pct = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |x| format!("{:.1}%", x * 100.0));
-    // Results of an experiment edited since (and not being re-run) are marked stale.
-    let stale = !running && results.is_some_and(|r| r.exp != *props.exp);
+    let stale = props.stale;
     let download = |what: Export| on_run.reform(move |_: MouseEvent| RunMsg::Download(what));
     html! {
         <section class="panel wide" id="compare-panel">
@@ -96,6 +99,7 @@ pub fn ResultsPanel(props: &Props) -> Html {
                     <progress id="progress" ref={props.progress_refs[0].clone()} max="1" value={props.progress.as_ref().map_or(0.0, |p| p.fraction()).to_string()} />
                     <span class="progress-label" ref={props.progress_refs[1].clone()}>{ props.progress.as_ref().map(progress_label).unwrap_or_default() }</span>
                     <button id="cancel" onclick={on_run.reform(|_| RunMsg::Cancel)}>{ "Cancel" }</button>
+                    if let Some(t) = &props.expected { <span class="hint" id="expected">{ format!("expected about {t}") }</span> }
                 }
                 if let Some((ms, worker_ms, bytes)) = props.timing {
                     <span class="timing" id="run-ms" data-ms={format!("{ms:.0}")} data-compute-ms={format!("{worker_ms:.0}")} data-transfer-bytes={bytes.to_string()}>
@@ -103,8 +107,22 @@ pub fn ResultsPanel(props: &Props) -> Html {
                     </span>
                 }
             </div>
+            if let Some(text) = &props.pending {
+                <div class="confirm" id="run-confirm" role="alertdialog" aria-labelledby="run-confirm-text">
+                    <p id="run-confirm-text">{ text }</p>
+                    <button id="confirm-run" onclick={on_run.reform(|_| RunMsg::Confirm)}>{ "Run it" }</button>
+                    <button id="confirm-cancel" onclick={on_run.reform(|_| RunMsg::Dismiss)}>{ "Cancel" }</button>
+                </div>
+            }
             if let Some(e) = &props.error { <p class="error" id="run-error">{ e }</p> }
-            if stale { <p class="hint stale" id="stale-note">{ "These results are of the experiment as it was before your last edits: Run comparison to see the edited one." }</p> }
+            if stale {
+                <p class="hint stale" id="stale-note" role="status">
+                    { "These results are of the experiment as it was before your last edits. " }
+                    <button id="stale-run" disabled={running} onclick={on_run.reform(|_| RunMsg::Compare)}>{ "Run comparison" }</button>
+                    { " to see the edited one." }
+                </p>
+            }
+            <div class="table-x">
             <table id="summary" class="summary" data-complete={props.complete.to_string()} data-stale={stale.to_string()}>
                 <thead><tr>
                     <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
@@ -115,6 +133,7 @@ pub fn ResultsPanel(props: &Props) -> Html {
                 { for runs.iter().enumerate().map(|(i, r)| row(i, r, mech, &pct)) }
                 </tbody>
             </table>
+            </div>
             if !runs.is_empty() {
                 <div class="downloads">
                     <button onclick={download(Export::SummaryCsv)}>{ "Summary CSV" }</button>

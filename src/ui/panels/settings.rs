@@ -2,6 +2,7 @@
 //! the measurement window, and for round-based experiments Gavel's mechanism and the
 //! isolated baseline.
 
+use super::{field_note, invalid, shown};
 use crate::experiment::Experiment;
 use crate::sim::Mechanism;
 use crate::ui::app::SettingsMsg;
@@ -18,6 +19,8 @@ pub struct Props {
     pub mech: Mechanism,
     /// Edits.
     pub on_edit: Callback<SettingsMsg>,
+    /// Refused values.
+    pub fields: Vec<crate::ui::app::Refused>,
 }
 
 /// The "Run settings" panel.
@@ -26,19 +29,20 @@ pub fn SettingsPanel(props: &Props) -> Html {
     let on_edit = &props.on_edit;
     let exp = &props.exp;
     let mech = props.mech;
+    let f = props.fields.as_slice();
     let preemptive = mech == Mechanism::Preemptive;
     html! {
         <section class="panel" id="settings-panel">
             <h2>{ "Run settings" }</h2>
-            <label>{ "seed " }<input id="seed" type="number" min="0" value={exp.seed.to_string()} onchange={on_edit.reform(|e: Event| SettingsMsg::Seed(input_value(&e)))} /></label>
-            <label title={if mech == Mechanism::Elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else if preemptive { "PickyMan's family goes from event to event; the other families' policies use this round" } else { "" }}>{ if mech == Mechanism::Elastic { "scheduling interval (s) " } else if mech == Mechanism::Slots { "slot (s) " } else { "round (s) " } }<input id="round" type="number" min="1" value={exp.round_s.to_string()} onchange={on_edit.reform(|e: Event| SettingsMsg::Round(input_value(&e)))} /></label>
-            <label title={if preemptive { "Preemptive experiments charge the overhead model's drain, checkpoint and reload instead" } else { "Seconds without progress each time a job starts or its GPUs change" }}>{ "restart cost (s) " }<input id="restart-cost" type="number" min="0" disabled={preemptive} value={exp.restart_cost_s.to_string()} onchange={on_edit.reform(|e: Event| SettingsMsg::RestartCost(input_value(&e)))} /></label>
-            <label title="A job type's or application's own delay, as Sia gives each application its own: type=seconds, separated by commas">{ "per-type delays " }<input id="restart-types" type="text" placeholder="cifar10=50, bert=120" disabled={preemptive} value={exp.restart_by_type.iter().map(|(t, s)| format!("{t}={s}")).collect::<Vec<_>>().join(", ")} onchange={on_edit.reform(|e: Event| SettingsMsg::RestartTypes(input_value(&e)))} /></label>
+            <label>{ "seed " }<input id="seed" aria-invalid={invalid(f, "seed")} type="number" min="0" value={shown(f, "seed", exp.seed.to_string())} onchange={on_edit.reform(|e: Event| SettingsMsg::Seed(input_value(&e)))} />{ field_note(f, "seed") }</label>
+            <label title={if mech == Mechanism::Elastic { "Elastic experiments: seconds between scheduling decisions (Pollux: 60)" } else if preemptive { "PickyMan's family goes from event to event; the other families' policies use this round" } else { "" }}>{ if mech == Mechanism::Elastic { "scheduling interval (s) " } else if mech == Mechanism::Slots { "slot (s) " } else { "round (s) " } }<input id="round" aria-invalid={invalid(f, "round")} type="number" min="1" value={shown(f, "round", exp.round_s.to_string())} onchange={on_edit.reform(|e: Event| SettingsMsg::Round(input_value(&e)))} />{ field_note(f, "round") }</label>
+            <label title={if preemptive { "Preemptive experiments charge the overhead model's drain, checkpoint and reload instead" } else { "Seconds without progress each time a job starts or its GPUs change" }}>{ "restart cost (s) " }<input id="restart-cost" aria-invalid={invalid(f, "restart-cost")} type="number" min="0" disabled={preemptive} value={shown(f, "restart-cost", exp.restart_cost_s.to_string())} onchange={on_edit.reform(|e: Event| SettingsMsg::RestartCost(input_value(&e)))} />{ field_note(f, "restart-cost") }</label>
+            <label title="A job type's or application's own delay, as Sia gives each application its own: type=seconds, separated by commas">{ "per-type delays " }<input id="restart-types" aria-invalid={invalid(f, "restart-types")} type="text" placeholder="cifar10=50, bert=120" disabled={preemptive} value={shown(f, "restart-types", exp.restart_by_type.iter().map(|(t, s)| format!("{t}={s}")).collect::<Vec<_>>().join(", "))} onchange={on_edit.reform(|e: Event| SettingsMsg::RestartTypes(input_value(&e)))} />{ field_note(f, "restart-types") }</label>
             if mech == Mechanism::Elastic {
-                <label title="How many times longer an application's steps take than its profile measured, as Sia's simulator slows each application (cifar10 1.8, others 1.2): application=factor, separated by commas">{ "slowdowns " }<input id="slowdowns" type="text" placeholder="cifar10=1.8, bert=1.2" value={exp.slowdown.iter().map(|(t, s)| format!("{t}={s}")).collect::<Vec<_>>().join(", ")} onchange={on_edit.reform(|e: Event| SettingsMsg::Slowdowns(input_value(&e)))} /></label>
+                <label title="How many times longer an application's steps take than its profile measured, as Sia's simulator slows each application (cifar10 1.8, others 1.2): application=factor, separated by commas">{ "slowdowns " }<input id="slowdowns" aria-invalid={invalid(f, "slowdowns")} type="text" placeholder="cifar10=1.8, bert=1.2" value={shown(f, "slowdowns", exp.slowdown.iter().map(|(t, s)| format!("{t}={s}")).collect::<Vec<_>>().join(", "))} onchange={on_edit.reform(|e: Event| SettingsMsg::Slowdowns(input_value(&e)))} />{ field_note(f, "slowdowns") }</label>
             }
             <p class="hint" id="restart-model" data-model={exp.restart_model().name()}>{ format!("Restart model: {}.", if exp.gavel_compat { "none (Gavel-compatible mode)".to_string() } else { exp.restart_model().describe() }) }</p>
-            <label>{ "measure jobs A:B " }<input id="window" type="text" placeholder="all" value={exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default()} onchange={on_edit.reform(|e: Event| SettingsMsg::Window(input_value(&e)))} /></label>
+            <label>{ "measure jobs A:B " }<input id="window" aria-invalid={invalid(f, "window")} type="text" placeholder="all" value={shown(f, "window", exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default())} onchange={on_edit.reform(|e: Event| SettingsMsg::Window(input_value(&e)))} />{ field_note(f, "window") }</label>
             if mech == Mechanism::Slots {
                 <p class="hint" id="ps-settings">{ "Parameter-server experiments: time goes in slots of the round length (DL2: 20 minutes); every change of a job's workers or parameter servers costs the restart cost. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
             } else if preemptive {

@@ -43,6 +43,8 @@ pub struct Props {
     pub speed_ms: u32,
     /// Why the run could not be made.
     pub error: Option<String>,
+    /// The jobs of a stepping run being set up, when it is.
+    pub preparing: Option<usize>,
     /// Stepping's messages.
     pub on_step: Callback<StepMsg>,
 }
@@ -95,7 +97,9 @@ pub fn StepPanel(props: &Props) -> Html {
                 Mechanism::Elastic => "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds.",
                 Mechanism::Rounds => "Keys: space plays or pauses, → steps one round.",
             } }</p>
+            <p class="hint" id="keys-hint">{ "The keys act when no field, list or button has the focus (Esc leaves it)." }</p>
             if let Some(e) = &props.error { <p class="error">{ e }</p> }
+            if let Some(jobs) = props.preparing { <p class="hint" id="step-preparing">{ format!("Setting up the stepping run of {jobs} jobs: the page pauses for a moment.") }</p> }
             if let Some(st) = &st {
                 { match &st.sim {
                     StepSim::Rounds(s) => state::rounds::view(st, s, &rows),

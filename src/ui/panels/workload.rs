@@ -4,6 +4,7 @@
 
 use super::filter::TraceFilterBlock;
 use super::pai::PaiImport;
+use super::{field_note, invalid, shown};
 use crate::experiment::{Experiment, ProfileSource, WorkloadSource};
 use crate::sim::Mechanism;
 use crate::ui::app::{PaiForm, PaiMsg, WorkloadMsg, PROFILE_FREE};
@@ -27,6 +28,8 @@ pub struct Props {
     pub generator: GeneratorConfig,
     /// The workload's last error.
     pub workload_error: Option<String>,
+    /// Refused values of the generator's fields.
+    pub fields: Vec<crate::ui::app::Refused>,
     /// The profile's last error.
     pub profile_error: Option<String>,
     /// What the profile knows (GPU types, job types), when the experiment resolves.
@@ -104,6 +107,7 @@ pub fn WorkloadPanel(props: &Props) -> Html {
     });
     let mech = props.mech;
     let g = &props.generator;
+    let f = props.fields.as_slice();
     let exp = &props.exp;
     let preset_name = match &exp.workload {
         WorkloadSource::Preset { name } => name.clone(),
@@ -135,10 +139,10 @@ pub fn WorkloadPanel(props: &Props) -> Html {
             </label>
             <fieldset>
                 <legend>{ "Generator" }</legend>
-                <label>{ "jobs " }<input type="number" min="1" value={g.num_jobs.to_string()} onchange={generator("num_jobs")} /></label>
-                <label>{ "jobs/hour (0 = all at t=0) " }<input type="number" min="0" step="0.1" value={g.jobs_per_hour.to_string()} onchange={generator("jobs_per_hour")} /></label>
-                <label>{ "seed " }<input type="number" min="0" value={g.seed.to_string()} onchange={generator("seed")} /></label>
-                <label title="Factor on every job's drawn duration: 1 is Gavel's recipe (10^1.5 to 10^3 minutes for 80% of jobs, 10^3 to 10^4 for the rest); the pickyman scenario uses 0.1">{ "durations × " }<input id="gen-duration-scale" type="number" min="0.001" max="100" step="0.1" value={g.duration_scale.to_string()} onchange={generator("duration_scale")} /></label>
+                <label>{ "jobs " }<input id="gen-jobs" type="number" min="1" max="1000000" aria-invalid={invalid(f, "gen-jobs")} value={shown(f, "gen-jobs", g.num_jobs.to_string())} onchange={generator("num_jobs")} />{ field_note(f, "gen-jobs") }</label>
+                <label>{ "jobs/hour (0 = all at t=0) " }<input id="gen-rate" type="number" min="0" step="0.1" aria-invalid={invalid(f, "gen-rate")} value={shown(f, "gen-rate", g.jobs_per_hour.to_string())} onchange={generator("jobs_per_hour")} />{ field_note(f, "gen-rate") }</label>
+                <label>{ "seed " }<input id="gen-seed" type="number" min="0" aria-invalid={invalid(f, "gen-seed")} value={shown(f, "gen-seed", g.seed.to_string())} onchange={generator("seed")} />{ field_note(f, "gen-seed") }</label>
+                <label title="Factor on every job's drawn duration: 1 is Gavel's recipe (10^1.5 to 10^3 minutes for 80% of jobs, 10^3 to 10^4 for the rest); the pickyman scenario uses 0.1">{ "durations × " }<input id="gen-duration-scale" type="number" min="0.001" max="100" step="0.1" aria-invalid={invalid(f, "gen-duration-scale")} value={shown(f, "gen-duration-scale", g.duration_scale.to_string())} onchange={generator("duration_scale")} />{ field_note(f, "gen-duration-scale") }</label>
                 if mech == Mechanism::Elastic {
                     <p class="hint">{ "Elastic jobs: each draws an application by size class (Pollux's mix) and its user's GPU count and batch size." }</p>
                 } else if mech == Mechanism::Slots {
