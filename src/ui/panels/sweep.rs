@@ -478,6 +478,7 @@ impl SweepPanel {
             return;
         };
         let p99 = self.p99;
+        let _ = c.set_attribute("data-metric", if p99 { "p99" } else { "avg" });
         let _ = c.set_attribute("data-cells", &g.cells.iter().flatten().count().to_string());
         let _ = plot::show(&c, 360, move |f| {
             let n = g.values.len();
