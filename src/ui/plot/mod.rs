@@ -1,5 +1,5 @@
 //! What every chart of the page shares: a figure as wide as its container (redrawn when the
-//! window is resized) at the screen's pixel density, a title on top, the legend in rows
+//! container's width changes) at the screen's pixel density, a title on top, the legend in rows
 //! below the plot (never over the data), axes with readable ticks ([`axis`]), a qualitative
 //! palette (Okabe and Ito's, cycling with dashes past its colours), and PNG and SVG export.
 //!
@@ -326,6 +326,13 @@ pub fn line(
 /// The drawing function of a chart.
 pub type Draw = Rc<dyn Fn(&mut Fig) -> Result<(), String>>;
 
+/// The resize observer of the charts' canvases and its two callbacks (kept alive).
+type Watcher = (
+    web_sys::ResizeObserver,
+    Closure<dyn FnMut()>,
+    Closure<dyn FnMut()>,
+);
+
 /// A chart on the page: its canvas, height, drawing function and last drawing.
 struct Shown {
     canvas: HtmlCanvasElement,
@@ -337,19 +344,18 @@ struct Shown {
 
 thread_local! {
     static SHOWN: RefCell<HashMap<String, Shown>> = RefCell::new(HashMap::new());
-    static RESIZE: RefCell<Option<Closure<dyn FnMut()>>> = const { RefCell::new(None) };
+    static WATCH: RefCell<Option<Watcher>> = const { RefCell::new(None) };
     static TAG: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 /// Draw a chart on `canvas` (`height` CSS pixels high, as wide as the canvas is laid out)
-/// and keep its drawing function, to redraw it when the window is resized and to export
-/// it.
+/// and keep its drawing function, to redraw it when its width changes and to export it.
 pub fn show(
     canvas: &HtmlCanvasElement,
     height: u32,
     draw: impl Fn(&mut Fig) -> Result<(), String> + 'static,
 ) -> Result<(), String> {
-    listen_for_resize();
+    watch(canvas);
     let draw: Draw = Rc::new(draw);
     let drawn = paint(canvas, height, &draw);
     let (shapes, size) = match &drawn {
@@ -463,30 +469,38 @@ fn redraw_resized() {
     }
 }
 
-/// Redraw the charts a little after the window stops being resized.
-fn listen_for_resize() {
-    if RESIZE.with(|r| r.borrow().is_some()) {
-        return;
-    }
-    let Some(window) = web_sys::window() else {
-        return;
-    };
+/// Watch `canvas`'s size: when any chart's container changes width (the window is resized,
+/// the layout changes), the charts whose width changed are redrawn a little later.
+fn watch(canvas: &HtmlCanvasElement) {
+    WATCH.with(|w| {
+        let mut w = w.borrow_mut();
+        if w.is_none() {
+            *w = watcher();
+        }
+        if let Some((observer, _, _)) = w.as_ref() {
+            observer.observe(canvas);
+        }
+    });
+}
+
+/// A resize observer that redraws resized charts 100 ms after the last change it saw.
+fn watcher() -> Option<Watcher> {
+    let window = web_sys::window()?;
     let pending = Rc::new(RefCell::new(None::<i32>));
-    let timer_window = window.clone();
     let redraw = Closure::<dyn FnMut()>::new(redraw_resized);
+    let callback = redraw.as_ref().clone();
     let on_resize = Closure::<dyn FnMut()>::new(move || {
         if let Some(t) = pending.borrow_mut().take() {
-            timer_window.clear_timeout_with_handle(t);
+            window.clear_timeout_with_handle(t);
         }
-        if let Ok(t) = timer_window.set_timeout_with_callback_and_timeout_and_arguments_0(
-            redraw.as_ref().unchecked_ref(),
-            120,
-        ) {
+        if let Ok(t) = window
+            .set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 100)
+        {
             *pending.borrow_mut() = Some(t);
         }
     });
-    let _ = window.add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref());
-    RESIZE.with(|r| *r.borrow_mut() = Some(on_resize));
+    let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok()?;
+    Some((observer, on_resize, redraw))
 }
 
 /// Name exported files after this experiment (a short name; see [`file_tag`]).
