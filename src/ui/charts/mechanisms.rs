@@ -111,19 +111,14 @@ pub fn goodput(
     }
     // Bottom: efficiency (left axis) and the chosen batch (right axis).
     let b_max = top(curve.iter().map(|p| f64::from(p.batch_size)), 1.0) * 1.08;
-    let plot = f.plot(
+    let mut plot = f.dual(
         &parts[1],
         (gx(), "GPUs"),
         (Axis::linear(0.0, 1.05, f.y_ticks(0.5)), "efficiency"),
+        (Axis::linear(0.0, b_max, f.y_ticks(0.5)), "total batch"),
+        orange,
         right,
     )?;
-    let mut plot = plot.set_secondary_coord(gx(), Axis::linear(0.0, b_max, f.y_ticks(0.5)));
-    plot.configure_secondary_axes()
-        .y_desc("total batch")
-        .label_style(("sans-serif", 12).into_font().color(&orange))
-        .axis_desc_style(("sans-serif", 12).into_font().color(&orange))
-        .draw()
-        .map_err(err)?;
     line(
         &mut plot,
         curve

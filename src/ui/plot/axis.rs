@@ -109,10 +109,13 @@ impl Axis {
 
     fn stepped(lo: f64, hi: f64, step: f64) -> Axis {
         let mantissa = step / 10f64.powf(step.log10().floor());
-        let mut decimals = (-step.log10().floor()).max(0.0) as usize;
-        if (mantissa - 2.5).abs() < 1e-9 {
-            decimals += 1;
-        }
+        // 2.5 times a power of ten needs one more decimal than the power (0.25, 2.5).
+        let extra = if (mantissa - 2.5).abs() < 1e-9 {
+            1.0
+        } else {
+            0.0
+        };
+        let decimals = (-step.log10().floor() + extra).max(0.0) as usize;
         let first = (lo / step - 1e-9).ceil() as i64;
         let last = (hi / step + 1e-9).floor() as i64;
         let ticks = (first..=last)

@@ -15,6 +15,7 @@ pub mod render;
 
 pub use axis::Axis;
 
+use plotters::chart::DualCoordChartContext;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -31,6 +32,10 @@ pub type Area = DrawingArea<Rec, Shift>;
 
 /// A plot: a drawing area with two [`Axis`].
 pub type Plot<'a> = ChartContext<'a, Rec, Cartesian2d<Axis, Axis>>;
+
+/// A plot with a second y axis.
+pub type Dual<'a> =
+    DualCoordChartContext<'a, Rec, Cartesian2d<Axis, Axis>, Cartesian2d<Axis, Axis>>;
 
 /// Okabe and Ito's colour-blind-safe palette (yellow left out: it does not show on white),
 /// in an order that keeps neighbours apart.
@@ -229,7 +234,7 @@ impl Fig {
     }
 
     /// A plot on `area` with axes `x` and `y`, their descriptions and mesh drawn; `right`
-    /// leaves room on the right for a second y axis.
+    /// pixels are left free on the right (to line it up with a plot with a second y axis).
     pub fn plot<'a>(
         &mut self,
         area: &'a Area,
@@ -237,17 +242,60 @@ impl Fig {
         (y, y_desc): (Axis, &str),
         right: i32,
     ) -> Result<Plot<'a>, String> {
+        let mut plot = self.build(area, (&x, x_desc), &y, 0, right)?;
+        self.mesh(&mut plot, x_desc, y_desc)?;
+        Ok(plot)
+    }
+
+    /// A plot with a second y axis (`y2`, described by `y2_desc` in `color`) in a
+    /// `right`-pixel area on the right.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dual<'a>(
+        &mut self,
+        area: &'a Area,
+        (x, x_desc): (Axis, &str),
+        (y, y_desc): (Axis, &str),
+        (y2, y2_desc): (Axis, &str),
+        color: RGBColor,
+        right: i32,
+    ) -> Result<Dual<'a>, String> {
+        let plot = self.build(area, (&x, x_desc), &y, right, 0)?;
+        // The primary mesh after the second axis takes the right label area, so the
+        // primary labels stay on the left.
+        let mut dual = plot.set_secondary_coord(x, y2);
+        self.mesh(&mut dual, x_desc, y_desc)?;
+        dual.configure_secondary_axes()
+            .y_desc(y2_desc)
+            .axis_style(MUTED)
+            .label_style((FONT, 12).into_font().color(&color))
+            .axis_desc_style((FONT, 12).into_font().color(&color))
+            .draw()
+            .map_err(err)?;
+        Ok(dual)
+    }
+
+    fn build<'a>(
+        &mut self,
+        area: &'a Area,
+        (x, x_desc): (&Axis, &str),
+        y: &Axis,
+        right_labels: i32,
+        right_margin: i32,
+    ) -> Result<Plot<'a>, String> {
         let y_area = 24 + 7 * y.label_chars() as i32;
         let x_area = if x_desc.is_empty() { 22 } else { 40 };
-        let mut plot = ChartBuilder::on(area)
+        ChartBuilder::on(area)
             .margin_top(6)
             .margin_left(4)
-            .margin_right(16)
+            .margin_right(16 + right_margin)
             .x_label_area_size(x_area)
             .y_label_area_size(y_area)
-            .right_y_label_area_size(right)
-            .build_cartesian_2d(x, y)
-            .map_err(err)?;
+            .right_y_label_area_size(right_labels)
+            .build_cartesian_2d(x.clone(), y.clone())
+            .map_err(err)
+    }
+
+    fn mesh(&mut self, plot: &mut Plot, x_desc: &str, y_desc: &str) -> Result<(), String> {
         plot.configure_mesh()
             .x_labels(64)
             .y_labels(64)
@@ -262,7 +310,7 @@ impl Fig {
             .map_err(err)?;
         let (xs, ys) = plot.plotting_area().get_pixel_range();
         self.plots.push([xs.start, ys.start, xs.end, ys.end]);
-        Ok(plot)
+        Ok(())
     }
 
     /// The x axis's most ticks for a plot as wide as the figure.
