@@ -5,18 +5,21 @@
 //! - this file: the schema ([`Experiment`] and its parts), its errors, what resolving gives;
 //! - `resolve`: parsing and checking every input, and which mechanism runs the experiment;
 //! - `run`: the simulations of each policy and the one orchestration of a run ([`Plan`]);
-//! - `link`: the share-link codec (deflate, base64url, in the URL fragment).
+//! - `link`: the share-link codec (deflate, base64url, in the URL fragment);
+//! - `sweep`: an experiment at one point of a sweep ([`SweepPoint`]).
 
 pub mod estimate;
 mod link;
 mod resolve;
 mod restart;
 mod run;
+mod sweep;
 
 pub use restart::{RestartModel, MAX_RESTART_S};
 
 pub use link::{base64url_decode, base64url_encode, LinkError, LINK_CODEC};
 pub use run::{run, run_with_progress, Outcome, Plan, Progress, Task};
+pub use sweep::SweepPoint;
 
 use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};

@@ -4,7 +4,7 @@ use crate::workload::InlineFile;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{HtmlCanvasElement, HtmlInputElement};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// Largest profile folder read (bytes of wanted files).
@@ -145,11 +145,16 @@ fn download_url(name: &str, url: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Download a chart's canvas as drawn, as `orrery-chart-<name>.png`.
-pub fn download_canvas(canvas: &NodeRef, name: &str) {
-    if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
-        if let Ok(url) = c.to_data_url() {
-            let _ = download_url(&format!("orrery-chart-{name}.png"), &url);
-        }
-    }
+/// Download `bytes` as a file of type `mime`, through a Blob URL.
+pub fn download_bytes(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
+    let array = js_sys::Uint8Array::from(bytes);
+    let parts = js_sys::Array::of1(&array);
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &opts)
+        .map_err(|e| format!("{e:?}"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+    download_url(name, &url)?;
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
 }

@@ -8,6 +8,7 @@
 //! shows what its props give it and reports edits as messages for the App.
 
 pub mod charts;
+pub mod plot;
 pub mod trace_charts;
 pub mod worker;
 

@@ -7,6 +7,7 @@
 //! one cluster (one experiment), whose policies share the isolated baseline of rho.
 
 use super::*;
+use orrery::experiment::SweepPoint;
 use sha2::{Digest, Sha256};
 
 /// Version of the sweep output format (the first line of a CSV, `format` in JSON).
@@ -91,22 +92,16 @@ impl Grid {
     /// The experiment of group `g`, running `policies`.
     pub(crate) fn experiment(&self, g: usize, policies: Vec<String>) -> CliResult<Experiment> {
         let [c, s, r, l, e] = self.position(g);
-        let mut exp = self.base.clone();
-        exp.cluster = scaled_cluster_text(&self.clusters[c], self.cluster_scales[s])?;
-        exp.load_factor = self.loads[l];
-        if let Some(seed) = self.seeds[e] {
-            exp.seed = seed;
-        }
-        if let WorkloadSource::Generated(gen) = &mut exp.workload {
-            if let Some(seed) = self.seeds[e] {
-                gen.seed = seed;
-            }
-            if let Some(rate) = self.rates[r] {
-                gen.jobs_per_hour = rate;
-            }
-        }
-        exp.policies = policies;
-        Ok(exp)
+        let point = SweepPoint {
+            cluster: Some(scaled_cluster_text(
+                &self.clusters[c],
+                self.cluster_scales[s],
+            )?),
+            load: Some(self.loads[l]),
+            seed: self.seeds[e],
+            jobs_per_hour: self.rates[r],
+        };
+        Ok(self.base.at_point(&point, policies))
     }
 
     /// The axis values of group `g` as its experiment has them.

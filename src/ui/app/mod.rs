@@ -32,7 +32,7 @@ use super::panels::{
     cluster::ClusterPanel, dl2::Dl2Settings, elastic::ElasticResults, policies::PoliciesPanel,
     pool::PoolSettings, pool_results::PoolResults, preemption::PreemptionSettings,
     preemption_results::PreemptionResults, results::ResultsPanel, settings::SettingsPanel,
-    stepper::StepPanel, trace_shape::TraceShapePanel, training::TrainingPanel,
+    stepper::StepPanel, sweep::SweepPanel, trace_shape::TraceShapePanel, training::TrainingPanel,
     workload::WorkloadPanel,
 };
 use super::shared::{Results, Shared};
@@ -386,6 +386,7 @@ impl Component for App {
         let stale = self.results_stale();
         let running = self.run.worker.is_some() || self.run.pool.is_some();
         let has_results = results.as_ref().is_some_and(|r| !r.runs.is_empty());
+        crate::ui::plot::set_file_tag(&self.forms.workload_label);
         html! {
             <div class="app">
                 <header>
@@ -436,6 +437,7 @@ impl Component for App {
                         <TrainingPanel {mech} cfg={self.train.cfg.clone()} running={self.train.worker.is_some()} progress={self.train.progress.clone()}
                             curve={self.train.curve.clone()} draws={self.train.draws} trained={self.train.trained.clone()} error={self.train.error.clone()}
                             on_train={link.callback(Msg::Train)} />
+                        <SweepPanel exp={exp.clone()} />
                         <TraceShapePanel shape={self.shape.as_ref().map(|s| s.1.clone())} />
                         <StepPanel exp={exp} {mech} run={self.step.run.clone()} policies={self.forms.policy_params.iter().map(|p| p.0.clone()).collect::<Vec<_>>()}
                             policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()} preparing={self.step.preparing}

@@ -4,9 +4,9 @@
 
 use super::chart;
 use crate::ui::app::{RunMsg, ViewMsg};
-use crate::ui::charts;
 use crate::ui::shared::{Results, Shared};
 use crate::ui::worker::{PolicyResult, Resize};
+use crate::ui::{charts, plot};
 use crate::ui::{hours, now_ms, select_value};
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
@@ -196,8 +196,8 @@ pub fn ElasticResults(props: &Props) -> Html {
                 </tbody>
             </table>
             <div class="charts">
-                { chart("job-history", "520", "400", &history, false) }
-                { chart("goodput", "520", "400", &goodput, false) }
+                { chart("job-history", &history, false) }
+                { chart("goodput", &goodput, false) }
             </div>
         </section>
     }
@@ -237,13 +237,11 @@ fn draw(
             batch.push((res.summary.policy.clone(), b));
         }
         let _ = c.set_attribute("data-points", &points.to_string());
-        charts::draw_job_history(
-            c,
-            &format!("Job {job} ({}): GPUs and batch size", spec.job_type),
-            &gpus,
-            &batch,
-            (spec.arrival, t1),
-        )?;
+        let title = format!("Job {job} ({}): GPUs and batch size", spec.job_type);
+        let t0 = spec.arrival;
+        plot::show(&c, 420, move |f| {
+            charts::job_history(f, &title, &gpus, &batch, (t0, t1))
+        })?;
     }
     if let Some(c) = goodput.cast::<HtmlCanvasElement>() {
         let Some(app) = apps.index(&spec.job_type).map(|i| &apps.apps[i]) else {
@@ -259,15 +257,14 @@ fn draw(
         let _ = c.set_attribute("data-points", &curve.len().to_string());
         let _ = c.set_attribute("data-ms", &format!("{:.1}", now_ms() - started));
         let _ = c.set_attribute("data-epoch", &epoch.to_string());
-        charts::draw_goodput(
-            c,
-            &format!(
-                "{}: best configuration per GPU count, epoch {epoch}",
-                app.name
-            ),
-            &curve,
-            Some((spec.scale_factor, "user's GPUs")),
-        )?;
+        let title = format!(
+            "{}: best configuration per GPU count, epoch {epoch}",
+            app.name
+        );
+        let mark = spec.scale_factor;
+        plot::show(&c, 440, move |f| {
+            charts::goodput(f, &title, &curve, Some((mark, "user's GPUs")))
+        })?;
     }
     Ok(())
 }

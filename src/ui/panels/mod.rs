@@ -6,7 +6,7 @@
 //! Left column: [`workload`] (with the [`filter`] and the [`pai`] import), [`cluster`], [`policies`],
 //! [`settings`], [`pool`], [`preemption`] and [`dl2`]. Main column: [`results`],
 //! [`pool_results`], [`preemption_results`], [`elastic`], [`training`], [`trace_shape`] and
-//! [`stepper`] (with one view per simulator in [`state`]).
+//! [`stepper`] (with one view per simulator in [`state`]), and [`sweep`].
 
 pub mod cluster;
 pub mod dl2;
@@ -22,12 +22,13 @@ pub mod results;
 pub mod settings;
 pub mod state;
 pub mod stepper;
+pub mod sweep;
 pub mod trace_shape;
 pub mod training;
 pub mod workload;
 
 use super::app::Refused;
-use super::files::download_canvas;
+use super::plot::{export, Format};
 use yew::prelude::*;
 
 /// A refused value's message, next to its field `id` (id `<id>-error`), if it has one.
@@ -57,24 +58,24 @@ fn shown(fields: &[Refused], id: &str, value: String) -> String {
         .map_or(value, |f| f.typed.clone())
 }
 
-/// A chart: its canvas (id `chart-<name>`, `width` × `height`) and a PNG button that
-/// downloads it as drawn; a wide chart's figure spans the column.
-fn chart(
-    name: &'static str,
-    width: &'static str,
-    height: &'static str,
-    canvas: &NodeRef,
-    wide: bool,
-) -> Html {
-    let node = canvas.clone();
-    let png = Callback::from(move |_: MouseEvent| download_canvas(&node, name));
-    let canvas = html! {
-        <canvas id={format!("chart-{name}")} width={width} height={height} ref={canvas.clone()} />
+/// A chart: its canvas (id `chart-<name>`, as wide as its container; the chart sets its
+/// height) and buttons that download it as PNG and as SVG; a wide chart's figure spans the
+/// column.
+fn chart(name: &'static str, canvas: &NodeRef, wide: bool) -> Html {
+    let id = format!("chart-{name}");
+    let button = |format: Format, label: &'static str, class: &'static str| {
+        let id = id.clone();
+        let on = Callback::from(move |_: MouseEvent| {
+            if let Err(e) = export(&id, name, format) {
+                web_sys::console::warn_1(&e.into());
+            }
+        });
+        html! { <button class={class} title={format!("Download this chart as {label}")} onclick={on}>{ label }</button> }
     };
-    let button = html! { <button class="png" onclick={png}>{ "PNG" }</button> };
-    if wide {
-        html! { <figure class="wide-chart">{ canvas }{ button }</figure> }
-    } else {
-        html! { <figure>{ canvas }{ button }</figure> }
+    html! {
+        <figure class={classes!("chart", wide.then_some("wide-chart"))} data-chart={name}>
+            <canvas id={id.clone()} ref={canvas.clone()} />
+            <span class="export">{ button(Format::Png, "PNG", "png") }{ button(Format::Svg, "SVG", "svg") }</span>
+        </figure>
     }
 }

@@ -5,9 +5,9 @@
 use super::chart;
 use super::pool::inference_servers;
 use crate::ui::app::RunMsg;
-use crate::ui::charts;
 use crate::ui::shared::{Results, Shared};
 use crate::ui::worker::PoolSeries;
+use crate::ui::{charts, plot};
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -63,7 +63,7 @@ pub fn PoolResults(props: &Props) -> Html {
                 </tbody>
             </table>
             <div class="charts">
-                { chart("inference-pool", "520", "400", &canvas, false) }
+                { chart("inference-pool", &canvas, false) }
             </div>
         </section>
     }
@@ -119,12 +119,14 @@ fn draw(canvas: &NodeRef, results: &Results) -> Result<(), String> {
     }
     let _ = c.set_attribute("data-points", &points.to_string());
     let _ = c.set_attribute("data-marks", &marks.to_string());
-    charts::draw_pool(
-        c,
-        "Inference servers: needed by the load, and loaned to training",
-        &demand,
-        servers,
-        &loaned,
-        &changes,
-    )
+    plot::show(&c, 400, move |f| {
+        charts::pool(
+            f,
+            "Inference servers: needed by the load, and loaned to training",
+            &demand,
+            servers,
+            &loaned,
+            &changes,
+        )
+    })
 }

@@ -5,6 +5,7 @@
 use super::chart;
 use crate::ui::app::{RunMsg, SortBy, ViewMsg};
 use crate::ui::charts::{self, SuspensionBar};
+use crate::ui::plot;
 use crate::ui::select_value;
 use crate::ui::shared::{Results, Shared};
 use crate::ui::worker::{PolicyResult, Suspended};
@@ -130,7 +131,7 @@ pub fn PreemptionResults(props: &Props) -> Html {
                 <span class="hint">{ r.summary.preemption.map(|p| format!("{} suspensions ({} finished first), {:.2} h lost suspending, {:.2} h reloading", p.suspensions, p.finished_instead, p.suspend_s / 3600.0, p.resume_s / 3600.0)).unwrap_or_default() }</span>
             </div>
             <div class="charts">
-                { chart("preemption-timeline", "1040", "380", &timeline, true) }
+                { chart("preemption-timeline", &timeline, true) }
             </div>
             <div class="controls">
                 <span>{ format!("{} suspensions of {}{}; sort by ", all.len(), r.summary.policy, if all.len() > SUSPENSION_ROWS { format!(", the first {SUSPENSION_ROWS} shown") } else { String::new() }) }</span>
@@ -167,7 +168,7 @@ pub fn PreemptionResults(props: &Props) -> Html {
             </div>
             if !predicts && !all.is_empty() { <p class="hint">{ format!("{} predicts no time lost: it picks victims blind to the cost.", r.summary.policy) }</p> }
             <div class="charts">
-                { chart("predictions", "520", "400", &predictions, false) }
+                { chart("predictions", &predictions, false) }
             </div>
         </section>
     }
@@ -208,20 +209,22 @@ fn draw(
             .unwrap_or_default();
         let _ = c.set_attribute("data-bars", &bars.len().to_string());
         let _ = c.set_attribute("data-policy", policy);
-        if bars.is_empty() {
-            charts::draw_message(
-                c,
-                &format!("Suspensions of {policy}"),
-                &format!("{policy} suspended no job: it never preempts, or never needed to."),
-            )?;
-        } else {
-            charts::draw_suspensions(
-                c,
-                &format!("Suspensions of {policy} and the time each lost"),
-                &bars,
-                r.summary.makespan_s,
-            )?;
-        }
+        let (policy, makespan) = (policy.clone(), r.summary.makespan_s);
+        plot::show(&c, 380, move |f| {
+            if bars.is_empty() {
+                f.message(
+                    &format!("Suspensions of {policy}"),
+                    &format!("{policy} suspended no job: it never preempts, or never needed to."),
+                )
+            } else {
+                charts::suspensions(
+                    f,
+                    &format!("Suspensions of {policy} and the time each lost"),
+                    &bars,
+                    makespan,
+                )
+            }
+        })?;
     }
     if let Some(c) = predictions.cast::<HtmlCanvasElement>() {
         let points: Vec<(f64, f64)> = r
@@ -242,20 +245,17 @@ fn draw(
                 })
                 .map(|x| x.summary.policy.as_str())
                 .collect();
-            charts::draw_message(
-                c,
-                &title,
-                &if others.is_empty() {
-                    format!("{policy} predicts no training times.")
-                } else {
-                    format!(
+            let message = if others.is_empty() {
+                format!("{policy} predicts no training times.")
+            } else {
+                format!(
                         "{policy} predicts no training times (it uses the oracle or none). Pick {} above to see its predictions.",
                         others.join(" or ")
                     )
-                },
-            )?;
+            };
+            plot::show(&c, 400, move |f| f.message(&title, &message))?;
         } else {
-            charts::draw_predictions(c, &title, &points)?;
+            plot::show(&c, 400, move |f| charts::predictions(f, &title, &points))?;
         }
     }
     Ok(())

@@ -6,9 +6,9 @@ use crate::experiment::Progress;
 use crate::metrics::{PoolFigures, PreemptionFigures, PsFigures};
 use crate::sim::Mechanism;
 use crate::ui::app::{Export, RunMsg, ViewMsg};
-use crate::ui::charts;
 use crate::ui::shared::{Results, Shared};
 use crate::ui::worker::PolicyResult;
+use crate::ui::{charts, plot};
 use crate::ui::{hours, now_ms, select_value};
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -151,7 +151,7 @@ pub fn ResultsPanel(props: &Props) -> Html {
                 </div>
             }
             <div class="charts">
-                { for CHARTS.iter().zip(&canvases).map(|(name, canvas)| chart(name, "520", "320", canvas, false)) }
+                { for CHARTS.iter().zip(&canvases).map(|(name, canvas)| chart(name, canvas, false)) }
             </div>
         </section>
     }
@@ -300,13 +300,9 @@ fn draw(canvases: &[NodeRef; 4], results: &Results, focus: usize) -> Result<(), 
     if let Some(c) = canvas(0) {
         let s: Vec<(String, Vec<f64>)> = named(&|r| r.jcts.iter().map(|x| x / 3600.0).collect());
         errors.extend(
-            charts::draw_cdf(
-                c,
-                "Job completion time (CDF)",
-                "JCT (h, log scale)",
-                &s,
-                true,
-            )
+            plot::show(&c, H, move |f| {
+                charts::cdf(f, "Job completion time (CDF)", "JCT (h)", &s, true)
+            })
             .err(),
         );
     }
@@ -320,21 +316,21 @@ fn draw(canvases: &[NodeRef; 4], results: &Results, focus: usize) -> Result<(), 
             Some(Mechanism::Elastic) => Some("Not computed for elastic experiments: rho needs the isolated policy, which exists for round-based experiments only."),
             _ => None,
         };
-        let drawn = if let Some(message) = not_computed {
-            charts::draw_message(c, title, message)
+        let message = if let Some(m) = not_computed {
+            Some(m)
         } else if s.iter().all(|x| x.1.is_empty()) {
-            charts::draw_message(
-                c,
-                title,
-                if results.exp.fairness {
-                    "No rho yet: it appears once the isolated baseline has run."
-                } else {
-                    "Fairness is off: tick 'finish-time fairness' in Run settings to run the isolated baseline."
-                },
-            )
+            Some(if results.exp.fairness {
+                "No rho yet: it appears once the isolated baseline has run."
+            } else {
+                "Fairness is off: tick 'finish-time fairness' in Run settings to run the isolated baseline."
+            })
         } else {
-            charts::draw_cdf(c, title, "rho = JCT / isolated JCT", &s, false)
+            None
         };
+        let drawn = plot::show(&c, H, move |f| match message {
+            Some(m) => f.message(title, m),
+            None => charts::cdf(f, title, "rho = JCT / isolated JCT", &s, true),
+        });
         errors.extend(drawn.err());
     }
     if let Some(c) = canvas(2) {
@@ -344,14 +340,11 @@ fn draw(canvases: &[NodeRef; 4], results: &Results, focus: usize) -> Result<(), 
             .unwrap_or_default();
         if let Some((_, r)) = results.at_most(focus) {
             let s = charts::utilization_series(r, &types);
+            let title = format!("Utilization per GPU type ({})", r.summary.policy);
             errors.extend(
-                charts::draw_lines(
-                    c,
-                    &format!("Utilization per GPU type ({})", r.summary.policy),
-                    "busy GPUs / GPUs",
-                    &s,
-                    Some(1.0),
-                )
+                plot::show(&c, H, move |f| {
+                    charts::lines(f, &title, "busy GPUs / GPUs", &s, Some(1.0))
+                })
                 .err(),
             );
         }
@@ -361,10 +354,18 @@ fn draw(canvases: &[NodeRef; 4], results: &Results, focus: usize) -> Result<(), 
             .iter()
             .map(|r| (r.summary.policy.clone(), charts::queue_series(r)))
             .collect();
-        errors.extend(charts::draw_lines(c, "Queue length (jobs waiting)", "jobs", &s, None).err());
+        errors.extend(
+            plot::show(&c, H, move |f| {
+                charts::lines(f, "Queue length (jobs waiting)", "jobs", &s, None)
+            })
+            .err(),
+        );
     }
     errors.into_iter().next().map_or(Ok(()), Err)
 }
+
+/// The results charts' height (px).
+const H: u32 = 340;
 
 /// Note on the page when the first results were charted (`data-first-chart-ms` on the
 /// document element), for the benchmarks.

@@ -5,6 +5,7 @@
 
 use super::chart;
 use crate::ui::app::TraceShape;
+use crate::ui::plot;
 use crate::ui::shared::Shared;
 use crate::ui::trace_charts::{self, span_label};
 use crate::workload::dates::{format_time, parse_time};
@@ -65,9 +66,9 @@ pub fn TraceShapePanel(props: &Props) -> Html {
             </table>
             if let Some(e) = &*chart_error { <p class="error" id="trace-shape-error">{ format!("chart: {e}") }</p> }
             <div class="charts">
-                { chart("trace-gpus", "460", "320", gpus, false) }
-                { chart("trace-durations", "460", "320", durations, false) }
-                { chart("trace-arrivals", "940", "300", arrivals, true) }
+                { chart("trace-gpus", gpus, false) }
+                { chart("trace-durations", durations, false) }
+                { chart("trace-arrivals", arrivals, true) }
             </div>
         </section>
     }
@@ -228,14 +229,16 @@ fn draw(canvases: &[NodeRef; 3], s: &TraceStats) -> Result<(), String> {
                     .collect(),
             ));
         }
-        trace_charts::draw_grouped_bars(
-            c,
-            "Jobs by GPUs per job",
-            "GPUs per job",
-            "% of the trace",
-            &labels,
-            &series,
-        )?;
+        plot::show(&c, 320, move |f| {
+            trace_charts::grouped_bars(
+                f,
+                "Jobs by GPUs per job",
+                "GPUs per job",
+                "% of the trace",
+                &labels,
+                &series,
+            )
+        })?;
     }
     if let Some(c) = canvas(1) {
         let (title, x) = if s.durations {
@@ -243,13 +246,18 @@ fn draw(canvases: &[NodeRef; 3], s: &TraceStats) -> Result<(), String> {
         } else {
             ("Job work in steps (CDF)", "steps (log scale)")
         };
-        trace_charts::draw_quantile_cdf(c, title, x, &s.work_quantiles, s.durations)?;
+        let (quantiles, durations) = (s.work_quantiles.clone(), s.durations);
+        plot::show(&c, 320, move |f| {
+            trace_charts::quantile_cdf(f, title, x, &quantiles, durations)
+        })?;
     }
     if let Some(c) = canvas(2) {
         let (title, x, counts, labels) = arrival_bins(s);
         let _ = c.set_attribute("data-bins", &counts.len().to_string());
-        let label_of = |i: usize| labels.get(i).cloned().unwrap_or_default();
-        trace_charts::draw_bins(c, title, x, "jobs submitted", &counts, &label_of)?;
+        plot::show(&c, 300, move |f| {
+            let label_of = |i: usize| labels.get(i).cloned().unwrap_or_default();
+            trace_charts::bins(f, title, x, "jobs submitted", &counts, &label_of)
+        })?;
     }
     Ok(())
 }

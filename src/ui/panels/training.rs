@@ -7,8 +7,9 @@ use crate::policy::dl2::session::{TrainProgress, Trained};
 use crate::policy::dl2::train::{CurvePoint, TrainConfig};
 use crate::sim::Mechanism;
 use crate::ui::app::TrainMsg;
-use crate::ui::charts;
+use crate::ui::charts::{self, Panel};
 use crate::ui::input_value;
+use crate::ui::plot;
 use crate::ui::shared::Shared;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -131,8 +132,8 @@ pub fn TrainingPanel(props: &Props) -> Html {
                 { view_trained(&trained.0, &trained.1, on_train) }
             }
             <div class="charts">
-                { chart("learning-warmup", "520", "300", &warmup, false) }
-                { chart("learning-rl", "520", "300", &rl, false) }
+                { chart("learning-warmup", &warmup, false) }
+                { chart("learning-rl", &rl, false) }
             </div>
         </section>
     }
@@ -167,53 +168,71 @@ fn points(
         .collect()
 }
 
-/// Draw the learning curves (nothing when they are not on the page).
+/// One plot of a learning chart: one number (its unit on the y axis) by step.
+fn panel(name: &str, points: Vec<(f64, f64)>, first: usize) -> Panel {
+    Panel {
+        y_desc: name.to_string(),
+        series: vec![(name.to_string(), points)],
+        first,
+    }
+}
+
+/// Draw the learning curves (nothing when they are not on the page): each number in a plot
+/// of its own, over the same steps.
 fn draw(warmup: &NodeRef, rl: &NodeRef, curve: &[CurvePoint]) -> Result<(), String> {
     if let Some(c) = warmup.cast::<HtmlCanvasElement>() {
-        let series = vec![
-            (
-                "agreement with DRF".to_string(),
+        let panels = [
+            panel(
+                "agreement with DRF",
                 points(curve, "warmup", |p| p.agreement),
+                0,
             ),
-            (
-                "loss".to_string(),
+            panel(
+                "loss (cross-entropy)",
                 points(curve, "warmup", |p| Some(p.loss)),
+                1,
             ),
         ];
-        let _ = c.set_attribute("data-points", &series[0].1.len().to_string());
+        let n = panels[0].series[0].1.len();
+        let _ = c.set_attribute("data-points", &n.to_string());
         let title = "Warm-up: imitating DRF";
-        if series[0].1.is_empty() {
-            charts::draw_message(
-                c,
-                title,
-                "No warm-up yet: its epochs appear here when it is over.",
-            )?;
-        } else {
-            charts::draw_xy(c, title, "epoch", "agreement, cross-entropy", &series)?;
-        }
+        plot::show(&c, 420, move |f| {
+            if n == 0 {
+                f.message(
+                    title,
+                    "No warm-up yet: its epochs appear here when it is over.",
+                )
+            } else {
+                charts::stacked(f, title, "epoch", None, &panels, true)
+            }
+        })?;
     }
     if let Some(c) = rl.cast::<HtmlCanvasElement>() {
-        let series = vec![
-            (
-                "reward per slot".to_string(),
+        let panels = [
+            panel(
+                "reward per slot",
                 points(curve, "rl", |p| p.reward_per_slot),
+                0,
             ),
-            (
-                "held-out avg JCT (h)".to_string(),
+            panel(
+                "held-out avg JCT (h)",
                 points(curve, "rl", |p| p.avg_jct_s.map(|s| s / 3600.0)),
+                1,
             ),
         ];
-        let _ = c.set_attribute("data-points", &series[0].1.len().to_string());
+        let n = panels[0].series[0].1.len();
+        let _ = c.set_attribute("data-points", &n.to_string());
         let title = "Reinforcement learning: held-out episodes";
-        if series[0].1.is_empty() {
-            charts::draw_message(
-                c,
-                title,
-                "No evaluation yet: the greedy policy is evaluated after the warm-up and every 20 iterations.",
-            )?;
-        } else {
-            charts::draw_xy(c, title, "iteration", "reward/slot, JCT (h)", &series)?;
-        }
+        plot::show(&c, 420, move |f| {
+            if n == 0 {
+                f.message(
+                    title,
+                    "No evaluation yet: the greedy policy is evaluated after the warm-up and every 20 iterations.",
+                )
+            } else {
+                charts::stacked(f, title, "iteration", None, &panels, true)
+            }
+        })?;
     }
     Ok(())
 }

@@ -4,10 +4,9 @@
 
 use crate::job::JobId;
 use crate::policy::pollux::{Explanation, Weighed};
-use crate::ui::charts::PALETTE;
+use crate::ui::plot::{self, line, look, Axis, Fig, Key, Swatch};
 use crate::ui::select_value;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -50,7 +49,8 @@ pub fn Choices(props: &Props) -> Html {
         let data = (e.clone(), props.types.clone(), row.clone());
         use_effect_with(data, move |(e, types, row)| {
             if let (Some(c), Some(w)) = (canvas.cast::<HtmlCanvasElement>(), row) {
-                let _ = draw(c, e, types, w);
+                let (e, types, w) = (e.clone(), types.clone(), w.clone());
+                let _ = plot::show(&c, 320, move |f| draw(f, &e, &types, &w));
             }
         });
     }
@@ -93,9 +93,7 @@ pub fn Choices(props: &Props) -> Html {
                     }) }
                 </select>
             </label>
-            <figure>
-                <canvas id="chart-choices" width="560" height="300" ref={canvas} />
-            </figure>
+            { super::super::chart("choices", &canvas, false) }
             <table class="jobs" id="choices-table">
                 <thead><tr><th>{ "GPUs →" }</th>{ for counts.iter().map(|g| html! { <th>{ g }</th> }) }</tr></thead>
                 <tbody>
@@ -111,17 +109,12 @@ pub fn Choices(props: &Props) -> Html {
     }
 }
 
+/// One GPU type's line: its index, name and (GPUs, goodput) points.
+type Line<'a> = (usize, &'a String, Vec<(f64, f64)>);
+
 /// Goodput over GPU count, a line per GPU type, the chosen configuration ringed.
-fn draw(
-    c: HtmlCanvasElement,
-    e: &Explanation,
-    types: &[String],
-    w: &Weighed,
-) -> Result<(), String> {
+fn draw(f: &mut Fig, e: &Explanation, types: &[String], w: &Weighed) -> Result<(), String> {
     let err = |x: &dyn std::fmt::Debug| format!("{x:?}");
-    let backend = CanvasBackend::with_canvas_object(c).ok_or("no 2D canvas")?;
-    let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(|x| err(&x))?;
     let points = |t: usize| -> Vec<(f64, f64)> {
         e.configs
             .iter()
@@ -139,54 +132,48 @@ fn draw(
         .map(|(c, _)| f64::from(c.1))
         .fold(1.0, f64::max);
     let y_hi = w.goodputs.iter().copied().fold(1e-9, f64::max);
-    let title = format!("job {}: goodput by GPU type and count", w.job);
-    let mut ctx = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 16))
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..x_hi * 1.05, 0.0..y_hi * 1.1)
-        .map_err(|x| err(&x))?;
-    // Redrawn every step: major lines only.
-    ctx.configure_mesh()
-        .max_light_lines(0)
-        .x_desc("GPUs")
-        .y_desc("goodput (examples/s)")
-        .draw()
-        .map_err(|x| err(&x))?;
-    for (t, name) in types.iter().enumerate() {
-        let pts = points(t);
-        if pts.is_empty() {
-            continue;
-        }
-        let color = PALETTE[t % PALETTE.len()];
-        ctx.draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-            .map_err(|x| err(&x))?
-            .label(name.as_str())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
-            });
+    let shown: Vec<Line> = types
+        .iter()
+        .enumerate()
+        .map(|(t, name)| (t, name, points(t)))
+        .filter(|x| !x.2.is_empty())
+        .collect();
+    let mut keys: Vec<Key> = shown.iter().map(|(t, n, _)| Key::series(*t, n)).collect();
+    let chosen = w
+        .chosen
+        .and_then(|k| Some((*e.configs.get(k)?, *w.goodputs.get(k)?)));
+    if let Some(((t, n), _)) = chosen {
+        keys.push(Key::new(
+            format!("chosen: {}", config_name(types, (t, n))),
+            Swatch::Dot(look(t).0),
+        ));
+    }
+    let area = f.frame(
+        &format!("job {}: goodput by GPU type and count", w.job),
+        &keys,
+    )?;
+    let mut ctx = f.plot(
+        &area,
+        (Axis::integers(0.0, x_hi * 1.05, f.x_ticks()), "GPUs"),
+        (
+            Axis::linear(0.0, y_hi * 1.1, f.y_ticks(1.0)),
+            "goodput (examples/s)",
+        ),
+        0,
+    )?;
+    for (t, _, pts) in &shown {
+        let (color, dash) = look(*t);
+        line(&mut ctx, pts.iter().copied(), (color, dash), 2)?;
         ctx.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(|x| err(&x))?;
     }
-    if let Some(k) = w.chosen {
-        if let (Some(&(t, n)), Some(&g)) = (e.configs.get(k), w.goodputs.get(k)) {
-            let color = PALETTE[t % PALETTE.len()];
-            ctx.draw_series(std::iter::once(Circle::new(
-                (f64::from(n), g),
-                9,
-                color.stroke_width(3),
-            )))
-            .map_err(|x| err(&x))?
-            .label(format!("chosen: {}", config_name(types, (t, n))))
-            .legend(move |(x, y)| Circle::new((x + 8, y), 5, color.stroke_width(2)));
-        }
-    }
-    ctx.configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::LowerRight)
-        .draw()
+    if let Some(((t, n), g)) = chosen {
+        ctx.draw_series(std::iter::once(Circle::new(
+            (f64::from(n), g),
+            9,
+            look(t).0.stroke_width(3),
+        )))
         .map_err(|x| err(&x))?;
-    root.present().map_err(|x| err(&x))
+    }
+    Ok(())
 }

@@ -1,0 +1,530 @@
+//! The "Sweep" panel: average (or p99) JCT of the experiment's policies against the load,
+//! the generator's jobs per hour (or, for a trace, the load factor), as a chart and a table.
+//! Its runs are those of `orrery sweep` ([`crate::experiment::SweepPoint`]), shared among
+//! one worker per core the way a comparison's are: each cell (one policy at one load) is a
+//! task of that point's experiment, run by the next free worker, so the page and
+//! `orrery sweep --rates ...` give the same numbers. Cancel stops the workers.
+//!
+//! A sweep link is the experiment's share link with the sweep's values before the fragment
+//! (`?sweep=10,20,40&metric=p99#x1...`); the panel starts with those values.
+
+use super::chart;
+use crate::experiment::{Experiment, Progress, SweepPoint};
+use crate::ui::charts::{stacked, Panel};
+use crate::ui::plot;
+use crate::ui::shared::Shared;
+use crate::ui::worker::{FromWorker, ToWorker, WorkerHandle};
+use crate::ui::{input_checked, input_value};
+use std::collections::VecDeque;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+/// Most values a sweep takes.
+const MAX_VALUES: usize = 12;
+/// Most workers a sweep uses.
+const MAX_WORKERS: usize = 4;
+
+/// What the panel shows.
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    /// The current experiment: its policies are the sweep's.
+    pub exp: Shared<Experiment>,
+}
+
+/// The panel's messages.
+pub enum SweepMsg {
+    /// The values typed.
+    Values(String),
+    /// Chart p99 JCT rather than the average.
+    P99(bool),
+    /// Start the sweep.
+    Start,
+    /// Stop it.
+    Cancel,
+    /// Put the sweep's link in the address bar and the clipboard.
+    Link,
+    /// A message from worker `k`.
+    Worker(usize, FromWorker),
+}
+
+/// One finished cell: average and p99 JCT (s), unfinished jobs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Cell {
+    avg: f64,
+    p99: f64,
+    unfinished: usize,
+}
+
+/// A sweep's grid and what has run of it.
+#[derive(Clone, PartialEq)]
+struct Grid {
+    base: Experiment,
+    /// Whether the values are jobs per hour (else load factors).
+    rates: bool,
+    values: Vec<f64>,
+    /// Cells, policy-major: `p * values.len() + v`.
+    cells: Vec<Option<Cell>>,
+}
+
+impl Grid {
+    fn point(&self, v: usize) -> SweepPoint {
+        let x = self.values[v];
+        if self.rates {
+            SweepPoint {
+                jobs_per_hour: Some(x),
+                ..SweepPoint::default()
+            }
+        } else {
+            SweepPoint {
+                load: Some(x),
+                ..SweepPoint::default()
+            }
+        }
+    }
+
+    /// The request that runs cell `i`.
+    fn request(&self, i: usize) -> ToWorker {
+        let n = self.values.len().max(1);
+        let (p, v) = (i / n, i % n);
+        let exp = self
+            .base
+            .at_point(&self.point(v), self.base.policies.clone());
+        ToWorker::RunTasks(Some(Box::new(exp)), vec![p])
+    }
+}
+
+/// The workers of a running sweep.
+struct Running {
+    workers: Vec<WorkerHandle>,
+    /// The cell each worker runs.
+    busy: Vec<Option<usize>>,
+    queue: VecDeque<usize>,
+    progress: Vec<Option<Progress>>,
+    started_ms: f64,
+}
+
+/// The panel.
+pub struct SweepPanel {
+    values: String,
+    p99: bool,
+    grid: Option<Grid>,
+    running: Option<Running>,
+    error: Option<String>,
+    link: Option<String>,
+    last_ms: Option<f64>,
+    canvas: NodeRef,
+    /// Sweeps started; with the cells done and the metric, what the chart last showed.
+    sweeps: u64,
+    drawn: Option<(u64, usize, bool)>,
+}
+
+/// The sweep's values from the page's address (`?sweep=...&metric=p99`), if any.
+fn from_address() -> Option<(String, bool)> {
+    let search = web_sys::window()?.location().search().ok()?;
+    let mut values = None;
+    let mut p99 = false;
+    for pair in search.trim_start_matches('?').split('&') {
+        match pair.split_once('=') {
+            Some(("sweep", v)) => values = Some(v.replace("%2C", ",").replace(',', ", ")),
+            Some(("metric", m)) => p99 = m == "p99",
+            _ => {}
+        }
+    }
+    Some((values?, p99))
+}
+
+/// Values suggested for an experiment: around its rate (or load factor).
+fn suggested(exp: &Experiment) -> String {
+    let x = exp.jobs_per_hour().unwrap_or(exp.load_factor);
+    [0.5, 1.0, 1.5, 2.0]
+        .iter()
+        .map(|m| plot::axis::short(m * x))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Parse the values typed: positive numbers, sorted, without repeats.
+fn parse_values(text: &str) -> Result<Vec<f64>, String> {
+    let mut v = Vec::new();
+    for part in text.split(|c: char| c == ',' || c.is_whitespace()) {
+        if part.is_empty() {
+            continue;
+        }
+        match part.parse::<f64>() {
+            Ok(x) if x.is_finite() && x > 0.0 => v.push(x),
+            _ => return Err(format!("{part:?} is not a positive number")),
+        }
+    }
+    crate::order::sort_floats(&mut v);
+    v.dedup();
+    if v.is_empty() {
+        return Err("give at least one value".into());
+    }
+    if v.len() > MAX_VALUES {
+        return Err(format!("at most {MAX_VALUES} values"));
+    }
+    Ok(v)
+}
+
+/// Workers for `cells` runs: one per core the browser reports, at most [`MAX_WORKERS`].
+fn workers_for(cells: usize) -> usize {
+    let cores = web_sys::window()
+        .map(|w| w.navigator().hardware_concurrency())
+        .filter(|c| c.is_finite() && *c >= 1.0)
+        .map_or(1, |c| c as usize);
+    cores.clamp(1, MAX_WORKERS).min(cells.max(1))
+}
+
+impl Component for SweepPanel {
+    type Message = SweepMsg;
+    type Properties = Props;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let (values, p99) = from_address().unwrap_or_else(|| (suggested(&ctx.props().exp), false));
+        SweepPanel {
+            values,
+            p99,
+            grid: None,
+            running: None,
+            error: None,
+            link: None,
+            last_ms: None,
+            canvas: NodeRef::default(),
+            sweeps: 0,
+            drawn: None,
+        }
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: SweepMsg) -> bool {
+        match msg {
+            SweepMsg::Values(v) => {
+                self.values = v;
+                self.link = None;
+            }
+            SweepMsg::P99(on) => {
+                self.p99 = on;
+                self.link = None;
+            }
+            SweepMsg::Start => self.start(ctx),
+            SweepMsg::Cancel => {
+                self.running = None;
+                crate::ui::worker::prepare_spare();
+            }
+            SweepMsg::Link => self.copy_link(ctx),
+            SweepMsg::Worker(k, m) => return self.worker_message(k, m),
+        }
+        true
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let link = ctx.link();
+        let exp = &ctx.props().exp;
+        let rates = exp.jobs_per_hour().is_some();
+        let running = self.running.is_some();
+        let done = self
+            .grid
+            .as_ref()
+            .map_or(0, |g| g.cells.iter().flatten().count());
+        let total = self.grid.as_ref().map_or(0, |g| g.cells.len());
+        html! {
+            <section class="panel wide" id="sweep-panel">
+                <h2>{ "Sweep: JCT against load" }</h2>
+                <p class="hint">{ if rates {
+                    "Runs every ticked policy at each arrival rate of the generator (jobs per hour) and charts their JCT: where each policy's queue starts to grow. The same runs as orrery sweep --rates."
+                } else {
+                    "Runs every ticked policy at each load factor (the trace's arrivals compressed in time) and charts their JCT. The same runs as orrery sweep --loads."
+                } }</p>
+                <div class="controls">
+                    <label>{ if rates { "jobs per hour " } else { "load factors " } }
+                        <input id="sweep-values" value={self.values.clone()} size="24"
+                            oninput={link.callback(|e: InputEvent| SweepMsg::Values(input_value(&e)))} />
+                    </label>
+                    <label><input type="checkbox" id="sweep-p99" checked={self.p99}
+                        onchange={link.callback(|e: Event| SweepMsg::P99(input_checked(&e)))} />{ " p99 JCT" }</label>
+                    if running {
+                        <button id="sweep-cancel" onclick={link.callback(|_| SweepMsg::Cancel)}>{ "Cancel" }</button>
+                    } else {
+                        <button id="sweep-run" class="primary" onclick={link.callback(|_| SweepMsg::Start)}>{ "Run sweep" }</button>
+                    }
+                    <button id="sweep-link-copy" onclick={link.callback(|_| SweepMsg::Link)}>{ "Copy sweep link" }</button>
+                    if running {
+                        <progress id="sweep-progress" max={total.to_string()} value={done.to_string()} />
+                        <span class="timing">{ format!("{done}/{total} runs{}", self.progress_text()) }</span>
+                    } else if let Some(ms) = self.last_ms {
+                        <span class="timing" id="sweep-ms" data-ms={format!("{ms:.0}")}>{ format!("{total} runs in {:.2} s", ms / 1000.0) }</span>
+                    }
+                </div>
+                if let Some(l) = &self.link { <input id="sweep-link" readonly=true value={l.clone()} /> }
+                if let Some(e) = &self.error { <p class="error" id="sweep-error">{ e }</p> }
+                if let Some(g) = &self.grid { { self.table(g) } }
+                <div class="charts">{ chart("sweep", &self.canvas, true) }</div>
+            </section>
+        }
+    }
+
+    fn rendered(&mut self, _ctx: &Context<Self>, _first: bool) {
+        let key = (
+            self.sweeps,
+            self.grid
+                .as_ref()
+                .map_or(0, |g| g.cells.iter().flatten().count()),
+            self.p99,
+        );
+        if self.drawn != Some(key) {
+            self.drawn = Some(key);
+            self.draw();
+        }
+    }
+}
+
+impl SweepPanel {
+    fn start(&mut self, ctx: &Context<Self>) {
+        self.error = None;
+        self.running = None;
+        let exp = (*ctx.props().exp).clone();
+        if exp.policies.is_empty() {
+            self.error = Some("Tick at least one policy.".into());
+            return;
+        }
+        let values = match parse_values(&self.values) {
+            Ok(v) => v,
+            Err(e) => {
+                self.error = Some(format!("Values: {e}."));
+                return;
+            }
+        };
+        let rates = exp.jobs_per_hour().is_some();
+        let n = values.len();
+        let cells = exp.policies.len() * n;
+        let grid = Grid {
+            base: exp,
+            rates,
+            values,
+            cells: vec![None; cells],
+        };
+        // Value by value, every policy at each: the chart fills from the left.
+        let mut queue: VecDeque<usize> = (0..n)
+            .flat_map(|v| (0..grid.base.policies.len()).map(move |p| p * n + v))
+            .collect();
+        let k = workers_for(cells);
+        let mut workers = Vec::with_capacity(k);
+        let mut busy = Vec::with_capacity(k);
+        for w in 0..k {
+            let Some(cell) = queue.pop_front() else { break };
+            let cb = ctx.link().callback(move |m| SweepMsg::Worker(w, m));
+            match WorkerHandle::spawn(&grid.request(cell), move |m| cb.emit(m)) {
+                Ok(h) => {
+                    workers.push(h);
+                    busy.push(Some(cell));
+                }
+                Err(e) => {
+                    self.error = Some(e);
+                    return;
+                }
+            }
+        }
+        let n = workers.len();
+        self.grid = Some(grid);
+        self.running = Some(Running {
+            workers,
+            busy,
+            queue,
+            progress: vec![None; n],
+            started_ms: crate::ui::now_ms(),
+        });
+        self.last_ms = None;
+        self.sweeps += 1;
+    }
+
+    fn worker_message(&mut self, k: usize, m: FromWorker) -> bool {
+        let (Some(run), Some(grid)) = (self.running.as_mut(), self.grid.as_mut()) else {
+            return false;
+        };
+        match m {
+            FromWorker::Progress(p) => {
+                if let Some(s) = run.progress.get_mut(k) {
+                    *s = Some(p);
+                }
+                true
+            }
+            FromWorker::Partial(_, r) => {
+                if let Some(Some(cell)) = run.busy.get(k) {
+                    if let Some(slot) = grid.cells.get_mut(*cell) {
+                        *slot = Some(Cell {
+                            avg: r.summary.avg_jct_s,
+                            p99: r.summary.p99_jct_s,
+                            unfinished: r.summary.unfinished,
+                        });
+                    }
+                }
+                true
+            }
+            FromWorker::Idle(_) => {
+                if let Some(p) = run.progress.get_mut(k) {
+                    *p = None;
+                }
+                let next = run.queue.pop_front();
+                if let Some(b) = run.busy.get_mut(k) {
+                    *b = next;
+                }
+                if let Some(cell) = next {
+                    if let Err(e) = run.workers[k].post(&grid.request(cell)) {
+                        self.error = Some(e);
+                        self.running = None;
+                    }
+                } else if run.busy.iter().all(Option::is_none) {
+                    self.last_ms = Some(crate::ui::now_ms() - run.started_ms);
+                    self.running = None;
+                    crate::ui::worker::prepare_spare();
+                }
+                true
+            }
+            FromWorker::Failed(e) => {
+                self.error = Some(e);
+                self.running = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn progress_text(&self) -> String {
+        let Some(run) = &self.running else {
+            return String::new();
+        };
+        let running: Vec<String> = run
+            .progress
+            .iter()
+            .flatten()
+            .map(|p| format!("{} {}/{}", p.policy, p.jobs_done, p.jobs))
+            .collect();
+        if running.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", running.join(", "))
+        }
+    }
+
+    /// The sweep link: the experiment's share link with the values in its query.
+    fn copy_link(&mut self, ctx: &Context<Self>) {
+        let Some(w) = web_sys::window() else { return };
+        let loc = w.location();
+        let values: Vec<String> = match parse_values(&self.values) {
+            Ok(v) => v.iter().map(|x| x.to_string()).collect(),
+            Err(e) => {
+                self.error = Some(format!("Values: {e}."));
+                return;
+            }
+        };
+        let base = format!(
+            "{}{}?sweep={}{}",
+            loc.origin().unwrap_or_default(),
+            loc.pathname().unwrap_or_default(),
+            values.join(","),
+            if self.p99 { "&metric=p99" } else { "" }
+        );
+        let link = ctx.props().exp.to_link(&base);
+        if link.len() > crate::ui::MAX_LINK_LEN {
+            self.error = Some(
+                "The experiment is too large for a link; share its Experiment JSON instead.".into(),
+            );
+            return;
+        }
+        let _ = w.navigator().clipboard().write_text(&link);
+        self.link = Some(link);
+    }
+
+    fn table(&self, g: &Grid) -> Html {
+        let hours = |s: f64| format!("{:.2}", s / 3600.0);
+        let n = g.values.len();
+        html! {
+            <table id="sweep-table" class="summary" data-complete={g.cells.iter().all(Option::is_some).to_string()}>
+                <thead><tr>
+                    <th>{ if g.rates { "jobs/h" } else { "load" } }</th>
+                    { for g.base.policies.iter().map(|p| html! { <th>{ format!("{p} avg / p99 JCT (h)") }</th> }) }
+                </tr></thead>
+                <tbody>
+                { for g.values.iter().enumerate().map(|(v, x)| html! {
+                    <tr>
+                        <th>{ plot::axis::short(*x) }</th>
+                        { for g.base.policies.iter().enumerate().map(|(p, name)| match g.cells[p * n + v] {
+                            Some(c) => html! {
+                                <td data-policy={name.clone()} data-value={x.to_string()} data-avg-jct-s={c.avg.to_string()} data-p99-jct-s={c.p99.to_string()}
+                                    title={if c.unfinished > 0 { format!("{} jobs did not finish: JCTs are of the finished ones", c.unfinished) } else { String::new() }}>
+                                    { format!("{} / {}{}", hours(c.avg), hours(c.p99), if c.unfinished > 0 { " *" } else { "" }) }
+                                </td>
+                            },
+                            None => html! { <td>{ "…" }</td> },
+                        }) }
+                    </tr>
+                }) }
+                </tbody>
+            </table>
+        }
+    }
+
+    /// Draw the chart of the sweep so far.
+    fn draw(&self) {
+        let Some(c) = self.canvas.cast::<HtmlCanvasElement>() else {
+            return;
+        };
+        let Some(g) = self.grid.clone() else {
+            let _ = plot::show(&c, 360, |f| {
+                f.message(
+                    "JCT against load",
+                    "Run a sweep: each ticked policy runs at each value, and its JCT shows here.",
+                )
+            });
+            return;
+        };
+        let p99 = self.p99;
+        let _ = c.set_attribute("data-metric", if p99 { "p99" } else { "avg" });
+        let _ = c.set_attribute("data-cells", &g.cells.iter().flatten().count().to_string());
+        let _ = plot::show(&c, 360, move |f| {
+            let n = g.values.len();
+            let series = g
+                .base
+                .policies
+                .iter()
+                .enumerate()
+                .map(|(p, name)| {
+                    let pts = (0..n)
+                        .filter_map(|v| {
+                            let c = g.cells[p * n + v]?;
+                            Some((g.values[v], if p99 { c.p99 } else { c.avg } / 3600.0))
+                        })
+                        .collect();
+                    (name.clone(), pts)
+                })
+                .collect();
+            let panel = Panel {
+                y_desc: format!("{} JCT (h)", if p99 { "p99" } else { "average" }),
+                series,
+                first: 0,
+            };
+            let lo = g.values.first().copied().unwrap_or(0.0);
+            let hi = g.values.last().copied().unwrap_or(1.0);
+            let pad = if hi > lo {
+                0.03 * (hi - lo)
+            } else {
+                0.5 * hi.max(1e-3)
+            };
+            stacked(
+                f,
+                &format!(
+                    "{} JCT against {}",
+                    if p99 { "p99" } else { "Average" },
+                    if g.rates { "load" } else { "load factor" }
+                ),
+                if g.rates {
+                    "jobs per hour"
+                } else {
+                    "load factor"
+                },
+                Some((lo - pad, hi + pad)),
+                &[panel],
+                true,
+            )
+        });
+    }
+}
