@@ -189,7 +189,7 @@ mod tests {
         assert_eq!(c.ms_per_job(Mechanism::Rounds), (10.0, true));
         c.learn(Mechanism::Rounds, 600.0, 120, 2, 1);
         assert_eq!(c.ms_per_job(Mechanism::Rounds), (2.5, true));
-        assert_eq!(c.ms_per_job(Mechanism::Elastic).1, false);
+        assert!(!c.ms_per_job(Mechanism::Elastic).1);
         // Nothing learnt from an empty run.
         c.learn(Mechanism::Slots, 100.0, 0, 2, 1);
         assert!(!c.ms_per_job(Mechanism::Slots).1);
