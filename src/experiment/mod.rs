@@ -7,6 +7,7 @@
 //! - `run`: the simulations of each policy and the one orchestration of a run ([`Plan`]);
 //! - `link`: the share-link codec (deflate, base64url, in the URL fragment).
 
+mod job_types;
 mod link;
 mod resolve;
 mod restart;
@@ -14,6 +15,7 @@ mod run;
 
 pub use restart::{RestartModel, MAX_RESTART_S};
 
+pub use job_types::JobTypes;
 pub use link::{base64url_decode, base64url_encode, LinkError, LINK_CODEC};
 pub use run::{run, run_with_progress, Outcome, Plan, Progress, Task};
 
