@@ -189,7 +189,7 @@ fn claim_lines(exp: &Experiment, summaries: &[Summary]) -> String {
     let Some(claim) = orrery::workload::claims::claim_for(exp) else {
         return String::new();
     };
-    let refs: Vec<&Summary> = summaries.iter().collect();
+    let refs: Vec<orrery::workload::claims::Figures> = summaries.iter().map(Into::into).collect();
     let mut s = String::from("\n");
     for m in claim.measure(&refs) {
         s.push_str(&format!("paper: {}\n", m.line(claim)));

@@ -143,7 +143,7 @@ mod tests {
                 assert!(t.text.len() > 20 && t.text.ends_with('.'), "{k}");
             }
         }
-        assert_eq!(summary_columns(Mechanism::Rounds)[8], "max-rho");
+        assert_eq!(summary_columns(Mechanism::Rounds)[7], "max-rho");
         assert!(term("max-rho").unwrap().text.contains("isolated"));
         assert!(term("p99-jct").unwrap().text.contains("99"));
         assert!(term("nope").is_none());

@@ -23,10 +23,31 @@ impl Figure {
         }
     }
 
-    fn of(self, s: &Summary) -> f64 {
+    fn of(self, s: &Figures) -> f64 {
         match self {
             Figure::AvgJct => s.avg_jct_s,
             Figure::AvgWait => s.avg_wait_s,
+        }
+    }
+}
+
+/// The figures of one policy's results that claims compare.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures<'a> {
+    /// The policy's spec.
+    pub policy: &'a str,
+    /// Average JCT (s).
+    pub avg_jct_s: f64,
+    /// Average queueing time (s).
+    pub avg_wait_s: f64,
+}
+
+impl<'a> From<&'a Summary> for Figures<'a> {
+    fn from(s: &'a Summary) -> Self {
+        Figures {
+            policy: &s.policy,
+            avg_jct_s: s.avg_jct_s,
+            avg_wait_s: s.avg_wait_s,
         }
     }
 }
@@ -98,10 +119,10 @@ impl Measured {
 }
 
 impl Claim {
-    /// The comparisons measured on `summaries` (those whose two policies both ran and have
-    /// a positive figure).
-    pub fn measure(&self, summaries: &[&Summary]) -> Vec<Measured> {
-        let find = |p: &str| summaries.iter().find(|s| s.policy == p);
+    /// The comparisons measured on the results' figures (those whose two policies both ran
+    /// and have a positive figure).
+    pub fn measure(&self, results: &[Figures]) -> Vec<Measured> {
+        let find = |p: &str| results.iter().find(|s| s.policy == p);
         self.versus
             .iter()
             .filter_map(|v| {
@@ -217,4 +238,73 @@ pub fn claim_for(exp: &Experiment) -> Option<&'static Claim> {
         .iter()
         .find(|s| s.claim.is_some() && s.experiment() == *exp)
         .and_then(|s| s.claim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::presets;
+
+    fn summary(policy: &str, avg_jct_s: f64, avg_wait_s: f64) -> Figures<'_> {
+        Figures {
+            policy,
+            avg_jct_s,
+            avg_wait_s,
+        }
+    }
+
+    #[test]
+    fn a_claim_measures_its_comparisons_on_results() {
+        let a = summary("max_min_fairness", 200.0, 10.0);
+        let b = summary("max_min_fairness_perf", 100.0, 10.0);
+        let m = GAVEL.measure(&[a.clone(), b.clone()]);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].ratio, 2.0);
+        assert_eq!(m[0].ours(), "2.00x lower (50.0% lower)");
+        assert!(m[0].line(&GAVEL).contains("Gavel reports up to 3.5x lower; here: 2.00x"));
+        // Worse than the baseline says so; a missing policy drops the comparison.
+        let m = GAVEL.measure(&[b, summary("max_min_fairness", 80.0, 1.0)]);
+        assert_eq!(m[0].ours(), "1.25x higher (25.0% higher)");
+        assert!(GAVEL.measure(&[a]).is_empty());
+        let w = ARYL.measure(&[
+            summary("aryl", 10.0, 2.0),
+            summary("aryl[elastic=false,loaning=false]", 15.0, 3.0),
+        ]);
+        assert_eq!(w.len(), 2);
+        assert_eq!(w[1].versus.figure, Figure::AvgWait);
+        assert_eq!(w[1].ratio, 1.5);
+    }
+
+    #[test]
+    fn every_paper_preset_names_policies_it_runs_and_only_they_claim() {
+        let mut n = 0;
+        for sc in presets::SCENARIOS {
+            let exp = sc.experiment();
+            assert_eq!(claim_for(&exp), sc.claim, "{}", sc.name);
+            let Some(c) = sc.claim else { continue };
+            n += 1;
+            assert!(exp.policies.iter().any(|p| p == c.policy), "{}", sc.name);
+            for v in c.versus {
+                assert!(exp.policies.iter().any(|p| p == v.baseline), "{}", sc.name);
+            }
+            assert!(c.source.contains(&c.paper.year.to_string()), "{}", sc.name);
+        }
+        assert_eq!(n, 5);
+        // An edited experiment is no longer the preset's.
+        let mut exp = presets::gavel_paper_experiment();
+        exp.seed = 7;
+        assert!(claim_for(&exp).is_none());
+    }
+
+    #[test]
+    fn gavel_paper_preset_has_heterogeneity_aware_las_20_percent_below_las() {
+        let mut exp = presets::gavel_paper_experiment();
+        exp.policies = vec!["max_min_fairness".into(), "max_min_fairness_perf".into()];
+        exp.fairness = false;
+        let runs = crate::experiment::run(&exp).unwrap();
+        let s: Vec<Figures> = runs.iter().map(|r| Figures::from(&r.summary)).collect();
+        let m = GAVEL.measure(&s);
+        assert!(m[0].ratio >= 1.25, "only {:.3}x", m[0].ratio);
+        assert_eq!(runs[0].summary.num_jobs, 200);
+    }
 }
