@@ -261,7 +261,9 @@ mod tests {
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].ratio, 2.0);
         assert_eq!(m[0].ours(), "2.00x lower (50.0% lower)");
-        assert!(m[0].line(&GAVEL).contains("Gavel reports up to 3.5x lower; here: 2.00x"));
+        assert!(m[0]
+            .line(&GAVEL)
+            .contains("Gavel reports up to 3.5x lower; here: 2.00x"));
         // Worse than the baseline says so; a missing policy drops the comparison.
         let m = GAVEL.measure(&[b, summary("max_min_fairness", 80.0, 1.0)]);
         assert_eq!(m[0].ours(), "1.25x higher (25.0% higher)");

@@ -10,7 +10,7 @@ import { run, BASE, ORRERY, test, assert, summary } from './harness.mjs';
 
 // Paper presets: name, mechanism, rows, first policy, job types the profile lists.
 const PRESETS = [
-  { name: 'gavel-paper', rows: 3, first: 'max_min_fairness', types: 26, ratio: ['max_min_fairness_perf', 'max_min_fairness'] },
+  { name: 'gavel-paper', rows: 2, first: 'max_min_fairness', types: 26, ratio: ['max_min_fairness_perf', 'max_min_fairness'] },
   { name: 'pollux', rows: 3, first: 'pollux', types: 6 },
   { name: 'aryl', rows: 4, first: 'aryl', types: 26 },
   { name: 'pickyman', rows: 5, first: 'pickyman', types: 26 },
