@@ -331,8 +331,8 @@ fn paper_note(props: &Props) -> Html {
     let Some(claim) = crate::workload::claims::claim_for(&results.exp) else {
         return html! {};
     };
-    let summaries: Vec<&crate::metrics::Summary> =
-        results.runs.iter().map(|r| &r.summary).collect();
+    let summaries: Vec<crate::workload::claims::Figures> =
+        results.runs.iter().map(|r| (&r.summary).into()).collect();
     let measured = claim.measure(&summaries);
     html! {
         <div class="paper-claim" id="paper-claim" data-paper={claim.paper.short} data-measured={measured.len().to_string()}>
