@@ -997,3 +997,37 @@ fn json_of_run_and_compare_says_profile_free_and_carries_the_notes() {
         "{plain}"
     );
 }
+
+#[test]
+fn every_policy_lists_its_paper_and_paper_presets_print_the_papers_number() {
+    let listed = ok(&["list"]);
+    assert_eq!(listed, ok(&["policies"]), "`list` is `policies`");
+    let papers = listed
+        .lines()
+        .filter(|l| l.trim_start().starts_with("paper: "))
+        .count();
+    let v = json(&ok(&["policies", "--format", "json"]));
+    let all = v.as_array().unwrap();
+    assert_eq!(papers, all.len(), "one paper line per policy");
+    assert!(all.iter().all(|p| p["paper"]["url"]
+        .as_str()
+        .is_some_and(|u| u.starts_with("https://"))));
+    assert!(listed.contains("Pollux: \"Pollux: Co-adaptive Cluster Scheduling"));
+    let out = ok(&["compare", "--preset", "gavel-paper"]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("paper: avg JCT of max_min_fairness_perf against max_min_fairness"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        line.contains("Gavel reports up to 3.5x lower; here: "),
+        "{line}"
+    );
+    assert!(out.contains("source: Gavel, OSDI 2020"), "{out}");
+    // A preset by link is the preset; a plain run of the default trace states no paper.
+    let a = ok(&["compare", "--preset", "dl2", "--format", "json"]);
+    assert_eq!(
+        a,
+        ok(&["compare", "--link", "#preset=dl2", "--format", "json"])
+    );
+    assert!(!ok(&["compare", "--preset", "default"]).contains("paper:"));
+}

@@ -26,7 +26,9 @@ pub(crate) enum Command {
     ImportPai(ImportPaiArgs),
     /// Print a trace's shape: jobs, GPU-hours, GPU counts, durations, arrivals over time.
     TraceStats(TraceStatsArgs),
-    /// List every scheduling policy with its parameters.
+    /// List every scheduling policy with its parameters and the paper it comes from (also
+    /// `orrery list`).
+    #[command(visible_alias = "list")]
     Policies(ListArgs),
     /// List the bundled scenarios, traces and throughput profiles.
     Presets(ListArgs),

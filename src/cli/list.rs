@@ -19,6 +19,17 @@ pub(crate) struct PolicyJson {
     pub(crate) params: Vec<ParamJson>,
     pub(crate) mechanisms: Vec<&'static str>,
     pub(crate) implementations: Vec<ImplementationJson>,
+    pub(crate) paper: PaperJson,
+}
+
+/// A policy's paper in `orrery policies --format json`.
+#[derive(serde::Serialize)]
+pub(crate) struct PaperJson {
+    pub(crate) short: &'static str,
+    pub(crate) title: &'static str,
+    pub(crate) venue: &'static str,
+    pub(crate) year: u16,
+    pub(crate) url: &'static str,
 }
 
 #[derive(serde::Serialize)]
@@ -64,6 +75,13 @@ pub(crate) fn cmd_policies(a: ListArgs) -> CliResult<()> {
                                 params: params_json(i.params),
                             })
                             .collect(),
+                        paper: PaperJson {
+                            short: e.paper.short,
+                            title: e.paper.title,
+                            venue: e.paper.venue,
+                            year: e.paper.year,
+                            url: e.paper.url,
+                        },
                     })
                 })
                 .collect();
@@ -92,6 +110,12 @@ pub(crate) fn cmd_policies(a: ListArgs) -> CliResult<()> {
                         ));
                     }
                 }
+                s.push_str(&format!(
+                    "{:name_w$}  {:mech_w$}  paper: {}\n",
+                    "",
+                    "",
+                    e.paper.line()
+                ));
             }
             s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las. A name is one policy; the\nexperiment's mechanism picks its implementation:\n");
             for m in Mechanism::ALL {

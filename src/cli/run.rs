@@ -177,8 +177,27 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                 ],
                 &rows,
             ));
+            s.push_str(&claim_lines(&exp, &summaries));
             s
         }
     };
     print_stdout(&text)
+}
+
+/// The paper's numbers beside ours, when the experiment is a paper preset's.
+fn claim_lines(exp: &Experiment, summaries: &[Summary]) -> String {
+    let Some(claim) = orrery::workload::claims::claim_for(exp) else {
+        return String::new();
+    };
+    let refs: Vec<orrery::workload::claims::Figures> = summaries.iter().map(Into::into).collect();
+    let mut s = String::from("\n");
+    for m in claim.measure(&refs) {
+        s.push_str(&format!("paper: {}\n", m.line(claim)));
+    }
+    s.push_str(&format!(
+        "source: {}\n  {}\n",
+        claim.source,
+        claim.paper.line()
+    ));
+    s
 }

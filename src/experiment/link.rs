@@ -23,6 +23,9 @@ pub enum LinkError {
     Invalid(String),
 }
 
+/// Prefix of a link to a bundled scenario by name: `#preset=gavel-paper`.
+pub const PRESET_PREFIX: &str = "preset=";
+
 /// Prefix of the current link codec: deflate-compressed JSON, base64url, in the fragment.
 pub const LINK_CODEC: &str = "x1";
 
@@ -40,11 +43,17 @@ impl Experiment {
         format!("{base}#{}", self.to_fragment())
     }
 
-    /// Read an experiment from a share link, its fragment, or the fragment's payload.
+    /// Read an experiment from a share link, its fragment, or the fragment's payload; a
+    /// fragment `preset=NAME` is the bundled scenario of that name.
     pub fn from_link(link: &str) -> Result<Self, LinkError> {
         let frag = link.trim().rsplit_once('#').map_or(link.trim(), |(_, f)| f);
         if frag.is_empty() {
             return Err(LinkError::Missing);
+        }
+        if let Some(name) = frag.strip_prefix(PRESET_PREFIX) {
+            return crate::workload::presets::scenario(name)
+                .map(|s| s.experiment())
+                .ok_or_else(|| LinkError::Invalid(format!("no bundled scenario '{name}'")));
         }
         let (codec, data) = frag.split_once('.').ok_or(LinkError::Missing)?;
         if codec != LINK_CODEC {
@@ -113,6 +122,23 @@ pub fn base64url_decode(text: &str) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preset_link_is_its_scenario() {
+        for sc in crate::workload::presets::SCENARIOS {
+            let link = format!("https://example.org/#preset={}", sc.name);
+            assert_eq!(
+                Experiment::from_link(&link).unwrap(),
+                sc.experiment(),
+                "{}",
+                sc.name
+            );
+        }
+        assert!(matches!(
+            Experiment::from_link("#preset=nope"),
+            Err(LinkError::Invalid(_))
+        ));
+    }
 
     #[test]
     fn base64url_round_trip() {

@@ -9,6 +9,7 @@
 //! - `sweep`: an experiment at one point of a sweep ([`SweepPoint`]).
 
 pub mod estimate;
+mod job_types;
 mod link;
 mod resolve;
 mod restart;
@@ -17,6 +18,7 @@ mod sweep;
 
 pub use restart::{RestartModel, MAX_RESTART_S};
 
+pub use job_types::JobTypes;
 pub use link::{base64url_decode, base64url_encode, LinkError, LINK_CODEC};
 pub use run::{run, run_with_progress, Outcome, Plan, Progress, Task};
 pub use sweep::SweepPoint;

@@ -2,6 +2,8 @@
 //! [`Summary`] (JCT statistics, makespan, queueing delay, utilization, fairness, restarts,
 //! GPU-hours and cost), per-job records and per-round series for charts.
 
+pub mod glossary;
+
 use crate::cluster::ClusterSpec;
 use crate::job::{JobId, JobSpec};
 use crate::sim::SimEvent;

@@ -9,6 +9,7 @@
 //! implementation for that mechanism is refused with a message naming the policy and what
 //! it needs. The CLI, the page and the tests read policies only through this catalog.
 
+use super::papers::{self, paper_of, Paper};
 use super::registry::{spec_text, ParamInfo, Registered};
 use super::{aryl, dl2, pickyman, pollux, PolicyError};
 use crate::sim::Mechanism;
@@ -101,6 +102,8 @@ pub struct Entry {
     pub name: &'static str,
     /// The implementations, in mechanism order.
     pub implementations: Vec<Implementation>,
+    /// The paper its idea comes from.
+    pub paper: &'static Paper,
 }
 
 impl Entry {
@@ -196,6 +199,8 @@ pub struct Row {
     pub description: &'static str,
     /// Parameters left to set (those the row does not fix).
     pub params: Vec<ParamInfo>,
+    /// The paper of the policy.
+    pub paper: &'static Paper,
 }
 
 /// The variants of policy `name` (empty for most).
@@ -235,6 +240,7 @@ pub fn rows(mechanism: Mechanism) -> Vec<Row> {
     {
         let vs = variants(name);
         let keys = variant_keys(name);
+        let paper = paper_of(name, imp.family).unwrap_or(&papers::GAVEL);
         let without = |fixed: &[&str]| -> Vec<ParamInfo> {
             imp.params
                 .iter()
@@ -248,6 +254,7 @@ pub fn rows(mechanism: Mechanism) -> Vec<Row> {
                 family: imp.family,
                 description: imp.description,
                 params: imp.params.to_vec(),
+                paper,
             });
             for v in vs {
                 let fixed: Vec<&str> = v.fixed.iter().map(|(k, _)| *k).collect();
@@ -256,6 +263,7 @@ pub fn rows(mechanism: Mechanism) -> Vec<Row> {
                     family: imp.family,
                     description: v.description,
                     params: without(&fixed),
+                    paper,
                 });
             }
         } else {
@@ -265,6 +273,7 @@ pub fn rows(mechanism: Mechanism) -> Vec<Row> {
                     family: imp.family,
                     description: v.description,
                     params: without(&keys),
+                    paper,
                 });
             }
         }
@@ -346,6 +355,7 @@ pub fn catalog() -> Vec<Entry> {
             None => out.push(Entry {
                 name,
                 implementations: vec![imp],
+                paper: paper_of(name, imp.family).unwrap_or(&papers::GAVEL),
             }),
         }
     }
@@ -633,6 +643,34 @@ mod tests {
         ] {
             assert_eq!(row_of(spec), (row.to_string(), rest.to_string()), "{spec}");
         }
+    }
+
+    #[test]
+    fn every_entry_and_row_has_its_paper() {
+        for e in catalog() {
+            let p = e.paper;
+            assert!(p.url.starts_with("https://"), "{}: {}", e.name, p.url);
+            assert!(!p.title.is_empty() && !p.venue.is_empty(), "{}", e.name);
+            assert!((1950..=2030).contains(&p.year), "{}: {}", e.name, p.year);
+            // Every entry is in the table or takes Gavel's by family; none falls through.
+            let family = e.implementations[0].family;
+            assert_eq!(paper_of(e.name, family), Some(p), "{}", e.name);
+        }
+        assert_eq!(entry("pollux").unwrap().paper.short, "Pollux");
+        assert_eq!(entry("max_min_fairness_perf").unwrap().paper.short, "Gavel");
+        assert_eq!(entry("finish_time_fairness").unwrap().paper.short, "Themis");
+        assert_eq!(entry("drf").unwrap().paper.year, 2011);
+        assert!(paper_of("nope", "classic").is_none());
+        for m in Mechanism::ALL {
+            for r in rows(m) {
+                assert!(r.paper.url.starts_with("https://"), "{}", r.spec);
+            }
+        }
+        assert!(rows(Mechanism::Pooled)
+            .iter()
+            .take(4)
+            .all(|r| r.paper.short == "Aryl"));
+        assert!(papers::GAVEL.line().contains("(OSDI 2020) https://"));
     }
 
     #[test]

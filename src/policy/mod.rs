@@ -7,6 +7,7 @@ pub mod classic;
 pub mod dl2;
 pub mod gavel;
 pub mod hungarian;
+pub mod papers;
 pub mod pickyman;
 pub mod pollux;
 pub mod registry;

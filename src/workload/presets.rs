@@ -1,6 +1,7 @@
 //! Bundled scenarios, compiled into the binary so the CLI and the page open them with no
 //! files at hand.
 
+use super::claims::{self, Claim};
 use super::{Profile, Trace, WorkloadError};
 use crate::experiment::{Experiment, ProfileSource, WorkloadSource};
 
@@ -116,6 +117,8 @@ pub struct Scenario {
     pub name: &'static str,
     /// What it shows.
     pub description: &'static str,
+    /// The paper's headline comparison it reproduces, if it is a paper preset.
+    pub claim: Option<&'static Claim>,
     build: fn() -> Experiment,
 }
 
@@ -153,6 +156,30 @@ pub fn default_experiment() -> Experiment {
         preemption: None,
         ps: None,
         network: None,
+    }
+}
+
+/// Gavel's continuous-arrival setting (its Figure 9 shape): 400 generated jobs, one in
+/// five multi-GPU, arriving at 6 per hour on 36 GPUs of each of V100, P100 and K80, jobs
+/// 100 to 300 measured (the cluster is loaded by then); LAS (`max_min_fairness`) against
+/// its heterogeneity-aware form.
+pub fn gavel_paper_experiment() -> Experiment {
+    Experiment {
+        cluster: "v100:36,p100:36,k80:36".into(),
+        workload: WorkloadSource::Generated(super::GeneratorConfig {
+            num_jobs: 400,
+            jobs_per_hour: 6.0,
+            multi_gpu: true,
+            priority_weights: false,
+            elastic_fraction: 0.0,
+            duration_scale: 1.0,
+            seed: 1,
+        }),
+        policies: ["max_min_fairness", "max_min_fairness_perf"]
+            .map(String::from)
+            .to_vec(),
+        window: Some((100, 300)),
+        ..default_experiment()
     }
 }
 
@@ -305,11 +332,13 @@ pub const SCENARIOS: &[Scenario] = &[
     Scenario {
         name: "default",
         description: "The default scenario: 120 jobs on 12 V100 + 12 P100 + 12 K80, max-min fairness plain vs heterogeneity-aware",
+        claim: None,
         build: default_experiment,
     },
     Scenario {
         name: "gavel",
         description: "Gavel's policies on the default trace: isolated, FIFO, max-min fairness, finish-time fairness, makespan and throughput",
+        claim: None,
         build: || Experiment {
             policies: ["fifo_perf", "max_min_fairness", "max_min_fairness_perf", "finish_time_fairness_perf", "min_total_duration_perf", "max_sum_throughput_perf", "isolated"]
                 .map(String::from)
@@ -318,33 +347,45 @@ pub const SCENARIOS: &[Scenario] = &[
         },
     },
     Scenario {
+        name: "gavel-paper",
+        description: "Gavel's LAS figure: 400 jobs (one in five multi-GPU) arriving at 6 per hour on 36 V100 + 36 P100 + 36 K80, jobs 100-300 measured; LAS against heterogeneity-aware LAS",
+        claim: Some(&claims::GAVEL),
+        build: gavel_paper_experiment,
+    },
+    Scenario {
         name: "classic",
         description: "Classic baselines (FIFO, SJF, SRTF, LAS, Tiresias) on the default trace",
+        claim: None,
         build: || Experiment { policies: ["fifo", "sjf", "srtf", "las", "tiresias"].map(String::from).to_vec(), ..default_experiment() },
     },
     Scenario {
         name: "pollux",
         description: "Pollux vs Tiresias vs Optimus: 160 elastic jobs over 8 hours on 16 servers x 4 GPUs (Pollux's setting), six applications of the bundled pollux-apps profile",
+        claim: Some(&claims::POLLUX),
         build: pollux_experiment,
     },
     Scenario {
         name: "sia",
         description: "Sia vs Pollux (as published and per GPU type), Sia's Gavel baseline and Tiresias: 160 elastic jobs over 8 hours on 24 T4s in servers of 4, 16 A100s and 24 V100s in servers of 8",
+        claim: None,
         build: sia_experiment,
     },
     Scenario {
         name: "aryl",
         description: "Aryl: 400 jobs (half elastic) on 128 training GPUs with 128 inference GPUs following a daily load; loaning and elastic scaling against their ablations",
+        claim: Some(&claims::ARYL),
         build: aryl_experiment,
     },
     Scenario {
         name: "pickyman",
         description: "PickyMan: 400 short jobs (Gavel's durations / 10) at 20 per hour on 32 V100s, preemption costing the rest of an epoch, a checkpoint and a reload; PickyMan against itself blind to the cost, preemptive SRTF and LAS, and FIFO",
+        claim: Some(&claims::PICKYMAN),
         build: pickyman_experiment,
     },
     Scenario {
         name: "dl2",
         description: "DL2's world: 320 parameter-server jobs of eight model types at 16 per hour on 8 servers of 8 GPUs and 48 CPUs, 20-minute slots; DRF, FIFO, SRTF and Optimus",
+        claim: Some(&claims::DL2),
         build: dl2_experiment,
     },
 ];

@@ -994,7 +994,7 @@ await run(async (browser) => {
     const ms = Date.now() - t0;
     assert(rows.map((r) => r.policy).join() === DL2.join(), JSON.stringify(rows));
     const head = await dp.$$eval('#summary thead th', (ths) => ths.map((t) => t.textContent));
-    for (const h of ['avg workers', 'avg PS', 'CPU utilization', 'total reward']) assert(head.includes(h), `no '${h}' in ${JSON.stringify(head)}`);
+    for (const h of ['avg workers', 'avg PS', 'CPU utilization', 'reward/slot']) assert(head.includes(h), `no '${h}' in ${JSON.stringify(head)}`);
     assert(!head.includes('max rho'), JSON.stringify(head));
     dl2Rows = await dl2Summary(dp);
     assert(networkFetches.length === 1, `DL2's network fetched ${networkFetches.length} times`);

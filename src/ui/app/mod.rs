@@ -411,7 +411,8 @@ impl Component for App {
                     <aside id="settings-column" class={classes!("panels", (!self.controls_open).then_some("folded"))}>
                         <WorkloadPanel exp={exp.clone()} {mech} label={self.forms.workload_label.clone()} generator={self.forms.generator.clone()} fields={self.errors.fields.clone()}
                             workload_error={self.errors.workload.clone()} profile_error={self.errors.profile.clone()}
-                            profile_types={resolved.map(|r| r.profile_types())} pai={self.forms.pai.clone()}
+                            profile_types={resolved.map(|r| r.profile_types())} job_types={resolved.map(|r| r.job_types())}
+                            pai={self.forms.pai.clone()}
                             notes={resolved.map(|r| r.notes.clone()).unwrap_or_default()}
                             on_edit={link.callback(Msg::Workload)} on_pai={link.callback(Msg::Pai)} />
                         <ClusterPanel exp={exp.clone()} text={self.forms.cluster_text.clone()} error={self.errors.cluster.clone()}

@@ -33,6 +33,7 @@ pub fn ClusterPanel(props: &Props) -> Html {
     html! {
         <section class="panel" id="cluster-panel">
             <h2>{ "Cluster" }</h2>
+            { super::intro("cluster", "The GPUs the jobs share: how many of each type, how many sit in one server (a multi-GPU job is faster inside one server), and what each costs per hour. Types differ in speed, and by how much depends on the job: that difference is what heterogeneity-aware policies use.") }
             <label>{ "Spec " }<input id="cluster-spec" type="text" value={props.text.clone()} onchange={on_edit.reform(|e: Event| ClusterMsg::Text(input_value(&e)))} /></label>
             <div class="presets">
                 { for CLUSTER_PRESETS.iter().map(|(label, spec)| {

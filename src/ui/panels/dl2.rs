@@ -74,6 +74,7 @@ pub fn Dl2Settings(props: &Props) -> Html {
     html! {
         <section class="panel" id="dl2-panel">
             <h2>{ "DL2" }</h2>
+            { super::intro("dl2", "A parameter-server experiment: each job trains with workers (GPUs) and parameter servers (CPUs), and every slot the policy decides how many of each a job gets. DL2 makes that decision with a small neural network; DRF, FIFO, SRTF and Optimus are the rules it is compared with.") }
             <p class="hint">{ "Parameter-server jobs in the slot simulator: every slot each active job gets a worker and a parameter server, then the policy adds workers (a GPU and CPUs each) and parameter servers (CPUs) one action at a time." }</p>
             <fieldset>
                 <legend>{ "Servers and jobs" }</legend>

@@ -146,6 +146,7 @@ pub fn ElasticResults(props: &Props) -> Html {
     html! {
         <section class="panel wide" id="elastic-panel">
             <h2>{ "Elastic jobs" }</h2>
+            { super::intro("elastic", "One elastic job under each policy: the GPUs and batch size it was given over time. Pollux grows a job when more GPUs make it train faster per sample (its goodput); the baselines keep the size the user asked for.") }
             <p class="hint">{ "How each policy sized one job over time, and what its application gains from more GPUs. Pollux picks GPUs and batch size for goodput (throughput × statistical efficiency); Tiresias and Optimus keep the user's batch size." }</p>
             <div class="controls">
                 <label>{ "job " }
@@ -165,7 +166,7 @@ pub fn ElasticResults(props: &Props) -> Html {
                 }
             </div>
             <table class="jobs" id="elastic-job-table">
-                <thead><tr><th>{ "policy" }</th><th>{ "JCT (h)" }</th><th>{ "wait (h)" }</th><th>{ "GPUs" }</th><th>{ "total batch" }</th><th>{ "resizes" }</th></tr></thead>
+                <thead><tr>{ super::ths(&["policy", "jct", "wait", "gpus", "total-batch", "resizes"]) }</tr></thead>
                 <tbody>
                 { for results.runs.iter().enumerate().filter_map(|(i, res)| {
                     let e = res.elastic.as_ref()?;

@@ -79,3 +79,29 @@ fn chart(name: &'static str, canvas: &NodeRef, wide: bool) -> Html {
         </figure>
     }
 }
+
+/// A table header of glossary term `key` ([`crate::metrics::glossary`]): its label, with the
+/// term's text as tooltip and accessible description.
+fn th(key: &'static str) -> Html {
+    match crate::metrics::glossary::term(key) {
+        Some(t) => html! {
+            <th title={t.text} aria-description={t.text} data-term={key}>{ t.label }</th>
+        },
+        None => html! { <th>{ key }</th> },
+    }
+}
+
+/// The headers of the glossary terms `keys`.
+fn ths(keys: &[&'static str]) -> Html {
+    html! { <>{ for keys.iter().map(|k| th(k)) }</> }
+}
+
+/// A collapsible "what am I looking at": a few plain sentences about a panel.
+fn intro(id: &'static str, text: &'static str) -> Html {
+    html! {
+        <details class="intro" id={format!("intro-{id}")}>
+            <summary>{ "What am I looking at?" }</summary>
+            <p>{ text }</p>
+        </details>
+    }
+}

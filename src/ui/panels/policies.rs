@@ -27,6 +27,7 @@ pub fn PoliciesPanel(props: &Props) -> Html {
     html! {
         <section class="panel" id="policy-panel">
             <h2>{ "Policies" }</h2>
+            { super::intro("policies", "A policy decides which jobs get which GPUs, and for how long. Tick several to compare them on the same jobs. Each line says the idea in one sentence, and the paper it comes from is linked: LAS and max-min fairness share GPU time equally, the _perf forms do so knowing that some job types gain more from a fast GPU, SRTF runs the job closest to done, FIFO runs jobs in arrival order.") }
             if mech == Mechanism::Elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model). Pollux and its baselines come first; the round-based and preemptive policies after them run the elastic jobs rigid, each at its user's GPU count and batch." }</p> }
             if mech != Mechanism::Slots { <p class="hint" id="cross-family">{ "After the experiment's own policies come the other families' that take its jobs, each in its own mechanism: Gavel's and the classic policies in rounds, PickyMan's in its events, Pollux in its ticks (a rigid job runs there at its own GPU count, on one GPU type it can run on, or waits). An experiment with an inference pool runs them on its training pool; every one pays the experiment's restart model." }</p> }
             if mech == Mechanism::Pooled { { aryl_help() } }
@@ -51,6 +52,7 @@ pub fn PoliciesPanel(props: &Props) -> Html {
                     <li class={classes!(selected.is_some().then_some("on"))}>
                         <label><input type="checkbox" data-policy={info.spec} checked={selected.is_some()} onchange={toggle} />{ " " }<code class="spec">{ info.spec }</code>{ " " }<span class="family">{ info.family }</span></label>
                         <div class="desc">{ info.description }</div>
+                        <div class="paper" data-paper={info.paper.short}>{ "Paper: " }<a href={info.paper.url} target="_blank" rel="noopener" title={info.paper.title}>{ format!("{}, \"{}\" ({} {})", info.paper.short, info.paper.title, info.paper.venue, info.paper.year) }</a></div>
                         if let (Some((_, p)), false) = (selected, info.params.is_empty()) {
                             <input type="text" placeholder={info.params.iter().map(|p| format!("{}={}", p.name, p.default)).collect::<Vec<_>>().join(",")} value={p.clone()} onchange={params} />
                         }

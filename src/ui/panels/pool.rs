@@ -84,6 +84,7 @@ pub fn PoolSettings(props: &Props) -> Html {
     html! {
         <section class="panel" id="inference-panel">
             <h2>{ "Inference pool" }</h2>
+            { super::intro("pool", "Aryl's setting: besides the training GPUs, an inference pool serves a load that rises and falls over the day. When inference needs few servers, Aryl lends the idle ones to training, and takes them back (stopping the jobs on them) when the load comes back.") }
             if mech != Mechanism::Pooled {
                 <p class="hint">{ "No inference pool: jobs run on the training cluster only. An inference pool (Aryl) serves a daily load on the cluster's 'inference' GPU type and loans its idle servers to training." }</p>
                 <button id="inference-on" onclick={on_edit.reform(|_| PoolMsg::Enable(true))}>{ "Add an inference pool" }</button>

@@ -44,9 +44,10 @@ pub fn PoolResults(props: &Props) -> Html {
     html! {
         <section class="panel wide" id="pool-panel">
             <h2>{ "Inference pool" }</h2>
+            { super::intro("pool-results", "How much the inference pool lent to training under each policy: servers loaned and reclaimed, GPUs on loan on average, and how many servers inference needed.") }
             <p class="hint">{ "Grey: inference servers the load needs. Lines: inference servers loaned to training, per policy. Marks along the bottom, one row per policy: ▲ servers loaned, ▼ servers reclaimed." }</p>
             <table class="jobs" id="pool-table">
-                <thead><tr><th>{ "policy" }</th><th>{ "loans" }</th><th>{ "reclaims" }</th><th>{ "avg GPUs on loan" }</th><th>{ "avg servers needed" }</th></tr></thead>
+                <thead><tr>{ super::ths(&["policy", "loans", "reclaims", "avg-loaned", "avg-servers-needed"]) }</tr></thead>
                 <tbody>
                 { for results.runs.iter().enumerate().map(|(k, r)| {
                     let p = r.summary.pool;

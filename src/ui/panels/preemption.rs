@@ -60,6 +60,7 @@ pub fn PreemptionSettings(props: &Props) -> Html {
     html! {
         <section class="panel" id="preemption-panel">
             <h2>{ "Preemption" }</h2>
+            { super::intro("preemption", "Preemption: a running job can be suspended to make room for a waiting one. Suspending is not free: the job trains to the end of its epoch, writes a checkpoint, and later reloads it. PickyMan counts that cost when choosing whom to suspend; blind policies do not.") }
             if let Some(c) = props.exp.preemption {
                 <p class="current" id="preemption-label">{ format!("preemptive (PickyMan's model): read {} GB/s, write {} GB/s, noise {:.0}%, default epoch {} s", c.read_gbps, c.write_gbps, c.noise * 100.0, c.default_epoch_s) }</p>
                 <p class="hint">{ "A waiting job may take a running job's GPUs: the victim trains to the end of its epoch, writes a checkpoint, and reloads it and its data when it resumes. Per job type the profile gives epoch steps and the GB to write and read." }</p>

@@ -119,6 +119,7 @@ pub fn PreemptionResults(props: &Props) -> Html {
     html! {
         <section class="panel wide" id="preemption-results">
             <h2>{ "Preemptions on the timeline, with their cost" }</h2>
+            { super::intro("preemption-results", "Every suspension on a timeline: when it happened, which job was suspended for which, and the time it cost (finishing the epoch, the checkpoint, the reload) against what the policy predicted.") }
             <p class="hint">{ "Each bar is one suspension at its decision time; its height is the time the suspended job lost: the rest of its epoch (it trains on, but the waiting job waits for it), its checkpoint, and its reload when it resumed. The dash marks the overhead model's value." }</p>
             <div class="controls">
                 <label>{ "policy " }
@@ -141,13 +142,7 @@ pub fn PreemptionResults(props: &Props) -> Html {
             <div class="table-scroll">
                 <table class="jobs" id="suspension-table" data-rows={all.len().to_string()}>
                     <thead><tr>
-                        <th>{ "time (h)" }</th><th>{ "job" }</th><th>{ "for job" }</th>
-                        <th title="Seconds from the decision to the end of the job's epoch (or its completion), training on while the waiting job waits">{ "drain (s)" }</th>
-                        <th title="Seconds writing the checkpoint">{ "checkpoint (s)" }</th>
-                        <th title="Seconds reloading the checkpoint and data when the job resumed">{ "reload (s)" }</th>
-                        <th title="Drain, checkpoint and reload">{ "lost (s)" }</th>
-                        <th title="The overhead model's time lost for this suspension">{ "model (s)" }</th>
-                        <th title="The time lost the policy predicted when it chose this victim (blank when it predicts none)">{ "predicted (s)" }</th>
+                        { super::ths(&["time", "job", "for-job", "drain", "checkpoint", "reload", "lost", "model", "predicted"]) }
                     </tr></thead>
                     <tbody>
                     { for rows.iter().take(SUSPENSION_ROWS).map(|s| html! {

@@ -1,8 +1,9 @@
 //! The "Compare policies" panel: the comparison's controls and progress, the summary table
 //! (its columns those of the results' mechanism), the downloads, and the four charts.
 
-use super::chart;
+use super::{chart, intro, ths};
 use crate::experiment::Progress;
+use crate::metrics::glossary;
 use crate::metrics::{PoolFigures, PreemptionFigures, PsFigures};
 use crate::sim::Mechanism;
 use crate::ui::app::{Export, RunMsg, ViewMsg};
@@ -93,6 +94,8 @@ pub fn ResultsPanel(props: &Props) -> Html {
     html! {
         <section class="panel wide" id="compare-panel">
             <h2>{ "Compare policies" }</h2>
+            { intro("compare", "Every ticked policy runs the same jobs on the same cluster, one row each. Read the average JCT (how long a job takes from arrival to end, waiting included) first, then the p99 for the slowest jobs and the makespan for the whole workload; hover a column's name for what it means. The charts show the spread of JCTs, how fair each policy was to each job (rho), how busy each GPU type was and how many jobs waited.") }
+            { paper_note(props) }
             <div class="controls">
                 <button id="compare" disabled={running} onclick={on_run.reform(|_| RunMsg::Compare)}>{ "Run comparison" }</button>
                 if running {
@@ -125,9 +128,7 @@ pub fn ResultsPanel(props: &Props) -> Html {
             <div class="table-x">
             <table id="summary" class="summary" data-complete={props.complete.to_string()} data-stale={stale.to_string()}>
                 <thead><tr>
-                    <th>{ "policy" }</th><th>{ "jobs" }</th><th>{ "avg JCT (h)" }</th><th>{ "p99 JCT (h)" }</th><th>{ "makespan (h)" }</th>
-                    <th title={if preemptive { "Average time waiting for GPUs: after arrival and after each suspension" } else { "Average queueing time: first run minus arrival" }}>{ "avg wait (h)" }</th><th title="Training GPUs busy">{ "utilization" }</th>
-                    { head(mech) }
+                    { ths(&glossary::summary_columns(mech.unwrap_or(Mechanism::Rounds))) }
                 </tr></thead>
                 <tbody>
                 { for runs.iter().enumerate().map(|(i, r)| row(i, r, mech, &pct)) }
@@ -154,43 +155,6 @@ pub fn ResultsPanel(props: &Props) -> Html {
                 { for CHARTS.iter().zip(&canvases).map(|(name, canvas)| chart(name, canvas, false)) }
             </div>
         </section>
-    }
-}
-
-/// The summary's columns after the common ones: those of the results' mechanism.
-fn head(mech: Option<Mechanism>) -> Html {
-    match mech {
-        Some(Mechanism::Slots) => html! { <>
-            <th title="Workers of a training job, time-weighted (largest in the tooltip)">{ "avg workers" }</th>
-            <th title="Parameter servers of a training job, time-weighted (largest in the tooltip)">{ "avg PS" }</th>
-            <th title="Share of the cluster's CPU time held by workers and parameter servers">{ "CPU utilization" }</th>
-            <th title="DL2's reward summed over the slots: the fraction of their work jobs did (per slot in the tooltip)">{ "total reward" }</th>
-            <th title="Changes of a job's workers or parameter servers from one slot to the next">{ "reallocations" }</th>
-        </> },
-        Some(Mechanism::Preemptive) => html! { <>
-            <th title="99th percentile of the time waiting for GPUs, after arrival and after suspensions">{ "p99 wait (h)" }</th>
-            <th title="Time jobs lost to suspensions: the rest of the epoch after the decision, checkpoints and reloads">{ "time lost (h)" }</th>
-            <th title="Jobs suspended (whose checkpoint was written and GPUs released)">{ "preemptions" }</th>
-            <th title="Mean relative error of the policy's predicted training time per job (— when it predicts none)">{ "duration error" }</th>
-            <th title="Mean relative error of the policy's predicted time lost per suspension (— when it predicts none)">{ "overhead error" }</th>
-        </> },
-        Some(Mechanism::Pooled) => html! { <>
-            <th title="Share of all the cluster's GPU time in use, by training (own or loaned GPUs) or by the inference load">{ "cluster usage" }</th>
-            <th title="Inference GPUs on loan to training, time-averaged">{ "avg GPUs on loan" }</th>
-            <th title="Inference servers loaned to training, summed over loans">{ "loans" }</th>
-            <th title="Loaned servers reclaimed by inference, summed over reclaims">{ "reclaims" }</th>
-            <th title="Jobs stopped (by reclaims or otherwise)">{ "preemptions" }</th>
-            <th title="Allocation changes after a job's first">{ "restarts" }</th>
-        </> },
-        Some(Mechanism::Elastic) => html! { <>
-            <th title="GPU-hours held by jobs, restarts included">{ "GPU-h" }</th>
-            <th title="GPUs per running job, time-weighted">{ "avg GPUs/job" }</th>
-            <th title="Total batch size of a running job, time-weighted">{ "avg batch" }</th>
-            <th title="Allocation changes after a job's first (each costs the restart cost)">{ "restarts" }</th>
-            <th title="Jobs stopped with no GPUs left">{ "preemptions" }</th>
-            <th title="Changes of a job's GPU count or total batch size, the first allocation included">{ "resizes" }</th>
-        </> },
-        _ => html! { <><th>{ "max rho" }</th><th>{ "restarts" }</th></> },
     }
 }
 
@@ -244,7 +208,7 @@ fn cells(r: &PolicyResult, mech: Option<Mechanism>, pct: &dyn Fn(Option<f64>) ->
                 <td title={psf.map(|p| format!("largest: {} workers", p.max_workers)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_workers)).unwrap_or_else(dash) }</td>
                 <td title={psf.map(|p| format!("largest: {} parameter servers", p.max_ps)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_ps)).unwrap_or_else(dash) }</td>
                 <td>{ pct(psf.map(|p| p.cpu_utilization)) }</td>
-                <td title={psf.map(|p| format!("{:.4} per slot over {} slots", p.avg_reward, p.slots)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.total_reward)).unwrap_or_else(dash) }</td>
+                <td title={psf.map(|p| format!("{:.2} over {} slots", p.total_reward, p.slots)).unwrap_or_default()}>{ psf.map(|p| format!("{:.3}", p.avg_reward)).unwrap_or_else(dash) }</td>
                 <td title={psf.map(|p| format!("{} policy actions applied, {} refused", p.actions, p.invalid_actions)).unwrap_or_default()}>{ psf.map(|p| p.reallocations.to_string()).unwrap_or_else(dash) }</td>
             </> }
         }
@@ -375,5 +339,35 @@ fn mark_first_chart() {
         .and_then(|d| d.document_element())
     {
         let _ = el.set_attribute("data-first-chart-ms", &format!("{:.0}", now_ms()));
+    }
+}
+
+/// The paper's numbers beside these results, when the experiment of the results is a paper
+/// preset's and both policies of a comparison have run.
+fn paper_note(props: &Props) -> Html {
+    let Some(results) = props.results.as_deref() else {
+        return html! {};
+    };
+    let Some(claim) = crate::workload::claims::claim_for(&results.exp) else {
+        return html! {};
+    };
+    let summaries: Vec<crate::workload::claims::Figures> =
+        results.runs.iter().map(|r| (&r.summary).into()).collect();
+    let measured = claim.measure(&summaries);
+    html! {
+        <div class="paper-claim" id="paper-claim" data-paper={claim.paper.short} data-measured={measured.len().to_string()}>
+            <strong>{ format!("{} reproduced: ", claim.paper.short) }</strong>
+            <ul>
+            { for measured.iter().map(|m| html! {
+                <li class="claim-line" data-baseline={m.versus.baseline} data-figure={m.versus.figure.name()} data-ratio={m.ratio.to_string()}>
+                    { format!("{} of {} against {}: ", m.versus.figure.name(), claim.policy, m.versus.baseline) }
+                    <span class="paper-number">{ format!("{} reports {}", claim.paper.short, m.versus.paper) }</span>
+                    { "; " }<span class="our-number">{ format!("here: {}", m.ours()) }</span>
+                </li>
+            }) }
+            </ul>
+            if measured.is_empty() { <p class="hint">{ "The comparison appears once both of its policies have run." }</p> }
+            <p class="hint source">{ format!("Source: {} ", claim.source) }<a href={claim.paper.url} target="_blank" rel="noopener">{ claim.paper.title }</a></p>
+        </div>
     }
 }

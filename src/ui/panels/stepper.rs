@@ -76,6 +76,7 @@ pub fn StepPanel(props: &Props) -> Html {
     html! {
         <section class="panel wide" id="step-panel">
             <h2>{ match mech { Mechanism::Preemptive => "Step through events", Mechanism::Slots => "Step through slots", Mechanism::Elastic | Mechanism::Pooled => "Step through ticks", Mechanism::Rounds => "Step through rounds" } }</h2>
+            { super::intro("stepper", "Replay one policy decision by decision: which job holds which GPUs after each round, tick, slot or event, and who waits. Space plays or pauses, the right arrow steps.") }
             <div class="controls">
                 <label>{ "policy " }
                     <select id="step-policy" onchange={on_step.reform(|e: Event| StepMsg::Policy(select_value(&e)))}>

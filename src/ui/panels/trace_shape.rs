@@ -58,6 +58,7 @@ pub fn TraceShapePanel(props: &Props) -> Html {
         <section class="panel wide" id="trace-shape-panel" data-jobs={s.jobs.to_string()}
             data-gpu-hours={s.gpu_hours.map(|h| format!("{h:.1}")).unwrap_or_default()} data-ms={format!("{:.0}", shape.ms)}>
             <h2>{ "Trace shape" }</h2>
+            { super::intro("trace-shape", "The shape of an uploaded trace: how many jobs, how long they run, how many GPUs they ask for and when they arrive. It tells what load the cluster will see before anything is simulated.") }
             <p class="hint">{ format!("{}: {}. As the experiment reads it: after its trace filter, before a profile draws job types.", s.name, s.format) }</p>
             <table class="kv" id="trace-shape-numbers">
                 <tbody>

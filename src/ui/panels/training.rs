@@ -109,6 +109,7 @@ pub fn TrainingPanel(props: &Props) -> Html {
     html! {
         <section class="panel wide" id="train-panel">
             <h2>{ "Train DL2's network" }</h2>
+            { super::intro("training", "DL2 learns its policy: first by imitating DRF on simulated episodes, then by reinforcement learning, which rewards the work jobs get done per slot. The curve shows the reward per slot and the average JCT on held-out episodes as it trains.") }
             <p class="hint">{ "Trains a network in a Web Worker on episodes drawn from this experiment's generator: a warm-up imitating DRF's decisions, then reinforcement learning that credits every decision with what each allowed action would add to its slot's reward. The same settings give the same weights as " }<code>{ same_cli }</code>{ " on this experiment." }</p>
             <div class="controls">
                 { for TRAIN_FIELDS.iter().map(|&(key, label, max, title)| html! {

@@ -5,7 +5,7 @@
 use super::filter::TraceFilterBlock;
 use super::pai::PaiImport;
 use super::{field_note, invalid, shown};
-use crate::experiment::{Experiment, ProfileSource, WorkloadSource};
+use crate::experiment::{Experiment, JobTypes, ProfileSource, WorkloadSource};
 use crate::sim::Mechanism;
 use crate::ui::app::{PaiForm, PaiMsg, WorkloadMsg, PROFILE_FREE};
 use crate::ui::files::{chosen_file, read_folder, read_text, FileText, FolderFiles};
@@ -34,6 +34,10 @@ pub struct Props {
     pub profile_error: Option<String>,
     /// What the profile knows (GPU types, job types), when the experiment resolves.
     pub profile_types: Option<String>,
+    /// The profile's job types with their speeds per GPU type, when the experiment
+    /// resolves.
+    #[prop_or_default]
+    pub job_types: Option<JobTypes>,
     /// The PAI import block's state.
     pub pai: PaiForm,
     /// How the workload was read (filter, profile-free, job types drawn), when the
@@ -130,6 +134,7 @@ pub fn WorkloadPanel(props: &Props) -> Html {
     html! {
         <section class="panel" id="workload-panel">
             <h2>{ "Workload" }</h2>
+            { super::intro("workload", "The jobs: when each arrives, what model it trains (its job type) and how much work it has. The profile says how fast each job type runs on each GPU type; the table below lists them. Jobs come from a bundled trace, the generator, or a file of your own.") }
             <p class="current" id="workload-label">{ &props.label }</p>
             <label title={if mech == Mechanism::Elastic { "The bundled traces name round-based job types; elastic experiments use the generator or an uploaded Pollux workload" } else { "" }}>{ "Bundled trace " }
                 <select id="trace-preset" disabled={mech == Mechanism::Elastic || mech == Mechanism::Slots} onchange={on_edit.reform(|e: Event| WorkloadMsg::TracePreset(select_value(&e)))}>
@@ -173,7 +178,29 @@ pub fn WorkloadPanel(props: &Props) -> Html {
             <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON, Orrery elastic-apps JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
             <label title="A folder with one sub-folder per application holding placements.csv, scalability.csv and validation-<batch>.csv, like the Pollux simulator's traces/ folder (Sia's adds placements-<type>.csv and scalability-<type>.csv per GPU type)">{ "Pollux or Sia application folders " }<input id="profile-folder" type="file" webkitdirectory=true multiple=true onchange={on_folder} /></label>
             if let Some(types) = &props.profile_types { <p class="hint" id="profile-types">{ format!("The profile knows {types}.") }</p> }
+            if let Some(t) = &props.job_types { { job_types(t) } }
             if let Some(e) = &props.profile_error { <p class="error" id="profile-error">{ e }</p> }
         </section>
+    }
+}
+
+/// The profile's job types as a table: name, then the speed on each GPU type.
+fn job_types(t: &JobTypes) -> Html {
+    html! {
+        <details class="job-types" id="job-types" data-count={t.rows.len().to_string()}>
+            <summary>{ format!("The profile's {} {} (speed per GPU type)", t.rows.len(), t.kind) }</summary>
+            <table class="job-types" id="job-types-table">
+                <thead><tr><th>{ "name" }</th>{ for t.gpu_types.iter().map(|g| html! { <th>{ g }</th> }) }</tr></thead>
+                <tbody>
+                { for t.rows.iter().map(|(name, speeds)| html! {
+                    <tr data-job-type={name.clone()}>
+                        <td>{ name }</td>
+                        { for speeds.iter().map(|v| html! { <td>{ v.map_or_else(|| "—".to_string(), |x| if x >= 100.0 { format!("{x:.0}") } else { format!("{x:.2}") }) }</td> }) }
+                    </tr>
+                }) }
+                </tbody>
+            </table>
+            <p class="hint">{ format!("Speeds in {}; a trace's job types must be among these names.", t.unit) }</p>
+        </details>
     }
 }

@@ -1,0 +1,161 @@
+//! The glossary: what each figure of a summary means, in plain words, one entry per column
+//! of every mechanism's summary table (and the result tables beside it). The page puts the
+//! text in each header's tooltip and accessible description; the README's glossary is the
+//! same list.
+
+/// One term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Term {
+    /// Key the tables name it by (a column may mean something else in another mechanism,
+    /// so keys like `restarts-elastic` tell them apart).
+    pub key: &'static str,
+    /// The column's header.
+    pub label: &'static str,
+    /// What it means.
+    pub text: &'static str,
+}
+
+const fn t(key: &'static str, label: &'static str, text: &'static str) -> Term {
+    Term { key, label, text }
+}
+
+/// Every term, the common columns first, then each mechanism's.
+pub const TERMS: &[Term] = &[
+    t("policy", "policy", "The scheduling policy that ran, as its spec (name[key=value,...]); its colour in the charts is the swatch beside it."),
+    t("jobs", "jobs", "Jobs measured: those that finished (a window keeps only some); unfinished jobs are counted apart."),
+    t("avg-jct", "avg JCT (h)", "Average job completion time: from a job's arrival to its end, waiting included, averaged over the jobs. Lower is better; the usual headline figure."),
+    t("p99-jct", "p99 JCT (h)", "99th percentile of the job completion time: 99 jobs in 100 finish within it. It tells how badly the slowest jobs fare (the tail), which the average hides."),
+    t("makespan", "makespan (h)", "Time from the first arrival until the last measured job ends: how long the whole workload took. It follows the longest jobs more than the policy."),
+    t("avg-wait", "avg wait (h)", "Average queueing time: a job's first run minus its arrival. Policies that share GPUs in time start every job almost at once, so this is small for them."),
+    t("avg-wait-preemptive", "avg wait (h)", "Average time waiting for GPUs: after arrival and after each suspension, until the job runs again."),
+    t("utilization", "utilization", "Share of the training GPUs' time spent busy with jobs, from the first arrival to the end. Low utilization with long JCTs means the load is light or GPUs sit idle between rounds."),
+    t("max-rho", "max rho", "Finish-time fairness, worst job: rho is a job's JCT divided by its JCT under the isolated policy (a static 1/n share of the cluster). rho above 1 means the job did worse than its fair share would give; the largest rho is the unfairest job's."),
+    t("restarts", "restarts", "Times a job started again after being stopped or moved to other GPUs (each may cost the restart delay)."),
+    t("avg-workers", "avg workers", "Workers of a training job, time-weighted (largest in the tooltip): the parameter-server job's GPUs."),
+    t("avg-ps", "avg PS", "Parameter servers of a training job, time-weighted (largest in the tooltip): the CPU tasks that hold and update the model."),
+    t("cpu-utilization", "CPU utilization", "Share of the cluster's CPU time held by workers and parameter servers."),
+    t("reward-per-slot", "reward/slot", "DL2's reward averaged over the slots: the fraction of their work the jobs did in a slot, summed over jobs. Summed over a whole run it always equals the jobs finished (each does all its work once), so only the mean per slot tells policies apart: higher means the same work in fewer slots."),
+    t("reallocations", "reallocations", "Changes of a job's workers or parameter servers from one slot to the next."),
+    t("p99-wait", "p99 wait (h)", "99th percentile of the time waiting for GPUs, after arrival and after suspensions."),
+    t("time-lost", "time lost (h)", "Time jobs lost to suspensions: the rest of the epoch after the decision, checkpoints and reloads. What blind preemption wastes."),
+    t("preemptions-preemptive", "preemptions", "Jobs suspended (whose checkpoint was written and GPUs released)."),
+    t("duration-error", "duration error", "Mean relative error of the policy's predicted training time per job (— when it predicts none)."),
+    t("overhead-error", "overhead error", "Mean relative error of the policy's predicted time lost per suspension (— when it predicts none)."),
+    t("cluster-usage", "cluster usage", "Share of all the cluster's GPU time in use, by training (own or loaned GPUs) or by the inference load."),
+    t("avg-loaned", "avg GPUs on loan", "Inference GPUs on loan to training, time-averaged."),
+    t("loans", "loans", "Inference servers loaned to training, summed over loans."),
+    t("reclaims", "reclaims", "Loaned servers reclaimed by inference, summed over reclaims: each may stop the training jobs on them."),
+    t("preemptions-pooled", "preemptions", "Jobs stopped (by reclaims or otherwise)."),
+    t("restarts-pooled", "restarts", "Allocation changes after a job's first."),
+    t("avg-servers-needed", "avg servers needed", "Inference servers the inference load needed, time-averaged: the rest could be loaned."),
+    t("gpu-hours", "GPU-h", "GPU-hours held by jobs, restarts included: the cluster time the workload cost."),
+    t("avg-gpus-job", "avg GPUs/job", "GPUs per running job, time-weighted: how wide elastic policies made the jobs."),
+    t("avg-batch", "avg batch", "Total batch size of a running job, time-weighted (Pollux grows it with the GPUs)."),
+    t("restarts-elastic", "restarts", "Allocation changes after a job's first (each costs the restart cost)."),
+    t("preemptions-elastic", "preemptions", "Jobs stopped with no GPUs left."),
+    t("resizes", "resizes", "Changes of a job's GPU count or total batch size, the first allocation included."),
+    t("jct", "JCT (h)", "This job's completion time: its end minus its arrival."),
+    t("wait", "wait (h)", "This job's queueing time: its first run minus its arrival."),
+    t("gpus", "GPUs", "GPUs this job held, time-weighted (largest in the tooltip)."),
+    t("total-batch", "total batch", "This job's total batch size over its GPUs, time-weighted."),
+    t("time", "time (h)", "When the suspension was decided, hours after the first arrival."),
+    t("job", "job", "The suspended job."),
+    t("for-job", "for job", "The waiting job the suspension made room for."),
+    t("drain", "drain (s)", "Seconds from the decision to the end of the job's epoch (or its completion), training on while the waiting job waits."),
+    t("checkpoint", "checkpoint (s)", "Seconds writing the checkpoint."),
+    t("reload", "reload (s)", "Seconds reloading the checkpoint and data when the job resumed."),
+    t("lost", "lost (s)", "Drain, checkpoint and reload."),
+    t("model", "model (s)", "The overhead model's time lost for this suspension."),
+    t("predicted", "predicted (s)", "The time lost the policy predicted when it chose this victim (blank when it predicts none)."),
+];
+
+/// The term of key `key`.
+pub fn term(key: &str) -> Option<&'static Term> {
+    TERMS.iter().find(|t| t.key == key)
+}
+
+/// The summary table's column keys for results of `mechanism`, in order: the common
+/// columns, then the mechanism's own.
+pub fn summary_columns(mechanism: crate::sim::Mechanism) -> Vec<&'static str> {
+    use crate::sim::Mechanism::*;
+    let wait = if mechanism == Preemptive {
+        "avg-wait-preemptive"
+    } else {
+        "avg-wait"
+    };
+    let mut keys = vec![
+        "policy",
+        "jobs",
+        "avg-jct",
+        "p99-jct",
+        "makespan",
+        wait,
+        "utilization",
+    ];
+    keys.extend_from_slice(match mechanism {
+        Slots => &[
+            "avg-workers",
+            "avg-ps",
+            "cpu-utilization",
+            "reward-per-slot",
+            "reallocations",
+        ][..],
+        Preemptive => &[
+            "p99-wait",
+            "time-lost",
+            "preemptions-preemptive",
+            "duration-error",
+            "overhead-error",
+        ],
+        Pooled => &[
+            "cluster-usage",
+            "avg-loaned",
+            "loans",
+            "reclaims",
+            "preemptions-pooled",
+            "restarts-pooled",
+        ],
+        Elastic => &[
+            "gpu-hours",
+            "avg-gpus-job",
+            "avg-batch",
+            "restarts-elastic",
+            "preemptions-elastic",
+            "resizes",
+        ],
+        Rounds => &["max-rho", "restarts"],
+    });
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Mechanism;
+
+    #[test]
+    fn every_summary_column_of_every_mechanism_has_a_term() {
+        for m in Mechanism::ALL {
+            let cols = summary_columns(m);
+            assert!(cols.len() >= 9, "{m:?}");
+            for k in cols {
+                let t = term(k).unwrap_or_else(|| panic!("no term '{k}' ({m:?})"));
+                assert!(t.text.len() > 20 && t.text.ends_with('.'), "{k}");
+            }
+        }
+        assert_eq!(summary_columns(Mechanism::Rounds)[7], "max-rho");
+        assert!(term("max-rho").unwrap().text.contains("isolated"));
+        assert!(term("p99-jct").unwrap().text.contains("99"));
+        assert!(term("nope").is_none());
+    }
+
+    #[test]
+    fn keys_are_unique_and_labels_say_their_unit() {
+        for (i, a) in TERMS.iter().enumerate() {
+            assert!(TERMS[..i].iter().all(|b| b.key != a.key), "{}", a.key);
+        }
+        for k in ["avg-jct", "p99-jct", "makespan", "avg-wait", "time-lost"] {
+            assert!(term(k).unwrap().label.ends_with("(h)"), "{k}");
+        }
+    }
+}

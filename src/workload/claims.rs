@@ -1,0 +1,312 @@
+//! The paper presets' claims: the headline comparison of each seed paper, its published
+//! number, and the same comparison measured on the preset's results, side by side.
+
+use crate::experiment::Experiment;
+use crate::metrics::Summary;
+use crate::policy::papers::{self, Paper};
+
+/// The figure a claim compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Figure {
+    /// Average job completion time.
+    AvgJct,
+    /// Average queueing (waiting) time.
+    AvgWait,
+}
+
+impl Figure {
+    /// Its name in a sentence.
+    pub fn name(self) -> &'static str {
+        match self {
+            Figure::AvgJct => "avg JCT",
+            Figure::AvgWait => "avg wait",
+        }
+    }
+
+    fn of(self, s: &Figures) -> f64 {
+        match self {
+            Figure::AvgJct => s.avg_jct_s,
+            Figure::AvgWait => s.avg_wait_s,
+        }
+    }
+}
+
+/// The figures of one policy's results that claims compare.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures<'a> {
+    /// The policy's spec.
+    pub policy: &'a str,
+    /// Average JCT (s).
+    pub avg_jct_s: f64,
+    /// Average queueing time (s).
+    pub avg_wait_s: f64,
+}
+
+impl<'a> From<&'a Summary> for Figures<'a> {
+    fn from(s: &'a Summary) -> Self {
+        Figures {
+            policy: &s.policy,
+            avg_jct_s: s.avg_jct_s,
+            avg_wait_s: s.avg_wait_s,
+        }
+    }
+}
+
+/// One comparison a paper reports: its policy against a baseline, on one figure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Versus {
+    /// The baseline's spec in the preset.
+    pub baseline: &'static str,
+    /// The figure compared.
+    pub figure: Figure,
+    /// What the paper reports, as it says it (`3.5x lower`, `44.1% lower`).
+    pub paper: &'static str,
+}
+
+/// A paper's headline comparison, reproduced by a preset.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Claim {
+    /// The paper.
+    pub paper: &'static Paper,
+    /// The policy the paper proposes, as its spec in the preset.
+    pub policy: &'static str,
+    /// The comparisons.
+    pub versus: &'static [Versus],
+    /// Where the paper's numbers are (section, figure or abstract) and how its setting
+    /// differs from the preset's.
+    pub source: &'static str,
+}
+
+/// One comparison measured on results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measured {
+    /// The comparison.
+    pub versus: Versus,
+    /// The baseline's figure over the policy's (above 1: the policy is better).
+    pub ratio: f64,
+}
+
+impl Measured {
+    /// `1.53x lower (34.6%)`, or `1.10x higher (-10.0%)`.
+    pub fn ours(&self) -> String {
+        if self.ratio >= 1.0 {
+            format!(
+                "{:.2}x lower ({:.1}% lower)",
+                self.ratio,
+                (1.0 - 1.0 / self.ratio) * 100.0
+            )
+        } else {
+            format!(
+                "{:.2}x higher ({:.1}% higher)",
+                1.0 / self.ratio,
+                (1.0 / self.ratio - 1.0) * 100.0
+            )
+        }
+    }
+
+    /// One line: `avg JCT against max_min_fairness: Gavel reports up to 3.5x lower; here: 1.53x lower (34.6% lower)`.
+    pub fn line(&self, claim: &Claim) -> String {
+        format!(
+            "{} of {} against {}: {} reports {}; here: {}",
+            self.versus.figure.name(),
+            claim.policy,
+            self.versus.baseline,
+            claim.paper.short,
+            self.versus.paper,
+            self.ours()
+        )
+    }
+}
+
+impl Claim {
+    /// The comparisons measured on the results' figures (those whose two policies both ran
+    /// and have a positive figure).
+    pub fn measure(&self, results: &[Figures]) -> Vec<Measured> {
+        let find = |p: &str| results.iter().find(|s| s.policy == p);
+        self.versus
+            .iter()
+            .filter_map(|v| {
+                let ours = v.figure.of(find(self.policy)?);
+                let base = v.figure.of(find(v.baseline)?);
+                (ours > 0.0 && base.is_finite()).then(|| Measured {
+                    versus: *v,
+                    ratio: base / ours,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Gavel: heterogeneity-aware LAS against LAS on a loaded heterogeneous cluster.
+pub const GAVEL: Claim = Claim {
+    paper: &papers::GAVEL,
+    policy: "max_min_fairness_perf",
+    versus: &[
+        Versus {
+            baseline: "max_min_fairness",
+            figure: Figure::AvgJct,
+            paper: "up to 3.5x lower",
+        },
+    ],
+    source: "Gavel, OSDI 2020: abstract (up to 3.5x better average JCT than heterogeneity-agnostic policies) and section 7.3 (LAS against heterogeneity-aware LAS, average JCT against the input job rate, on 36 V100 + 36 P100 + 36 K80). Gavel measures its own throughputs over a long steady-state window of jobs; here 400 jobs, Orrery's gavel-types estimates, jobs 100-300 measured.",
+};
+
+/// Pollux against Tiresias and Optimus in its own setting.
+pub const POLLUX: Claim = Claim {
+    paper: &papers::POLLUX,
+    policy: "pollux",
+    versus: &[
+        Versus {
+            baseline: "tiresias",
+            figure: Figure::AvgJct,
+            paper: "37-50% lower (against both baselines)",
+        },
+        Versus {
+            baseline: "optimus",
+            figure: Figure::AvgJct,
+            paper: "37-50% lower (against both baselines)",
+        },
+    ],
+    source: "Pollux, OSDI 2021: abstract and section 5 (average JCT 37-50% lower than Tiresias and Optimus+Oracle, even when those are given well-tuned GPU counts and batch sizes) on 16 nodes x 4 GPUs; here Orrery's pollux-apps estimates and 160 generated jobs.",
+};
+
+/// Aryl against itself without capacity loaning and elastic scaling.
+pub const ARYL: Claim = Claim {
+    paper: &papers::ARYL,
+    policy: "aryl",
+    versus: &[
+        Versus {
+            baseline: "aryl[elastic=false,loaning=false]",
+            figure: Figure::AvgJct,
+            paper: "1.50x lower",
+        },
+        Versus {
+            baseline: "aryl[elastic=false,loaning=false]",
+            figure: Figure::AvgWait,
+            paper: "1.53x lower",
+        },
+    ],
+    source: "Aryl, arXiv 2202.07896 (2022): abstract (1.53x lower average queuing time and 1.50x lower average JCT than the scheduler without capacity loaning or elastic scaling), from 15-day traces of over 50,000 production jobs; here 400 generated jobs on 128 training and 128 inference GPUs.",
+};
+
+/// PickyMan against blind preemption.
+pub const PICKYMAN: Claim = Claim {
+    paper: &papers::PICKYMAN,
+    policy: "pickyman",
+    versus: &[
+        Versus {
+            baseline: "pickyman[overhead_aware=false]",
+            figure: Figure::AvgWait,
+            paper: "10%-92% lower (over its baselines)",
+        },
+        Versus {
+            baseline: "srtf",
+            figure: Figure::AvgWait,
+            paper: "10%-92% lower (over its baselines)",
+        },
+        Versus {
+            baseline: "las",
+            figure: Figure::AvgWait,
+            paper: "10%-92% lower (over its baselines)",
+        },
+    ],
+    source: "PickyMan, IPCCC 2022: abstract (average waiting time 10%-92% lower and makespan up to 14% shorter than existing methods), from a small cluster and large-scale simulations; here 400 short generated jobs on 32 V100s.",
+};
+
+/// DL2 against DRF and Optimus.
+pub const DL2: Claim = Claim {
+    paper: &papers::DL2,
+    policy: "dl2",
+    versus: &[
+        Versus {
+            baseline: "drf",
+            figure: Figure::AvgJct,
+            paper: "44.1% lower",
+        },
+        Versus {
+            baseline: "optimus",
+            figure: Figure::AvgJct,
+            paper: "17.5% lower",
+        },
+    ],
+    source: "DL2, IEEE TPDS 2021 (arXiv 1909.06040): abstract (average JCT 44.1% lower than DRF and 17.5% lower than Optimus) on its Kubernetes/MXNet testbed; here the bundled network on 320 generated parameter-server jobs.",
+};
+
+/// The claim of the bundled scenario whose experiment is `exp`, if it has one.
+pub fn claim_for(exp: &Experiment) -> Option<&'static Claim> {
+    super::presets::SCENARIOS
+        .iter()
+        .find(|s| s.claim.is_some() && s.experiment() == *exp)
+        .and_then(|s| s.claim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::presets;
+
+    fn summary(policy: &str, avg_jct_s: f64, avg_wait_s: f64) -> Figures<'_> {
+        Figures {
+            policy,
+            avg_jct_s,
+            avg_wait_s,
+        }
+    }
+
+    #[test]
+    fn a_claim_measures_its_comparisons_on_results() {
+        let a = summary("max_min_fairness", 200.0, 10.0);
+        let b = summary("max_min_fairness_perf", 100.0, 10.0);
+        let m = GAVEL.measure(&[a.clone(), b.clone()]);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].ratio, 2.0);
+        assert_eq!(m[0].ours(), "2.00x lower (50.0% lower)");
+        assert!(m[0]
+            .line(&GAVEL)
+            .contains("Gavel reports up to 3.5x lower; here: 2.00x"));
+        // Worse than the baseline says so; a missing policy drops the comparison.
+        let m = GAVEL.measure(&[b, summary("max_min_fairness", 80.0, 1.0)]);
+        assert_eq!(m[0].ours(), "1.25x higher (25.0% higher)");
+        assert!(GAVEL.measure(&[a]).is_empty());
+        let w = ARYL.measure(&[
+            summary("aryl", 10.0, 2.0),
+            summary("aryl[elastic=false,loaning=false]", 15.0, 3.0),
+        ]);
+        assert_eq!(w.len(), 2);
+        assert_eq!(w[1].versus.figure, Figure::AvgWait);
+        assert_eq!(w[1].ratio, 1.5);
+    }
+
+    #[test]
+    fn every_paper_preset_names_policies_it_runs_and_only_they_claim() {
+        let mut n = 0;
+        for sc in presets::SCENARIOS {
+            let exp = sc.experiment();
+            assert_eq!(claim_for(&exp), sc.claim, "{}", sc.name);
+            let Some(c) = sc.claim else { continue };
+            n += 1;
+            assert!(exp.policies.iter().any(|p| p == c.policy), "{}", sc.name);
+            for v in c.versus {
+                assert!(exp.policies.iter().any(|p| p == v.baseline), "{}", sc.name);
+            }
+            assert!(c.source.contains(&c.paper.year.to_string()), "{}", sc.name);
+        }
+        assert_eq!(n, 5);
+        // An edited experiment is no longer the preset's.
+        let mut exp = presets::gavel_paper_experiment();
+        exp.seed = 7;
+        assert!(claim_for(&exp).is_none());
+    }
+
+    #[test]
+    fn gavel_paper_preset_has_heterogeneity_aware_las_20_percent_below_las() {
+        let mut exp = presets::gavel_paper_experiment();
+        exp.policies = vec!["max_min_fairness".into(), "max_min_fairness_perf".into()];
+        exp.fairness = false;
+        let runs = crate::experiment::run(&exp).unwrap();
+        let s: Vec<Figures> = runs.iter().map(|r| Figures::from(&r.summary)).collect();
+        let m = GAVEL.measure(&s);
+        assert!(m[0].ratio >= 1.25, "only {:.3}x", m[0].ratio);
+        assert_eq!(runs[0].summary.num_jobs, 200);
+    }
+}
