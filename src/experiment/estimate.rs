@@ -108,7 +108,7 @@ impl Estimate {
         format!(
             "This comparison is expected to take about {}: {} jobs × {} run{} at about {} ms per job and run ({}){}.",
             duration(self.ms()),
-            thousands(self.jobs),
+            thousands(self.jobs as u64),
             self.runs,
             if self.runs == 1 { "" } else { "s" },
             significant(self.ms_per_job),
@@ -130,8 +130,8 @@ pub fn duration(ms: f64) -> String {
     }
 }
 
-/// A count with thousands separators.
-pub fn thousands(n: usize) -> String {
+/// A count with thousands separators: `82,247`.
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -4,6 +4,7 @@
 //! day or week, whichever gives a readable number of bars. Hidden for generated workloads.
 
 use super::chart;
+use crate::experiment::estimate::thousands;
 use crate::ui::app::TraceShape;
 use crate::ui::plot;
 use crate::ui::shared::Shared;
@@ -75,23 +76,10 @@ pub fn TraceShapePanel(props: &Props) -> Html {
     }
 }
 
-/// A whole number with thousands separated: `82,247`.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// A count, or a large number of steps, to the unit, thousands separated.
 fn whole(v: f64) -> String {
     if v.is_finite() && v >= 0.0 {
-        grouped(v.round() as u64)
+        thousands(v.round() as u64)
     } else {
         format!("{v:.0}")
     }
@@ -99,16 +87,16 @@ fn whole(v: f64) -> String {
 
 /// The headline numbers: (name, value) rows.
 fn numbers(s: &TraceStats) -> Vec<(&'static str, String)> {
-    let mut jobs = grouped(s.jobs as u64);
+    let mut jobs = thousands(s.jobs as u64);
     let dropped: usize = s.dropped.iter().map(|d| d.jobs).sum();
     if dropped > 0 {
-        jobs.push_str(&format!(" ({} rows left out)", grouped(dropped as u64)));
+        jobs.push_str(&format!(" ({} rows left out)", thousands(dropped as u64)));
     }
     let mut rows = vec![("jobs", jobs)];
     if let Some(h) = s.gpu_hours.filter(|h| h.is_finite() && *h >= 0.0) {
         let text = format!("{h:.1}");
         let (whole, tenth) = text.split_once('.').unwrap_or((&text, "0"));
-        let whole = whole.parse().map_or_else(|_| whole.to_string(), grouped);
+        let whole = whole.parse().map_or_else(|_| whole.to_string(), thousands);
         rows.push(("GPU-hours", format!("{whole}.{tenth}")));
     }
     rows.push((
