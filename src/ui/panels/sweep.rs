@@ -229,6 +229,7 @@ impl Component for SweepPanel {
         html! {
             <section class="panel wide" id="sweep-panel">
                 <h2>{ "Sweep: JCT against load" }</h2>
+                { super::intro("sweep", "The same experiment run again and again, each time with more jobs arriving per hour (or a trace's arrivals squeezed closer together). At low load every policy looks alike: jobs rarely wait. As the load grows, queues build up, and the curves show which policy keeps jobs moving and where each one breaks down. This is how the papers compare schedulers: JCT against load.") }
                 <p class="hint">{ if rates {
                     "Runs every ticked policy at each arrival rate of the generator (jobs per hour) and charts their JCT: where each policy's queue starts to grow. The same runs as orrery sweep --rates."
                 } else {
