@@ -147,30 +147,14 @@ pub fn svg(shapes: &[Shape], w: u32, h: u32) -> String {
             ),
             Shape::Rect(a, b, c, w, fill) => {
                 let (x, y, rw, rh) = rect(*a, *b);
-                let look = if *fill {
-                    paint_attr("fill", c)
-                } else {
-                    format!(
-                        r#"fill="none" {} stroke-width="{}""#,
-                        paint_attr("stroke", c),
-                        (*w).max(1)
-                    )
-                };
+                let look = look(c, *w, *fill);
                 writeln!(
                     out,
                     r#"<rect x="{x}" y="{y}" width="{rw}" height="{rh}" {look}/>"#
                 )
             }
             Shape::Circle(at, r, c, w, fill) => {
-                let look = if *fill {
-                    paint_attr("fill", c)
-                } else {
-                    format!(
-                        r#"fill="none" {} stroke-width="{}""#,
-                        paint_attr("stroke", c),
-                        (*w).max(1)
-                    )
-                };
+                let look = look(c, *w, *fill);
                 writeln!(
                     out,
                     r#"<circle cx="{}" cy="{}" r="{r}" {look}/>"#,
@@ -253,4 +237,17 @@ pub fn escape(s: &str) -> String {
         }
     }
     out
+}
+
+/// The SVG attributes of a filled shape, or of an outline `w` pixels wide.
+fn look(c: &Rgba, w: u32, fill: bool) -> String {
+    if fill {
+        paint_attr("fill", c)
+    } else {
+        format!(
+            r#"fill="none" {} stroke-width="{}""#,
+            paint_attr("stroke", c),
+            w.max(1)
+        )
+    }
 }
