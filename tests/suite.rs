@@ -21,6 +21,7 @@ mod properties;
 mod shell;
 mod sia;
 mod sim;
+mod stepping;
 mod sweep;
 mod traces;
 mod type_order;

@@ -414,3 +414,49 @@ fn every_family_sweeps() {
     ]);
     assert_eq!(out.lines().count(), 2 + 4, "{out}");
 }
+
+/// The gavel-load preset sweeps its figure's rates by itself, and says the paper's figure
+/// beside the sweep's: heterogeneity-aware LAS below LAS at every rate.
+#[test]
+fn a_preset_with_a_figure_against_the_load_sweeps_its_rates() {
+    let o = crate::cli::orrery(&["sweep", "--preset", "gavel-load"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip(2)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let cols: Vec<&str> = out.lines().nth(1).unwrap().split(',').collect();
+    let at = |name: &str| cols.iter().position(|c| *c == name).unwrap();
+    let rates: Vec<&str> = rows.iter().map(|r| r[at("jobs_per_hour") + 2]).collect();
+    assert_eq!(rows.len(), 8, "{out}");
+    assert_eq!(rates[..4], ["2", "4", "6", "8"], "{out}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("paper: Gavel reports"))
+        .unwrap_or_else(|| panic!("{err}"));
+    // One ratio per rate, each above 1 (the cluster column's commas shift the fields by 2).
+    let ratios: Vec<f64> = line
+        .split("over max_min_fairness_perf's: ")
+        .nth(1)
+        .unwrap()
+        .split(", ")
+        .map(|p| p.split('x').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(ratios.len(), 4, "{line}");
+    assert!(ratios.iter().all(|&r| r > 1.2), "{line}");
+    // Rates given on the command line win over the preset's.
+    let o = crate::cli::orrery(&[
+        "sweep",
+        "--preset",
+        "gavel-load",
+        "--rates",
+        "3",
+        "--policy",
+        "max_min_fairness",
+    ]);
+    assert!(o.status.success());
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 3);
+}

@@ -319,7 +319,8 @@ pub(crate) struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_seeds, conflicts_with = "seed")]
     pub(crate) seeds: Vec<SeedRange>,
     /// Arrival rates of a generated workload in jobs/hour, comma-separated (0 = every job
-    /// at t = 0) [default: the generator's].
+    /// at t = 0) [default: the generator's, or the rates of the preset's figure against the
+    /// load (gavel-load)].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_rate, allow_hyphen_values = true)]
     pub(crate) rates: Vec<f64>,
     /// Load factors, comma-separated: arrivals compressed in time by each (as `--load`), for

@@ -14,12 +14,13 @@ mod link;
 mod resolve;
 mod restart;
 mod run;
+pub mod stepping;
 mod sweep;
 
 pub use restart::{RestartModel, MAX_RESTART_S};
 
 pub use job_types::JobTypes;
-pub use link::{base64url_decode, base64url_encode, LinkError, LINK_CODEC};
+pub use link::{base64url_decode, base64url_encode, LinkError, LINK_CODEC, PRESET_PREFIX};
 pub use run::{run, run_with_progress, Outcome, Plan, Progress, Task};
 pub use sweep::SweepPoint;
 

@@ -69,6 +69,54 @@ pub const TERMS: &[Term] = &[
     t("predicted", "predicted (s)", "The time lost the policy predicted when it chose this victim (blank when it predicts none)."),
 ];
 
+/// What a chart's axes show: across (x) and up (y), each a label and what it means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChartAxes {
+    /// The chart's name (its canvas is `chart-<name>`).
+    pub chart: &'static str,
+    /// The horizontal axis: label and meaning.
+    pub across: (&'static str, &'static str),
+    /// The vertical axis: label and meaning.
+    pub up: (&'static str, &'static str),
+}
+
+const fn axes(
+    chart: &'static str,
+    across: (&'static str, &'static str),
+    up: (&'static str, &'static str),
+) -> ChartAxes {
+    ChartAxes { chart, across, up }
+}
+
+const SHARE_OF_JOBS: (&str, &str) = ("fraction of jobs", "The share of the measured jobs at or below the value across: a curve further left is better, and where it reaches 1 is the slowest job.");
+const TIME_H: (&str, &str) = ("time (h)", "Hours since the first job arrived.");
+
+/// The axes of every chart of the page, in plain words (the page shows them under each
+/// chart, each with its meaning as tooltip).
+pub const CHART_AXES: &[ChartAxes] = &[
+    axes("jct-cdf", ("JCT (h)", "Job completion time: from a job's arrival to its end, waiting included (log scale: each step is ten times the last)."), SHARE_OF_JOBS),
+    axes("rho-cdf", ("rho", "A job's JCT divided by its JCT under the isolated policy (a static 1/n share of the cluster): above 1 the job did worse than its fair share would give (log scale)."), SHARE_OF_JOBS),
+    axes("utilization", TIME_H, ("busy GPUs / GPUs", "Share of each GPU type's GPUs busy with jobs at that time, one line per type, for the policy picked above the chart.")),
+    axes("queue", TIME_H, ("jobs", "Jobs waiting at that time: arrived, not finished, holding no GPU; one line per policy.")),
+    axes("sweep", ("load", "Jobs arriving per hour (a generated workload) or the load factor (a trace's arrivals compressed in time by it): more load to the right."), ("JCT (h)", "Average (or, when asked, p99) job completion time of the measured jobs at that load, one line per policy.")),
+    axes("inference-pool", TIME_H, ("inference servers", "Inference servers serving the load, and those loaned to training, at that time.")),
+    axes("job-history", TIME_H, ("GPUs, batch", "The job's GPUs and its total batch size at that time, one panel each.")),
+    axes("goodput", ("GPUs", "GPUs given to the job, on one type."), ("goodput", "Examples per second the job trains at on that many GPUs at its best batch size, discounted by statistical efficiency; the efficiency and the batch size below it.")),
+    axes("preemption-timeline", ("time of the decision (h)", "When each suspension was decided, hours after the first arrival."), ("time lost (s)", "What the suspension cost: finishing the epoch, the checkpoint and the reload, stacked; the line is the overhead model's estimate.")),
+    axes("predictions", ("actual training time (h)", "How long a finished job actually trained (log scale)."), ("predicted (h)", "How long the policy predicted it would train (log scale); points on the dashed diagonal were predicted exactly.")),
+    axes("learning-warmup", ("epoch", "Passes of the training: imitation of DRF first."), ("agreement, loss", "The share of DRF's choices the network makes the same way, and its cross-entropy loss against them, one panel each.")),
+    axes("learning-rl", ("epoch", "Passes of reinforcement learning after the warm-up."), ("reward, JCT", "The reward per slot the network earns on held-out episodes, and the average JCT (h) its policy gives there, one panel each.")),
+    axes("trace-gpus", ("GPUs per job", "GPUs a job asks for, gang-scheduled (its scale factor)."), ("share", "Share of the jobs, and of the GPU-hours, asking for that many GPUs.")),
+    axes("trace-durations", ("duration", "How long a job runs alone (or its work in steps when the trace gives no durations), log scale."), SHARE_OF_JOBS),
+    axes("trace-arrivals", TIME_H, ("jobs per hour", "Jobs arriving in each hour of the trace.")),
+    axes("choices", ("GPUs", "GPUs of one type the policy could give the job."), ("goodput (examples/s)", "The job's goodput on that many GPUs of that type, one line per GPU type; the ring marks the configuration chosen.")),
+];
+
+/// The axes of chart `name`.
+pub fn chart_axes(name: &str) -> Option<&'static ChartAxes> {
+    CHART_AXES.iter().find(|c| c.chart == name)
+}
+
 /// The term of key `key`.
 pub fn term(key: &str) -> Option<&'static Term> {
     TERMS.iter().find(|t| t.key == key)
@@ -157,5 +205,24 @@ mod tests {
         for k in ["avg-jct", "p99-jct", "makespan", "avg-wait", "time-lost"] {
             assert!(term(k).unwrap().label.ends_with("(h)"), "{k}");
         }
+    }
+
+    #[test]
+    fn every_chart_of_the_page_has_its_axes_explained_once() {
+        let names: Vec<&str> = CHART_AXES.iter().map(|c| c.chart).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "a chart twice");
+        for c in CHART_AXES {
+            for (label, text) in [c.across, c.up] {
+                assert!(
+                    !label.is_empty() && text.len() > 20 && text.ends_with('.'),
+                    "{}: {label}",
+                    c.chart
+                );
+            }
+        }
+        assert!(chart_axes("jct-cdf").is_some() && chart_axes("nope").is_none());
     }
 }

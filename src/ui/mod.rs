@@ -17,6 +17,7 @@ mod files;
 mod network;
 mod panels;
 mod shared;
+mod step_worker;
 mod stepper;
 mod tasks;
 

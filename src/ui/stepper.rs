@@ -1,156 +1,71 @@
-//! The simulation the page steps through on its own thread (one policy, one step at a
-//! time), shared by the App, which steps it, and the stepping panel, which shows it.
+//! The page's side of stepping: the worker holding one policy's run, the last board it sent
+//! and the requests it has not answered yet. Dropping the session terminates its worker.
 
-use crate::experiment::Resolved;
-use crate::metrics::Recorder;
-use crate::sim::elastic::ElasticSimulator;
-use crate::sim::pooled::PooledSimulator;
-use crate::sim::preemptive::PreemptiveSimulator;
-use crate::sim::slots::SlotSimulator;
-use crate::sim::{Mechanism, RoundReport, SimEvent, Simulation, Simulator};
-use std::cell::{Ref, RefCell};
+use super::step_worker::StepRequest;
+use super::worker::{FromWorker, ToWorker, WorkerHandle};
+use crate::experiment::stepping::Board;
+use crate::experiment::Experiment;
 use std::rc::Rc;
 
-/// The simulator being stepped, in its mechanism.
-pub enum StepSim {
-    /// Rounds of the round-based simulator.
-    Rounds(Box<Simulator>),
-    /// Ticks of the elastic simulator.
-    Elastic(Box<ElasticSimulator>),
-    /// Ticks of the pooled (Aryl) simulator, with the experiment and the ticks done.
-    Pooled(Box<PooledSimulator>, Rc<Resolved>, u64),
-    /// Events of the preemptive (PickyMan) simulator, with the experiment and the events
-    /// done.
-    Preemptive(Box<PreemptiveSimulator>, Rc<Resolved>, u64),
-    /// Slots of the slot (DL2) simulator, with the experiment and the slots done.
-    Slots(Box<SlotSimulator>, Rc<Resolved>, u64),
+/// One stepping run, in its worker.
+pub struct StepSession {
+    worker: WorkerHandle,
+    /// The run after the last answered request.
+    pub board: Option<Rc<Board>>,
+    /// A request is on its way.
+    pub busy: bool,
+    /// Steps asked for while a request was on its way.
+    pub queued: u32,
+    /// The board carries every row of the jobs' table.
+    pub all: bool,
 }
 
-impl StepSim {
-    /// The simulation of one policy of the experiment `r`, in the simulator that runs it.
-    fn new(sim: Simulation, r: &Rc<Resolved>) -> Self {
-        match sim {
-            Simulation::Rounds(s) => StepSim::Rounds(s),
-            Simulation::Elastic(s) => StepSim::Elastic(s),
-            Simulation::Pooled(s) => StepSim::Pooled(s, Rc::clone(r), 0),
-            Simulation::Preemptive(s) => StepSim::Preemptive(s, Rc::clone(r), 0),
-            Simulation::Slots(s) => StepSim::Slots(s, Rc::clone(r), 0),
-        }
-    }
-
-    /// The simulation behind the one stepping interface.
-    fn sim(&self) -> &dyn crate::sim::Stepper {
-        match self {
-            StepSim::Rounds(s) => s.as_ref(),
-            StepSim::Elastic(s) => s.as_ref(),
-            StepSim::Pooled(s, _, _) => s.as_ref(),
-            StepSim::Preemptive(s, _, _) => s.as_ref(),
-            StepSim::Slots(s, _, _) => s.as_ref(),
-        }
-    }
-
-    fn step_round(&mut self) -> Option<RoundReport> {
-        let (sim, count): (&mut dyn crate::sim::Stepper, Option<&mut u64>) = match self {
-            StepSim::Rounds(s) => (s.as_mut(), None),
-            StepSim::Elastic(s) => (s.as_mut(), None),
-            StepSim::Pooled(s, _, n) => (s.as_mut(), Some(n)),
-            StepSim::Preemptive(s, _, n) => (s.as_mut(), Some(n)),
-            StepSim::Slots(s, _, n) => (s.as_mut(), Some(n)),
+impl StepSession {
+    /// Start a worker stepping `policy` of `exp`, with a first request of `steps` steps (or
+    /// a time budget); `on_message` gets its answers.
+    pub fn start(
+        exp: &Experiment,
+        policy: &str,
+        steps: u32,
+        budget_ms: f64,
+        all: bool,
+        on_message: impl Fn(FromWorker) + 'static,
+    ) -> Result<Self, String> {
+        let req = StepRequest {
+            start: Some((Box::new(exp.clone()), policy.to_string())),
+            steps,
+            budget_ms,
+            all,
         };
-        let r = sim.step();
-        if let Some(n) = count {
-            *n += u64::from(r.is_some());
-        }
-        r
+        let worker = WorkerHandle::spawn(&ToWorker::Step(Box::new(req)), on_message)?;
+        Ok(StepSession {
+            worker,
+            board: None,
+            busy: true,
+            queued: 0,
+            all,
+        })
     }
 
-    /// Simulated seconds so far.
-    pub fn now(&self) -> f64 {
-        self.sim().now()
-    }
-
-    /// Steps done: rounds, ticks, events or slots.
-    pub fn round(&self) -> u64 {
-        match self {
-            StepSim::Rounds(s) => s.round(),
-            StepSim::Elastic(s) => s.round(),
-            StepSim::Pooled(_, _, ticks) => *ticks,
-            StepSim::Preemptive(_, _, steps) => *steps,
-            StepSim::Slots(_, _, slots) => *slots,
-        }
-    }
-
-    /// Whether every job is done.
-    pub fn is_done(&self) -> bool {
-        self.sim().is_done()
-    }
-
-    /// The mechanism of the simulation (PickyMan steps from event to event in a round-based
-    /// experiment too).
-    pub fn mechanism(&self) -> Mechanism {
-        self.sim().mechanism()
-    }
-}
-
-/// A stepping simulation on the page's thread, with what it recorded.
-pub struct Stepper {
-    /// The simulation.
-    pub sim: StepSim,
-    /// Its events so far.
-    pub rec: Recorder,
-    /// The events of the last step.
-    pub last_events: Vec<SimEvent>,
-}
-
-/// The stepping run, shared by the App (which steps it) and the stepping panel (which shows
-/// it). Two handles are equal when they are the same run after the same number of steps.
-#[derive(Clone)]
-pub struct StepRun {
-    run: Rc<RefCell<Stepper>>,
-    steps: u64,
-}
-
-impl PartialEq for StepRun {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.run, &other.run) && self.steps == other.steps
-    }
-}
-
-impl StepRun {
-    /// A run of the simulation `sim` of the experiment `r`, at its start.
-    pub fn new(sim: Simulation, r: &Rc<Resolved>) -> Self {
-        let mut rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
-        rec.preemption.enabled = r.preemption.is_some();
-        StepRun {
-            run: Rc::new(RefCell::new(Stepper {
-                sim: StepSim::new(sim, r),
-                rec,
-                last_events: Vec::new(),
-            })),
-            steps: 0,
-        }
-    }
-
-    /// One step; false when the simulation is over.
-    pub fn step(&mut self) -> bool {
-        self.steps += 1;
-        let Ok(mut st) = self.run.try_borrow_mut() else {
+    /// Ask for `steps` steps (or for steps during `budget_ms`); false when a request is
+    /// already on its way (the steps then wait in the queue) or the worker is gone.
+    pub fn ask(&mut self, steps: u32, budget_ms: f64) -> bool {
+        if self.busy {
+            self.queued += steps;
             return false;
-        };
-        match st.sim.step_round() {
-            Some(report) => {
-                for e in &report.events {
-                    st.rec.observe(e);
-                }
-                st.last_events = report.events;
-                true
-            }
-            None => false,
         }
+        let req = StepRequest {
+            start: None,
+            steps,
+            budget_ms,
+            all: self.all,
+        };
+        self.busy = self.worker.post(&ToWorker::Step(Box::new(req))).is_ok();
+        self.busy
     }
 
-    /// The run as it is now (None only while it is being stepped).
-    pub fn get(&self) -> Option<Ref<'_, Stepper>> {
-        self.run.try_borrow().ok()
+    /// Whether the run is over.
+    pub fn done(&self) -> bool {
+        self.board.as_ref().is_some_and(|b| b.done)
     }
 }

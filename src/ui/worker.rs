@@ -31,6 +31,8 @@ pub enum ToWorker {
     /// DL2's bundled network (the text of its file), which the web build does not carry:
     /// posted before the first request when the page has loaded it.
     Network(String),
+    /// Step the stepping run (set it up first when the request carries an experiment).
+    Step(Box<super::step_worker::StepRequest>),
 }
 
 /// One policy's results, as the charts and tables need them.
@@ -304,6 +306,8 @@ pub enum FromWorker {
     TrainCurve(Vec<CurvePoint>),
     /// Training is over.
     Trained(Box<Trained>),
+    /// The stepping run after a request.
+    Stepped(Box<crate::experiment::stepping::Board>),
 }
 
 /// What the isolated baseline changes in one policy's results: the summary (rho), rho per
@@ -515,6 +519,7 @@ pub fn worker_main() {
                 super::tasks::run_tasks(&reply_scope, exp.map(|e| *e), &tasks)
             }
             ToWorker::Finish(iso) => super::tasks::finish_tasks(&reply_scope, iso),
+            ToWorker::Step(req) => super::step_worker::answer(&reply_scope, *req),
             ToWorker::Network(text) => {
                 if let Err(e) = crate::policy::dl2::bundled::provide(&text) {
                     post(&reply_scope, &FromWorker::Failed(e));

@@ -137,6 +137,68 @@ impl Claim {
     }
 }
 
+/// A paper's figure against the load: its policy's average JCT and a baseline's as jobs
+/// arrive faster, reproduced by a preset's sweep over the generator's arrival rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LoadClaim {
+    /// The paper.
+    pub paper: &'static Paper,
+    /// The policy the paper proposes, as its spec in the preset.
+    pub policy: &'static str,
+    /// The baseline's spec in the preset.
+    pub baseline: &'static str,
+    /// The arrival rates swept (jobs per hour).
+    pub rates: &'static [f64],
+    /// What the paper reports against the load, as it says it.
+    pub paper_says: &'static str,
+    /// Where the paper shows it and how its setting differs from the preset's.
+    pub source: &'static str,
+}
+
+impl LoadClaim {
+    /// The baseline's average JCT over the policy's at each rate where both finished a run
+    /// with a positive JCT: `(rate, ratio)`, above 1 where the policy is better. `avg` gives
+    /// a policy's average JCT at a rate, if it ran there.
+    pub fn ratios(&self, avg: impl Fn(&str, f64) -> Option<f64>) -> Vec<(f64, f64)> {
+        self.rates
+            .iter()
+            .filter_map(|&r| {
+                let ours = avg(self.policy, r)?;
+                let base = avg(self.baseline, r)?;
+                (ours > 0.0 && base.is_finite()).then_some((r, base / ours))
+            })
+            .collect()
+    }
+
+    /// One line: the paper's figure and ours, `Gavel reports ...; here: max_min_fairness's
+    /// avg JCT over max_min_fairness_perf's: 1.05x at 2 jobs/h, ..., 1.90x at 8 jobs/h`.
+    pub fn line(&self, ratios: &[(f64, f64)]) -> String {
+        let ours = if ratios.is_empty() {
+            "not run yet".to_string()
+        } else {
+            ratios
+                .iter()
+                .map(|(r, x)| format!("{x:.2}x at {r} jobs/h"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        format!(
+            "{} reports {}; here, {}'s avg JCT over {}'s: {ours}",
+            self.paper.short, self.paper_says, self.baseline, self.policy
+        )
+    }
+}
+
+/// Gavel: LAS against heterogeneity-aware LAS as the input job rate grows.
+pub const GAVEL_LOAD: LoadClaim = LoadClaim {
+    paper: &papers::GAVEL,
+    policy: "max_min_fairness_perf",
+    baseline: "max_min_fairness",
+    rates: &[2.0, 4.0, 6.0, 8.0],
+    paper_says: "heterogeneity-aware LAS keeps average JCT low up to a higher input job rate than LAS, whose JCT climbs first, and up to 3.5x lower average JCT",
+    source: "Gavel, OSDI 2020: section 7.3 (average JCT of LAS and heterogeneity-aware LAS against the input job rate on 36 V100 + 36 P100 + 36 K80) and abstract. Here 400 jobs per rate, jobs 100-300 measured, Orrery's gavel-types estimates.",
+};
+
 /// Gavel: heterogeneity-aware LAS against LAS on a loaded heterogeneous cluster.
 pub const GAVEL: Claim = Claim {
     paper: &papers::GAVEL,
@@ -240,6 +302,15 @@ pub fn claim_for(exp: &Experiment) -> Option<&'static Claim> {
         .and_then(|s| s.claim)
 }
 
+/// The figure against the load a bundled scenario reproduces, when `exp` is that
+/// scenario's experiment.
+pub fn load_claim_for(exp: &Experiment) -> Option<&'static LoadClaim> {
+    super::presets::SCENARIOS
+        .iter()
+        .find(|s| s.load.is_some() && s.experiment() == *exp)
+        .and_then(|s| s.load)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +363,24 @@ mod tests {
             assert!(c.source.contains(&c.paper.year.to_string()), "{}", sc.name);
         }
         assert_eq!(n, 5);
+        // And the figures against the load: their policies run, and only their preset has them.
+        let mut n = 0;
+        for sc in presets::SCENARIOS {
+            let exp = sc.experiment();
+            assert_eq!(load_claim_for(&exp), sc.load, "{}", sc.name);
+            let Some(l) = sc.load else { continue };
+            n += 1;
+            for p in [l.policy, l.baseline] {
+                assert!(exp.policies.iter().any(|x| x == p), "{}", sc.name);
+            }
+            assert!(
+                exp.jobs_per_hour().is_some(),
+                "{}: a sweep of rates needs a generated workload",
+                sc.name
+            );
+            assert!(l.source.contains(&l.paper.year.to_string()), "{}", sc.name);
+        }
+        assert_eq!(n, 1);
         // An edited experiment is no longer the preset's.
         let mut exp = presets::gavel_paper_experiment();
         exp.seed = 7;
@@ -308,5 +397,26 @@ mod tests {
         let m = GAVEL.measure(&s);
         assert!(m[0].ratio >= 1.25, "only {:.3}x", m[0].ratio);
         assert_eq!(runs[0].summary.num_jobs, 200);
+    }
+
+    #[test]
+    fn a_load_claim_measures_the_baseline_over_the_policy_at_each_rate() {
+        let avg = |p: &str, r: f64| match (p, r as u32) {
+            ("max_min_fairness_perf", 2) => Some(10.0),
+            ("max_min_fairness", 2) => Some(11.0),
+            ("max_min_fairness_perf", 4) => Some(20.0),
+            ("max_min_fairness", 4) => Some(40.0),
+            ("max_min_fairness", 6) => Some(90.0),
+            _ => None,
+        };
+        let r = GAVEL_LOAD.ratios(avg);
+        assert_eq!(r, vec![(2.0, 1.1), (4.0, 2.0)]);
+        let line = GAVEL_LOAD.line(&r);
+        assert!(
+            line.starts_with("Gavel reports heterogeneity-aware LAS"),
+            "{line}"
+        );
+        assert!(line.ends_with("max_min_fairness's avg JCT over max_min_fairness_perf's: 1.10x at 2 jobs/h, 2.00x at 4 jobs/h"), "{line}");
+        assert!(GAVEL_LOAD.line(&[]).ends_with("not run yet"));
     }
 }

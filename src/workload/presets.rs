@@ -1,7 +1,7 @@
 //! Bundled scenarios, compiled into the binary so the CLI and the page open them with no
 //! files at hand.
 
-use super::claims::{self, Claim};
+use super::claims::{self, Claim, LoadClaim};
 use super::{Profile, Trace, WorkloadError};
 use crate::experiment::{Experiment, ProfileSource, WorkloadSource};
 
@@ -119,6 +119,10 @@ pub struct Scenario {
     pub description: &'static str,
     /// The paper's headline comparison it reproduces, if it is a paper preset.
     pub claim: Option<&'static Claim>,
+    /// The paper's figure against the load it reproduces by a sweep of the arrival rate,
+    /// if it has one (the page runs the sweep with the comparison; `orrery sweep --preset`
+    /// takes its rates).
+    pub load: Option<&'static LoadClaim>,
     build: fn() -> Experiment,
 }
 
@@ -181,6 +185,16 @@ pub fn gavel_paper_experiment() -> Experiment {
         window: Some((100, 300)),
         ..default_experiment()
     }
+}
+
+/// Gavel's figure against the load: the gavel-paper workload at 8 jobs per hour, the top
+/// of the rates its sweep runs.
+pub fn gavel_load_experiment() -> Experiment {
+    let mut e = gavel_paper_experiment();
+    if let WorkloadSource::Generated(g) = &mut e.workload {
+        g.jobs_per_hour = 8.0;
+    }
+    e
 }
 
 /// Pollux's setting: 160 elastic jobs arriving over 8 hours on 16 servers of 4 GPUs,
@@ -333,12 +347,14 @@ pub const SCENARIOS: &[Scenario] = &[
         name: "default",
         description: "The default scenario: 120 jobs on 12 V100 + 12 P100 + 12 K80, max-min fairness plain vs heterogeneity-aware",
         claim: None,
+        load: None,
         build: default_experiment,
     },
     Scenario {
         name: "gavel",
         description: "Gavel's policies on the default trace: isolated, FIFO, max-min fairness, finish-time fairness, makespan and throughput",
         claim: None,
+        load: None,
         build: || Experiment {
             policies: ["fifo_perf", "max_min_fairness", "max_min_fairness_perf", "finish_time_fairness_perf", "min_total_duration_perf", "max_sum_throughput_perf", "isolated"]
                 .map(String::from)
@@ -350,42 +366,56 @@ pub const SCENARIOS: &[Scenario] = &[
         name: "gavel-paper",
         description: "Gavel's LAS figure: 400 jobs (one in five multi-GPU) arriving at 6 per hour on 36 V100 + 36 P100 + 36 K80, jobs 100-300 measured; LAS against heterogeneity-aware LAS",
         claim: Some(&claims::GAVEL),
+        load: None,
         build: gavel_paper_experiment,
+    },
+    Scenario {
+        name: "gavel-load",
+        description: "Gavel's JCT-against-load figure: the gavel-paper workload (400 jobs on 36 V100 + 36 P100 + 36 K80, jobs 100-300 measured) at 8 jobs per hour, and swept at 2, 4, 6 and 8; LAS against heterogeneity-aware LAS",
+        claim: None,
+        load: Some(&claims::GAVEL_LOAD),
+        build: gavel_load_experiment,
     },
     Scenario {
         name: "classic",
         description: "Classic baselines (FIFO, SJF, SRTF, LAS, Tiresias) on the default trace",
         claim: None,
+        load: None,
         build: || Experiment { policies: ["fifo", "sjf", "srtf", "las", "tiresias"].map(String::from).to_vec(), ..default_experiment() },
     },
     Scenario {
         name: "pollux",
         description: "Pollux vs Tiresias vs Optimus: 160 elastic jobs over 8 hours on 16 servers x 4 GPUs (Pollux's setting), six applications of the bundled pollux-apps profile",
         claim: Some(&claims::POLLUX),
+        load: None,
         build: pollux_experiment,
     },
     Scenario {
         name: "sia",
         description: "Sia vs Pollux (as published and per GPU type), Sia's Gavel baseline and Tiresias: 160 elastic jobs over 8 hours on 24 T4s in servers of 4, 16 A100s and 24 V100s in servers of 8",
         claim: None,
+        load: None,
         build: sia_experiment,
     },
     Scenario {
         name: "aryl",
         description: "Aryl: 400 jobs (half elastic) on 128 training GPUs with 128 inference GPUs following a daily load; loaning and elastic scaling against their ablations",
         claim: Some(&claims::ARYL),
+        load: None,
         build: aryl_experiment,
     },
     Scenario {
         name: "pickyman",
         description: "PickyMan: 400 short jobs (Gavel's durations / 10) at 20 per hour on 32 V100s, preemption costing the rest of an epoch, a checkpoint and a reload; PickyMan against itself blind to the cost, preemptive SRTF and LAS, and FIFO",
         claim: Some(&claims::PICKYMAN),
+        load: None,
         build: pickyman_experiment,
     },
     Scenario {
         name: "dl2",
         description: "DL2's world: 320 parameter-server jobs of eight model types at 16 per hour on 8 servers of 8 GPUs and 48 CPUs, 20-minute slots; DRF, FIFO, SRTF and Optimus",
         claim: Some(&claims::DL2),
+        load: None,
         build: dl2_experiment,
     },
 ];

@@ -24,6 +24,7 @@
 //! types in the spirit of DL2's evaluation; its figures are Orrery's own estimates from
 //! public figures, with a source line per model.
 
+use super::trace::MAX_JOB_S;
 use super::{line_of_offset, GeneratorConfig, Trace, WorkloadError};
 use crate::job::JobSpec;
 use crate::rng::Rng;
@@ -425,10 +426,42 @@ impl PsModels {
                     format!("{} must be non-negative", j.arrival),
                 ));
             }
+            // At its fastest (as many workers and parameter servers as a job may hold, on
+            // the fastest GPUs) a job must end within the limit of every trace.
+            let fastest = self
+                .index(&j.job_type)
+                .map(|k| &self.models[k])
+                .map_or(0.0, |m| {
+                    let compute = self
+                        .gpu_types()
+                        .iter()
+                        .filter_map(|t| self.compute_factor(t))
+                        .fold(1.0, f64::max);
+                    (0..=13)
+                        .map(|e| 1u32 << e)
+                        .chain([MAX_TASKS])
+                        .map(|w| m.speed_at(w, w, compute))
+                        .fold(0.0, f64::max)
+                });
+            let alone = j.total_steps / fastest;
+            if alone > MAX_JOB_S {
+                return Err(WorkloadError::field(
+                    &trace.name,
+                    line,
+                    "total_steps",
+                    format!(
+                        "{} steps take {alone:.3e} s even at the fastest, more than the limit of {MAX_JOB_S} s (10 years)",
+                        j.total_steps
+                    ),
+                ));
+            }
         }
         Ok(())
     }
 }
+
+/// Most workers (and parameter servers) one job may hold.
+const MAX_TASKS: u32 = 10_000;
 
 /// Settings of a parameter-server (DL2) experiment beyond the cluster spec.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -469,10 +502,10 @@ impl PsConfig {
         if self.cpus_per_server == 0 || self.cpus_per_server > 100_000 {
             return bad("cpus_per_server", "must be 1 to 100,000");
         }
-        if self.max_workers == 0 || self.max_workers > 10_000 {
+        if self.max_workers == 0 || self.max_workers > MAX_TASKS {
             return bad("max_workers", "must be 1 to 10,000");
         }
-        if self.max_ps == 0 || self.max_ps > 10_000 {
+        if self.max_ps == 0 || self.max_ps > MAX_TASKS {
             return bad("max_ps", "must be 1 to 10,000");
         }
         Ok(())
@@ -539,6 +572,27 @@ mod tests {
         assert!(a.ps_bound(4, 1) && !a.ps_bound(4, 4));
         assert_eq!(a.speed(0, 3), 0.0);
         assert_eq!(a.steps_per_epoch(), 100.0);
+    }
+
+    #[test]
+    fn a_job_longer_than_ten_years_at_its_fastest_is_refused() {
+        let m = PsModels::from_json(TINY, "t.json").unwrap();
+        // At 10,000 workers and parameter servers a step takes 0.1 + 0.2 + 0.01 + 10 s for
+        // 10,000 single-worker steps: about 970 steps/s, 3.1e11 steps in 10 years.
+        let trace = |steps: &str| {
+            Trace::parse(
+                &format!("job_type,arrival_s,total_steps\na,0,1000\na,5,{steps}\n"),
+                "t.csv",
+            )
+            .unwrap()
+        };
+        m.check_trace(&trace("1e9")).unwrap();
+        let e = m.check_trace(&trace("1e12")).unwrap_err();
+        assert!(
+            matches!(&e, WorkloadError::Field { line: 3, field, .. } if field == "total_steps"),
+            "{e}"
+        );
+        assert!(e.to_string().contains("10 years"), "{e}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 // chart, one step with 200 active jobs including the redraw, and a full run of the default
 // scenario in the page (worker) against the native CLI (first run and later runs), the gavel
 // preset from its link to the last row against the CLI, and Sia on its scenario: the whole
-// run in the worker and one interval stepped on the page's thread. Prints a table; not a test.
+// run in the worker and one interval stepped in the stepping worker. Prints a table; not a test.
 // Needs dist/ (trunk build --release) and target/release/orrery.
 import { createRequire } from 'node:module';
 import { spawn, execFileSync } from 'node:child_process';
@@ -144,7 +144,8 @@ try {
   rows.push([`one step with ${active} active jobs, including the redraw (median of 20)`, `${median(steps).toFixed(1)} ms`, '<= 16 ms']);
 
   // Sia alone on the sia scenario: the whole run in the worker against the native CLI, then
-  // one scheduling interval (simulation, decision and redraw) stepped on the page's thread.
+  // one scheduling interval (simulation and decision in the stepping worker, the redraw on
+  // the page) from the click until the clock changed.
   const siaLink = execFileSync(path.join(root, 'target/release/orrery'), ['link', '--preset', 'sia', '--policy', 'sia'], { encoding: 'utf8' }).trim();
   const siaNat = [];
   for (let i = 0; i < 3; i++) {
@@ -162,7 +163,7 @@ try {
   await sp.waitForSelector('#choices[data-job]');
   const siaSteps = await timeSteps(sp, 20);
   const siaActive = await sp.$$eval('#elastic-step-jobs tbody tr', (rs) => rs.length);
-  rows.push([`one sia interval with ${siaActive} active jobs on the page's thread, with the redraw`, `${median(siaSteps).toFixed(1)} ms`, '<= 16 ms']);
+  rows.push([`one sia interval with ${siaActive} active jobs, stepped in the worker, click to redraw`, `${median(siaSteps).toFixed(1)} ms`, '<= 16 ms']);
 } finally {
   await browser.close();
   server.kill();

@@ -361,11 +361,18 @@ await run(async (browser) => {
       await p.evaluate(() => { window.orreryLong = []; });
       await p.click('#step-panel h2');
       await p.keyboard.press('ArrowRight');
+      if (i === 1) {
+        // The set-up runs in the worker: the page's thread runs other tasks (a script of
+        // this test, a frame) while it goes on.
+        await p.waitForSelector('#step-preparing');
+        assert(await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(!!document.querySelector('#step-preparing'))))),
+          'the page did not answer during the set-up');
+      }
       await p.waitForFunction((n) => Number(document.querySelector('#clock').getAttribute('data-round')) >= n, i, { timeout: 300000 });
       await sleep(500);
       blocks.push(Math.round(Math.max(0, ...await p.evaluate(() => window.orreryLong))));
     }
-    console.log(`     longest main-thread block per step at 1,000,000 jobs: ${blocks.join(' ms, ')} ms (steps 1-3)`);
+    console.log(`     longest main-thread block per step at 1,000,000 jobs: ${blocks.join(' ms, ')} ms (steps 1-3; 0: none over 50 ms)`);
     assert(await p.evaluate(() => window.orreryNoted), 'no note before the setup');
     assert(!(await p.$('#step-preparing')), 'the note stayed after the setup');
     await p.context().close();

@@ -1,10 +1,11 @@
 // Browser tests of the page's teaching features in headless Chromium: every paper preset
 // opened by its link (#preset=NAME) runs in the page, shows the paper's number beside its
 // own, and (with them) every mechanism's summary table: a glossary tooltip and accessible
-// description on every column header, a paper link on every policy line, the profile's job
+// description on every column header and chart axis, a paper link on every policy line, the profile's job
 // types listed in the Workload panel, and an introduction on the panels. Gavel's preset must
 // show heterogeneity-aware LAS at least 20% below plain LAS in average JCT, and the page's
-// numbers must equal the native CLI's (`orrery compare --preset NAME`).
+// numbers must equal the native CLI's (`orrery compare --preset NAME`); the gavel-load preset sweeps
+// its figure against the load by itself, with the numbers of `orrery sweep --preset gavel-load`.
 import { execFileSync } from 'node:child_process';
 import { run, BASE, ORRERY, test, assert, summary } from './harness.mjs';
 
@@ -82,12 +83,49 @@ await run(async (browser) => {
       assert(types.length === p.types, `${types.length} job types listed, expected ${p.types}: ${JSON.stringify(types.map((t) => t.name))}`);
       assert(types.every((t) => t.name && t.speeds.some((s) => Number(s) > 0)), JSON.stringify(types));
 
+      // Every chart on show names its two axes, each with its meaning as tooltip and
+      // accessible description.
+      const charts = await page.$$eval('figure.chart', (fs) => fs.filter((f) => f.offsetParent !== null).map((f) => ({
+        chart: f.getAttribute('data-chart'),
+        axes: [...f.querySelectorAll('figcaption.axes abbr')].map((a) => ({ axis: a.getAttribute('data-axis'), label: a.textContent, title: a.getAttribute('title'), desc: a.getAttribute('aria-description') })),
+      })));
+      assert(charts.length >= 4, JSON.stringify(charts));
+      assert(charts.every((c) => c.axes.length === 2 && c.axes.every((a) => a.label && a.title && a.title.length > 20 && a.desc === a.title)), JSON.stringify(charts.filter((c) => c.axes.length !== 2)));
+
       // Each panel on show opens with its introduction.
       const intros = await page.$$eval('section.panel', (ss) => ss.filter((s) => s.offsetParent !== null).map((s) => [s.id, !!s.querySelector('details.intro summary')]));
       assert(intros.length >= 5 && intros.every(([, has]) => has), JSON.stringify(intros));
       await page.close();
     });
   }
+
+  await test('the gavel-load preset sweeps JCT against load by itself, as orrery sweep does, and states the paper\'s figure beside ours', async () => {
+    const page = await context.newPage();
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${BASE}#preset=gavel-load`);
+    await page.waitForSelector('#sweep-table[data-complete="true"]', { timeout: 300000 });
+    const cells = await page.$$eval('#sweep-table td[data-policy]', (tds) => tds.map((t) => ({ policy: t.getAttribute('data-policy'), rate: Number(t.getAttribute('data-value')), avg: Number(t.getAttribute('data-avg-jct-s')) })));
+    assert(cells.length === 8, JSON.stringify(cells));
+    // The CLI's sweep of the same preset: the same cells, number for number.
+    const csv = execFileSync(ORRERY, ['sweep', '--preset', 'gavel-load'], { encoding: 'utf8' }).trim().split('\n').slice(2);
+    for (const line of csv) {
+      const f = line.replace(/"[^"]*"/, 'CLUSTER').split(',');
+      const [policy, rate, avg] = [f[1], Number(f[4]), Number(f[9])];
+      const c = cells.find((x) => x.policy === policy && x.rate === rate);
+      assert(c && c.avg === avg, `${policy} at ${rate}: page ${c && c.avg}, CLI ${avg}`);
+    }
+    const claim = await page.$eval('#sweep-claim', (el) => ({ points: Number(el.getAttribute('data-points')), text: el.textContent }));
+    assert(claim.points === 4 && claim.text.includes('Gavel reports') && claim.text.includes('at 8 jobs/h') && claim.text.includes('OSDI'), JSON.stringify(claim));
+    // The comparison ran too, at the preset's 8 jobs per hour.
+    await summary(page, 2);
+    // Picking another scenario and then this one from the list sweeps again.
+    await page.selectOption('#scenario', 'default');
+    await summary(page, 2);
+    await page.selectOption('#scenario', 'gavel-load');
+    await page.waitForSelector('#sweep-progress, #sweep-cancel', { timeout: 60000 });
+    await page.waitForSelector('#sweep-table[data-complete="true"]', { timeout: 300000 });
+    await page.close();
+  });
 
   await test('the job types name the bundled profile\'s, with its throughputs', async () => {
     const page = await context.newPage();

@@ -17,7 +17,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
 import {
-  run, sleep, root, BASE, ORRERY, POLLUX_REF, SIA_REF, test, assert, summary, fullSummary, linkExperiment, experimentLink, nativeSummary, canvasDrawn,
+  run, sleep, root, BASE, ORRERY, POLLUX_REF, SIA_REF, test, assert, summary, fullSummary, linkExperiment, experimentLink, nativeSummary, canvasDrawn, steppedTo,
 } from './harness.mjs';
 
 await run(async (browser) => {
@@ -293,6 +293,7 @@ await run(async (browser) => {
   await test('stepping three rounds advances the clock', async () => {
     const t0 = Number(await page.getAttribute('#clock', 'data-now-s'));
     for (let i = 0; i < 3; i++) await page.click('#step');
+    await steppedTo(page, 3);
     await page.waitForFunction(() => document.querySelectorAll('.gpu.busy').length > 0);
     const t1 = Number(await page.getAttribute('#clock', 'data-now-s'));
     assert(t1 > t0, `clock ${t0} -> ${t1}`);
@@ -320,7 +321,7 @@ await run(async (browser) => {
     let shared = 0;
     for (let i = 0; i < 12 && shared === 0; i++) {
       await pp.click('#step');
-      await sleep(50);
+      await steppedTo(pp, i + 1);
       shared = await pp.$$eval('.gpu.shared', (g) => g.length);
     }
     assert(shared > 0, 'no GPU shared by a pair within 12 rounds');
@@ -489,6 +490,7 @@ await run(async (browser) => {
     // Stepping Sia: each running job's type and GPU count are what the last decision chose.
     await p.selectOption('#step-policy', 'sia');
     for (let i = 0; i < 4; i++) await p.click('#step');
+    await steppedTo(p, 4);
     await p.waitForSelector('#choices[data-job]');
     const jobs = await p.$$eval('#elastic-step-jobs tbody tr', (rs) => rs.map((r) => ({ job: r.getAttribute('data-job'), gpus: Number(r.getAttribute('data-gpus')), type: r.getAttribute('data-type') })));
     const running = jobs.filter((j) => j.gpus > 0);

@@ -37,6 +37,11 @@ export async function test(name, fn) {
 }
 export function assert(cond, msg) { if (!cond) throw new Error(msg); }
 
+// Wait until the stepper shows step `n` (the worker answers each request asynchronously).
+export async function steppedTo(page, n, timeout = 120000) {
+  await page.waitForFunction((k) => Number(document.querySelector('#clock')?.getAttribute('data-round')) >= k, n, { timeout });
+}
+
 // Waits for a complete summary of at least `count` rows (the first `first`, if given); a run
 // the page expects to be long waits for a confirmation in the page, which this gives.
 export async function summary(page, count, timeout = 120000, first = null) {

@@ -285,7 +285,18 @@ pub(crate) fn build_grid(a: &mut SweepArgs) -> CliResult<Grid> {
     } else {
         sorted_floats(&a.cluster_scales)
     };
-    let rates = if a.rates.is_empty() {
+    // A preset with a figure against the load sweeps its rates unless others are given.
+    let preset_rates = a
+        .exp
+        .preset
+        .as_deref()
+        .and_then(orrery::workload::presets::scenario)
+        .and_then(|s| s.load)
+        .filter(|_| generated && a.loads.is_empty())
+        .map(|l| l.rates);
+    let rates = if let (true, Some(r)) = (a.rates.is_empty(), preset_rates) {
+        r.iter().copied().map(Some).collect()
+    } else if a.rates.is_empty() {
         vec![None]
     } else {
         sorted_floats(&a.rates).into_iter().map(Some).collect()

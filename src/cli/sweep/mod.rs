@@ -23,7 +23,8 @@ pub(crate) fn cmd_sweep(mut a: SweepArgs) -> CliResult<()> {
     let grid = build_grid(&mut a)?;
     let out = a.out.as_deref().map(create_output).transpose()?;
     let cells = grid.shard_cells(a.shard);
-    let rows = run_cells(&grid, &cells, a.format)?;
+    let (rows, figures) = run_cells(&grid, &cells, a.format)?;
+    paper_line(&grid, &figures);
     let meta = Meta {
         format: FORMAT_VERSION,
         fingerprint: grid.fingerprint()?,
@@ -48,12 +49,39 @@ pub(crate) fn cmd_sweep(mut a: SweepArgs) -> CliResult<()> {
     }
 }
 
-/// Run `cells` (in order) and return their lines in that order. Every group with a cell
+/// A policy's average JCT (s) at an arrival rate, from one cell.
+type Figure = (String, Option<f64>, f64);
+
+/// When the sweep is a preset's figure against the load (its experiment, its rates, no
+/// other axis), the paper's figure and the sweep's, on standard error.
+fn paper_line(grid: &Grid, figures: &[Figure]) {
+    let Some(claim) = orrery::workload::claims::load_claim_for(&grid.base) else {
+        return;
+    };
+    let one_axis = grid.cells() == grid.policies.len() * grid.rates.len();
+    if !one_axis {
+        return;
+    }
+    let ratios = claim.ratios(|policy, rate| {
+        figures
+            .iter()
+            .find(|(p, r, _)| p == policy && *r == Some(rate))
+            .map(|f| f.2)
+    });
+    note(&format!("paper: {}", claim.line(&ratios)));
+}
+
+/// Run `cells` (in order) and return their lines in that order, with each cell's policy,
+/// arrival rate and average JCT. Every group with a cell
 /// runs as one experiment with its cells' policies (and the isolated baseline when rho is
 /// asked for); groups and their runs go in parallel (a failed run stops the sweep), and
 /// each result lands in its cell's place, so the lines do not depend on the number of
 /// threads.
-fn run_cells(grid: &Grid, cells: &[usize], format: SweepFormat) -> CliResult<Vec<String>> {
+fn run_cells(
+    grid: &Grid,
+    cells: &[usize],
+    format: SweepFormat,
+) -> CliResult<(Vec<String>, Vec<Figure>)> {
     // The policies of each group, in policy order.
     let mut groups: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
     for &i in cells {
@@ -82,7 +110,7 @@ fn run_cells(grid: &Grid, cells: &[usize], format: SweepFormat) -> CliResult<Vec
         }
     }
     let pb = progress_bar(0, "sweep");
-    let done: CliResult<Vec<Vec<(usize, String)>>> = groups
+    let done: CliResult<Vec<Vec<(usize, String, Figure)>>> = groups
         .par_iter()
         .map(|(g, policies)| {
             let exp = grid.experiment(*g, grid.policies.clone())?;
@@ -116,13 +144,18 @@ fn run_cells(grid: &Grid, cells: &[usize], format: SweepFormat) -> CliResult<Vec
                 .map(|(&p, res)| {
                     let cell = grid.index(p, *g);
                     let line = row_line(format, cell, &grid.policies[p], &axes, &res.summary)?;
-                    Ok((cell, line))
+                    let figure = (
+                        grid.policies[p].clone(),
+                        axes.jobs_per_hour,
+                        res.summary.avg_jct_s,
+                    );
+                    Ok((cell, line, figure))
                 })
                 .collect()
         })
         .collect();
     pb.finish_and_clear();
-    let mut rows: Vec<(usize, String)> = done?.into_iter().flatten().collect();
-    orrery::order::sort_by_key(&mut rows, |(cell, _)| *cell);
-    Ok(rows.into_iter().map(|(_, line)| line).collect())
+    let mut rows: Vec<(usize, String, Figure)> = done?.into_iter().flatten().collect();
+    orrery::order::sort_by_key(&mut rows, |(cell, _, _)| *cell);
+    Ok(rows.into_iter().map(|(_, line, f)| (line, f)).unzip())
 }

@@ -67,7 +67,7 @@ impl ElasticView<'_> {
 
 /// Why each job got what it got in a policy's last decision: the configurations it
 /// weighed (GPU type and count) and each job's goodput in every one of them.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Explanation {
     /// The configurations: GPU type (index into the cluster's types) and GPU count.
     pub configs: Vec<(usize, u32)>,
@@ -77,7 +77,7 @@ pub struct Explanation {
 }
 
 /// One job's row of an [`Explanation`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Weighed {
     /// The job.
     pub job: JobId,

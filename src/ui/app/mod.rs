@@ -36,7 +36,7 @@ use super::panels::{
     workload::WorkloadPanel,
 };
 use super::shared::{Results, Shared};
-use super::stepper::StepRun;
+use super::stepper::StepSession;
 use super::worker::{PolicyResult, WorkerHandle};
 use super::{now_ms, select_value};
 use crate::experiment::{Experiment, Progress, Resolved, WorkloadSource};
@@ -83,6 +83,9 @@ pub struct App {
     shape_deferred: bool,
     /// What waits for DL2's bundled network (the web build fetches it when first needed).
     after_network: Vec<AfterNetwork>,
+    /// Preset sweeps asked for (a preset with a figure against the load, picked or opened
+    /// by its link, sweeps it in the Sweep panel).
+    sweep_auto: u64,
     /// Whether the settings panels show on a narrow screen (they fold away under a toggle).
     controls_open: bool,
     _keys: Option<Closure<dyn FnMut(KeyboardEvent)>>,
@@ -161,9 +164,14 @@ struct Selections {
     preempt_sort: msg::SortBy,
 }
 
-/// Stepping through one policy's run on the page's thread.
+/// Stepping through one policy's run, in its worker.
 struct Stepping {
-    run: Option<StepRun>,
+    /// The run, once a step was asked for.
+    run: Option<StepSession>,
+    /// Sessions started so far (answers of older ones are dropped).
+    session: u64,
+    /// Every row of the jobs' table is shown.
+    all: bool,
     /// The policy (row name) stepped through.
     policy: String,
     error: Option<String>,
@@ -172,9 +180,6 @@ struct Stepping {
     play_gen: u64,
     /// Milliseconds between steps while playing (0: as fast as possible).
     speed_ms: u32,
-    /// The jobs of a stepping run being set up (a large workload's setup gets a frame of
-    /// its own, after a note saying so).
-    preparing: Option<usize>,
 }
 
 /// DL2's training in its worker.
@@ -264,12 +269,13 @@ impl Component for App {
             },
             step: Stepping {
                 run: None,
+                session: 0,
+                all: false,
                 policy: String::new(),
                 error: None,
                 playing: false,
                 play_gen: 0,
                 speed_ms: 200,
-                preparing: None,
             },
             exp: Shared::new(exp),
             mech,
@@ -307,6 +313,12 @@ impl Component for App {
             shape: None,
             shape_deferred: true,
             after_network: Vec::new(),
+            sweep_auto: u64::from(
+                hash.strip_prefix('#')
+                    .and_then(|h| h.strip_prefix(crate::experiment::PRESET_PREFIX))
+                    .and_then(presets::scenario)
+                    .is_some_and(|s| s.load.is_some()),
+            ),
             controls_open: false,
             _keys: Some(keys),
         };
@@ -438,10 +450,11 @@ impl Component for App {
                         <TrainingPanel {mech} cfg={self.train.cfg.clone()} running={self.train.worker.is_some()} progress={self.train.progress.clone()}
                             curve={self.train.curve.clone()} draws={self.train.draws} trained={self.train.trained.clone()} error={self.train.error.clone()}
                             on_train={link.callback(Msg::Train)} />
-                        <SweepPanel exp={exp.clone()} />
+                        <SweepPanel exp={exp.clone()} auto={self.sweep_auto} />
                         <TraceShapePanel shape={self.shape.as_ref().map(|s| s.1.clone())} />
-                        <StepPanel exp={exp} {mech} run={self.step.run.clone()} policies={self.forms.policy_params.iter().map(|p| p.0.clone()).collect::<Vec<_>>()}
-                            policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()} preparing={self.step.preparing}
+                        <StepPanel {mech} board={self.step.run.as_ref().and_then(|s| s.board.clone())} setting_up={self.step.run.as_ref().is_some_and(|s| s.board.is_none())}
+                            all={self.step.all} policies={self.forms.policy_params.iter().map(|p| p.0.clone()).collect::<Vec<_>>()}
+                            policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()}
                             on_step={link.callback(Msg::Step)} />
                     </main>
                 </div>
@@ -456,6 +469,9 @@ impl App {
     fn load_scenario(&mut self, ctx: &Context<Self>, name: &str) -> bool {
         if let Some(sc) = presets::scenario(name) {
             let exp = sc.experiment();
+            if sc.load.is_some() {
+                self.sweep_auto += 1;
+            }
             self.forms.policy_params = parse_policy_list(&exp.policies);
             self.step.policy = self.first_policy();
             self.forms.cluster_text = exp.cluster.clone();

@@ -258,7 +258,7 @@ pub enum ViewMsg {
     PreemptSort(SortBy),
 }
 
-/// Stepping through one policy's run on the page's thread.
+/// Stepping through one policy's run (in its worker).
 pub enum StepMsg {
     /// Pick the policy to step through.
     Policy(String),
@@ -274,4 +274,8 @@ pub enum StepMsg {
     RunToEnd,
     /// Back to the start.
     Reset,
+    /// Show every row of the jobs' table (or the first ones).
+    AllRows(bool),
+    /// The stepping worker of this session answered.
+    Answer(u64, Box<crate::ui::worker::FromWorker>),
 }

@@ -189,7 +189,8 @@ impl App {
             FromWorker::Done(..)
             | FromWorker::TrainProgress(_)
             | FromWorker::TrainCurve(_)
-            | FromWorker::Trained(_) => false,
+            | FromWorker::Trained(_)
+            | FromWorker::Stepped(_) => false,
         }
     }
 

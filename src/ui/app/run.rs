@@ -158,6 +158,7 @@ impl App {
             FromWorker::TrainProgress(_)
             | FromWorker::TrainCurve(_)
             | FromWorker::Trained(_)
+            | FromWorker::Stepped(_)
             | FromWorker::Iso(_)
             | FromWorker::Idle(_)
             | FromWorker::Finished(..) => return false,

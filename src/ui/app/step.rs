@@ -1,13 +1,16 @@
-//! Stepping through one policy's run on the page's thread: one step, play and pause, run to
-//! the end, back to the start.
+//! Stepping through one policy's run in a worker: one step, play and pause, run to the end,
+//! back to the start. The worker sets the run up and steps it; the page shows the board it
+//! sends back after each request, so neither a huge workload's set-up nor its steps hold the
+//! page's thread.
 
 use super::{App, Msg, StepMsg};
-use crate::ui::now_ms;
-use crate::ui::stepper::StepRun;
+use crate::ui::stepper::StepSession;
+use crate::ui::worker::FromWorker;
+use std::rc::Rc;
 use yew::prelude::*;
 
-/// Workloads from this many jobs get a note before their stepping run is set up.
-const LARGE_SETUP_JOBS: usize = 100_000;
+/// Milliseconds of steps per request when playing as fast as possible.
+const PLAY_BUDGET_MS: f64 = 40.0;
 
 impl App {
     /// A message of the stepping panel (or of the keys); returns whether to render.
@@ -17,127 +20,139 @@ impl App {
         if starts && self.step.run.is_none() && crate::ui::network::missing(&self.exp, self.mech) {
             return self.wait_for_network(ctx, super::AfterNetwork::Step(msg));
         }
-        if let Some(msg) = self.set_up_first(ctx, msg) {
-            return self.step_update_now(ctx, msg);
-        }
-        true
-    }
-
-    /// Before the first step of a large workload (its setup holds the page's thread for a
-    /// while), show a note and come back a frame later; the message to handle now, if any.
-    fn set_up_first(&mut self, ctx: &Context<Self>, msg: StepMsg) -> Option<StepMsg> {
-        let starts = matches!(msg, StepMsg::Step | StepMsg::TogglePlay | StepMsg::RunToEnd);
-        if !starts || self.step.run.is_some() || self.step.playing {
-            return Some(msg);
-        }
-        if self.step.preparing.take().is_some() {
-            return Some(msg);
-        }
-        let exp = self.exp.clone();
-        let jobs = self.resolve_cached(&exp).map_or(0, |r| r.trace.jobs.len());
-        if jobs < LARGE_SETUP_JOBS {
-            return Some(msg);
-        }
-        self.step.preparing = Some(jobs);
-        let link = ctx.link().clone();
-        yew::platform::spawn_local(async move {
-            yew::platform::time::sleep(std::time::Duration::from_millis(50)).await;
-            link.send_message(Msg::Step(msg));
-        });
-        None
-    }
-
-    /// A message of the stepping panel, handled now; returns whether to render.
-    fn step_update_now(&mut self, ctx: &Context<Self>, msg: StepMsg) -> bool {
         let step = &mut self.step;
         match msg {
             StepMsg::Policy(p) => {
                 step.policy = p;
-                step.run = None;
-                step.playing = false;
+                self.stop_stepping();
             }
             StepMsg::Step => {
                 step.playing = false;
-                self.step_once();
+                step.play_gen += 1;
+                self.request_steps(ctx, 1, 0.0);
             }
             StepMsg::TogglePlay => {
                 step.playing = !step.playing;
                 step.play_gen += 1;
                 if step.playing {
-                    self.schedule_tick(ctx);
+                    self.play_next(ctx);
                 }
             }
             StepMsg::Tick(generation) => {
                 if !step.playing || generation != step.play_gen {
                     return false;
                 }
-                // At full speed, as many steps as fit in about 40 ms, then a frame.
-                let budget_ms = if step.speed_ms == 0 { 40.0 } else { 0.0 };
-                let started = now_ms();
-                loop {
-                    if !self.step_once() {
-                        self.step.playing = false;
-                        break;
-                    }
-                    if now_ms() - started >= budget_ms {
-                        break;
-                    }
-                }
-                if self.step.playing {
-                    self.schedule_tick(ctx);
-                }
+                self.play_next(ctx);
             }
             StepMsg::Speed(v) => step.speed_ms = v.parse().unwrap_or(200),
             StepMsg::RunToEnd => {
                 step.speed_ms = 0;
                 if !step.playing {
-                    return self.step_update_now(ctx, StepMsg::TogglePlay);
+                    return self.step_update(ctx, StepMsg::TogglePlay);
                 }
             }
-            StepMsg::Reset => {
-                step.run = None;
-                step.playing = false;
-                step.play_gen += 1;
+            StepMsg::Reset => self.stop_stepping(),
+            StepMsg::AllRows(all) => {
+                step.all = all;
+                if let Some(s) = step.run.as_mut() {
+                    s.all = all;
+                    s.ask(0, 0.0);
+                }
+            }
+            StepMsg::Answer(session, m) => {
+                if session != step.session {
+                    return false;
+                }
+                self.step_answer(ctx, *m);
             }
         }
         true
     }
 
-    /// Make the stepping run of the policy stepped through, unless there is one; false
-    /// (with a message) when it cannot be made.
-    fn ensure_stepper(&mut self) -> bool {
-        if self.step.run.is_some() {
-            return true;
+    /// Drop the stepping run (its worker ends) and stop playing.
+    pub(super) fn stop_stepping(&mut self) {
+        self.step.run = None;
+        self.step.playing = false;
+        self.step.play_gen += 1;
+    }
+
+    /// The next request of play: a time budget of steps at full speed, else one step.
+    fn play_next(&mut self, ctx: &Context<Self>) {
+        let budget = if self.step.speed_ms == 0 {
+            PLAY_BUDGET_MS
+        } else {
+            0.0
+        };
+        self.request_steps(ctx, 1, budget);
+    }
+
+    /// Ask the worker for `steps` steps (or steps during `budget_ms`), setting the run up
+    /// first when there is none.
+    fn request_steps(&mut self, ctx: &Context<Self>, steps: u32, budget_ms: f64) {
+        if let Some(s) = self.step.run.as_mut() {
+            if s.done() {
+                self.step.playing = false;
+            } else {
+                s.ask(steps, budget_ms);
+            }
+            return;
         }
         let spec = self.step_spec();
         if spec.is_empty() {
             self.step.error = Some("select a policy first".into());
-            return false;
+            self.step.playing = false;
+            return;
         }
-        let exp = self.exp.clone();
-        let made = self.resolve_cached(&exp).and_then(|r| {
-            let sim = r.simulation(&spec).map_err(|e| e.to_string())?;
-            Ok(StepRun::new(sim, &r))
-        });
-        match made {
-            Ok(run) => {
-                self.step.run = Some(run);
+        self.step.session += 1;
+        let session = self.step.session;
+        let link = ctx.link().clone();
+        let started = StepSession::start(
+            &self.exp,
+            &spec,
+            steps,
+            budget_ms,
+            self.step.all,
+            move |m| link.send_message(Msg::Step(StepMsg::Answer(session, Box::new(m)))),
+        );
+        match started {
+            Ok(s) => {
+                self.step.run = Some(s);
                 self.step.error = None;
-                true
             }
             Err(e) => {
                 self.step.error = Some(e);
-                false
+                self.step.playing = false;
             }
         }
     }
 
-    /// One step (making the run first if needed); false when there is none to take.
-    fn step_once(&mut self) -> bool {
-        if !self.ensure_stepper() {
-            return false;
+    /// The worker's answer: show the board, then send the steps asked for meanwhile or the
+    /// next request of play.
+    fn step_answer(&mut self, ctx: &Context<Self>, m: FromWorker) {
+        match m {
+            FromWorker::Stepped(board) => {
+                let Some(s) = self.step.run.as_mut() else {
+                    return;
+                };
+                s.busy = false;
+                s.board = Some(Rc::new(*board));
+                self.step.error = None;
+                if s.queued > 0 && !s.done() {
+                    let n = std::mem::take(&mut s.queued);
+                    s.ask(n, 0.0);
+                } else if s.done() {
+                    s.queued = 0;
+                    self.step.playing = false;
+                } else if self.step.playing {
+                    self.schedule_tick(ctx);
+                }
+            }
+            FromWorker::Failed(e) => {
+                self.stop_stepping();
+                self.step.error = Some(e);
+            }
+            _ => {}
         }
-        self.step.run.as_mut().is_some_and(StepRun::step)
     }
 
     /// The next tick of play, after the speed's delay.

@@ -76,6 +76,12 @@ fn chart(name: &'static str, canvas: &NodeRef, wide: bool) -> Html {
         <figure class={classes!("chart", wide.then_some("wide-chart"))} data-chart={name}>
             <canvas id={id.clone()} ref={canvas.clone()} />
             <span class="export">{ button(Format::Png, "PNG", "png") }{ button(Format::Svg, "SVG", "svg") }</span>
+            if let Some(a) = crate::metrics::glossary::chart_axes(name) {
+                <figcaption class="axes">
+                    { "across: " }<abbr title={a.across.1} aria-description={a.across.1} data-axis="x">{ a.across.0 }</abbr>
+                    { " · up: " }<abbr title={a.up.1} aria-description={a.up.1} data-axis="y">{ a.up.0 }</abbr>
+                </figcaption>
+            }
         </figure>
     }
 }

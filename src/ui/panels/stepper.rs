@@ -1,14 +1,13 @@
-//! The "Step through rounds" panel: one policy's run on the page's thread, a step at a
-//! time (rounds, ticks, events or slots, as the policy's simulator goes), with its state
-//! after each step.
+//! The "Step through rounds" panel: one policy's run, stepped in a worker a step at a time
+//! (rounds, ticks, events or slots, as the policy's simulator goes), with its state after
+//! each step as the worker's board shows it.
 
-use super::state::{self, Rows};
-use crate::experiment::Experiment;
+use super::state;
+use crate::experiment::stepping::Board;
 use crate::sim::Mechanism;
 use crate::ui::app::StepMsg;
 use crate::ui::select_value;
-use crate::ui::shared::Shared;
-use crate::ui::stepper::{StepRun, StepSim};
+use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -27,12 +26,14 @@ fn clock(s: f64) -> String {
 /// What the panel shows.
 #[derive(Properties, PartialEq)]
 pub struct Props {
-    /// The experiment.
-    pub exp: Shared<Experiment>,
     /// The mechanism it runs in.
     pub mech: Mechanism,
-    /// The run, once a step was asked for.
-    pub run: Option<StepRun>,
+    /// The run after its last step, once a step was answered.
+    pub board: Option<Rc<Board>>,
+    /// The run is being set up in its worker.
+    pub setting_up: bool,
+    /// Every row of the jobs' table is asked for.
+    pub all: bool,
     /// The selected policies' row names.
     pub policies: Vec<String>,
     /// The one stepped through.
@@ -43,8 +44,6 @@ pub struct Props {
     pub speed_ms: u32,
     /// Why the run could not be made.
     pub error: Option<String>,
-    /// The jobs of a stepping run being set up, when it is.
-    pub preparing: Option<usize>,
     /// Stepping's messages.
     pub on_step: Callback<StepMsg>,
 }
@@ -52,27 +51,20 @@ pub struct Props {
 /// The stepping panel.
 #[function_component]
 pub fn StepPanel(props: &Props) -> Html {
-    let show_all = use_state(|| false);
     let on_step = &props.on_step;
     let mech = props.mech;
-    let st = props.run.as_ref().and_then(StepRun::get);
-    let sim = st.as_ref().map(|st| &st.sim);
-    let (now, round, done) = sim.map_or((0.0, 0, false), |s| (s.now(), s.round(), s.is_done()));
+    let board = props.board.as_deref();
+    let (now, round, done) = board.map_or((0.0, 0, false), |b| (b.now, b.steps, b.done));
     // What one step is: the mechanism of the policy being stepped (PickyMan steps from
     // event to event in a round-based experiment too).
-    let unit = match sim.map_or(mech, StepSim::mechanism) {
+    let unit = match board.map_or(mech, |b| b.mechanism) {
         Mechanism::Rounds => "round",
         Mechanism::Elastic | Mechanism::Pooled => "tick",
         Mechanism::Preemptive => "event",
         Mechanism::Slots => "slot",
     };
-    let rows = Rows {
-        all: *show_all,
-        on_toggle: {
-            let show_all = show_all.clone();
-            Callback::from(move |_: Event| show_all.set(!*show_all))
-        },
-    };
+    let all = props.all;
+    let on_all = on_step.reform(move |_: Event| StepMsg::AllRows(!all));
     html! {
         <section class="panel wide" id="step-panel">
             <h2>{ match mech { Mechanism::Preemptive => "Step through events", Mechanism::Slots => "Step through slots", Mechanism::Elastic | Mechanism::Pooled => "Step through ticks", Mechanism::Rounds => "Step through rounds" } }</h2>
@@ -100,16 +92,8 @@ pub fn StepPanel(props: &Props) -> Html {
             } }</p>
             <p class="hint" id="keys-hint">{ "The keys act when no field, list or button has the focus (Esc leaves it)." }</p>
             if let Some(e) = &props.error { <p class="error">{ e }</p> }
-            if let Some(jobs) = props.preparing { <p class="hint" id="step-preparing">{ format!("Setting up the stepping run of {jobs} jobs: the page pauses for a moment.") }</p> }
-            if let Some(st) = &st {
-                { match &st.sim {
-                    StepSim::Rounds(s) => state::rounds::view(st, s, &rows),
-                    StepSim::Elastic(s) => state::elastic::view(st, s, props.exp.round_s, &rows),
-                    StepSim::Pooled(s, r, _) => state::pooled::view(st, s, r, &rows),
-                    StepSim::Preemptive(s, r, _) => state::preemptive::view(st, s, r, &rows),
-                    StepSim::Slots(s, r, _) => state::slots::view(st, s, r, &rows),
-                } }
-            }
+            if props.setting_up { <p class="hint" id="step-preparing">{ "Setting up the stepping run in the background…" }</p> }
+            if let Some(b) = board { { state::view(b, all, &on_all) } }
         </section>
     }
 }

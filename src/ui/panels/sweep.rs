@@ -15,6 +15,7 @@ use crate::ui::plot;
 use crate::ui::shared::Shared;
 use crate::ui::worker::{FromWorker, ToWorker, WorkerHandle};
 use crate::ui::{input_checked, input_value};
+use crate::workload::claims::load_claim_for;
 use std::collections::VecDeque;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -29,6 +30,10 @@ const MAX_WORKERS: usize = 4;
 pub struct Props {
     /// The current experiment: its policies are the sweep's.
     pub exp: Shared<Experiment>,
+    /// Preset sweeps asked for so far: when it changes and the experiment is a preset's
+    /// with a figure against the load, the panel sweeps that figure's rates by itself.
+    #[prop_or_default]
+    pub auto: u64,
 }
 
 /// The panel's messages.
@@ -181,7 +186,7 @@ impl Component for SweepPanel {
 
     fn create(ctx: &Context<Self>) -> Self {
         let (values, p99) = from_address().unwrap_or_else(|| (suggested(&ctx.props().exp), false));
-        SweepPanel {
+        let mut panel = SweepPanel {
             values,
             p99,
             grid: None,
@@ -192,7 +197,18 @@ impl Component for SweepPanel {
             canvas: NodeRef::default(),
             sweeps: 0,
             drawn: None,
+        };
+        if ctx.props().auto > 0 {
+            panel.sweep_preset(ctx);
         }
+        panel
+    }
+
+    fn changed(&mut self, ctx: &Context<Self>, old: &Props) -> bool {
+        if ctx.props().auto != old.auto {
+            self.sweep_preset(ctx);
+        }
+        true
     }
 
     fn update(&mut self, ctx: &Context<Self>, msg: SweepMsg) -> bool {
@@ -257,7 +273,7 @@ impl Component for SweepPanel {
                 </div>
                 if let Some(l) = &self.link { <input id="sweep-link" readonly=true value={l.clone()} /> }
                 if let Some(e) = &self.error { <p class="error" id="sweep-error">{ e }</p> }
-                if let Some(g) = &self.grid { { self.table(g) } }
+                if let Some(g) = &self.grid { { self.table(g) } { self.claim(g) } }
                 <div class="charts">{ chart("sweep", &self.canvas, true) }</div>
             </section>
         }
@@ -279,6 +295,41 @@ impl Component for SweepPanel {
 }
 
 impl SweepPanel {
+    /// Sweep the rates of the figure against the load of the preset the experiment is, if
+    /// it is one.
+    fn sweep_preset(&mut self, ctx: &Context<Self>) {
+        if let Some(c) = load_claim_for(&ctx.props().exp) {
+            self.values = c
+                .rates
+                .iter()
+                .map(|r| plot::axis::short(*r))
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.p99 = false;
+            self.link = None;
+            self.start(ctx);
+        }
+    }
+
+    /// The paper's figure against the load beside the sweep's, when the grid is a preset's.
+    fn claim(&self, g: &Grid) -> Html {
+        let Some(c) = load_claim_for(&g.base).filter(|_| g.rates) else {
+            return html! {};
+        };
+        let n = g.values.len();
+        let ratios = c.ratios(|policy, rate| {
+            let p = g.base.policies.iter().position(|x| x == policy)?;
+            let v = g.values.iter().position(|&x| x == rate)?;
+            g.cells.get(p * n + v).copied().flatten().map(|c| c.avg)
+        });
+        html! {
+            <div class="claim" id="sweep-claim" data-points={ratios.len().to_string()}>
+                <p>{ c.line(&ratios) }</p>
+                <p class="hint">{ c.source }</p>
+            </div>
+        }
+    }
+
     fn start(&mut self, ctx: &Context<Self>) {
         self.error = None;
         self.running = None;

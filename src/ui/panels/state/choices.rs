@@ -7,6 +7,7 @@ use crate::policy::pollux::{Explanation, Weighed};
 use crate::ui::plot::{self, line, look, Axis, Fig, Key, Swatch};
 use crate::ui::select_value;
 use plotters::prelude::*;
+use std::collections::BTreeMap;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -17,8 +18,8 @@ pub struct Props {
     pub explanation: Explanation,
     /// GPU type names, in cluster order.
     pub types: Vec<String>,
-    /// Each job's application, by job id.
-    pub apps: Vec<String>,
+    /// The application of each job decided for.
+    pub apps: BTreeMap<JobId, String>,
 }
 
 /// One configuration as people read it: "8 × a100".
@@ -58,7 +59,7 @@ pub fn Choices(props: &Props) -> Html {
         return html! { <p class="hint" id="choices">{ "No job was decided for at the last decision (each job still restarting keeps its GPUs)." }</p> };
     };
     let types = &props.types;
-    let app = |j: JobId| props.apps.get(j).map_or("", String::as_str);
+    let app = |j: JobId| props.apps.get(&j).map_or("", String::as_str);
     let on_pick = {
         let picked = picked.clone();
         Callback::from(move |ev: Event| picked.set(select_value(&ev).parse().ok()))

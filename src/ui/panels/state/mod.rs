@@ -1,46 +1,174 @@
-//! The stepping panel's view of the run after a step, one per simulator: [`rounds`],
-//! [`elastic`], [`pooled`], [`preemptive`] and [`slots`]. Each shows the cluster with the
-//! jobs holding it and a table of the jobs; [`choices`] shows why a policy that weighs
-//! every configuration gave each job what it got.
+//! The stepping panel's view of a run after a step: the worker's [`Board`] drawn as the
+//! cluster with the jobs holding it, a table of the jobs, and ([`choices`]) why a policy
+//! that weighs every configuration gave each job what it got.
 
 pub mod choices;
-pub mod elastic;
-pub mod pooled;
-pub mod preemptive;
-pub mod rounds;
-pub mod slots;
 
+use crate::experiment::stepping::{Area, Board, Cell, Gpu, GpuKind, Server, ServerKind, JOB_ROWS};
+use crate::ui::job_colour as colour;
+use choices::Choices;
+use indexmap::IndexMap;
 use yew::prelude::*;
+use yew::virtual_dom::VTag;
 
-/// Rows of the jobs' table shown unless every job is asked for.
-const JOB_ROWS: usize = 40;
-
-/// How many rows of the jobs' table to show: the first ones, or all when asked.
-pub struct Rows {
-    /// Show every job.
-    pub all: bool,
-    /// The box asking for every job was ticked or unticked.
-    pub on_toggle: Callback<Event>,
+/// An element `tag` with `class`, `id` and `title` (when given) and `data-*` attributes
+/// (named without the prefix), around `children`. The board's attribute names come at run
+/// time, which the `html!` macro's static names cannot take.
+fn element(
+    tag: &str,
+    class: &str,
+    id: Option<&str>,
+    title: Option<&str>,
+    data: &[(String, String)],
+    children: Html,
+) -> Html {
+    let mut attrs: IndexMap<AttrValue, AttrValue> = IndexMap::new();
+    let mut set = |k: &str, v: &str| {
+        attrs.insert(
+            AttrValue::from(k.to_string()),
+            AttrValue::from(v.to_string()),
+        );
+    };
+    if !class.is_empty() {
+        set("class", class);
+    }
+    if let Some(id) = id {
+        set("id", id);
+    }
+    if let Some(t) = title {
+        set("title", t);
+    }
+    for (k, v) in data {
+        set(&format!("data-{k}"), v);
+    }
+    let mut node = VTag::new(tag.to_string());
+    node.set_attributes(attrs);
+    node.add_child(children);
+    node.into()
 }
 
-impl Rows {
-    /// Rows shown of `n` jobs.
-    fn shown(&self, n: usize) -> usize {
-        if self.all {
-            n
-        } else {
-            n.min(JOB_ROWS)
-        }
-    }
+/// One GPU.
+fn gpu(g: &Gpu) -> Html {
+    let class = match g.kind {
+        GpuKind::Idle => "gpu",
+        GpuKind::Busy => "gpu busy",
+        GpuKind::Shared(_) => "gpu busy shared",
+        GpuKind::Loading => "gpu busy loading",
+        GpuKind::Draining => "gpu busy draining",
+        GpuKind::Saving => "gpu busy saving",
+        GpuKind::Kept => "gpu kept",
+        GpuKind::Serving => "gpu serving",
+    };
+    let style = match (g.kind, g.job) {
+        (GpuKind::Shared(b), Some(a)) => format!(
+            "background:linear-gradient(135deg, {} 50%, {} 50%)",
+            colour(a),
+            colour(b)
+        ),
+        (_, Some(j)) => format!("background-color:{}", colour(j)),
+        (_, None) => String::new(),
+    };
+    html! { <span class={class} title={g.title.clone()} style={style}></span> }
+}
 
-    /// The box asking for all `n` jobs (`what`: "active jobs", say), when there are more
-    /// than the first rows.
-    fn toggle(&self, n: usize, what: &str) -> Html {
-        if n <= JOB_ROWS {
-            return html! {};
+/// One server with its GPUs (and its CPUs in use, when they count).
+fn server(s: &Server) -> Html {
+    let class = match s.kind {
+        ServerKind::Plain => "server",
+        ServerKind::Serving => "server serving",
+        ServerKind::Loaned => "server loaned",
+    };
+    let inner = html! {
+        <>
+        { for s.gpus.iter().map(gpu) }
+        if let Some((used, all)) = s.cpus {
+            <span class="cpu-bar" title={format!("{used} of {all} CPUs in use")}>
+                <span style={format!("height:{:.0}%", 100.0 * f64::from(used) / f64::from(all.max(1)))}></span>
+            </span>
         }
-        html! {
-            <label class="hint"><input type="checkbox" checked={self.all} onchange={self.on_toggle.clone()} />{ format!(" show all {n} {what} ({} more)", n.saturating_sub(JOB_ROWS)) }</label>
-        }
+        </>
+    };
+    element("div", class, None, Some(&s.title), &s.data, inner)
+}
+
+/// One part of the cluster's picture.
+fn area(a: &Area) -> Html {
+    match a {
+        Area::Types(types) => html! {
+            <div class="gpu-grid">
+            { for types.iter().map(|(heading, gpus)| html! {
+                <div class="gpu-type">
+                    <h3>{ heading }</h3>
+                    <div class="gpus">{ for gpus.iter().map(gpu) }</div>
+                </div>
+            }) }
+            </div>
+        },
+        Area::Servers { title, id, servers } => html! {
+            <>
+            <h3 class="servers-title">{ title }</h3>
+            <div class="servers" id={id.clone()}>{ for servers.iter().map(server) }</div>
+            </>
+        },
+        Area::Row { title, id, gpus } => html! {
+            <>
+            <h3 class="servers-title">{ title }</h3>
+            <div class="gpus wide" id={id.clone()}>{ for gpus.iter().map(gpu) }</div>
+            </>
+        },
+        Area::Note(text) => html! { <p class="hint">{ text }</p> },
     }
+}
+
+/// One cell of a job's row.
+fn cell(c: &Cell) -> Html {
+    match c {
+        Cell::Job(j) => {
+            html! { <td><span class="swatch" style={format!("background:{}", colour(*j))}></span>{ j }</td> }
+        }
+        Cell::Text(t) => html! { <td>{ t }</td> },
+        Cell::Progress(f) => {
+            html! { <td><progress max="1" value={f.to_string()} />{ format!(" {:.0}%", f * 100.0) }</td> }
+        }
+        Cell::Pair(p) => html! {
+            <td class="pair">{ p.as_ref().map(|(o, row)| html! {
+                <><span class="swatch" style={format!("background:{}", colour(*o))}></span>{ format!("{o} {row}") }</>
+            }).unwrap_or_default() }</td>
+        },
+    }
+}
+
+/// The view of the board `b`; `all` says whether every row of its table was asked for and
+/// `on_all` asks for every row (or the first ones).
+pub fn view(b: &Board, all: bool, on_all: &Callback<Event>) -> Html {
+    let t = &b.table;
+    let table = html! {
+        <table class="jobs" id={t.id.clone()}>
+            <thead><tr>
+            { for t.heads.iter().map(|(h, title)| html! { <th title={title.clone()}>{ h }</th> }) }
+            </tr></thead>
+            <tbody>
+            { for t.rows.iter().map(|r| element("tr", "", None, None, &r.data, html! { <>{ for r.cells.iter().map(cell) }</> })) }
+            </tbody>
+        </table>
+    };
+    let toggle = if t.total > JOB_ROWS {
+        html! {
+            <label class="hint"><input type="checkbox" checked={all} onchange={on_all.clone()} />{ format!(" show all {} {} ({} more)", t.total, t.what, t.total.saturating_sub(JOB_ROWS)) }</label>
+        }
+    } else {
+        html! {}
+    };
+    let inner = html! {
+        <>
+        { for b.areas.iter().map(area) }
+        { table }
+        { toggle }
+        if let Some(c) = &b.choices {
+            <Choices explanation={c.explanation.clone()} types={c.types.clone()} apps={c.apps.clone()} />
+        }
+        <p class="hint">{ &b.footer }</p>
+        </>
+    };
+    element("div", "state", b.id.as_deref(), None, &b.data, inner)
 }

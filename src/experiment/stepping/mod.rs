@@ -1,0 +1,196 @@
+//! One policy's run of an experiment, a step at a time (rounds, ticks, events or slots, as
+//! the policy's simulator goes), and what it looks like after each step ([`Board`]). The page
+//! steps it in a worker and draws the boards it gets back; tests step it natively.
+//!
+//! - `board`: the board's data;
+//! - `rounds`, `elastic`, `pooled`, `preemptive`, `slots`: each simulator's board.
+
+mod board;
+mod elastic;
+mod pooled;
+mod preemptive;
+mod rounds;
+mod slots;
+
+pub use board::{
+    shown, Area, Board, Cell, Choices, Gpu, GpuKind, Row, Server, ServerKind, Table, JOB_ROWS,
+};
+
+use super::{ExperimentError, Resolved};
+use crate::metrics::Recorder;
+use crate::sim::elastic::ElasticSimulator;
+use crate::sim::pooled::PooledSimulator;
+use crate::sim::preemptive::PreemptiveSimulator;
+use crate::sim::slots::SlotSimulator;
+use crate::sim::{Mechanism, Simulation, Simulator, Stepper};
+
+/// The simulator being stepped, in its mechanism.
+enum StepSim {
+    Rounds(Box<Simulator>),
+    Elastic(Box<ElasticSimulator>),
+    Pooled(Box<PooledSimulator>),
+    Preemptive(Box<PreemptiveSimulator>),
+    Slots(Box<SlotSimulator>),
+}
+
+impl StepSim {
+    /// The simulation behind the one stepping interface.
+    fn sim(&self) -> &dyn Stepper {
+        match self {
+            StepSim::Rounds(s) => s.as_ref(),
+            StepSim::Elastic(s) => s.as_ref(),
+            StepSim::Pooled(s) => s.as_ref(),
+            StepSim::Preemptive(s) => s.as_ref(),
+            StepSim::Slots(s) => s.as_ref(),
+        }
+    }
+
+    fn sim_mut(&mut self) -> &mut dyn Stepper {
+        match self {
+            StepSim::Rounds(s) => s.as_mut(),
+            StepSim::Elastic(s) => s.as_mut(),
+            StepSim::Pooled(s) => s.as_mut(),
+            StepSim::Preemptive(s) => s.as_mut(),
+            StepSim::Slots(s) => s.as_mut(),
+        }
+    }
+}
+
+/// One policy's run of a resolved experiment, stepped through, with what it recorded.
+pub struct StepRun {
+    resolved: Resolved,
+    sim: StepSim,
+    rec: Recorder,
+    /// Events of the last step.
+    last_events: usize,
+    /// Steps taken (the round-based and elastic simulators count their own).
+    steps: u64,
+    /// Seconds between the elastic policies' decisions.
+    round_s: f64,
+}
+
+impl StepRun {
+    /// The run of `policy_spec` on the resolved experiment `r`, at its start; `round_s` is
+    /// the experiment's round length (the elastic policies decide that often).
+    pub fn new(r: Resolved, policy_spec: &str, round_s: f64) -> Result<Self, ExperimentError> {
+        let sim = match r.simulation(policy_spec)? {
+            Simulation::Rounds(s) => StepSim::Rounds(s),
+            Simulation::Elastic(s) => StepSim::Elastic(s),
+            Simulation::Pooled(s) => StepSim::Pooled(s),
+            Simulation::Preemptive(s) => StepSim::Preemptive(s),
+            Simulation::Slots(s) => StepSim::Slots(s),
+        };
+        let mut rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
+        rec.preemption.enabled = r.preemption.is_some();
+        Ok(StepRun {
+            resolved: r,
+            sim,
+            rec,
+            last_events: 0,
+            steps: 0,
+            round_s,
+        })
+    }
+
+    /// One step; false when the simulation is over.
+    pub fn step(&mut self) -> bool {
+        match self.sim.sim_mut().step() {
+            Some(report) => {
+                for e in &report.events {
+                    self.rec.observe(e);
+                }
+                self.last_events = report.events.len();
+                self.steps += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Simulated seconds so far.
+    pub fn now(&self) -> f64 {
+        self.sim.sim().now()
+    }
+
+    /// Steps done: rounds, ticks, events or slots.
+    pub fn steps(&self) -> u64 {
+        match &self.sim {
+            StepSim::Rounds(s) => s.round(),
+            StepSim::Elastic(s) => s.round(),
+            _ => self.steps,
+        }
+    }
+
+    /// Whether every job is done.
+    pub fn is_done(&self) -> bool {
+        self.sim.sim().is_done()
+    }
+
+    /// The mechanism of the stepped policy (PickyMan steps from event to event in a
+    /// round-based experiment too).
+    pub fn mechanism(&self) -> Mechanism {
+        self.sim.sim().mechanism()
+    }
+
+    /// What the run recorded so far.
+    pub fn recorder(&self) -> &Recorder {
+        &self.rec
+    }
+
+    /// Jobs finished so far.
+    fn finished(&self) -> usize {
+        self.rec.jobs.iter().filter(|r| r.finish.is_some()).count()
+    }
+
+    /// What the run looks like now; `all` carries every row of the jobs' table, not just
+    /// the first [`JOB_ROWS`].
+    pub fn board(&self, all: bool) -> Board {
+        let r = &self.resolved;
+        let finished = self.finished();
+        let mut b = match &self.sim {
+            StepSim::Rounds(s) => rounds::board(s, finished, self.last_events, all),
+            StepSim::Elastic(s) => elastic::board(s, finished, self.last_events, self.round_s, all),
+            StepSim::Pooled(s) => pooled::board(s, r, finished, self.last_events, all),
+            StepSim::Preemptive(s) => preemptive::board(
+                s,
+                r,
+                finished,
+                self.last_events,
+                self.rec.preemption.suspensions.len(),
+                all,
+            ),
+            StepSim::Slots(s) => slots::board(s, r, finished, self.last_events, all),
+        };
+        b.now = self.now();
+        b.steps = self.steps();
+        b.done = self.is_done();
+        b.mechanism = self.mechanism();
+        b
+    }
+}
+
+/// A board with its picture, table and footer, the clock fields filled in by
+/// [`StepRun::board`].
+fn blank(id: Option<&str>, data: Vec<(&str, String)>, table: Table) -> Board {
+    Board {
+        now: 0.0,
+        steps: 0,
+        done: false,
+        mechanism: Mechanism::Rounds,
+        id: id.map(str::to_string),
+        data: data.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        areas: Vec::new(),
+        table,
+        choices: None,
+        footer: String::new(),
+    }
+}
+
+/// A share done, `done` of `total`, between 0 and 1 (0 for no total).
+fn fraction(done: f64, total: f64) -> f64 {
+    if total > 0.0 {
+        (done / total).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}

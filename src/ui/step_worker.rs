@@ -1,0 +1,64 @@
+//! Stepping in a worker: the worker holds one policy's run ([`StepRun`]), steps it as the
+//! page asks and answers with the run's [`Board`], so a huge workload's set-up and steps
+//! never hold the page's thread.
+
+use super::worker::{post, FromWorker};
+use crate::experiment::stepping::StepRun;
+use crate::experiment::Experiment;
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use web_sys::DedicatedWorkerGlobalScope;
+
+/// What the page asks of the stepping worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepRequest {
+    /// With the first request: the experiment and the policy to step through.
+    pub start: Option<(Box<Experiment>, String)>,
+    /// Steps to take (0: just the board).
+    pub steps: u32,
+    /// When above 0: take steps (at least one) until this many milliseconds have passed,
+    /// whatever `steps` says.
+    pub budget_ms: f64,
+    /// Carry every row of the jobs' table.
+    pub all: bool,
+}
+
+thread_local! {
+    static RUN: RefCell<Option<StepRun>> = const { RefCell::new(None) };
+}
+
+/// Answer one stepping request with the board after it, or why it failed.
+pub fn answer(scope: &DedicatedWorkerGlobalScope, req: StepRequest) {
+    if let Some((exp, policy)) = req.start {
+        let made = exp
+            .resolve()
+            .and_then(|r| StepRun::new(r, &policy, exp.round_s))
+            .map_err(|e| e.to_string());
+        match made {
+            Ok(run) => RUN.with(|r| *r.borrow_mut() = Some(run)),
+            Err(e) => return post(scope, &FromWorker::Failed(e)),
+        }
+    }
+    let board = RUN.with(|r| {
+        let mut r = r.borrow_mut();
+        let run = r.as_mut()?;
+        if req.budget_ms > 0.0 {
+            let started = js_sys::Date::now();
+            while run.step() && js_sys::Date::now() - started < req.budget_ms {}
+        } else {
+            for _ in 0..req.steps {
+                if !run.step() {
+                    break;
+                }
+            }
+        }
+        Some(run.board(req.all))
+    });
+    match board {
+        Some(b) => post(scope, &FromWorker::Stepped(Box::new(b))),
+        None => post(
+            scope,
+            &FromWorker::Failed("the stepping run was not set up".into()),
+        ),
+    }
+}
