@@ -103,3 +103,33 @@ fn pooled_runs_are_deterministic() {
     let b = serde_json::to_string(&run(&exp).unwrap()[0].summary).unwrap();
     assert_eq!(a, b);
 }
+
+/// A job that would run for more than 10 years even on every GPU it may hold is refused,
+/// with its limit named, before anything runs (an imported PAI job of 1e18 seconds, say).
+#[test]
+fn a_job_longer_than_ten_years_at_its_fastest_is_refused() {
+    let exp = orrery::experiment::Experiment {
+        workload: orrery::experiment::WorkloadSource::Inline {
+            name: "long.csv".into(),
+            text: "job_type,arrival_s,total_steps\nimported,0,100\nimported,5,1e18\n".into(),
+        },
+        ..presets::aryl_experiment()
+    };
+    let r = exp.resolve().unwrap();
+    let e = r
+        .pooled_simulator("aryl", r.load.as_ref().unwrap())
+        .err()
+        .expect("a 1e18-step job was taken");
+    assert!(
+        e.to_string().contains("10 years") && e.to_string().contains("job 1"),
+        "{e}"
+    );
+    let short = orrery::experiment::Experiment {
+        workload: orrery::experiment::WorkloadSource::Inline {
+            name: "short.csv".into(),
+            text: "job_type,arrival_s,total_steps\nimported,0,100\nimported,5,1e6\n".into(),
+        },
+        ..presets::aryl_experiment()
+    };
+    assert!(run(&short).is_ok());
+}

@@ -23,6 +23,7 @@ use super::{RoundReport, SimError, SimEvent};
 use crate::cluster::ClusterSpec;
 use crate::job::{JobId, JobSpec};
 use crate::workload::inference::LoadCurve;
+use crate::workload::trace::MAX_JOB_S;
 use crate::workload::Profile;
 use std::collections::BTreeMap;
 
@@ -349,7 +350,7 @@ impl PooledSimulator {
         }
         let inference_servers = servers.iter().filter(|s| s.pool == Pool::Inference).count();
         let capacity: u32 = servers.iter().map(|s| s.gpus).sum();
-        let jobs = specs
+        let jobs: Vec<PooledJob> = specs
             .iter()
             .map(|s| {
                 let min = s.min_gpus.unwrap_or(s.scale_factor).max(1);
@@ -383,6 +384,27 @@ impl PooledSimulator {
                 }
             })
             .collect();
+        // A job must end within the limit of every trace at its fastest (on all the GPUs
+        // it may hold, loaned ones included).
+        for (id, (j, s)) in jobs.iter().zip(&specs).enumerate() {
+            let fastest = j
+                .speed
+                .iter()
+                .chain(&j.loan_speed)
+                .copied()
+                .fold(0.0, f64::max);
+            if !j.dropped && j.total / fastest > MAX_JOB_S {
+                return Err(SimError::Job {
+                    job: id,
+                    job_type: s.job_type.clone(),
+                    reason: format!(
+                        "{} steps take {:.3e} s even at its fastest, more than the limit of {MAX_JOB_S} s (10 years)",
+                        j.total,
+                        j.total / fastest
+                    ),
+                });
+            }
+        }
         let order = super::arrival_order(&specs);
         Ok(PooledSimulator {
             config,
