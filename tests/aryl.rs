@@ -116,10 +116,9 @@ fn a_job_longer_than_ten_years_at_its_fastest_is_refused() {
         ..presets::aryl_experiment()
     };
     let r = exp.resolve().unwrap();
-    let e = r
-        .pooled_simulator("aryl", r.load.as_ref().unwrap())
-        .err()
-        .expect("a 1e18-step job was taken");
+    let Err(e) = r.pooled_simulator("aryl", r.load.as_ref().unwrap()) else {
+        panic!("a 1e18-step job was taken");
+    };
     assert!(
         e.to_string().contains("10 years") && e.to_string().contains("job 1"),
         "{e}"
