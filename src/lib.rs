@@ -16,8 +16,10 @@
 
 #![deny(missing_docs)]
 
+pub mod axis;
 pub mod cluster;
 pub mod experiment;
+pub mod format;
 pub mod job;
 pub mod math;
 pub mod metrics;

@@ -5,6 +5,7 @@
 //! expected to take longer than [`CONFIRM_ABOVE_MS`] asks first.
 
 use super::Experiment;
+use crate::format::thousands;
 use crate::sim::Mechanism;
 
 /// Runs expected to take longer than this (milliseconds) ask first.
@@ -130,19 +131,6 @@ pub fn duration(ms: f64) -> String {
     }
 }
 
-/// A count with thousands separators: `82,247`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// Two significant figures.
 fn significant(x: f64) -> String {
     if x >= 10.0 {
@@ -203,7 +191,5 @@ mod tests {
         assert_eq!(duration(45_000.0), "45 s");
         assert_eq!(duration(600_000.0), "10 min");
         assert_eq!(duration(2.0e7), "5.6 h");
-        assert_eq!(thousands(1_000_000), "1,000,000");
-        assert_eq!(thousands(999), "999");
     }
 }

@@ -4,7 +4,7 @@
 //! day or week, whichever gives a readable number of bars. Hidden for generated workloads.
 
 use super::chart;
-use crate::experiment::estimate::thousands;
+use crate::format::thousands;
 use crate::ui::app::TraceShape;
 use crate::ui::plot;
 use crate::ui::shared::Shared;
