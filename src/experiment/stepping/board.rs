@@ -157,6 +157,19 @@ impl Table {
     }
 }
 
+impl Table {
+    /// The rows of `jobs`, each made by `row`: the first [`JOB_ROWS`], or all when `all`.
+    pub fn fill(&mut self, jobs: &[JobId], all: bool, row: impl FnMut(JobId) -> Row) {
+        self.total = jobs.len();
+        self.rows = jobs
+            .iter()
+            .take(shown(jobs.len(), all))
+            .copied()
+            .map(row)
+            .collect();
+    }
+}
+
 /// One job's row.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {

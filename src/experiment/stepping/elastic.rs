@@ -3,8 +3,7 @@
 //! say why, each job's goodput in every configuration it was weighed in.
 
 use super::{
-    blank, fraction, shown, Area, Board, Cell, Choices, Gpu, GpuKind, Row, Server, ServerKind,
-    Table,
+    blank, fraction, Area, Board, Cell, Choices, Gpu, GpuKind, Row, Server, ServerKind, Table,
 };
 use crate::job::JobId;
 use crate::sim::elastic::ElasticSimulator;
@@ -107,63 +106,58 @@ pub(super) fn board(
         ],
         "active jobs",
     );
-    table.total = active.len();
-    table.rows = active
-        .iter()
-        .take(shown(active.len(), all))
-        .map(|&j| {
-            let spec = &specs[j];
-            let s = &states[j];
-            let app = apps.apps.get(s.app);
-            let target = app.map_or(1.0, |a| a.target_progress()).max(1e-9);
-            let state = if s.replicas() == 0 {
-                "queued"
-            } else if s.rescale_time > 0.0 {
-                "restarting"
-            } else {
-                "running"
-            };
-            let ty = s
-                .allocation
-                .first()
-                .and_then(|&v| sim.real_server(v))
-                .and_then(|(_, t)| cluster.types.get(t))
-                .map_or("—", |t| t.name.as_str());
-            let idle = s.replicas() == 0;
-            Row {
-                data: vec![
-                    ("job".into(), j.to_string()),
-                    ("gpus".into(), s.replicas().to_string()),
-                    ("type".into(), ty.to_string()),
-                ],
-                cells: vec![
-                    Cell::Job(j),
-                    Cell::text(&spec.job_type),
-                    Cell::Text(format!(
-                        "{} × {}",
-                        spec.scale_factor,
-                        spec.batch_size
-                            .map_or_else(|| "—".to_string(), |b| b.to_string())
-                    )),
-                    Cell::text(ty),
-                    Cell::Text(if idle {
-                        "—".to_string()
-                    } else {
-                        format!("{} ({})", s.replicas(), s.nodes())
-                    }),
-                    Cell::Text(if idle {
-                        "—".to_string()
-                    } else {
-                        s.batch_size().to_string()
-                    }),
-                    Cell::Text(format!("{}/{}", s.epoch, app.map_or(0, |a| a.max_epochs))),
-                    Cell::Progress(fraction(s.progress, target)),
-                    Cell::text(s.num_restarts.unwrap_or(0)),
-                    Cell::text(state),
-                ],
-            }
-        })
-        .collect();
+    table.fill(&active, all, |j| {
+        let spec = &specs[j];
+        let s = &states[j];
+        let app = apps.apps.get(s.app);
+        let target = app.map_or(1.0, |a| a.target_progress()).max(1e-9);
+        let state = if s.replicas() == 0 {
+            "queued"
+        } else if s.rescale_time > 0.0 {
+            "restarting"
+        } else {
+            "running"
+        };
+        let ty = s
+            .allocation
+            .first()
+            .and_then(|&v| sim.real_server(v))
+            .and_then(|(_, t)| cluster.types.get(t))
+            .map_or("—", |t| t.name.as_str());
+        let idle = s.replicas() == 0;
+        Row {
+            data: vec![
+                ("job".into(), j.to_string()),
+                ("gpus".into(), s.replicas().to_string()),
+                ("type".into(), ty.to_string()),
+            ],
+            cells: vec![
+                Cell::Job(j),
+                Cell::text(&spec.job_type),
+                Cell::Text(format!(
+                    "{} × {}",
+                    spec.scale_factor,
+                    spec.batch_size
+                        .map_or_else(|| "—".to_string(), |b| b.to_string())
+                )),
+                Cell::text(ty),
+                Cell::Text(if idle {
+                    "—".to_string()
+                } else {
+                    format!("{} ({})", s.replicas(), s.nodes())
+                }),
+                Cell::Text(if idle {
+                    "—".to_string()
+                } else {
+                    s.batch_size().to_string()
+                }),
+                Cell::Text(format!("{}/{}", s.epoch, app.map_or(0, |a| a.max_epochs))),
+                Cell::Progress(fraction(s.progress, target)),
+                Cell::text(s.num_restarts.unwrap_or(0)),
+                Cell::text(state),
+            ],
+        }
+    });
     let mut b = blank(None, Vec::new(), table);
     b.areas.push(Area::Servers {
         title: format!(

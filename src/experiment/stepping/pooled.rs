@@ -1,9 +1,7 @@
 //! The pooled simulator (Aryl) after a tick: training and inference servers with the jobs
 //! on them (inference servers serving the load, loaned ones), and the active jobs.
 
-use super::{
-    blank, fraction, shown, Area, Board, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
-};
+use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table};
 use crate::experiment::Resolved;
 use crate::job::JobId;
 use crate::sim::pooled::{Pool, PooledSimulator};
@@ -105,47 +103,42 @@ pub(super) fn board(
         ],
         "active jobs",
     );
-    table.total = active.len();
-    table.rows = active
-        .iter()
-        .take(shown(active.len(), all))
-        .map(|&j| {
-            let job = &jobs[j];
-            let ty = r.trace.jobs.get(j).map_or("", |s| s.job_type.as_str());
-            let on_loan: u32 = job
-                .placement
-                .iter()
-                .filter(|p| servers.get(p.0).is_some_and(|s| s.pool == Pool::Inference))
-                .map(|p| p.1)
-                .sum();
-            let state = if !job.running() {
-                "queued"
-            } else if job.overhead > 0.0 {
-                "restarting"
-            } else {
-                "running"
-            };
-            Row {
-                data: vec![
-                    ("job".into(), j.to_string()),
-                    ("gpus".into(), job.gpus().to_string()),
-                ],
-                cells: vec![
-                    Cell::Job(j),
-                    Cell::text(ty),
-                    Cell::Text(format!(
-                        "{} ({}–{})",
-                        job.gpus(),
-                        job.min_gpus,
-                        job.max_gpus
-                    )),
-                    Cell::text(on_loan),
-                    Cell::Progress(fraction(job.progress, job.total)),
-                    Cell::text(state),
-                ],
-            }
-        })
-        .collect();
+    table.fill(&active, all, |j| {
+        let job = &jobs[j];
+        let ty = r.trace.jobs.get(j).map_or("", |s| s.job_type.as_str());
+        let on_loan: u32 = job
+            .placement
+            .iter()
+            .filter(|p| servers.get(p.0).is_some_and(|s| s.pool == Pool::Inference))
+            .map(|p| p.1)
+            .sum();
+        let state = if !job.running() {
+            "queued"
+        } else if job.overhead > 0.0 {
+            "restarting"
+        } else {
+            "running"
+        };
+        Row {
+            data: vec![
+                ("job".into(), j.to_string()),
+                ("gpus".into(), job.gpus().to_string()),
+            ],
+            cells: vec![
+                Cell::Job(j),
+                Cell::text(ty),
+                Cell::Text(format!(
+                    "{} ({}–{})",
+                    job.gpus(),
+                    job.min_gpus,
+                    job.max_gpus
+                )),
+                Cell::text(on_loan),
+                Cell::Progress(fraction(job.progress, job.total)),
+                Cell::text(state),
+            ],
+        }
+    });
     let mut b = blank(
         Some("pool-state"),
         vec![

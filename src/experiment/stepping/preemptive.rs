@@ -1,7 +1,7 @@
 //! The preemptive simulator (PickyMan) after an event: the cluster's GPUs with the jobs
 //! holding them (draining, checkpointing and reloading ones marked), and the active jobs.
 
-use super::{blank, fraction, shown, Area, Board, Cell, Gpu, GpuKind, Row, Table};
+use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Table};
 use crate::experiment::Resolved;
 use crate::job::JobId;
 use crate::sim::preemptive::{Phase, PreemptiveSimulator};
@@ -71,45 +71,40 @@ pub(super) fn board(
         ],
         "active jobs",
     );
-    table.total = active.len();
-    table.rows = active
-        .iter()
-        .take(shown(active.len(), all))
-        .map(|&j| {
-            let job = &jobs[j];
-            let ty = r.trace.jobs.get(j).map_or("", |s| s.job_type.as_str());
-            let state = match job.phase {
-                Phase::Waiting if job.victims_pending > 0 => {
-                    format!("waiting for {} suspended job(s)", job.victims_pending)
-                }
-                Phase::Waiting if job.first_start.is_some() => "suspended, waiting".to_string(),
-                Phase::Waiting => "queued".to_string(),
-                Phase::Loading => "reloading".to_string(),
-                Phase::Running => "running".to_string(),
-                Phase::Draining => format!(
-                    "finishing its epoch (for job {})",
-                    job.suspended_for.map(|w| w.to_string()).unwrap_or_default()
-                ),
-                Phase::Saving => "checkpointing".to_string(),
-                Phase::Pending | Phase::Done => String::new(),
-            };
-            Row {
-                data: vec![
-                    ("job".into(), j.to_string()),
-                    ("phase".into(), format!("{:?}", job.phase)),
-                ],
-                cells: vec![
-                    Cell::Job(j),
-                    Cell::text(ty),
-                    Cell::text(job.gpus),
-                    Cell::Text(state),
-                    Cell::Progress(fraction(job.progress, job.total)),
-                    Cell::text(job.preemptions),
-                    Cell::Text(format!("{:.2}", job.attained / 3600.0)),
-                ],
+    table.fill(&active, all, |j| {
+        let job = &jobs[j];
+        let ty = r.trace.jobs.get(j).map_or("", |s| s.job_type.as_str());
+        let state = match job.phase {
+            Phase::Waiting if job.victims_pending > 0 => {
+                format!("waiting for {} suspended job(s)", job.victims_pending)
             }
-        })
-        .collect();
+            Phase::Waiting if job.first_start.is_some() => "suspended, waiting".to_string(),
+            Phase::Waiting => "queued".to_string(),
+            Phase::Loading => "reloading".to_string(),
+            Phase::Running => "running".to_string(),
+            Phase::Draining => format!(
+                "finishing its epoch (for job {})",
+                job.suspended_for.map(|w| w.to_string()).unwrap_or_default()
+            ),
+            Phase::Saving => "checkpointing".to_string(),
+            Phase::Pending | Phase::Done => String::new(),
+        };
+        Row {
+            data: vec![
+                ("job".into(), j.to_string()),
+                ("phase".into(), format!("{:?}", job.phase)),
+            ],
+            cells: vec![
+                Cell::Job(j),
+                Cell::text(ty),
+                Cell::text(job.gpus),
+                Cell::Text(state),
+                Cell::Progress(fraction(job.progress, job.total)),
+                Cell::text(job.preemptions),
+                Cell::Text(format!("{:.2}", job.attained / 3600.0)),
+            ],
+        }
+    });
     let mut b = blank(
         Some("preempt-state"),
         vec![

@@ -1,7 +1,7 @@
 //! The round-based simulator after a round: every GPU with the job (or the pair of jobs
 //! sharing it) on it, and the active jobs with their allocation rows.
 
-use super::{blank, fraction, shown, Area, Board, Cell, Gpu, GpuKind, Row, Table};
+use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Table};
 use crate::job::JobId;
 use crate::policy::Recompute;
 use crate::sim::Simulator;
@@ -82,54 +82,49 @@ pub(super) fn board(sim: &Simulator, finished: usize, events: usize, all: bool) 
                 .map(|t| (format!("x[{}]", t.name), None)),
         );
     }
-    table.total = active.len();
-    table.rows = active
-        .iter()
-        .take(shown(active.len(), all))
-        .map(|&j| {
-            let spec = &sim.specs()[j];
-            let s = &sim.states()[j];
-            let frac = fraction(s.steps_done, spec.total_steps);
-            let mut cells = vec![
-                Cell::Job(j),
-                Cell::text(&spec.job_type),
-                Cell::text(spec.scale_factor),
-                Cell::text(if running.contains(&j) {
-                    "running"
-                } else {
-                    "queued"
-                }),
-                Cell::Progress(frac),
-            ];
-            if packing {
-                cells.push(Cell::Pair(partner.get(&j).map(|&o| {
-                    let row = sim
-                        .pair_allocation_row(j, o)
-                        .map(|r| {
-                            r.iter()
-                                .map(|x| format!("{x:.3}"))
-                                .collect::<Vec<_>>()
-                                .join(" / ")
-                        })
-                        .unwrap_or_default();
-                    (o, row)
-                })));
-            }
-            if allocation {
-                cells.extend((0..cluster.num_types()).map(|t| {
-                    Cell::Text(
-                        sim.allocation_row(j)
-                            .map(|r| format!("{:.3}", r[t]))
-                            .unwrap_or_default(),
-                    )
-                }));
-            }
-            Row {
-                data: Vec::new(),
-                cells,
-            }
-        })
-        .collect();
+    table.fill(active, all, |j| {
+        let spec = &sim.specs()[j];
+        let s = &sim.states()[j];
+        let frac = fraction(s.steps_done, spec.total_steps);
+        let mut cells = vec![
+            Cell::Job(j),
+            Cell::text(&spec.job_type),
+            Cell::text(spec.scale_factor),
+            Cell::text(if running.contains(&j) {
+                "running"
+            } else {
+                "queued"
+            }),
+            Cell::Progress(frac),
+        ];
+        if packing {
+            cells.push(Cell::Pair(partner.get(&j).map(|&o| {
+                let row = sim
+                    .pair_allocation_row(j, o)
+                    .map(|r| {
+                        r.iter()
+                            .map(|x| format!("{x:.3}"))
+                            .collect::<Vec<_>>()
+                            .join(" / ")
+                    })
+                    .unwrap_or_default();
+                (o, row)
+            })));
+        }
+        if allocation {
+            cells.extend((0..cluster.num_types()).map(|t| {
+                Cell::Text(
+                    sim.allocation_row(j)
+                        .map(|r| format!("{:.3}", r[t]))
+                        .unwrap_or_default(),
+                )
+            }));
+        }
+        Row {
+            data: Vec::new(),
+            cells,
+        }
+    });
     let mut b = blank(None, Vec::new(), table);
     b.areas.push(Area::Types(types));
     b.footer = format!(

@@ -2,9 +2,7 @@
 //! holds each) and CPUs in use, and the jobs' workers and parameter servers in the slot
 //! just simulated.
 
-use super::{
-    blank, fraction, shown, Area, Board, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
-};
+use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table};
 use crate::experiment::Resolved;
 use crate::job::JobId;
 use crate::sim::slots::SlotSimulator;
@@ -99,51 +97,46 @@ pub(super) fn board(
         ],
         "jobs of this slot",
     );
-    table.total = in_slot.len();
-    table.rows = in_slot
-        .iter()
-        .take(shown(in_slot.len(), all))
-        .filter_map(|&j| jobs.get(j).map(|job| (j, job)))
-        .map(|(j, job)| {
-            let ty = models.models.get(job.model).map_or("", |m| m.name.as_str());
-            let mut on: Vec<usize> = job
-                .worker_servers
-                .iter()
-                .chain(&job.ps_servers)
-                .copied()
-                .collect();
-            on.sort_unstable();
-            on.dedup();
-            Row {
-                data: vec![
-                    ("job".into(), j.to_string()),
-                    ("workers".into(), job.workers.to_string()),
-                    ("ps".into(), job.ps.to_string()),
-                ],
-                cells: vec![
-                    Cell::Job(j),
-                    Cell::text(ty),
-                    Cell::text(job.workers),
-                    Cell::text(job.ps),
-                    Cell::Text(
-                        on.iter()
-                            .map(|s| s.to_string())
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                    ),
-                    Cell::Progress(fraction(job.progress, job.total)),
-                    Cell::text(job.slots_run),
-                    Cell::text(if job.finish.is_some() {
-                        "finished in this slot"
-                    } else if job.trains() {
-                        "training"
-                    } else {
-                        "waiting"
-                    }),
-                ],
-            }
-        })
-        .collect();
+    table.fill(&in_slot, all, |j| {
+        let job = &jobs[j];
+        let ty = models.models.get(job.model).map_or("", |m| m.name.as_str());
+        let mut on: Vec<usize> = job
+            .worker_servers
+            .iter()
+            .chain(&job.ps_servers)
+            .copied()
+            .collect();
+        on.sort_unstable();
+        on.dedup();
+        Row {
+            data: vec![
+                ("job".into(), j.to_string()),
+                ("workers".into(), job.workers.to_string()),
+                ("ps".into(), job.ps.to_string()),
+            ],
+            cells: vec![
+                Cell::Job(j),
+                Cell::text(ty),
+                Cell::text(job.workers),
+                Cell::text(job.ps),
+                Cell::Text(
+                    on.iter()
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                Cell::Progress(fraction(job.progress, job.total)),
+                Cell::text(job.slots_run),
+                Cell::text(if job.finish.is_some() {
+                    "finished in this slot"
+                } else if job.trains() {
+                    "training"
+                } else {
+                    "waiting"
+                }),
+            ],
+        }
+    });
     let mut b = blank(
         Some("slot-state"),
         vec![
