@@ -149,11 +149,10 @@ struct Scratch {
     block: Vec<f64>,
 }
 
-/// Buffers of one solve of the normal equations: `B^-1 r_x` per job, the reduced
-/// right-hand side and its permutation.
+/// Buffers of one solve of the normal equations: `B^-1 r_x` per job and the reduced
+/// right-hand side's permutation.
 struct SolveBuffers {
     u: Vec<f64>,
-    red: Vec<f64>,
     perm: Vec<f64>,
 }
 
@@ -257,7 +256,6 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             corr: Point::zeros(n * k),
             solve: SolveBuffers {
                 u: vec![0.0; n * k],
-                red: vec![0.0; m],
                 perm: vec![0.0; m],
             },
             block: vec![0.0; LANES * (2 * k * k + 3 * k)],
@@ -290,9 +288,25 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         let (bound, rest) = out.split_at_mut(sh.sum0());
         let (sum, rest) = rest.split_at_mut(n);
         let (cap, epi) = rest.split_at_mut(k);
-        let cap = &mut cap[..k];
-        cap.fill(0.0);
         let t = if self.has_t() { p.t } else { 0.0 };
+        with_acc(k, |acc| {
+            self.g_jobs(p, t, bound, sum, epi, acc);
+            cap[..k].copy_from_slice(acc);
+        });
+    }
+
+    /// The per-job rows of [`Kernels::g`], the types' rows summed into `cap` (`K` zeros).
+    #[inline(always)]
+    fn g_jobs(
+        &self,
+        p: &Point,
+        t: f64,
+        bound: &mut [f64],
+        sum: &mut [f64],
+        epi: &mut [f64],
+        cap: &mut [f64],
+    ) {
+        let (n, k, sh) = (self.shape.n, self.k(), self.shape);
         for j in 0..n {
             let xj = &p.x[j * k..(j + 1) * k];
             let bj = &mut bound[j * k..(j + 1) * k];
@@ -523,12 +537,25 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
 
     /// Solve `G' W G x = rhs` with the factorisation into `out`.
     fn solve_normal(&self, f: &Normal, rhs: &Point, out: &mut Point, buf: &mut SolveBuffers) {
+        let m = self.k() + usize::from(self.has_t());
+        // The reduced right-hand side, then its solution, in accumulators.
+        with_acc(m, |acc| self.solve_normal_in(f, rhs, out, buf, acc));
+    }
+
+    /// [`Kernels::solve_normal`] with `acc` (`K` or `K + 1` zeros) for the reduced system.
+    #[inline(always)]
+    fn solve_normal_in(
+        &self,
+        f: &Normal,
+        rhs: &Point,
+        out: &mut Point,
+        buf: &mut SolveBuffers,
+        acc: &mut [f64],
+    ) {
         let (n, k) = (self.shape.n, self.k());
         let ht = self.has_t();
         let m = k + usize::from(ht);
         let u = &mut buf.u; // B^-1 r_x
-        let red = &mut buf.red;
-        red.fill(0.0);
         for j in 0..n {
             let bi = &f.inv[j * k * k..(j + 1) * k * k];
             let rx = &rhs.x[j * k..(j + 1) * k];
@@ -538,17 +565,18 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             }
             let s = self.lp.scale[j];
             for r in 0..k {
-                red[r] += s * uj[r];
+                acc[r] += s * uj[r];
             }
             if ht {
                 let iv = &f.inv_v[j * k..(j + 1) * k];
-                red[k] += iv.iter().zip(rx).map(|(a, b)| a * b).sum::<f64>();
+                acc[k] += iv.iter().zip(rx).map(|(a, b)| a * b).sum::<f64>();
             }
         }
         if ht {
-            red[k] -= rhs.t;
+            acc[k] -= rhs.t;
         }
-        lu_solve(&f.reduced, &f.pivots, red, &mut buf.perm, m);
+        lu_solve(&f.reduced, &f.pivots, acc, &mut buf.perm, m);
+        let red = &*acc;
         let dt = if ht { red[k] } else { 0.0 };
         for j in 0..n {
             let bi = &f.inv[j * k * k..(j + 1) * k * k];
@@ -817,6 +845,18 @@ fn step(sh: &Shape, v: &[f64], dv: &[f64]) -> f64 {
         .min(part(pv[1], pd[1]))
         .min(part(pv[2], pd[2]))
         .min(part(pv[3], pd[3]))
+}
+
+/// `f(acc)` with `len` zeros: up to eight in a local array, which the compiler keeps in
+/// registers when the indices are constants, so that sums over the jobs do not go through
+/// memory.
+#[inline(always)]
+fn with_acc<R>(len: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
+    if len <= 8 {
+        f(&mut [0.0; 8][..len])
+    } else {
+        f(&mut vec![0.0; len])
+    }
 }
 
 /// `f64::max` (a NaN loses to a number) as two comparisons: on wasm32 `f64::max` is a
