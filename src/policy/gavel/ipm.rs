@@ -388,12 +388,42 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
     /// chains of divisions and square roots overlap); the reduced system then gathers
     /// them in job order.
     fn factor(&self, w: &[f64], f: &mut Normal, buf: &mut [f64]) -> Option<()> {
+        let k = self.k();
+        let m = k + usize::from(self.has_t());
+        let [_, _, w_cap, _] = self.shape.parts(w);
+        let Normal {
+            inv,
+            inv_v,
+            reduced,
+            pivots,
+        } = f;
+        with_acc(m * m, |red| {
+            self.factor_jobs(w, inv, inv_v, buf, red)?;
+            reduced.copy_from_slice(red);
+            Some(())
+        })?;
+        for r in 0..k {
+            reduced[r * m + r] += 1.0 / w_cap[r];
+        }
+        lu(reduced, pivots, m)
+    }
+
+    /// The jobs' part of [`Kernels::factor`]: their blocks' inverses into `inv`, their
+    /// borders into `inv_v` and their terms of the reduced system summed into `red`
+    /// (`m x m` zeros).
+    #[inline(always)]
+    fn factor_jobs(
+        &self,
+        w: &[f64],
+        inv: &mut [f64],
+        inv_v: &mut [f64],
+        buf: &mut [f64],
+        red: &mut [f64],
+    ) -> Option<()> {
         let (n, k) = (self.shape.n, self.k());
         let ht = self.has_t();
         let m = k + usize::from(ht);
-        let [_, _, w_cap, w_epi] = self.shape.parts(w);
-        let red = &mut f.reduced;
-        red.fill(0.0);
+        let w_epi = self.shape.parts(w)[3];
         let (blocks, rest) = buf.split_at_mut(LANES * k * k);
         let (inverses, lanes) = rest.split_at_mut(LANES * k * k);
         for j0 in (0..n).step_by(LANES) {
@@ -401,14 +431,14 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             spd_inverse::<K>(blocks, inverses, k)?;
             for (l, &p) in p.iter().enumerate().take(n - j0) {
                 let j = j0 + l;
-                let bi = &mut f.inv[j * k * k..(j + 1) * k * k];
+                let bi = &mut inv[j * k * k..(j + 1) * k * k];
                 for (e, v) in bi.iter_mut().enumerate() {
                     *v = inverses[e * LANES + l];
                 }
                 if self.shape.epi && ht {
                     let we = w_epi[j];
                     let cj = &self.coef[j * k..(j + 1) * k];
-                    let iv = &mut f.inv_v[j * k..(j + 1) * k];
+                    let iv = &mut inv_v[j * k..(j + 1) * k];
                     for r in 0..k {
                         iv[r] = -we * (0..k).map(|c| bi[r * k + c] * cj[c]).sum::<f64>();
                     }
@@ -421,7 +451,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                     }
                 }
                 if ht {
-                    let iv = &f.inv_v[j * k..(j + 1) * k];
+                    let iv = &inv_v[j * k..(j + 1) * k];
                     for r in 0..k {
                         red[r * m + k] += s * iv[r];
                         red[k * m + r] += s * iv[r];
@@ -429,10 +459,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 }
             }
         }
-        for r in 0..k {
-            red[r * m + r] += 1.0 / w_cap[r];
-        }
-        lu(red, &mut f.pivots, m)
+        Some(())
     }
 
     /// The blocks `B_j` of jobs `j0..j0 + LANES` into `b` (entry `e` of lane `l` at
@@ -847,13 +874,13 @@ fn step(sh: &Shape, v: &[f64], dv: &[f64]) -> f64 {
         .min(part(pv[3], pd[3]))
 }
 
-/// `f(acc)` with `len` zeros: up to eight in a local array, which the compiler keeps in
-/// registers when the indices are constants, so that sums over the jobs do not go through
-/// memory.
+/// `f(acc)` with `len` zeros: up to sixteen in a local array, which the compiler keeps
+/// in registers when the indices are constants, so that sums over the jobs do not go
+/// through memory.
 #[inline(always)]
 fn with_acc<R>(len: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
-    if len <= 8 {
-        f(&mut [0.0; 8][..len])
+    if len <= 16 {
+        f(&mut [0.0; 16][..len])
     } else {
         f(&mut vec![0.0; len])
     }
