@@ -23,6 +23,10 @@
 //! (`+ - * / sqrt`), so native and wasm give identical bits. `None` when the method stalls
 //! (an empty interior, say); callers then solve the same LP with Clarabel.
 
+mod dense;
+
+use dense::{lu, lu_solve, spd_inverse, LANES};
+
 /// One structured LP.
 pub struct BlockLp<'a> {
     /// Each job's scale factor `s_j` (GPUs it uses).
@@ -115,7 +119,7 @@ impl Point {
         }
     }
     fn norm_inf(&self) -> f64 {
-        norm_inf(self.x.iter().chain([&self.t]))
+        max(norm_inf(&self.x), self.t.abs())
     }
 }
 
@@ -140,15 +144,15 @@ struct Scratch {
     corr: Point,
     /// [`Kernels::solve_normal`]'s buffers.
     solve: SolveBuffers,
-    /// One job's block, then the reciprocals of its bounds' weights.
+    /// [`LANES`] jobs' blocks, their inverses, and their bounds' weights, coefficients and
+    /// the weights' reciprocals.
     block: Vec<f64>,
 }
 
-/// Buffers of one solve of the normal equations: `B^-1 r_x` per job, the reduced
-/// right-hand side and its permutation.
+/// Buffers of one solve of the normal equations: `B^-1 r_x` per job and the reduced
+/// right-hand side's permutation.
 struct SolveBuffers {
     u: Vec<f64>,
-    red: Vec<f64>,
     perm: Vec<f64>,
 }
 
@@ -252,10 +256,9 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             corr: Point::zeros(n * k),
             solve: SolveBuffers {
                 u: vec![0.0; n * k],
-                red: vec![0.0; m],
                 perm: vec![0.0; m],
             },
-            block: vec![0.0; k * k + k],
+            block: vec![0.0; LANES * (2 * k * k + 3 * k)],
         }
     }
 
@@ -285,9 +288,25 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         let (bound, rest) = out.split_at_mut(sh.sum0());
         let (sum, rest) = rest.split_at_mut(n);
         let (cap, epi) = rest.split_at_mut(k);
-        let cap = &mut cap[..k];
-        cap.fill(0.0);
         let t = if self.has_t() { p.t } else { 0.0 };
+        with_acc(k, |acc| {
+            self.g_jobs(p, t, bound, sum, epi, acc);
+            cap[..k].copy_from_slice(acc);
+        });
+    }
+
+    /// The per-job rows of [`Kernels::g`], the types' rows summed into `cap` (`K` zeros).
+    #[inline(always)]
+    fn g_jobs(
+        &self,
+        p: &Point,
+        t: f64,
+        bound: &mut [f64],
+        sum: &mut [f64],
+        epi: &mut [f64],
+        cap: &mut [f64],
+    ) {
+        let (n, k, sh) = (self.shape.n, self.k(), self.shape);
         for j in 0..n {
             let xj = &p.x[j * k..(j + 1) * k];
             let bj = &mut bound[j * k..(j + 1) * k];
@@ -364,105 +383,206 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         }
     }
 
-    /// Factorise `G' W G` for row weights `w` into `f`.
-    fn factor(&self, w: &[f64], f: &mut Normal, b: &mut [f64]) -> Option<()> {
+    /// Factorise `G' W G` for row weights `w` into `f`. The jobs' blocks are formed and
+    /// inverted [`LANES`] at a time, each job's by the same operations as alone (their
+    /// chains of divisions and square roots overlap); the reduced system then gathers
+    /// them in job order.
+    fn factor(&self, w: &[f64], f: &mut Normal, buf: &mut [f64]) -> Option<()> {
+        let k = self.k();
+        let m = k + usize::from(self.has_t());
+        let [_, _, w_cap, _] = self.shape.parts(w);
+        let Normal {
+            inv,
+            inv_v,
+            reduced,
+            pivots,
+        } = f;
+        with_acc(m * m, |red| {
+            self.factor_jobs(w, inv, inv_v, buf, red)?;
+            reduced.copy_from_slice(red);
+            Some(())
+        })?;
+        for r in 0..k {
+            reduced[r * m + r] += 1.0 / w_cap[r];
+        }
+        lu(reduced, pivots, m)
+    }
+
+    /// The jobs' part of [`Kernels::factor`]: their blocks' inverses into `inv`, their
+    /// borders into `inv_v` and their terms of the reduced system summed into `red`
+    /// (`m x m` zeros).
+    #[inline(always)]
+    fn factor_jobs(
+        &self,
+        w: &[f64],
+        inv: &mut [f64],
+        inv_v: &mut [f64],
+        buf: &mut [f64],
+        red: &mut [f64],
+    ) -> Option<()> {
         let (n, k) = (self.shape.n, self.k());
         let ht = self.has_t();
         let m = k + usize::from(ht);
-        let [w_bound, w_sum, w_cap, w_epi] = self.shape.parts(w);
-        let red = &mut f.reduced;
-        red.fill(0.0);
-        let (b, recip) = b.split_at_mut(k * k);
-        let recip = &mut recip[..k];
-        for j in 0..n {
-            // The block B = B~ + w_e c c' with B~ = diag(w_bound) + w_sum 11', each with a
-            // regularisation of 1e-11 times its largest term (bounds, sum row, own row) on
-            // its diagonal so that Cholesky keeps positive pivots when one row's weight
-            // swamps the bounds' (the solves are refined against the exact matrix). B^-1 is
-            // formed from B's factor; the border's Schur term d_j - v'B^-1 v (v = -w_e c)
-            // equals w_e / (1 + w_e g) with g = c'B~^-1 c, from B~'s factor, which avoids
-            // subtracting nearly equal terms.
-            let ws = w_sum[j];
-            let bound = &w_bound[j * k..(j + 1) * k];
-            let cj = if self.shape.epi {
-                &self.coef[j * k..(j + 1) * k]
-            } else {
-                &[][..]
-            };
-            let epi_top = if self.shape.epi {
-                w_epi[j] * cj.iter().fold(0.0f64, |a, &c| max(a, c * c))
-            } else {
-                0.0
-            };
-            let top = bound.iter().fold(ws, |a, &b| max(a, b + ws)) + epi_top;
-            let reg = 1e-11 * top;
-            for r in 0..k {
-                for c in 0..k {
-                    b[r * k + c] = ws;
+        let w_epi = self.shape.parts(w)[3];
+        let (blocks, rest) = buf.split_at_mut(LANES * k * k);
+        let (inverses, lanes) = rest.split_at_mut(LANES * k * k);
+        for j0 in (0..n).step_by(LANES) {
+            let p = self.lane_blocks(w, j0, blocks, lanes);
+            spd_inverse::<K>(blocks, inverses, k)?;
+            for (l, &p) in p.iter().enumerate().take(n - j0) {
+                let j = j0 + l;
+                let bi = &mut inv[j * k * k..(j + 1) * k * k];
+                for (e, v) in bi.iter_mut().enumerate() {
+                    *v = inverses[e * LANES + l];
                 }
-                b[r * k + r] += bound[r] + reg;
-            }
-            let bi = &mut f.inv[j * k * k..(j + 1) * k * k];
-            if self.shape.epi {
-                let we = w_epi[j];
-                // g = c'B~^-1 c in closed form (B~ = diag(d) + w_sum 11', e = 1 / d,
-                // S = sum e, cm = e'c / S): sum e (c - cm)^2 + S cm^2 / (1 + w_sum S).
-                let (mut total, mut ec) = (0.0, 0.0);
-                for r in 0..k {
-                    recip[r] = 1.0 / (bound[r] + reg);
-                    total += recip[r];
-                    ec += recip[r] * cj[r];
-                }
-                let cm = ec / total;
-                let mut g = total * cm * cm / (1.0 + ws * total);
-                for r in 0..k {
-                    g += recip[r] * (cj[r] - cm) * (cj[r] - cm);
-                }
-                let p = we / (1.0 + we * g);
-                for r in 0..k {
-                    for c in 0..k {
-                        b[r * k + c] += we * cj[r] * cj[c];
-                    }
-                }
-                spd_inverse::<K>(b, bi, k)?;
-                if ht {
-                    let iv = &mut f.inv_v[j * k..(j + 1) * k];
+                if self.shape.epi && ht {
+                    let we = w_epi[j];
+                    let cj = &self.coef[j * k..(j + 1) * k];
+                    let iv = &mut inv_v[j * k..(j + 1) * k];
                     for r in 0..k {
                         iv[r] = -we * (0..k).map(|c| bi[r * k + c] * cj[c]).sum::<f64>();
                     }
                     red[k * m + k] -= p;
                 }
-            } else {
-                spd_inverse::<K>(b, bi, k)?;
-            }
-            let s = self.lp.scale[j];
-            for r in 0..k {
-                for c in 0..k {
-                    red[r * m + c] += s * s * bi[r * k + c];
-                }
-            }
-            if ht {
-                let iv = &f.inv_v[j * k..(j + 1) * k];
+                let s = self.lp.scale[j];
                 for r in 0..k {
-                    red[r * m + k] += s * iv[r];
-                    red[k * m + r] += s * iv[r];
+                    for c in 0..k {
+                        red[r * m + c] += s * s * bi[r * k + c];
+                    }
+                }
+                if ht {
+                    let iv = &inv_v[j * k..(j + 1) * k];
+                    for r in 0..k {
+                        red[r * m + k] += s * iv[r];
+                        red[k * m + r] += s * iv[r];
+                    }
                 }
             }
+        }
+        Some(())
+    }
+
+    /// The blocks `B_j` of jobs `j0..j0 + LANES` into `b` (entry `e` of lane `l` at
+    /// `e * LANES + l`) and their border's Schur terms `p_j` (returned); lanes past the
+    /// last job hold the identity (plus its regularisation) and `p = 0`.
+    ///
+    /// The block B = B~ + w_e c c' with B~ = diag(w_bound) + w_sum 11', each with a
+    /// regularisation of 1e-11 times its largest term (bounds, sum row, own row) on its
+    /// diagonal so that Cholesky keeps positive pivots when one row's weight swamps the
+    /// bounds' (the solves are refined against the exact matrix). B^-1 is formed from B's
+    /// factor; the border's Schur term d_j - v'B^-1 v (v = -w_e c) equals
+    /// w_e / (1 + w_e g) with g = c'B~^-1 c, from B~'s factor, which avoids subtracting
+    /// nearly equal terms.
+    fn lane_blocks(&self, w: &[f64], j0: usize, b: &mut [f64], buf: &mut [f64]) -> [f64; LANES] {
+        let (n, k, epi) = (self.shape.n, self.k(), self.shape.epi);
+        let [w_bound, w_sum, _, w_epi] = self.shape.parts(w);
+        let live = |l: usize| j0 + l < n;
+        let ws: [f64; LANES] = std::array::from_fn(|l| if live(l) { w_sum[j0 + l] } else { 0.0 });
+        let we: [f64; LANES] =
+            std::array::from_fn(|l| if live(l) && epi { w_epi[j0 + l] } else { 0.0 });
+        // The lanes' bounds' weights, coefficients and reciprocals, entry `r` of lane `l`
+        // at `r * LANES + l`.
+        let (bnd, rest) = buf.split_at_mut(k * LANES);
+        let (cl, recip) = rest.split_at_mut(k * LANES);
+        for l in 0..LANES {
+            for r in 0..k {
+                let (bv, cv) = if live(l) {
+                    let c = if epi {
+                        self.coef[(j0 + l) * k + r]
+                    } else {
+                        0.0
+                    };
+                    (w_bound[(j0 + l) * k + r], c)
+                } else {
+                    (1.0, 0.0)
+                };
+                bnd[r * LANES + l] = bv;
+                cl[r * LANES + l] = cv;
+            }
+        }
+        let bound = |r: usize, l: usize| bnd[r * LANES + l];
+        let c = |r: usize, l: usize| cl[r * LANES + l];
+        let mut reg = [0.0; LANES];
+        for l in 0..LANES {
+            let epi_top = if epi {
+                we[l] * (0..k).fold(0.0f64, |a, r| max(a, c(r, l) * c(r, l)))
+            } else {
+                0.0
+            };
+            let top = (0..k).fold(ws[l], |a, r| max(a, bound(r, l) + ws[l])) + epi_top;
+            reg[l] = 1e-11 * top;
         }
         for r in 0..k {
-            red[r * m + r] += 1.0 / w_cap[r];
+            for cc in 0..k {
+                for l in 0..LANES {
+                    b[(r * k + cc) * LANES + l] = ws[l];
+                }
+            }
+            for l in 0..LANES {
+                b[(r * k + r) * LANES + l] += bound(r, l) + reg[l];
+            }
         }
-        lu(red, &mut f.pivots, m)
+        let mut p = [0.0; LANES];
+        if !epi {
+            return p;
+        }
+        // g = c'B~^-1 c in closed form (B~ = diag(d) + w_sum 11', e = 1 / d, S = sum e,
+        // cm = e'c / S): sum e (c - cm)^2 + S cm^2 / (1 + w_sum S).
+        let (mut total, mut ec) = ([0.0; LANES], [0.0; LANES]);
+        for r in 0..k {
+            for l in 0..LANES {
+                let e = 1.0 / (bound(r, l) + reg[l]);
+                recip[r * LANES + l] = e;
+                total[l] += e;
+                ec[l] += e * c(r, l);
+            }
+        }
+        let mut cm = [0.0; LANES];
+        let mut g = [0.0; LANES];
+        for l in 0..LANES {
+            cm[l] = ec[l] / total[l];
+            g[l] = total[l] * cm[l] * cm[l] / (1.0 + ws[l] * total[l]);
+        }
+        for r in 0..k {
+            for l in 0..LANES {
+                let d = c(r, l) - cm[l];
+                g[l] += recip[r * LANES + l] * d * d;
+            }
+        }
+        for l in 0..LANES {
+            p[l] = we[l] / (1.0 + we[l] * g[l]);
+        }
+        for r in 0..k {
+            for cc in 0..k {
+                for l in 0..LANES {
+                    b[(r * k + cc) * LANES + l] += we[l] * c(r, l) * c(cc, l);
+                }
+            }
+        }
+        p
     }
 
     /// Solve `G' W G x = rhs` with the factorisation into `out`.
     fn solve_normal(&self, f: &Normal, rhs: &Point, out: &mut Point, buf: &mut SolveBuffers) {
+        let m = self.k() + usize::from(self.has_t());
+        // The reduced right-hand side, then its solution, in accumulators.
+        with_acc(m, |acc| self.solve_normal_in(f, rhs, out, buf, acc));
+    }
+
+    /// [`Kernels::solve_normal`] with `acc` (`K` or `K + 1` zeros) for the reduced system.
+    #[inline(always)]
+    fn solve_normal_in(
+        &self,
+        f: &Normal,
+        rhs: &Point,
+        out: &mut Point,
+        buf: &mut SolveBuffers,
+        acc: &mut [f64],
+    ) {
         let (n, k) = (self.shape.n, self.k());
         let ht = self.has_t();
         let m = k + usize::from(ht);
         let u = &mut buf.u; // B^-1 r_x
-        let red = &mut buf.red;
-        red.fill(0.0);
         for j in 0..n {
             let bi = &f.inv[j * k * k..(j + 1) * k * k];
             let rx = &rhs.x[j * k..(j + 1) * k];
@@ -472,17 +592,18 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             }
             let s = self.lp.scale[j];
             for r in 0..k {
-                red[r] += s * uj[r];
+                acc[r] += s * uj[r];
             }
             if ht {
                 let iv = &f.inv_v[j * k..(j + 1) * k];
-                red[k] += iv.iter().zip(rx).map(|(a, b)| a * b).sum::<f64>();
+                acc[k] += iv.iter().zip(rx).map(|(a, b)| a * b).sum::<f64>();
             }
         }
         if ht {
-            red[k] -= rhs.t;
+            acc[k] -= rhs.t;
         }
-        lu_solve(&f.reduced, &f.pivots, red, &mut buf.perm, m);
+        lu_solve(&f.reduced, &f.pivots, acc, &mut buf.perm, m);
+        let red = &*acc;
         let dt = if ht { red[k] } else { 0.0 };
         for j in 0..n {
             let bi = &f.inv[j * k * k..(j + 1) * k * k];
@@ -530,8 +651,8 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             solve,
             ..
         } = sc;
-        for i in 0..inner.len() {
-            inner[i] = w[i] * rp[i] + rc[i] / s[i];
+        for ((((o, &w), &rp), &rc), &s) in inner.iter_mut().zip(w).zip(rp).zip(rc).zip(s) {
+            *o = w * rp + rc / s;
         }
         self.gt(inner, g_inner);
         for ((r, a), b) in rhs.x.iter_mut().zip(&rd.x).zip(&g_inner.x) {
@@ -566,10 +687,11 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         if !gdz_current {
             self.g(&d.dz, gdz);
         }
-        for i in 0..gdz.len() {
-            let g = gdz[i];
-            d.ds[i] = -g - rp[i];
-            d.dy[i] = w[i] * g + inner[i];
+        for ((&g, &rp), ds) in gdz.iter().zip(rp).zip(&mut d.ds) {
+            *ds = -g - rp;
+        }
+        for (((&g, &w), &inner), dy) in gdz.iter().zip(w).zip(inner.iter()).zip(&mut d.dy) {
+            *dy = w * g + inner;
         }
     }
 
@@ -610,7 +732,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 v.iter_mut().for_each(|e| *e += 1.0 - lo);
             }
         }
-        let (h_norm, q_norm) = (norm_inf(h.iter()), q.norm_inf());
+        let (h_norm, q_norm) = (norm_inf(&h), q.norm_inf());
         let mut rp = vec![0.0; rows_len];
         let mut rc = vec![0.0; rows_len];
         let mut gty = Point::zeros(n * k);
@@ -634,8 +756,8 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         };
         for _ in 0..40 {
             self.g(&z, &mut gz);
-            for i in 0..rows_len {
-                rp[i] = gz[i] + s[i] - h[i];
+            for (((r, &g), &s), &h) in rp.iter_mut().zip(&gz).zip(&s).zip(&h) {
+                *r = g + s - h;
             }
             self.gt(&y, &mut gty);
             for ((r, a), b) in rd.x.iter_mut().zip(&gty.x).zip(&q.x) {
@@ -646,7 +768,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             let pobj = q.x.iter().zip(&z.x).map(|(a, b)| a * b).sum::<f64>() + q.t * z.t;
             // Clarabel's tolerances for these LPs: feasibility 1e-8 (relative), and a gap of
             // 1e-8 absolute or relative.
-            let primal_feasible = norm_inf(rp.iter()) <= 1e-8 * (1.0 + h_norm);
+            let primal_feasible = norm_inf(&rp) <= 1e-8 * (1.0 + h_norm);
             let rd_norm = rd.norm_inf();
             let feasible = primal_feasible && rd_norm <= 1e-8 * (1.0 + q_norm);
             let gap_within = |tol: f64| gap <= tol || gap <= tol * pobj.abs();
@@ -669,15 +791,15 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 return Some(clipped(b));
             }
             let mu = gap / rows;
-            for i in 0..rows_len {
-                w[i] = y[i] / s[i];
+            for ((w, &y), &s) in w.iter_mut().zip(&y).zip(&s) {
+                *w = y / s;
             }
             if self.factor(&w, &mut f, &mut sc.block).is_none() {
                 return best.as_ref().or(floor.as_ref()).map(clipped);
             }
             // Predictor.
-            for i in 0..rows_len {
-                rc[i] = -s[i] * y[i];
+            for ((r, &s), &y) in rc.iter_mut().zip(&s).zip(&y) {
+                *r = -s * y;
             }
             self.direction(&f, &w, &s, &rp, &rd, &rc, &mut sc, &mut aff);
             let a_aff = step(&sh, &s, &aff.ds).min(step(&sh, &y, &aff.dy)).min(1.0);
@@ -698,8 +820,11 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             };
             let sigma = (mu_aff / mu).clamp(0.0, 1.0).powi(3);
             // Corrector.
-            for i in 0..rows_len {
-                rc[i] = (sigma * mu - s[i] * y[i]) - aff.ds[i] * aff.dy[i];
+            let target = sigma * mu;
+            for ((((r, &s), &y), &ds), &dy) in
+                rc.iter_mut().zip(&s).zip(&y).zip(&aff.ds).zip(&aff.dy)
+            {
+                *r = (target - s * y) - ds * dy;
             }
             self.direction(&f, &w, &s, &rp, &rd, &rc, &mut sc, &mut dir);
             let a = (0.99 * step(&sh, &s, &dir.ds).min(step(&sh, &y, &dir.dy))).min(1.0);
@@ -710,9 +835,11 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 *v += a * d;
             }
             z.t += a * dir.dz.t;
-            for i in 0..rows_len {
-                s[i] += a * dir.ds[i];
-                y[i] += a * dir.dy[i];
+            for (s, &d) in s.iter_mut().zip(&dir.ds) {
+                *s += a * d;
+            }
+            for (y, &d) in y.iter_mut().zip(&dir.dy) {
+                *y += a * d;
             }
         }
         floor.as_ref().map(clipped)
@@ -747,6 +874,18 @@ fn step(sh: &Shape, v: &[f64], dv: &[f64]) -> f64 {
         .min(part(pv[3], pd[3]))
 }
 
+/// `f(acc)` with `len` zeros: up to sixteen in a local array, which the compiler keeps
+/// in registers when the indices are constants, so that sums over the jobs do not go
+/// through memory.
+#[inline(always)]
+fn with_acc<R>(len: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
+    if len <= 16 {
+        f(&mut [0.0; 16][..len])
+    } else {
+        f(&mut vec![0.0; len])
+    }
+}
+
 /// `f64::max` (a NaN loses to a number) as two comparisons: on wasm32 `f64::max` is a
 /// call of libm's `fmax`, which the hot loops here cannot afford.
 #[inline(always)]
@@ -758,106 +897,19 @@ fn max(a: f64, b: f64) -> f64 {
     }
 }
 
-fn norm_inf<'a>(v: impl Iterator<Item = &'a f64>) -> f64 {
-    v.fold(0.0, |a, &b| max(a, b.abs()))
-}
-
-/// Invert the symmetric positive definite `a` (`k x k`, overwritten) into `out` by
-/// Cholesky; `None` if it is not positive definite. `K` as in [`Kernels`].
-fn spd_inverse<const K: usize>(a: &mut [f64], out: &mut [f64], k: usize) -> Option<()> {
-    let k = if K == 0 { k } else { K };
-    for c in 0..k {
-        let mut d = a[c * k + c];
-        for p in 0..c {
-            d -= a[c * k + p] * a[c * k + p];
-        }
-        if d.is_nan() || d <= 0.0 {
-            return None;
-        }
-        let d = d.sqrt();
-        a[c * k + c] = d;
-        for r in c + 1..k {
-            let mut v = a[r * k + c];
-            for p in 0..c {
-                v -= a[r * k + p] * a[c * k + p];
-            }
-            a[r * k + c] = v / d;
+/// The largest `|v_i|` (NaNs skipped), in four independent lanes: [`max`] from 0 never
+/// keeps a NaN, so the result does not depend on the order.
+fn norm_inf(v: &[f64]) -> f64 {
+    let mut lanes = [0.0f64; 4];
+    let chunks = v.chunks_exact(4);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..4 {
+            lanes[i] = max(lanes[i], c[i].abs());
         }
     }
-    // The inverse X solves L L' X = I. Its columns are independent: they are solved
-    // together, row by row, so that their divisions overlap; within a column the
-    // operations are those of one forward and one back substitution, in order. Above
-    // row i the forward solve of column i gives exact zeros (0 - 0 / d), set rather than
-    // computed, and their products add nothing to the rows below.
-    let x = out;
-    for r in 0..k {
-        for i in 0..=r {
-            let mut v = if r == i { 1.0 } else { 0.0 };
-            for p in i..r {
-                v -= a[r * k + p] * x[p * k + i];
-            }
-            x[r * k + i] = v / a[r * k + r];
-        }
-        for i in r + 1..k {
-            x[r * k + i] = 0.0;
-        }
+    for &b in rest {
+        lanes[0] = max(lanes[0], b.abs());
     }
-    for r in (0..k).rev() {
-        for i in 0..k {
-            let mut v = x[r * k + i];
-            for p in r + 1..k {
-                v -= a[p * k + r] * x[p * k + i];
-            }
-            x[r * k + i] = v / a[r * k + r];
-        }
-    }
-    Some(())
-}
-
-/// LU factorisation with partial pivoting of the `m x m` row-major `a` in place, the
-/// row order into `piv`.
-fn lu(a: &mut [f64], piv: &mut [usize], m: usize) -> Option<()> {
-    for (i, p) in piv.iter_mut().enumerate() {
-        *p = i;
-    }
-    for c in 0..m {
-        let p = (c..m).max_by(|&i, &j| a[i * m + c].abs().total_cmp(&a[j * m + c].abs()))?;
-        let pivot = a[p * m + c].abs();
-        if pivot.is_nan() || pivot == 0.0 {
-            return None;
-        }
-        if p != c {
-            for col in 0..m {
-                a.swap(p * m + col, c * m + col);
-            }
-            piv.swap(p, c);
-        }
-        for r in c + 1..m {
-            let f = a[r * m + c] / a[c * m + c];
-            a[r * m + c] = f;
-            for col in c + 1..m {
-                a[r * m + col] -= f * a[c * m + col];
-            }
-        }
-    }
-    Some(())
-}
-
-/// Solve with [`lu`]'s factors, `b` overwritten by the solution (`pb`: a buffer of `m`).
-fn lu_solve(a: &[f64], piv: &[usize], b: &mut [f64], pb: &mut [f64], m: usize) {
-    for (o, &p) in pb.iter_mut().zip(piv) {
-        *o = b[p];
-    }
-    b.copy_from_slice(pb);
-    for r in 0..m {
-        for c in 0..r {
-            b[r] -= a[r * m + c] * b[c];
-        }
-    }
-    for r in (0..m).rev() {
-        for c in r + 1..m {
-            b[r] -= a[r * m + c] * b[c];
-        }
-        b[r] /= a[r * m + r];
-    }
+    max(max(lanes[0], lanes[1]), max(lanes[2], lanes[3]))
 }
