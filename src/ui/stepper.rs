@@ -18,6 +18,8 @@ pub struct StepSession {
     pub queued: u32,
     /// The board carries every row of the jobs' table.
     pub all: bool,
+    /// The rows asked for changed while a request was on its way: the board comes again.
+    pub rows_changed: bool,
 }
 
 impl StepSession {
@@ -44,6 +46,7 @@ impl StepSession {
             busy: true,
             queued: 0,
             all,
+            rows_changed: false,
         })
     }
 
@@ -52,6 +55,7 @@ impl StepSession {
     pub fn ask(&mut self, steps: u32, budget_ms: f64) -> bool {
         if self.busy {
             self.queued += steps;
+            self.rows_changed |= steps == 0;
             return false;
         }
         let req = StepRequest {

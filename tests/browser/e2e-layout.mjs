@@ -335,6 +335,31 @@ await run(async (browser) => {
     await p.waitForFunction(() => !document.querySelector('#progress'));
   });
 
+  await test('the stepper shows the first 40 active jobs, all of them on request, also asked while a step is on its way', async () => {
+    const p = await newPage(1440, 900);
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.fill('#gen-jobs', '200');
+    await p.dispatchEvent('#gen-jobs', 'change');
+    await p.fill('#gen-rate', '0');
+    await p.dispatchEvent('#gen-rate', 'change');
+    await p.click('#generate');
+    await p.waitForFunction(() => document.querySelector('#workload-label').textContent.includes('200'));
+    await p.click('#step');
+    await p.waitForFunction(() => Number(document.querySelector('#clock').getAttribute('data-round')) >= 1, null, { timeout: 60000 });
+    const rows = () => p.$$eval('#step-panel table.jobs tbody tr', (t) => t.length);
+    assert(await rows() === 40, `rows ${await rows()}`);
+    const toggle = '#step-panel label.hint input[type=checkbox]';
+    assert((await p.textContent('#step-panel label.hint')).includes('show all 200 active jobs (160 more)'), await p.textContent('#step-panel label.hint'));
+    await p.click(toggle);
+    await p.waitForFunction(() => document.querySelectorAll('#step-panel table.jobs tbody tr').length === 200);
+    // Back to 40 asked for together with a step: both arrive.
+    await p.click('#step');
+    await p.click(toggle);
+    await p.waitForFunction(() => Number(document.querySelector('#clock').getAttribute('data-round')) >= 2 && document.querySelectorAll('#step-panel table.jobs tbody tr').length === 40, null, { timeout: 60000 });
+    await p.context().close();
+  });
+
   await test('one step of 1,000,000 jobs: the longest main-thread block (reported)', async () => {
     // A fresh page (no comparison's workers starting or stopping beside it).
     if (generated) await generated.context().close();

@@ -137,8 +137,10 @@ impl App {
                 s.busy = false;
                 s.board = Some(Rc::new(*board));
                 self.step.error = None;
-                if s.queued > 0 && !s.done() {
-                    let n = std::mem::take(&mut s.queued);
+                let rows_changed = std::mem::take(&mut s.rows_changed);
+                if (s.queued > 0 && !s.done()) || rows_changed {
+                    let n = if s.done() { 0 } else { s.queued };
+                    s.queued = 0;
                     s.ask(n, 0.0);
                 } else if s.done() {
                     s.queued = 0;
