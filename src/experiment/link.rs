@@ -46,7 +46,7 @@ impl Experiment {
     /// Read an experiment from a share link, its fragment, or the fragment's payload; a
     /// fragment `preset=NAME` is the bundled scenario of that name.
     pub fn from_link(link: &str) -> Result<Self, LinkError> {
-        let frag = link.trim().rsplit_once('#').map_or(link.trim(), |(_, f)| f);
+        let frag = fragment(link);
         if frag.is_empty() {
             return Err(LinkError::Missing);
         }
@@ -65,6 +65,18 @@ impl Experiment {
         let text = String::from_utf8(json).map_err(|_| LinkError::Corrupt("not UTF-8".into()))?;
         Experiment::from_json(&text).map_err(|e| LinkError::Invalid(e.to_string()))
     }
+}
+
+/// A link's fragment: what follows its last `#` (all of it when there is none), trimmed.
+fn fragment(link: &str) -> &str {
+    link.trim().rsplit_once('#').map_or(link.trim(), |(_, f)| f)
+}
+
+/// The bundled scenario a link names (`#preset=NAME`), if it names one.
+pub fn linked_scenario(link: &str) -> Option<&'static crate::workload::presets::Scenario> {
+    fragment(link)
+        .strip_prefix(PRESET_PREFIX)
+        .and_then(crate::workload::presets::scenario)
 }
 
 /// Why a link's compressed data could not be unpacked, for people.

@@ -20,7 +20,7 @@ mod sweep;
 pub use restart::{RestartModel, MAX_RESTART_S};
 
 pub use job_types::JobTypes;
-pub use link::{base64url_decode, base64url_encode, LinkError, LINK_CODEC, PRESET_PREFIX};
+pub use link::{base64url_decode, base64url_encode, linked_scenario, LinkError, LINK_CODEC};
 pub use run::{run, run_with_progress, Outcome, Plan, Progress, Task};
 pub use sweep::SweepPoint;
 

@@ -314,10 +314,7 @@ impl Component for App {
             shape_deferred: true,
             after_network: Vec::new(),
             sweep_auto: u64::from(
-                hash.strip_prefix('#')
-                    .and_then(|h| h.strip_prefix(crate::experiment::PRESET_PREFIX))
-                    .and_then(presets::scenario)
-                    .is_some_and(|s| s.load.is_some()),
+                crate::experiment::linked_scenario(&hash).is_some_and(|s| s.load.is_some()),
             ),
             controls_open: false,
             _keys: Some(keys),
