@@ -294,21 +294,28 @@ pub const DL2: Claim = Claim {
     source: "DL2, IEEE TPDS 2021 (arXiv 1909.06040): abstract (average JCT 44.1% lower than DRF and 17.5% lower than Optimus) on its Kubernetes/MXNet testbed; here the bundled network on 320 generated parameter-server jobs.",
 };
 
-/// The claim of the bundled scenario whose experiment is `exp`, if it has one.
-pub fn claim_for(exp: &Experiment) -> Option<&'static Claim> {
+/// What `pick` gives of the bundled scenario whose experiment is `exp`, among those it
+/// gives something of.
+fn of_scenario<T: ?Sized>(
+    exp: &Experiment,
+    pick: impl Fn(&super::presets::Scenario) -> Option<&'static T>,
+) -> Option<&'static T> {
     super::presets::SCENARIOS
         .iter()
-        .find(|s| s.claim.is_some() && s.experiment() == *exp)
-        .and_then(|s| s.claim)
+        .filter_map(|s| Some((pick(s)?, s)))
+        .find(|(_, s)| s.experiment() == *exp)
+        .map(|(t, _)| t)
+}
+
+/// The claim of the bundled scenario whose experiment is `exp`, if it has one.
+pub fn claim_for(exp: &Experiment) -> Option<&'static Claim> {
+    of_scenario(exp, |s| s.claim)
 }
 
 /// The figure against the load a bundled scenario reproduces, when `exp` is that
 /// scenario's experiment.
 pub fn load_claim_for(exp: &Experiment) -> Option<&'static LoadClaim> {
-    super::presets::SCENARIOS
-        .iter()
-        .find(|s| s.load.is_some() && s.experiment() == *exp)
-        .and_then(|s| s.load)
+    of_scenario(exp, |s| s.load)
 }
 
 #[cfg(test)]
