@@ -16,8 +16,6 @@ pub struct StepSession {
     pub busy: bool,
     /// Steps asked for while a request was on its way.
     pub queued: u32,
-    /// The board carries every row of the jobs' table.
-    pub all: bool,
     /// The rows asked for changed while a request was on its way: the board comes again.
     pub rows_changed: bool,
 }
@@ -45,14 +43,14 @@ impl StepSession {
             board: None,
             busy: true,
             queued: 0,
-            all,
             rows_changed: false,
         })
     }
 
-    /// Ask for `steps` steps (or for steps during `budget_ms`); false when a request is
-    /// already on its way (the steps then wait in the queue) or the worker is gone.
-    pub fn ask(&mut self, steps: u32, budget_ms: f64) -> bool {
+    /// Ask for `steps` steps (or for steps during `budget_ms`), the board to carry every row
+    /// of the jobs' table when `all`; false when a request is already on its way (the steps
+    /// then wait in the queue) or the worker is gone.
+    pub fn ask(&mut self, steps: u32, budget_ms: f64, all: bool) -> bool {
         if self.busy {
             self.queued += steps;
             self.rows_changed |= steps == 0;
@@ -62,7 +60,7 @@ impl StepSession {
             start: None,
             steps,
             budget_ms,
-            all: self.all,
+            all,
         };
         self.busy = self.worker.post(&ToWorker::Step(Box::new(req))).is_ok();
         self.busy

@@ -55,8 +55,7 @@ impl App {
             StepMsg::AllRows(all) => {
                 step.all = all;
                 if let Some(s) = step.run.as_mut() {
-                    s.all = all;
-                    s.ask(0, 0.0);
+                    s.ask(0, 0.0, all);
                 }
             }
             StepMsg::Answer(session, m) => {
@@ -93,7 +92,7 @@ impl App {
             if s.done() {
                 self.step.playing = false;
             } else {
-                s.ask(steps, budget_ms);
+                s.ask(steps, budget_ms, self.step.all);
             }
             return;
         }
@@ -141,7 +140,7 @@ impl App {
                 if (s.queued > 0 && !s.done()) || rows_changed {
                     let n = if s.done() { 0 } else { s.queued };
                     s.queued = 0;
-                    s.ask(n, 0.0);
+                    s.ask(n, 0.0, self.step.all);
                 } else if s.done() {
                     s.queued = 0;
                     self.step.playing = false;
