@@ -4,7 +4,8 @@
 // scenario in the page (worker) against the native CLI (first run and later runs), the gavel
 // preset from its link to the last row against the CLI, and Sia on its scenario: the whole
 // run in the worker and one interval stepped in the stepping worker. Prints a table; not a test.
-// Needs dist/ (trunk build --release) and target/release/orrery.
+// Needs dist/ (trunk build --release; ORRERY_DIST names another build's folder) and
+// target/release/orrery.
 import { createRequire } from 'node:module';
 import { spawn, execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +18,7 @@ const require = createRequire(path.join(root, '.tools/node_modules/'));
 const { chromium } = require('playwright-core');
 const PORT = 8098;
 const BASE = `http://127.0.0.1:${PORT}/`;
+const dist = process.env.ORRERY_DIST || path.join(root, 'dist');
 const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
 // Milliseconds of each of `n` steps of the stepper: from the click until the page has
@@ -41,7 +43,7 @@ async function timeSteps(page, n) {
   }, n);
 }
 
-const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', path.join(root, 'dist')], { stdio: 'ignore' });
+const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', dist], { stdio: 'ignore' });
 for (let i = 0; i < 50; i++) { try { if ((await fetch(BASE)).ok) break; } catch { /* starting */ } await sleep(100); }
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
 const rows = [];
@@ -69,7 +71,7 @@ try {
     await ctx.close();
   }
   const files = [...wasmFiles].sort();
-  const gz = files.map((f) => zlib.gzipSync(fs.readFileSync(path.join(root, 'dist', f)), { level: 9 }).length);
+  const gz = files.map((f) => zlib.gzipSync(fs.readFileSync(path.join(dist, f)), { level: 9 }).length);
   const total = gz.reduce((a, b) => a + b, 0);
   rows.push([`release wasm, gzip (${files.length} distinct file${files.length === 1 ? '' : 's'} downloaded)`, `${(total / 1048576).toFixed(2)} MB (${files.map((f, i) => `${f} ${(gz[i] / 1024).toFixed(0)} KB`).join(' + ')})`, '<= 1.0 MB']);
   rows.push(['navigation to first chart (default scenario, 3 runs in the worker)', `${median(first).toFixed(0)} ms`, '<= 800 ms']);
