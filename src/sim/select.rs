@@ -63,16 +63,7 @@ impl Simulator {
                 } else {
                     self.mech.job_time[j][t] / w
                 };
-                let prio = match a {
-                    Some(x) if x != 0.0 => {
-                        if frac > 0.0 {
-                            x / frac
-                        } else {
-                            x * 1e9
-                        }
-                    }
-                    _ => 0.0,
-                };
+                let prio = priority(a, frac);
                 if (positive_only || !traits.fill_with_zero_priority) && prio <= 0.0 {
                     continue;
                 }
@@ -129,16 +120,6 @@ impl Simulator {
         let mut left: Vec<u32> = self.cluster.counts();
         let mut scheduled = vec![false; self.specs.len()];
         let mut out: Vec<Pick> = Vec::new();
-        let priority = |a: Option<f64>, frac: f64| match a {
-            Some(x) if x != 0.0 => {
-                if frac > 0.0 {
-                    x / frac
-                } else {
-                    x * 1e9
-                }
-            }
-            _ => 0.0,
-        };
         type Entry = ([i64; 3], (u64, u8, u64), JobId, Option<JobId>);
         let mut entries: Vec<Entry> = Vec::new();
         let passes = self.passes(&order);
@@ -328,5 +309,21 @@ impl Simulator {
             }
         }
         out
+    }
+}
+
+/// Gavel's priority of an entry on a type: its allocation there over the fraction of the
+/// type's time it has received (the allocation times 1e9 before it has received any), 0
+/// without an allocation there.
+fn priority(alloc: Option<f64>, frac: f64) -> f64 {
+    match alloc {
+        Some(x) if x != 0.0 => {
+            if frac > 0.0 {
+                x / frac
+            } else {
+                x * 1e9
+            }
+        }
+        _ => 0.0,
     }
 }
