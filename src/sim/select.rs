@@ -22,6 +22,34 @@ impl Simulator {
         }
     }
 
+    /// Job `j`'s ranking key on type `t` (`w`: the type's time received since the reset):
+    /// descending priority, deficit and allocation there. `None` when it cannot run there,
+    /// has no allocation outside Gavel-compatible mode, or its priority is not positive
+    /// where only `positive` ones are taken.
+    fn job_key(&self, j: JobId, t: TypeIdx, w: f64, positive: bool) -> Option<[i64; 3]> {
+        if self.thr[j][t] <= 0.0 {
+            return None;
+        }
+        let a = self.mech.alloc[j].as_ref().map(|r| r[t]);
+        if a.is_none() && !self.cfg.gavel_compat {
+            return None;
+        }
+        let frac = if w == 0.0 {
+            0.0
+        } else {
+            self.mech.job_time[j][t] / w
+        };
+        let prio = priority(a, frac);
+        if positive && prio <= 0.0 {
+            return None;
+        }
+        Some([
+            descending_key(prio),
+            descending_key(self.mech.deficits[j][t]),
+            descending_key(a.unwrap_or(0.0)),
+        ])
+    }
+
     /// Gavel's per-round selection from the allocation: (job, type) pairs.
     pub(super) fn select_from_allocation(&mut self) -> Vec<(JobId, TypeIdx, u32, bool)> {
         let n = self.cluster.num_types();
@@ -49,30 +77,14 @@ impl Simulator {
             }
             entries.clear();
             let w = self.mech.worker_time[t];
+            let positive = positive_only || !traits.fill_with_zero_priority;
             for (pos, &j) in self.active.iter().enumerate() {
-                if scheduled[pos] || self.thr[j][t] <= 0.0 {
+                if scheduled[pos] {
                     continue;
                 }
-                let a = self.mech.alloc[j].as_ref().map(|r| r[t]);
-                if a.is_none() && !self.cfg.gavel_compat {
-                    continue;
+                if let Some(key) = self.job_key(j, t, w, positive) {
+                    entries.push((key, j, pos));
                 }
-                let alloc = a.unwrap_or(0.0);
-                let frac = if w == 0.0 {
-                    0.0
-                } else {
-                    self.mech.job_time[j][t] / w
-                };
-                let prio = priority(a, frac);
-                if (positive_only || !traits.fill_with_zero_priority) && prio <= 0.0 {
-                    continue;
-                }
-                let key = [
-                    descending_key(prio),
-                    descending_key(self.mech.deficits[j][t]),
-                    descending_key(alloc),
-                ];
-                entries.push((key, j, pos));
             }
             let mut rest: &mut [([i64; 3], JobId, usize)] = &mut entries;
             while left[t] > 0 && !rest.is_empty() {
@@ -131,29 +143,14 @@ impl Simulator {
             }
             entries.clear();
             let w = self.mech.worker_time[t];
+            let positive = positive_only || !traits.fill_with_zero_priority;
             for &j in &self.active {
-                if scheduled[j] || self.thr[j][t] <= 0.0 {
+                if scheduled[j] {
                     continue;
                 }
-                let a = self.mech.alloc[j].as_ref().map(|r| r[t]);
-                if a.is_none() && !compat {
-                    continue;
+                if let Some(key) = self.job_key(j, t, w, positive) {
+                    entries.push((key, (seq[j], 0, 0), j, None));
                 }
-                let frac = if w == 0.0 {
-                    0.0
-                } else {
-                    self.mech.job_time[j][t] / w
-                };
-                let prio = priority(a, frac);
-                if (positive_only || !traits.fill_with_zero_priority) && prio <= 0.0 {
-                    continue;
-                }
-                let key = [
-                    descending_key(prio),
-                    descending_key(self.mech.deficits[j][t]),
-                    descending_key(a.unwrap_or(0.0)),
-                ];
-                entries.push((key, (seq[j], 0, 0), j, None));
             }
             for (&(a, b), p) in &self.mech.pairs {
                 let (ra, rb) = p.rates[t];
