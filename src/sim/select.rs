@@ -86,29 +86,15 @@ impl Simulator {
                     entries.push((key, j, pos));
                 }
             }
-            let mut rest: &mut [([i64; 3], JobId, usize)] = &mut entries;
-            while left[t] > 0 && !rest.is_empty() {
-                // Each take uses at least one GPU: sort the next `left[t]` entries.
-                let k = (left[t] as usize).min(rest.len());
-                if k < rest.len() {
-                    rest.select_nth_unstable(k - 1);
+            take_in_order(&mut entries, &mut left[t], |(_, j, pos), room| {
+                let s = self.specs[j].scale_factor;
+                if s > room {
+                    return 0;
                 }
-                let (chunk, tail) = rest.split_at_mut(k);
-                chunk.sort_unstable();
-                for &(_, j, pos) in chunk.iter() {
-                    if left[t] == 0 {
-                        break;
-                    }
-                    let s = self.specs[j].scale_factor;
-                    if s > left[t] {
-                        continue;
-                    }
-                    left[t] -= s;
-                    scheduled[pos] = true;
-                    out.push((j, t, s, self.mech.alloc[j].is_some()));
-                }
-                rest = tail;
-            }
+                scheduled[pos] = true;
+                out.push((j, t, s, self.mech.alloc[j].is_some()));
+                s
+            });
         }
         out
     }
@@ -174,42 +160,28 @@ impl Simulator {
                 let (sa, sb) = (seq[a], seq[b]);
                 entries.push((key, (sa.max(sb), 1, sa.min(sb)), a, Some(b)));
             }
-            let mut rest: &mut [Entry] = &mut entries;
-            while left[t] > 0 && !rest.is_empty() {
-                // Each take uses at least one GPU: sort the next `left[t]` entries.
-                let k = (left[t] as usize).min(rest.len());
-                if k < rest.len() {
-                    rest.select_nth_unstable(k - 1);
+            take_in_order(&mut entries, &mut left[t], |(_, _, j, partner), room| {
+                if scheduled[j] || partner.is_some_and(|b| scheduled[b]) {
+                    return 0;
                 }
-                let (chunk, tail) = rest.split_at_mut(k);
-                chunk.sort_unstable();
-                for &(_, _, j, partner) in chunk.iter() {
-                    if left[t] == 0 {
-                        break;
-                    }
-                    if scheduled[j] || partner.is_some_and(|b| scheduled[b]) {
-                        continue;
-                    }
-                    let s = self.specs[j].scale_factor;
-                    if s > left[t] {
-                        continue;
-                    }
-                    left[t] -= s;
-                    scheduled[j] = true;
-                    let runs = match partner {
-                        None => self.mech.alloc[j].is_some(),
-                        Some(b) => {
-                            scheduled[b] = true;
-                            self.mech
-                                .pairs
-                                .get(&(j, b))
-                                .is_some_and(|p| p.alloc.is_some())
-                        }
-                    };
-                    out.push((j, partner, t, s, runs));
+                let s = self.specs[j].scale_factor;
+                if s > room {
+                    return 0;
                 }
-                rest = tail;
-            }
+                scheduled[j] = true;
+                let runs = match partner {
+                    None => self.mech.alloc[j].is_some(),
+                    Some(b) => {
+                        scheduled[b] = true;
+                        self.mech
+                            .pairs
+                            .get(&(j, b))
+                            .is_some_and(|p| p.alloc.is_some())
+                    }
+                };
+                out.push((j, partner, t, s, runs));
+                s
+            });
         }
         out
     }
@@ -322,5 +294,32 @@ fn priority(alloc: Option<f64>, frac: f64) -> f64 {
             }
         }
         _ => 0.0,
+    }
+}
+
+/// Takes `entries` in ascending order while GPUs are `left`: `take(entry, left)` returns
+/// the GPUs the entry takes (0 when it takes none). Each take uses at least one GPU, so only
+/// the next `left` entries are sorted at a time; keys are unique, so any sort gives the
+/// same order.
+fn take_in_order<E: Ord + Copy>(
+    entries: &mut [E],
+    left: &mut u32,
+    mut take: impl FnMut(E, u32) -> u32,
+) {
+    let mut rest = entries;
+    while *left > 0 && !rest.is_empty() {
+        let k = (*left as usize).min(rest.len());
+        if k < rest.len() {
+            rest.select_nth_unstable(k - 1);
+        }
+        let (chunk, tail) = rest.split_at_mut(k);
+        chunk.sort_unstable();
+        for &e in chunk.iter() {
+            if *left == 0 {
+                break;
+            }
+            *left -= take(e, *left);
+        }
+        rest = tail;
     }
 }
