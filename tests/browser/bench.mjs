@@ -6,20 +6,15 @@
 // run in the worker and one interval stepped in the stepping worker. Prints a table; not a test.
 // Needs dist/ (trunk build --release; ORRERY_DIST names another build's folder) and
 // target/release/orrery.
-import { createRequire } from 'node:module';
-import { spawn, execFileSync } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import { root, serve, launch, compareAgain, median } from './harness.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const require = createRequire(path.join(root, '.tools/node_modules/'));
-const { chromium } = require('playwright-core');
 const PORT = 8098;
 const BASE = `http://127.0.0.1:${PORT}/`;
 const dist = process.env.ORRERY_DIST || path.join(root, 'dist');
-const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 
 // Milliseconds of each of `n` steps of the stepper: from the click until the page has
 // re-rendered (the clock's text changed) and laid out.
@@ -43,9 +38,8 @@ async function timeSteps(page, n) {
   }, n);
 }
 
-const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', dist], { stdio: 'ignore' });
-for (let i = 0; i < 50; i++) { try { if ((await fetch(BASE)).ok) break; } catch { /* starting */ } await sleep(100); }
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+const server = await serve(dist, PORT);
+const browser = await launch();
 const rows = [];
 try {
   // Every wasm file the page or its worker fetches while loading and running the default
@@ -96,10 +90,7 @@ try {
     await page.waitForSelector('#summary[data-complete=true] tbody tr', { timeout: 120000 });
     const warm = [];
     for (let i = 0; i < 5; i++) {
-      await page.click('#compare');
-      // The table leaves its complete state when the run starts, and returns to it at its end.
-      await page.waitForFunction(() => !document.querySelector('#summary[data-complete=true]'), null, { timeout: 120000 });
-      await page.waitForFunction(() => !document.querySelector('#cancel') && document.querySelector('#summary[data-complete=true]'), null, { timeout: 120000 });
+      await compareAgain(page, 120000);
       warm.push(Number(await page.getAttribute('#run-ms', 'data-compute-ms')));
     }
     await ctx.close();

@@ -100,20 +100,42 @@ export async function canvasDrawn(page, selector) {
   });
 }
 
+// The middle value of `v` (the upper one of an even count).
+export const median = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+
+// Serves `dir` on 127.0.0.1:`port` with Python's static server, once it answers.
+export async function serve(dir, port) {
+  const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    try { const r = await fetch(`http://127.0.0.1:${port}/`); if (r.ok) break; } catch { /* not up yet */ }
+    await sleep(100);
+  }
+  return server;
+}
+
+// Debian's headless Chromium, as every browser script runs it.
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+// Runs the page's experiment again (Compare) and waits until its summary has left its
+// complete state and come back to it with no run left to cancel.
+export async function compareAgain(page, timeout = 300000) {
+  await page.click('#compare');
+  await page.waitForFunction(() => !document.querySelector('#summary[data-complete=true]'), null, { timeout: 120000 });
+  await page.waitForFunction(() => !document.querySelector('#cancel') && document.querySelector('#summary[data-complete=true]'), null, { timeout });
+}
+
 // Serves dist/, launches Chromium and calls `fn(browser)`; then closes both, prints the
 // count line and exits non-zero when a test failed or none ran.
 export async function run(fn) {
-  const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', path.join(root, 'dist')], { stdio: 'ignore' });
+  const server = await serve(path.join(root, 'dist'), PORT);
   let browser;
   try {
-    for (let i = 0; i < 50; i++) {
-      try { const r = await fetch(BASE); if (r.ok) break; } catch { /* not up yet */ }
-      await sleep(100);
-    }
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launch();
     await fn(browser);
   } finally {
     if (browser) await browser.close();

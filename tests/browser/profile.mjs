@@ -3,26 +3,20 @@
 // the first chart (ORRERY_PROFILE_UNTIL=complete: until the summary is complete; =rerun: one
 // more run of the same experiment in the same page, from its click to its summary),
 // and prints for each thread its busiest functions by self time and by total time.
-// Not a test. Function names need a module with its name section: build one with
-//   sed -i 's/data-wasm-opt="3"/& data-keep-debug/' index.html && trunk build --release --dist /tmp/dist-prof; git checkout index.html
-// then: ORRERY_DIST=/tmp/dist-prof node tests/browser/profile.mjs ['#fragment']
-import { createRequire } from 'node:module';
-import { spawn } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
+// Not a test. Function names need a module that keeps its name section, which the page's
+// build drops: `bash tests/browser/profile-build.sh` makes one in /tmp/dist-prof, then
+//   ORRERY_DIST=/tmp/dist-prof node tests/browser/profile.mjs ['#fragment']
 import path from 'node:path';
+import { root, sleep, serve, launch, compareAgain } from './harness.mjs';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const require = createRequire(path.join(root, '.tools/node_modules/'));
-const { chromium } = require('playwright-core');
 const PORT = 8097;
 const BASE = `http://127.0.0.1:${PORT}/`;
 const dist = process.env.ORRERY_DIST || path.join(root, 'dist');
 const until = process.env.ORRERY_PROFILE_UNTIL || 'first-chart';
 const top = Number(process.env.ORRERY_PROFILE_TOP || 25);
 
-const server = spawn('python3', ['-m', 'http.server', String(PORT), '--bind', '127.0.0.1', '--directory', dist], { stdio: 'ignore' });
-for (let i = 0; i < 50; i++) { try { if ((await fetch(BASE)).ok) break; } catch { /* starting */ } await sleep(100); }
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+const server = await serve(dist, PORT);
+const browser = await launch();
 let events;
 try {
   const page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 } })).newPage();
@@ -33,9 +27,7 @@ try {
     await page.goto(BASE + (process.argv[2] || ''));
     await complete();
     await browser.startTracing(page, { categories });
-    await page.click('#compare');
-    await page.waitForFunction(() => !document.querySelector('#summary[data-complete=true]'), null, { timeout: 120000 });
-    await page.waitForFunction(() => !document.querySelector('#cancel') && document.querySelector('#summary[data-complete=true]'), null, { timeout: 300000 });
+    await compareAgain(page);
     console.log(`computing in the worker: ${await page.getAttribute('#run-ms', 'data-compute-ms')} ms`);
   } else {
     await browser.startTracing(page, { categories });

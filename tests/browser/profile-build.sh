@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the page into a folder (default /tmp/dist-prof) whose module keeps its function
+# names, for tests/browser/profile.mjs: trunk's release build, then its module bound and
+# optimised again the same way (wasm-bindgen, wasm-opt -O3) but with the name section kept,
+# which the page's own build drops.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source www/tools.sh
+out="${1:-/tmp/dist-prof}"
+trunk build --release --dist "$out"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+wasm-bindgen --target web --no-typescript --keep-debug --out-dir "$tmp" --out-name orrery \
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/orrery.wasm"
+wasm-opt -O3 -g --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  "$tmp/orrery_bg.wasm" -o "$out/orrery_bg.wasm"
+cp "$tmp/orrery.js" "$out/orrery.js"
+# The module and its glue are new: their integrity hashes in the page no longer hold.
+sed -i 's/ integrity="[^"]*"//g' "$out/index.html"
+echo "profile-build: $out (function names kept)"
