@@ -24,9 +24,11 @@
 //! (an empty interior, say); callers then solve the same LP with Clarabel.
 
 mod dense;
+mod lanes;
 mod normal;
 
 use dense::LANES;
+use lanes::F4;
 
 /// One structured LP.
 pub struct BlockLp<'a> {
@@ -614,14 +616,15 @@ fn step(sh: &Shape, v: &[f64], dv: &[f64]) -> f64 {
     let part = |a: &[f64], b: &[f64]| {
         let quotient = |x: f64, d: f64| if d < 0.0 { -x / d } else { f64::INFINITY };
         let keep = |acc: f64, q: f64| if q < acc { q } else { acc };
-        let mut lanes = [f64::INFINITY; 4];
+        let inf = F4::splat(f64::INFINITY);
+        let mut lanes = inf;
         let (ac, bc) = (a.chunks_exact(4), b.chunks_exact(4));
         let (ar, br) = (ac.remainder(), bc.remainder());
         for (x, d) in ac.zip(bc) {
-            for i in 0..4 {
-                lanes[i] = keep(lanes[i], quotient(x[i], d[i]));
-            }
+            let (x, d) = (F4::load(x), F4::load(d));
+            lanes = lanes.keep_less(d.if_negative(-x / d, inf));
         }
+        let mut lanes = lanes.to_array();
         for (&x, &d) in ar.iter().zip(br) {
             lanes[0] = keep(lanes[0], quotient(x, d));
         }
@@ -660,14 +663,13 @@ fn max(a: f64, b: f64) -> f64 {
 /// The largest `|v_i|` (NaNs skipped), in four independent lanes: [`max`] from 0 never
 /// keeps a NaN, so the result does not depend on the order.
 fn norm_inf(v: &[f64]) -> f64 {
-    let mut lanes = [0.0f64; 4];
+    let mut lanes = F4::splat(0.0);
     let chunks = v.chunks_exact(4);
     let rest = chunks.remainder();
     for c in chunks {
-        for i in 0..4 {
-            lanes[i] = max(lanes[i], c[i].abs());
-        }
+        lanes = lanes.keep_greater(F4::load(c).abs());
     }
+    let mut lanes = lanes.to_array();
     for &b in rest {
         lanes[0] = max(lanes[0], b.abs());
     }

@@ -1,6 +1,8 @@
 //! Dense kernels of the interior-point method: the jobs' `K x K` blocks inverted a few
 //! jobs at a time, and the small reduced system's LU factorisation.
 
+use super::lanes::F4;
+
 /// Jobs whose blocks are inverted together: their operations are interleaved (and
 /// vectorised where the target allows), each job's the same as alone.
 pub(super) const LANES: usize = 4;
@@ -12,30 +14,24 @@ pub(super) const LANES: usize = 4;
 pub(super) fn spd_inverse<const K: usize>(a: &mut [f64], out: &mut [f64], k: usize) -> Option<()> {
     let k = if K == 0 { k } else { K };
     let at = |r: usize, c: usize| (r * k + c) * LANES;
+    let ld = |v: &[f64], r: usize, c: usize| F4::load(&v[at(r, c)..]);
     for c in 0..k {
-        let mut d: [f64; LANES] = std::array::from_fn(|l| a[at(c, c) + l]);
+        let mut d = ld(a, c, c);
         for p in 0..c {
-            for l in 0..LANES {
-                d[l] -= a[at(c, p) + l] * a[at(c, p) + l];
-            }
+            let v = ld(a, c, p);
+            d = d - v * v;
         }
-        if d.iter().any(|d| d.is_nan() || *d <= 0.0) {
+        if d.to_array().iter().any(|d| d.is_nan() || *d <= 0.0) {
             return None;
         }
-        for l in 0..LANES {
-            d[l] = d[l].sqrt();
-            a[at(c, c) + l] = d[l];
-        }
+        let d = d.sqrt();
+        d.store(&mut a[at(c, c)..]);
         for r in c + 1..k {
-            let mut v: [f64; LANES] = std::array::from_fn(|l| a[at(r, c) + l]);
+            let mut v = ld(a, r, c);
             for p in 0..c {
-                for l in 0..LANES {
-                    v[l] -= a[at(r, p) + l] * a[at(c, p) + l];
-                }
+                v = v - ld(a, r, p) * ld(a, c, p);
             }
-            for l in 0..LANES {
-                a[at(r, c) + l] = v[l] / d[l];
-            }
+            (v / d).store(&mut a[at(r, c)..]);
         }
     }
     // The inverse X solves L L' X = I. Its columns are independent: they are solved
@@ -46,15 +42,11 @@ pub(super) fn spd_inverse<const K: usize>(a: &mut [f64], out: &mut [f64], k: usi
     let x = out;
     for r in 0..k {
         for i in 0..=r {
-            let mut v = [if r == i { 1.0 } else { 0.0 }; LANES];
+            let mut v = F4::splat(if r == i { 1.0 } else { 0.0 });
             for p in i..r {
-                for l in 0..LANES {
-                    v[l] -= a[at(r, p) + l] * x[at(p, i) + l];
-                }
+                v = v - ld(a, r, p) * ld(x, p, i);
             }
-            for l in 0..LANES {
-                x[at(r, i) + l] = v[l] / a[at(r, r) + l];
-            }
+            (v / ld(a, r, r)).store(&mut x[at(r, i)..]);
         }
         for i in r + 1..k {
             x[at(r, i)..at(r, i) + LANES].fill(0.0);
@@ -62,15 +54,11 @@ pub(super) fn spd_inverse<const K: usize>(a: &mut [f64], out: &mut [f64], k: usi
     }
     for r in (0..k).rev() {
         for i in 0..k {
-            let mut v: [f64; LANES] = std::array::from_fn(|l| x[at(r, i) + l]);
+            let mut v = ld(x, r, i);
             for p in r + 1..k {
-                for l in 0..LANES {
-                    v[l] -= a[at(p, r) + l] * x[at(p, i) + l];
-                }
+                v = v - ld(a, p, r) * ld(x, p, i);
             }
-            for l in 0..LANES {
-                x[at(r, i) + l] = v[l] / a[at(r, r) + l];
-            }
+            (v / ld(a, r, r)).store(&mut x[at(r, i)..]);
         }
     }
     Some(())

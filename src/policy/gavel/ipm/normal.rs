@@ -3,6 +3,7 @@
 //! factorisation.
 
 use super::dense::{lu, lu_solve, spd_inverse, LANES};
+use super::lanes::F4;
 use super::{max, with_acc, Kernels, Normal, Point, SolveBuffers};
 
 impl<const K: usize> Kernels<'_, '_, K> {
@@ -135,15 +136,15 @@ impl<const K: usize> Kernels<'_, '_, K> {
             let top = (0..k).fold(ws[l], |a, r| max(a, bound(r, l) + ws[l])) + epi_top;
             reg[l] = 1e-11 * top;
         }
+        let (ws, reg) = (F4::load(&ws), F4::load(&reg));
+        let bound = |r: usize| F4::load(&bnd[r * LANES..]);
+        let c = |r: usize| F4::load(&cl[r * LANES..]);
+        let at = |r: usize, cc: usize| (r * k + cc) * LANES;
         for r in 0..k {
             for cc in 0..k {
-                for l in 0..LANES {
-                    b[(r * k + cc) * LANES + l] = ws[l];
-                }
+                ws.store(&mut b[at(r, cc)..]);
             }
-            for l in 0..LANES {
-                b[(r * k + r) * LANES + l] += bound(r, l) + reg[l];
-            }
+            (ws + (bound(r) + reg)).store(&mut b[at(r, r)..]);
         }
         let mut p = [0.0; LANES];
         if !epi {
@@ -151,35 +152,24 @@ impl<const K: usize> Kernels<'_, '_, K> {
         }
         // g = c'B~^-1 c in closed form (B~ = diag(d) + w_sum 11', e = 1 / d, S = sum e,
         // cm = e'c / S): sum e (c - cm)^2 + S cm^2 / (1 + w_sum S).
-        let (mut total, mut ec) = ([0.0; LANES], [0.0; LANES]);
+        let (mut total, mut ec) = (F4::splat(0.0), F4::splat(0.0));
         for r in 0..k {
-            for l in 0..LANES {
-                let e = 1.0 / (bound(r, l) + reg[l]);
-                recip[r * LANES + l] = e;
-                total[l] += e;
-                ec[l] += e * c(r, l);
-            }
+            let e = F4::splat(1.0) / (bound(r) + reg);
+            e.store(&mut recip[r * LANES..]);
+            total = total + e;
+            ec = ec + e * c(r);
         }
-        let mut cm = [0.0; LANES];
-        let mut g = [0.0; LANES];
-        for l in 0..LANES {
-            cm[l] = ec[l] / total[l];
-            g[l] = total[l] * cm[l] * cm[l] / (1.0 + ws[l] * total[l]);
-        }
+        let cm = ec / total;
+        let mut g = total * cm * cm / (F4::splat(1.0) + ws * total);
         for r in 0..k {
-            for l in 0..LANES {
-                let d = c(r, l) - cm[l];
-                g[l] += recip[r * LANES + l] * d * d;
-            }
+            let d = c(r) - cm;
+            g = g + F4::load(&recip[r * LANES..]) * d * d;
         }
-        for l in 0..LANES {
-            p[l] = we[l] / (1.0 + we[l] * g[l]);
-        }
+        let we = F4::load(&we);
+        (we / (F4::splat(1.0) + we * g)).store(&mut p);
         for r in 0..k {
             for cc in 0..k {
-                for l in 0..LANES {
-                    b[(r * k + cc) * LANES + l] += we[l] * c(r, l) * c(cc, l);
-                }
+                (F4::load(&b[at(r, cc)..]) + we * c(r) * c(cc)).store(&mut b[at(r, cc)..]);
             }
         }
         p
