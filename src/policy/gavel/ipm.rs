@@ -28,7 +28,7 @@ mod lanes;
 mod normal;
 
 use dense::LANES;
-use lanes::F4;
+use lanes::{each1, each2, each3, each4, F4};
 
 /// One structured LP.
 pub struct BlockLp<'a> {
@@ -97,7 +97,9 @@ impl Shape {
 
 /// The factorised normal equations for one set of row weights `W = y / s`.
 struct Normal {
-    /// Per job, the inverse of its block `B_j` (row-major `K x K`).
+    /// Per job, the inverse of its block `B_j` (`K x K`), four jobs to a group by lanes:
+    /// entry `e` (row-major) of job `j` at `(j / 4 * K * K + e) * 4 + j % 4`; the lanes of
+    /// the last group past the last job hold the inverse of a padding block.
     inv: Vec<f64>,
     /// Per job, `B_j^-1 v_j` where `v_j` is the block's border with `t`.
     inv_v: Vec<f64>,
@@ -261,7 +263,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 u: vec![0.0; n * k],
                 perm: vec![0.0; m],
             },
-            block: vec![0.0; LANES * (2 * k * k + 3 * k)],
+            block: vec![0.0; LANES * (k * k + 3 * k)],
         }
     }
 
@@ -270,7 +272,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         let ht = self.has_t();
         let m = k + usize::from(ht);
         Normal {
-            inv: vec![0.0; n * k * k],
+            inv: vec![0.0; n.div_ceil(LANES) * LANES * k * k],
             inv_v: vec![0.0; if ht { n * k } else { 0 }],
             reduced: vec![0.0; m * m],
             pivots: vec![0; m],
@@ -413,13 +415,9 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             solve,
             ..
         } = sc;
-        for ((((o, &w), &rp), &rc), &s) in inner.iter_mut().zip(w).zip(rp).zip(rc).zip(s) {
-            *o = w * rp + rc / s;
-        }
+        each4(inner, w, rp, rc, s, |_, w, rp, rc, s| w * rp + rc / s);
         self.gt(inner, g_inner);
-        for ((r, a), b) in rhs.x.iter_mut().zip(&rd.x).zip(&g_inner.x) {
-            *r = -a - b;
-        }
+        each2(&mut rhs.x, &rd.x, &g_inner.x, |_, a, b| -a - b);
         rhs.t = -rd.t - g_inner.t;
         self.solve_normal(f, rhs, &mut d.dz, solve);
         // Iterative refinement: G'dy + rd equals the normal equations' residual, which
@@ -428,33 +426,23 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         let mut gdz_current = false;
         for _ in 0..2 {
             self.g(&d.dz, gdz);
-            for ((o, a), b) in wgdz.iter_mut().zip(gdz.iter()).zip(w) {
-                *o = a * b;
-            }
+            each2(wgdz, gdz, w, |_, a, b| a * b);
             self.gt(wgdz, m_dz);
-            for ((r, a), b) in res.x.iter_mut().zip(&rhs.x).zip(&m_dz.x) {
-                *r = a - b;
-            }
+            each2(&mut res.x, &rhs.x, &m_dz.x, |_, a, b| a - b);
             res.t = rhs.t - m_dz.t;
             if res.norm_inf() <= 1e-13 * scale {
                 gdz_current = true;
                 break;
             }
             self.solve_normal(f, res, corr, solve);
-            for (v, c) in d.dz.x.iter_mut().zip(&corr.x) {
-                *v += c;
-            }
+            each1(&mut d.dz.x, &corr.x, |v, c| v + c);
             d.dz.t += corr.t;
         }
         if !gdz_current {
             self.g(&d.dz, gdz);
         }
-        for ((&g, &rp), ds) in gdz.iter().zip(rp).zip(&mut d.ds) {
-            *ds = -g - rp;
-        }
-        for (((&g, &w), &inner), dy) in gdz.iter().zip(w).zip(inner.iter()).zip(&mut d.dy) {
-            *dy = w * g + inner;
-        }
+        each2(&mut d.ds, gdz, rp, |_, g, rp| -g - rp);
+        each3(&mut d.dy, gdz, w, inner, |_, g, w, inner| w * g + inner);
     }
 
     /// Solve; `x[j][k]` clipped to `[0, 1]`, or `None` if the method stalls.
@@ -518,13 +506,9 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         };
         for _ in 0..40 {
             self.g(&z, &mut gz);
-            for (((r, &g), &s), &h) in rp.iter_mut().zip(&gz).zip(&s).zip(&h) {
-                *r = g + s - h;
-            }
+            each3(&mut rp, &gz, &s, &h, |_, g, s, h| g + s - h);
             self.gt(&y, &mut gty);
-            for ((r, a), b) in rd.x.iter_mut().zip(&gty.x).zip(&q.x) {
-                *r = a + b;
-            }
+            each2(&mut rd.x, &gty.x, &q.x, |_, a, b| a + b);
             rd.t = gty.t + q.t;
             let gap = sh.dot(&s, &y);
             let pobj = q.x.iter().zip(&z.x).map(|(a, b)| a * b).sum::<f64>() + q.t * z.t;
@@ -553,16 +537,12 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 return Some(clipped(b));
             }
             let mu = gap / rows;
-            for ((w, &y), &s) in w.iter_mut().zip(&y).zip(&s) {
-                *w = y / s;
-            }
+            each2(&mut w, &y, &s, |_, y, s| y / s);
             if self.factor(&w, &mut f, &mut sc.block).is_none() {
                 return best.as_ref().or(floor.as_ref()).map(clipped);
             }
             // Predictor.
-            for ((r, &s), &y) in rc.iter_mut().zip(&s).zip(&y) {
-                *r = -s * y;
-            }
+            each2(&mut rc, &s, &y, |_, s, y| -s * y);
             self.direction(&f, &w, &s, &rp, &rd, &rc, &mut sc, &mut aff);
             let a_aff = step(&sh, &s, &aff.ds).min(step(&sh, &y, &aff.dy)).min(1.0);
             let shifted = |v: &[f64], dv: &[f64], i: usize| v[i] + a_aff * dv[i];
@@ -583,26 +563,20 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             let sigma = (mu_aff / mu).clamp(0.0, 1.0).powi(3);
             // Corrector.
             let target = sigma * mu;
-            for ((((r, &s), &y), &ds), &dy) in
-                rc.iter_mut().zip(&s).zip(&y).zip(&aff.ds).zip(&aff.dy)
-            {
-                *r = (target - s * y) - ds * dy;
-            }
+            let target = F4::splat(target);
+            each4(&mut rc, &s, &y, &aff.ds, &aff.dy, |_, s, y, ds, dy| {
+                (target - s * y) - ds * dy
+            });
             self.direction(&f, &w, &s, &rp, &rd, &rc, &mut sc, &mut dir);
             let a = (0.99 * step(&sh, &s, &dir.ds).min(step(&sh, &y, &dir.dy))).min(1.0);
             if a.is_nan() || a <= 0.0 {
                 return best.as_ref().or(floor.as_ref()).map(clipped);
             }
-            for (v, d) in z.x.iter_mut().zip(&dir.dz.x) {
-                *v += a * d;
-            }
             z.t += a * dir.dz.t;
-            for (s, &d) in s.iter_mut().zip(&dir.ds) {
-                *s += a * d;
-            }
-            for (y, &d) in y.iter_mut().zip(&dir.dy) {
-                *y += a * d;
-            }
+            let a = F4::splat(a);
+            each1(&mut z.x, &dir.dz.x, |v, d| v + a * d);
+            each1(&mut s, &dir.ds, |v, d| v + a * d);
+            each1(&mut y, &dir.dy, |v, d| v + a * d);
         }
         floor.as_ref().map(clipped)
     }

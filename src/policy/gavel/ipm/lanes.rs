@@ -188,6 +188,41 @@ impl std::ops::Neg for F4 {
     }
 }
 
+/// `eachN(out, a, b, .., f)`: `out[i] = f(out[i], a[i], b[i], ..)` for every `i`, four at a
+/// time, the last few in lanes padded with zeros whose results are dropped. Each element's
+/// result is `f`'s of its own values, so the same as an element-by-element loop's. One
+/// function per number of inputs: plain arguments, which every opt-level keeps in registers.
+macro_rules! each_fn {
+    ($name:ident($($a:ident),+)) => {
+        #[inline(always)]
+        pub(super) fn $name(out: &mut [f64], $($a: &[f64],)+ f: impl Fn(F4, $(each_fn!(@lane $a)),+) -> F4) {
+            let n = out.len();
+            $(let $a = &$a[..n];)+
+            let full = n - n % 4;
+            let mut i = 0;
+            while i < full {
+                let v = f(F4::load(&out[i..i + 4]), $(F4::load(&$a[i..i + 4])),+);
+                v.store(&mut out[i..i + 4]);
+                i += 4;
+            }
+            if full < n {
+                let pad = |a: &[f64]| {
+                    let mut v = [0.0; 4];
+                    v[..n - full].copy_from_slice(&a[full..]);
+                    F4::load(&v)
+                };
+                let v = f(pad(out), $(pad($a)),+).to_array();
+                out[full..].copy_from_slice(&v[..n - full]);
+            }
+        }
+    };
+    (@lane $a:ident) => { F4 };
+}
+each_fn!(each1(a));
+each_fn!(each2(a, b));
+each_fn!(each3(a, b, c));
+each_fn!(each4(a, b, c, d));
+
 #[cfg(test)]
 mod tests {
     use super::F4;
@@ -211,5 +246,17 @@ mod tests {
         let s = F4::load(&[-1.0, 0.0, -0.0, 2.0]);
         let picked = s.if_negative(F4::splat(7.0), F4::splat(9.0)).to_array();
         assert_eq!(picked, [7.0, 9.0, 9.0, 9.0]);
+    }
+
+    #[test]
+    fn each_matches_an_element_loop() {
+        for n in 0..11 {
+            let a: Vec<f64> = (0..n).map(|i| i as f64 * 0.37 - 1.0).collect();
+            let b: Vec<f64> = (0..n).map(|i| 2.5 - i as f64 * 0.11).collect();
+            let mut out: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            let want: Vec<f64> = (0..n).map(|i| out[i] + a[i] / b[i] - a[i] * b[i]).collect();
+            super::each2(&mut out, &a, &b, |o, a, b| o + a / b - a * b);
+            assert_eq!(out, want);
+        }
     }
 }

@@ -48,30 +48,28 @@ impl<const K: usize> Kernels<'_, '_, K> {
         let ht = self.has_t();
         let m = k + usize::from(ht);
         let w_epi = self.shape.parts(w)[3];
-        let (blocks, rest) = buf.split_at_mut(LANES * k * k);
-        let (inverses, lanes) = rest.split_at_mut(LANES * k * k);
+        let (blocks, lanes) = buf.split_at_mut(LANES * k * k);
         for j0 in (0..n).step_by(LANES) {
             let p = self.lane_blocks(w, j0, blocks, lanes);
-            spd_inverse::<K>(blocks, inverses, k)?;
+            let group = &mut inv[j0 * k * k..(j0 + LANES) * k * k];
+            spd_inverse::<K>(blocks, group, k)?;
+            let group = &*group;
             for (l, &p) in p.iter().enumerate().take(n - j0) {
                 let j = j0 + l;
-                let bi = &mut inv[j * k * k..(j + 1) * k * k];
-                for (e, v) in bi.iter_mut().enumerate() {
-                    *v = inverses[e * LANES + l];
-                }
+                let bi = |e: usize| group[e * LANES + l];
                 if self.shape.epi && ht {
                     let we = w_epi[j];
                     let cj = &self.coef[j * k..(j + 1) * k];
                     let iv = &mut inv_v[j * k..(j + 1) * k];
-                    for r in 0..k {
-                        iv[r] = -we * (0..k).map(|c| bi[r * k + c] * cj[c]).sum::<f64>();
+                    for (r, v) in iv.iter_mut().enumerate() {
+                        *v = -we * (0..k).map(|c| bi(r * k + c) * cj[c]).sum::<f64>();
                     }
                     red[k * m + k] -= p;
                 }
                 let s = self.lp.scale[j];
                 for r in 0..k {
                     for c in 0..k {
-                        red[r * m + c] += s * s * bi[r * k + c];
+                        red[r * m + c] += s * s * bi(r * k + c);
                     }
                 }
                 if ht {
@@ -202,12 +200,13 @@ impl<const K: usize> Kernels<'_, '_, K> {
         let ht = self.has_t();
         let m = k + usize::from(ht);
         let u = &mut buf.u; // B^-1 r_x
+                            // Entry `e` of job `j`'s block inverse (laid out by lanes, four jobs to a group).
+        let bi = |j: usize, e: usize| f.inv[(j / LANES * k * k + e) * LANES + j % LANES];
         for j in 0..n {
-            let bi = &f.inv[j * k * k..(j + 1) * k * k];
             let rx = &rhs.x[j * k..(j + 1) * k];
             let uj = &mut u[j * k..(j + 1) * k];
-            for r in 0..k {
-                uj[r] = (0..k).map(|c| bi[r * k + c] * rx[c]).sum();
+            for (r, v) in uj.iter_mut().enumerate() {
+                *v = (0..k).map(|c| bi(j, r * k + c) * rx[c]).sum();
             }
             let s = self.lp.scale[j];
             for r in 0..k {
@@ -225,14 +224,13 @@ impl<const K: usize> Kernels<'_, '_, K> {
         let red = &*acc;
         let dt = if ht { red[k] } else { 0.0 };
         for j in 0..n {
-            let bi = &f.inv[j * k * k..(j + 1) * k * k];
             let s = self.lp.scale[j];
             let uj = &u[j * k..(j + 1) * k];
             let xj = &mut out.x[j * k..(j + 1) * k];
             for r in 0..k {
                 let mut v = uj[r];
-                for c in 0..k {
-                    v -= bi[r * k + c] * s * red[c];
+                for (c, &red) in red[..k].iter().enumerate() {
+                    v -= bi(j, r * k + c) * s * red;
                 }
                 if ht {
                     v -= f.inv_v[j * k + r] * dt;
