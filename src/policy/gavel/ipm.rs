@@ -149,8 +149,8 @@ struct Scratch {
     corr: Point,
     /// [`Kernels::solve_normal`]'s buffers.
     solve: SolveBuffers,
-    /// [`LANES`] jobs' blocks, their inverses, and their bounds' weights, coefficients and
-    /// the weights' reciprocals.
+    /// [`LANES`] jobs' blocks (inverted straight into [`Normal::inv`]), and their bounds'
+    /// weights, coefficients and the weights' reciprocals.
     block: Vec<f64>,
 }
 
