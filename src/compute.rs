@@ -1,6 +1,7 @@
-//! The simulator alone as a WebAssembly module with no JavaScript imports, to time its
-//! computation in V8 (Node) without a page: `tests/browser/compute.sh` builds it with the
-//! page's profile and flags and `tests/browser/compute.mjs` runs it. The host pushes an
+//! The simulator alone as a WebAssembly module, to time its computation in V8 (Node)
+//! without a page: `tests/browser/compute.sh` builds it with the page's profile and flags
+//! and binds it with wasm-bindgen (whose glue is all the JavaScript it needs), and
+//! `tests/browser/compute.mjs` runs it. The host pushes an
 //! experiment's share link byte by byte ([`push`]), then calls [`run`], which runs every
 //! policy of it and returns the first policy's average JCT (compared with the native CLI's
 //! to check the bits). Natively this builds to nothing.
@@ -36,4 +37,5 @@ mod wasm {
         }
     }
 }
+
 fn main() {}

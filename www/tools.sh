@@ -36,6 +36,10 @@ if [ ! -x "$TOOLS/node_modules/binaryen/bin/wasm-opt" ] || [ ! -d "$TOOLS/node_m
   npm install --prefix "$TOOLS" --no-audit --no-fund binaryen@132 playwright-core >&2
 fi
 export PATH="$TOOLS/node_modules/binaryen/bin:$HOME/.cargo/bin:$PATH"
+# The WebAssembly features the page's module uses, for scripts that run wasm-opt themselves
+# (tests/browser/profile-build.sh, tests/browser/compute.sh); SIMD from .cargo/config.toml.
+WASM_OPT_FEATURES=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
+  --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd)
 
 if [ -z "${ORRERY_NO_BROWSER:-}" ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   say "installing Debian's chromium and chromium-driver"

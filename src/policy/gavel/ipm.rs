@@ -97,9 +97,9 @@ impl Shape {
 
 /// The factorised normal equations for one set of row weights `W = y / s`.
 struct Normal {
-    /// Per job, the inverse of its block `B_j` (`K x K`), four jobs to a group by lanes:
-    /// entry `e` (row-major) of job `j` at `(j / 4 * K * K + e) * 4 + j % 4`; the lanes of
-    /// the last group past the last job hold the inverse of a padding block.
+    /// Per job, the inverse of its block `B_j` (`K x K`), [`LANES`] jobs to a group by lanes
+    /// (entry `e` of job `j` at [`inv_index`]); the lanes of the last group past the last job
+    /// hold the inverse of a padding block.
     inv: Vec<f64>,
     /// Per job, `B_j^-1 v_j` where `v_j` is the block's border with `t`.
     inv_v: Vec<f64>,
@@ -107,6 +107,13 @@ struct Normal {
     /// factorised with its pivots.
     reduced: Vec<f64>,
     pivots: Vec<usize>,
+}
+
+/// Where entry `e` (row-major) of job `j`'s block inverse sits in [`Normal::inv`] for `k`
+/// types: the jobs' groups one after another, a group's entries one after another, each
+/// entry's lanes (the group's jobs) side by side, as [`dense::spd_inverse`] writes them.
+fn inv_index(k: usize, j: usize, e: usize) -> usize {
+    (j / LANES * k * k + e) * LANES + j % LANES
 }
 
 /// Primal point: `x` (row-major `n x K`) and `t`.

@@ -4,7 +4,7 @@
 
 use super::dense::{lu, lu_solve, spd_inverse, LANES};
 use super::lanes::F4;
-use super::{max, with_acc, Kernels, Normal, Point, SolveBuffers};
+use super::{inv_index, max, with_acc, Kernels, Normal, Point, SolveBuffers};
 
 impl<const K: usize> Kernels<'_, '_, K> {
     /// Factorise `G' W G` for row weights `w` into `f`. The jobs' blocks are formed and
@@ -51,12 +51,10 @@ impl<const K: usize> Kernels<'_, '_, K> {
         let (blocks, lanes) = buf.split_at_mut(LANES * k * k);
         for j0 in (0..n).step_by(LANES) {
             let p = self.lane_blocks(w, j0, blocks, lanes);
-            let group = &mut inv[j0 * k * k..(j0 + LANES) * k * k];
-            spd_inverse::<K>(blocks, group, k)?;
-            let group = &*group;
+            spd_inverse::<K>(blocks, &mut inv[inv_index(k, j0, 0)..], k)?;
             for (l, &p) in p.iter().enumerate().take(n - j0) {
                 let j = j0 + l;
-                let bi = |e: usize| group[e * LANES + l];
+                let bi = |e: usize| inv[inv_index(k, j, e)];
                 if self.shape.epi && ht {
                     let we = w_epi[j];
                     let cj = &self.coef[j * k..(j + 1) * k];
@@ -200,8 +198,7 @@ impl<const K: usize> Kernels<'_, '_, K> {
         let ht = self.has_t();
         let m = k + usize::from(ht);
         let u = &mut buf.u; // B^-1 r_x
-                            // Entry `e` of job `j`'s block inverse (laid out by lanes, four jobs to a group).
-        let bi = |j: usize, e: usize| f.inv[(j / LANES * k * k + e) * LANES + j % LANES];
+        let bi = |j: usize, e: usize| f.inv[inv_index(k, j, e)];
         for j in 0..n {
             let rx = &rhs.x[j * k..(j + 1) * k];
             let uj = &mut u[j * k..(j + 1) * k];
