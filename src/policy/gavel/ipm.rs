@@ -42,6 +42,9 @@ pub struct BlockLp<'a> {
     pub cost: Option<&'a [Vec<f64>]>,
     /// Weight of `t` in the objective (maximised); 0 when there is no `t`.
     pub t_weight: f64,
+    /// When the LP's jobs are classes of identical jobs: each job's class, in job order
+    /// (see [`BlockLp::with_members`]); `None` when every job is its own.
+    pub members: Option<&'a [usize]>,
 }
 
 /// Per-job rows `e_t t - c[j] . x[j] <= -b[j]`.
@@ -58,6 +61,7 @@ pub struct Rows<'a> {
 /// `[bound (n K) | sum (n) | cap (K) | epi (n or 0)]`.
 #[derive(Clone, Copy)]
 struct Shape {
+    /// Jobs (classes, with members).
     n: usize,
     k: usize,
     epi: bool,
@@ -103,6 +107,8 @@ struct Normal {
     inv: Vec<f64>,
     /// Per job, `B_j^-1 v_j` where `v_j` is the block's border with `t`.
     inv_v: Vec<f64>,
+    /// With classes, each class's border Schur term (see [`BlockLp::with_members`]).
+    schur: Vec<f64>,
     /// The reduced system (row-major `(K + 1) x (K + 1)`, or `K x K` without `t`), LU
     /// factorised with its pivots.
     reduced: Vec<f64>,
@@ -166,6 +172,8 @@ struct Scratch {
 struct SolveBuffers {
     u: Vec<f64>,
     perm: Vec<f64>,
+    /// With classes, each class's `v_j' r_x`.
+    border: Vec<f64>,
 }
 
 /// The method's kernels for `K` GPU types: `K = 0` reads the count at run time, any other
@@ -192,6 +200,7 @@ impl<'a> BlockLp<'a> {
             }),
             cost: None,
             t_weight: 1.0,
+            members: None,
         }
     }
 
@@ -212,6 +221,21 @@ impl<'a> BlockLp<'a> {
             }),
             cost: None,
             t_weight: 0.0,
+            members: None,
+        }
+    }
+
+    /// The same LP where the jobs stand for classes of identical jobs (the same scale
+    /// factor, rows and costs): `of[j]` is job `j`'s class, for every job in order. The
+    /// method's iterates over all the jobs give the members of a class the same values,
+    /// computed by the same operations, so it works per class and only its sums over the
+    /// jobs (the types' rows, `t`'s terms, the reduced system, the gap) run over every
+    /// job in order: the result is the LP over every job's, to the bit, at about the
+    /// cost of the LP over the classes.
+    pub fn with_members(self, of: &'a [usize]) -> Self {
+        BlockLp {
+            members: Some(of),
+            ..self
         }
     }
 
@@ -269,6 +293,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             solve: SolveBuffers {
                 u: vec![0.0; n * k],
                 perm: vec![0.0; m],
+                border: vec![0.0; if self.lp.members.is_some() { n } else { 0 }],
             },
             block: vec![0.0; LANES * (k * k + 3 * k)],
         }
@@ -281,6 +306,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         Normal {
             inv: vec![0.0; n.div_ceil(LANES) * LANES * k * k],
             inv_v: vec![0.0; if ht { n * k } else { 0 }],
+            schur: vec![0.0; if self.lp.members.is_some() { n } else { 0 }],
             reduced: vec![0.0; m * m],
             pivots: vec![0; m],
         }
@@ -303,11 +329,21 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         let t = if self.has_t() { p.t } else { 0.0 };
         with_acc(k, |acc| {
             self.g_jobs(p, t, bound, sum, epi, acc);
+            if let Some(of) = self.lp.members {
+                for &c in of {
+                    let s = self.lp.scale[c];
+                    let xc = &p.x[c * k..(c + 1) * k];
+                    for kk in 0..k {
+                        acc[kk] += s * xc[kk];
+                    }
+                }
+            }
             cap[..k].copy_from_slice(acc);
         });
     }
 
-    /// The per-job rows of [`Kernels::g`], the types' rows summed into `cap` (`K` zeros).
+    /// The per-job rows of [`Kernels::g`], the types' rows summed into `cap` (`K` zeros)
+    /// unless the jobs are classes (then the caller sums them over the members).
     #[inline(always)]
     fn g_jobs(
         &self,
@@ -324,11 +360,19 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             let bj = &mut bound[j * k..(j + 1) * k];
             let s = self.lp.scale[j];
             let mut total = 0.0;
-            for kk in 0..k {
-                let v = xj[kk];
-                bj[kk] = -v;
-                total += v;
-                cap[kk] += s * v;
+            if self.lp.members.is_none() {
+                for kk in 0..k {
+                    let v = xj[kk];
+                    bj[kk] = -v;
+                    total += v;
+                    cap[kk] += s * v;
+                }
+            } else {
+                for kk in 0..k {
+                    let v = xj[kk];
+                    bj[kk] = -v;
+                    total += v;
+                }
             }
             sum[j] = total;
             if sh.epi {
@@ -359,11 +403,45 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                     xj[kk] = -yb[kk] + sum[j] + s * cap[kk];
                 }
             }
-            if self.has_t() {
+            if self.has_t() && self.lp.members.is_none() {
                 t += epi[j];
             }
         }
+        if let (true, Some(of)) = (self.has_t(), self.lp.members) {
+            for &c in of {
+                t += epi[c];
+            }
+        }
         out.t = t;
+    }
+
+    /// `sum f(i)` over the rows of the LP over every job, as [`Shape::dot`] sums: per kind
+    /// of row and then over the kinds, every job's rows in job order (a class's rows once
+    /// per member of `of`).
+    fn member_sum(&self, of: &[usize], f: impl Fn(usize) -> f64) -> f64 {
+        let sh = self.shape;
+        let k = sh.k;
+        let bound = of.iter().flat_map(|&c| (0..k).map(move |kk| c * k + kk));
+        let bound = bound.map(&f).sum::<f64>();
+        let sum = of.iter().map(|&c| f(sh.sum0() + c)).sum::<f64>();
+        let cap = (sh.cap0()..sh.epi0()).map(&f).sum::<f64>();
+        let epi = if sh.epi {
+            of.iter().map(|&c| f(sh.epi0() + c)).sum::<f64>()
+        } else {
+            (0..0).map(&f).sum::<f64>()
+        };
+        bound + sum + cap + epi
+    }
+
+    /// `q . x` over every job in order (a class's once per member).
+    fn q_dot(&self, q: &[f64], x: &[f64]) -> f64 {
+        let Some(of) = self.lp.members else {
+            return q.iter().zip(x).map(|(a, b)| a * b).sum::<f64>();
+        };
+        let k = self.k();
+        of.iter()
+            .flat_map(|&c| (c * k..(c + 1) * k).map(|i| q[i] * x[i]))
+            .sum::<f64>()
     }
 
     /// The right-hand side `h`.
@@ -461,7 +539,14 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         let rows_len = sh.rows();
         let h = self.h();
         let q = self.q();
-        let rows = rows_len as f64;
+        // Every job's rows, a class's once per member.
+        let rows = match self.lp.members {
+            None => rows_len as f64,
+            Some(of) => {
+                let full = Shape { n: of.len(), ..sh };
+                full.rows() as f64
+            }
+        };
         let mut sc = self.scratch();
         let mut f = self.normal();
         // Start (as CVXOPT's): z minimises |G z - h| and y is the least-norm solution of
@@ -517,8 +602,11 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             self.gt(&y, &mut gty);
             each2(&mut rd.x, &gty.x, &q.x, |_, a, b| a + b);
             rd.t = gty.t + q.t;
-            let gap = sh.dot(&s, &y);
-            let pobj = q.x.iter().zip(&z.x).map(|(a, b)| a * b).sum::<f64>() + q.t * z.t;
+            let gap = match self.lp.members {
+                None => sh.dot(&s, &y),
+                Some(of) => self.member_sum(of, |i| s[i] * y[i]),
+            };
+            let pobj = self.q_dot(&q.x, &z.x) + q.t * z.t;
             // Clarabel's tolerances for these LPs: feasibility 1e-8 (relative), and a gap of
             // 1e-8 absolute or relative.
             let primal_feasible = norm_inf(&rp) <= 1e-8 * (1.0 + h_norm);
@@ -553,7 +641,10 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             self.direction(&f, &w, &s, &rp, &rd, &rc, &mut sc, &mut aff);
             let a_aff = step(&sh, &s, &aff.ds).min(step(&sh, &y, &aff.dy)).min(1.0);
             let shifted = |v: &[f64], dv: &[f64], i: usize| v[i] + a_aff * dv[i];
-            let mu_aff = {
+            let mu_aff = if let Some(of) = self.lp.members {
+                let product = |i: usize| shifted(&s, &aff.ds, i) * shifted(&y, &aff.dy, i);
+                self.member_sum(of, product) / rows
+            } else {
                 let (ps, pds, py, pdy) = (
                     sh.parts(&s),
                     sh.parts(&aff.ds),

@@ -288,15 +288,28 @@ pub fn max_min_clarabel(
     lp.maximise(t.into())
 }
 
-/// The same LP by the structured interior-point method ([`super::ipm`]), or by Clarabel if
-/// that stalls.
+/// The same LP by the structured interior-point method ([`super::ipm`]), working per class
+/// of identical jobs (the same scale factor and coefficients, to the bit; see
+/// [`super::ipm::BlockLp::with_members`]) with the same result as over every job, or by
+/// Clarabel if that method stalls.
 pub fn max_min(
     scale: &[f64],
     counts: &[f64],
     coef: &[Vec<f64>],
     refine: bool,
 ) -> Result<Vec<Vec<f64>>, String> {
-    match super::ipm::BlockLp::max_min(scale, counts, coef).solve_lp() {
+    let classes = super::job_classes::JobClasses::new(scale, coef);
+    let solved = if classes.first.len() == scale.len() {
+        super::ipm::BlockLp::max_min(scale, counts, coef).solve_lp()
+    } else {
+        let c_scale: Vec<f64> = classes.first.iter().map(|&j| scale[j]).collect();
+        let c_coef: Vec<Vec<f64>> = classes.first.iter().map(|&j| coef[j].clone()).collect();
+        super::ipm::BlockLp::max_min(&c_scale, counts, &c_coef)
+            .with_members(&classes.of)
+            .solve_lp()
+            .map(|x| classes.of.iter().map(|&c| x[c].clone()).collect())
+    };
+    match solved {
         Some(x) => Ok(x),
         None => max_min_clarabel(scale, counts, coef, refine),
     }

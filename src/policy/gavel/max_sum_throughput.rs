@@ -37,6 +37,7 @@ impl MaxSumThroughput {
             rows: None,
             cost: Some(&cost),
             t_weight: 0.0,
+            members: None,
         };
         if let Some(x) = structured.solve_lp() {
             return Ok(x);

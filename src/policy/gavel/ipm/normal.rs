@@ -18,11 +18,12 @@ impl<const K: usize> Kernels<'_, '_, K> {
         let Normal {
             inv,
             inv_v,
+            schur,
             reduced,
             pivots,
         } = f;
         with_acc(m * m, |red| {
-            self.factor_jobs(w, inv, inv_v, buf, red)?;
+            self.factor_jobs(w, inv, inv_v, schur, buf, red)?;
             reduced.copy_from_slice(red);
             Some(())
         })?;
@@ -34,19 +35,20 @@ impl<const K: usize> Kernels<'_, '_, K> {
 
     /// The jobs' part of [`Kernels::factor`]: their blocks' inverses into `inv`, their
     /// borders into `inv_v` and their terms of the reduced system summed into `red`
-    /// (`m x m` zeros).
+    /// (`m x m` zeros), in job order. With classes, each class's border Schur term goes
+    /// to `schur` and the terms are summed once per member afterwards.
     #[inline(always)]
     fn factor_jobs(
         &self,
         w: &[f64],
         inv: &mut [f64],
         inv_v: &mut [f64],
+        schur: &mut [f64],
         buf: &mut [f64],
         red: &mut [f64],
     ) -> Option<()> {
         let (n, k) = (self.shape.n, self.k());
         let ht = self.has_t();
-        let m = k + usize::from(ht);
         let w_epi = self.shape.parts(w)[3];
         let (blocks, lanes) = buf.split_at_mut(LANES * k * k);
         for j0 in (0..n).step_by(LANES) {
@@ -62,24 +64,44 @@ impl<const K: usize> Kernels<'_, '_, K> {
                     for (r, v) in iv.iter_mut().enumerate() {
                         *v = -we * (0..k).map(|c| bi(r * k + c) * cj[c]).sum::<f64>();
                     }
-                    red[k * m + k] -= p;
                 }
-                let s = self.lp.scale[j];
-                for r in 0..k {
-                    for c in 0..k {
-                        red[r * m + c] += s * s * bi(r * k + c);
-                    }
-                }
-                if ht {
-                    let iv = &inv_v[j * k..(j + 1) * k];
-                    for r in 0..k {
-                        red[r * m + k] += s * iv[r];
-                        red[k * m + r] += s * iv[r];
-                    }
+                match self.lp.members {
+                    None => self.add_terms(j, p, inv, inv_v, red),
+                    Some(_) => schur[j] = p,
                 }
             }
         }
+        if let Some(of) = self.lp.members {
+            for &c in of {
+                self.add_terms(c, schur[c], inv, inv_v, red);
+            }
+        }
         Some(())
+    }
+
+    /// Job `j`'s terms of the reduced system (its border's Schur term `p`) added to `red`.
+    #[inline(always)]
+    fn add_terms(&self, j: usize, p: f64, inv: &[f64], inv_v: &[f64], red: &mut [f64]) {
+        let k = self.k();
+        let ht = self.has_t();
+        let m = k + usize::from(ht);
+        let bi = |e: usize| inv[inv_index(k, j, e)];
+        if self.shape.epi && ht {
+            red[k * m + k] -= p;
+        }
+        let s = self.lp.scale[j];
+        for r in 0..k {
+            for c in 0..k {
+                red[r * m + c] += s * s * bi(r * k + c);
+            }
+        }
+        if ht {
+            let iv = &inv_v[j * k..(j + 1) * k];
+            for r in 0..k {
+                red[r * m + k] += s * iv[r];
+                red[k * m + r] += s * iv[r];
+            }
+        }
     }
 
     /// The blocks `B_j` of jobs `j0..j0 + LANES` into `b` (entry `e` of lane `l` at
@@ -199,19 +221,41 @@ impl<const K: usize> Kernels<'_, '_, K> {
         let m = k + usize::from(ht);
         let u = &mut buf.u; // B^-1 r_x
         let bi = |j: usize, e: usize| f.inv[inv_index(k, j, e)];
+        let border = &mut buf.border; // v_j' r_x per class
+        let members = self.lp.members;
         for j in 0..n {
             let rx = &rhs.x[j * k..(j + 1) * k];
             let uj = &mut u[j * k..(j + 1) * k];
             for (r, v) in uj.iter_mut().enumerate() {
                 *v = (0..k).map(|c| bi(j, r * k + c) * rx[c]).sum();
             }
+            let vr = if ht {
+                let iv = &f.inv_v[j * k..(j + 1) * k];
+                iv.iter().zip(rx).map(|(a, b)| a * b).sum::<f64>()
+            } else {
+                0.0
+            };
+            if members.is_some() {
+                border[j] = vr;
+                continue;
+            }
             let s = self.lp.scale[j];
             for r in 0..k {
                 acc[r] += s * uj[r];
             }
             if ht {
-                let iv = &f.inv_v[j * k..(j + 1) * k];
-                acc[k] += iv.iter().zip(rx).map(|(a, b)| a * b).sum::<f64>();
+                acc[k] += vr;
+            }
+        }
+        if let Some(of) = members {
+            for &c in of {
+                let s = self.lp.scale[c];
+                for r in 0..k {
+                    acc[r] += s * u[c * k + r];
+                }
+                if ht {
+                    acc[k] += border[c];
+                }
             }
         }
         if ht {
