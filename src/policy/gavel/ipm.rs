@@ -415,35 +415,6 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         out.t = t;
     }
 
-    /// `sum f(i)` over the rows of the LP over every job, as [`Shape::dot`] sums: per kind
-    /// of row and then over the kinds, every job's rows in job order (a class's rows once
-    /// per member of `of`).
-    fn member_sum(&self, of: &[usize], f: impl Fn(usize) -> f64) -> f64 {
-        let sh = self.shape;
-        let k = sh.k;
-        let bound = of.iter().flat_map(|&c| (0..k).map(move |kk| c * k + kk));
-        let bound = bound.map(&f).sum::<f64>();
-        let sum = of.iter().map(|&c| f(sh.sum0() + c)).sum::<f64>();
-        let cap = (sh.cap0()..sh.epi0()).map(&f).sum::<f64>();
-        let epi = if sh.epi {
-            of.iter().map(|&c| f(sh.epi0() + c)).sum::<f64>()
-        } else {
-            (0..0).map(&f).sum::<f64>()
-        };
-        bound + sum + cap + epi
-    }
-
-    /// `q . x` over every job in order (a class's once per member).
-    fn q_dot(&self, q: &[f64], x: &[f64]) -> f64 {
-        let Some(of) = self.lp.members else {
-            return q.iter().zip(x).map(|(a, b)| a * b).sum::<f64>();
-        };
-        let k = self.k();
-        of.iter()
-            .flat_map(|&c| (c * k..(c + 1) * k).map(|i| q[i] * x[i]))
-            .sum::<f64>()
-    }
-
     /// The right-hand side `h`.
     fn h(&self) -> Vec<f64> {
         let sh = self.shape;
@@ -602,11 +573,17 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             self.gt(&y, &mut gty);
             each2(&mut rd.x, &gty.x, &q.x, |_, a, b| a + b);
             rd.t = gty.t + q.t;
-            let gap = match self.lp.members {
-                None => sh.dot(&s, &y),
-                Some(of) => self.member_sum(of, |i| s[i] * y[i]),
+            let (gap, qx) = match self.lp.members {
+                None => (
+                    sh.dot(&s, &y),
+                    q.x.iter().zip(&z.x).map(|(a, b)| a * b).sum::<f64>(),
+                ),
+                Some(of) => (
+                    member_sum(&sh, of, &|i| s[i] * y[i]),
+                    member_dot(k, of, &q.x, &z.x),
+                ),
             };
-            let pobj = self.q_dot(&q.x, &z.x) + q.t * z.t;
+            let pobj = qx + q.t * z.t;
             // Clarabel's tolerances for these LPs: feasibility 1e-8 (relative), and a gap of
             // 1e-8 absolute or relative.
             let primal_feasible = norm_inf(&rp) <= 1e-8 * (1.0 + h_norm);
@@ -643,7 +620,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             let shifted = |v: &[f64], dv: &[f64], i: usize| v[i] + a_aff * dv[i];
             let mu_aff = if let Some(of) = self.lp.members {
                 let product = |i: usize| shifted(&s, &aff.ds, i) * shifted(&y, &aff.dy, i);
-                self.member_sum(of, product) / rows
+                member_sum(&sh, of, &product) / rows
             } else {
                 let (ps, pds, py, pdy) = (
                     sh.parts(&s),
@@ -678,6 +655,31 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         }
         floor.as_ref().map(clipped)
     }
+}
+
+/// `sum f(i)` over the rows of the LP over every job, as [`Shape::dot`] sums: per kind of
+/// row and then over the kinds, every job's rows in job order (a class's rows once per
+/// member of `of`). Not generic over the number of types: the sums are cheap beside the
+/// per-class work, and one copy keeps the page's module small.
+fn member_sum(sh: &Shape, of: &[usize], f: &dyn Fn(usize) -> f64) -> f64 {
+    let k = sh.k;
+    let bound = of.iter().flat_map(|&c| (0..k).map(move |kk| c * k + kk));
+    let bound = bound.map(f).sum::<f64>();
+    let sum = of.iter().map(|&c| f(sh.sum0() + c)).sum::<f64>();
+    let cap = (sh.cap0()..sh.epi0()).map(f).sum::<f64>();
+    let epi = if sh.epi {
+        of.iter().map(|&c| f(sh.epi0() + c)).sum::<f64>()
+    } else {
+        (0..0).map(f).sum::<f64>()
+    };
+    bound + sum + cap + epi
+}
+
+/// `a . b` over every job's `K` values in job order (a class's once per member of `of`).
+fn member_dot(k: usize, of: &[usize], a: &[f64], b: &[f64]) -> f64 {
+    of.iter()
+        .flat_map(|&c| (c * k..(c + 1) * k).map(|i| a[i] * b[i]))
+        .sum::<f64>()
 }
 
 /// The largest step `a` with `v + a dv >= 0` (infinite when `dv >= 0`), per kind of row.

@@ -65,43 +65,30 @@ impl<const K: usize> Kernels<'_, '_, K> {
                         *v = -we * (0..k).map(|c| bi(r * k + c) * cj[c]).sum::<f64>();
                     }
                 }
+                let terms = Terms {
+                    k,
+                    with_t: ht,
+                    epi: self.shape.epi,
+                    inv,
+                    inv_v,
+                };
                 match self.lp.members {
-                    None => self.add_terms(j, p, inv, inv_v, red),
+                    None => terms.add(j, self.lp.scale[j], p, red),
                     Some(_) => schur[j] = p,
                 }
             }
         }
         if let Some(of) = self.lp.members {
-            for &c in of {
-                self.add_terms(c, schur[c], inv, inv_v, red);
-            }
+            let terms = Terms {
+                k,
+                with_t: ht,
+                epi: self.shape.epi,
+                inv,
+                inv_v,
+            };
+            terms.add_members(of, self.lp.scale, schur, red);
         }
         Some(())
-    }
-
-    /// Job `j`'s terms of the reduced system (its border's Schur term `p`) added to `red`.
-    #[inline(always)]
-    fn add_terms(&self, j: usize, p: f64, inv: &[f64], inv_v: &[f64], red: &mut [f64]) {
-        let k = self.k();
-        let ht = self.has_t();
-        let m = k + usize::from(ht);
-        let bi = |e: usize| inv[inv_index(k, j, e)];
-        if self.shape.epi && ht {
-            red[k * m + k] -= p;
-        }
-        let s = self.lp.scale[j];
-        for r in 0..k {
-            for c in 0..k {
-                red[r * m + c] += s * s * bi(r * k + c);
-            }
-        }
-        if ht {
-            let iv = &inv_v[j * k..(j + 1) * k];
-            for r in 0..k {
-                red[r * m + k] += s * iv[r];
-                red[k * m + r] += s * iv[r];
-            }
-        }
     }
 
     /// The blocks `B_j` of jobs `j0..j0 + LANES` into `b` (entry `e` of lane `l` at
@@ -280,5 +267,48 @@ impl<const K: usize> Kernels<'_, '_, K> {
             }
         }
         out.t = dt;
+    }
+}
+
+/// The jobs' terms of the reduced system, from their blocks' inverses and borders.
+struct Terms<'f> {
+    k: usize,
+    with_t: bool,
+    epi: bool,
+    inv: &'f [f64],
+    inv_v: &'f [f64],
+}
+
+impl Terms<'_> {
+    /// Job `j`'s terms (scale factor `s`, border Schur term `p`) added to `red`.
+    #[inline(always)]
+    fn add(&self, j: usize, s: f64, p: f64, red: &mut [f64]) {
+        let k = self.k;
+        let m = k + usize::from(self.with_t);
+        let bi = |e: usize| self.inv[inv_index(k, j, e)];
+        if self.epi && self.with_t {
+            red[k * m + k] -= p;
+        }
+        for r in 0..k {
+            for c in 0..k {
+                red[r * m + c] += s * s * bi(r * k + c);
+            }
+        }
+        if self.with_t {
+            let iv = &self.inv_v[j * k..(j + 1) * k];
+            for r in 0..k {
+                red[r * m + k] += s * iv[r];
+                red[k * m + r] += s * iv[r];
+            }
+        }
+    }
+
+    /// Every member's terms in job order (`of[j]`: job `j`'s class, whose Schur term is
+    /// `schur[of[j]]`). Not generic over the number of types: one copy for every kernel.
+    #[inline(never)]
+    fn add_members(&self, of: &[usize], scale: &[f64], schur: &[f64], red: &mut [f64]) {
+        for &c in of {
+            self.add(c, scale[c], schur[c], red);
+        }
     }
 }
