@@ -279,14 +279,10 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         // same method over every job, for comparison, gives the same bits.
         let scale: Vec<f64> = view.jobs.iter().map(|j| f64::from(j.scale())).collect();
         let coef = MaxMinFairness::coefficients(&view, true);
-        let classes: std::collections::BTreeSet<Vec<u64>> = coef
-            .iter()
-            .zip(&scale)
-            .map(|(r, s)| r.iter().chain([s]).map(|v| v.to_bits()).collect())
-            .collect();
+        let classes = orrery::policy::gavel::job_classes::JobClasses::new(&scale, &coef);
         rows.push(BenchRow::new(
             format!("LP max_min_fairness_perf, {n} jobs"),
-            format!("{label}; {} classes of identical jobs", classes.len()),
+            format!("{label}; {} classes of identical jobs", classes.first.len()),
             times,
             target,
         ));

@@ -6,7 +6,7 @@
 
 /// Jobs grouped into classes of identical ones: equal scale factors and coefficient rows,
 /// bit for bit.
-pub(crate) struct JobClasses {
+pub struct JobClasses {
     /// Each class's first job, in job order.
     pub first: Vec<usize>,
     /// Each job's class.
@@ -14,6 +14,7 @@ pub(crate) struct JobClasses {
 }
 
 impl JobClasses {
+    /// Group jobs by scale factor `scale[j]` and coefficient row `coef[j]`.
     pub fn new(scale: &[f64], coef: &[Vec<f64>]) -> JobClasses {
         let key = |j: usize| -> Vec<u64> {
             std::iter::once(scale[j].to_bits())

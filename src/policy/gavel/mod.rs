@@ -21,7 +21,7 @@ pub mod gandiva;
 pub mod hierarchical;
 pub mod ipm;
 pub mod isolated;
-mod job_classes;
+pub mod job_classes;
 pub mod lp;
 pub mod max_min_fairness;
 pub mod max_min_fairness_packed;

@@ -65,30 +65,29 @@ impl<const K: usize> Kernels<'_, '_, K> {
                         *v = -we * (0..k).map(|c| bi(r * k + c) * cj[c]).sum::<f64>();
                     }
                 }
-                let terms = Terms {
-                    k,
-                    with_t: ht,
-                    epi: self.shape.epi,
-                    inv,
-                    inv_v,
-                };
                 match self.lp.members {
-                    None => terms.add(j, self.lp.scale[j], p, red),
+                    None => self.terms(inv, inv_v).add(j, self.lp.scale[j], p, red),
                     Some(_) => schur[j] = p,
                 }
             }
         }
         if let Some(of) = self.lp.members {
-            let terms = Terms {
-                k,
-                with_t: ht,
-                epi: self.shape.epi,
-                inv,
-                inv_v,
-            };
-            terms.add_members(of, self.lp.scale, schur, red);
+            self.terms(inv, inv_v)
+                .add_members(of, self.lp.scale, schur, red);
         }
         Some(())
+    }
+
+    /// The jobs' terms of the reduced system from the blocks' inverses and borders.
+    #[inline(always)]
+    fn terms<'f>(&self, inv: &'f [f64], inv_v: &'f [f64]) -> Terms<'f> {
+        Terms {
+            k: self.k(),
+            with_t: self.has_t(),
+            epi: self.shape.epi,
+            inv,
+            inv_v,
+        }
     }
 
     /// The blocks `B_j` of jobs `j0..j0 + LANES` into `b` (entry `e` of lane `l` at
