@@ -72,15 +72,45 @@ impl MinTotalDuration {
         if thr.iter().any(|r| r.iter().all(|&t| t <= 0.0)) {
             return Err("a job has no GPU type it can run on".into());
         }
-        // The bisection's infeasible tests are answered by one max-min LP where the answer
-        // is clear (beyond 1e-7 of the boundary); the feasible points are still Clarabel's:
-        // which point of the feasible set a solver ends at moves this policy's rounds (a
-        // structured method's centre put static100's per-job correlation at 0.979).
+        // Trials clearly on either side of the boundary are answered by one max-min LP;
+        // the feasible points are still Clarabel's: which point of the feasible set a
+        // solver ends at moves this policy's rounds (a structured method's centre put
+        // static100's per-job correlation at 0.979).
         let rate = Self::rate(view, &thr);
-        search_horizon(|t| match rate {
-            Some(z) if t * z < 1.0 - 1e-7 => None,
-            _ => Self::feasible(view, &thr, t),
-        })
+        search_with_rate(rate, |t| Self::feasible(view, &thr, t))
+    }
+}
+
+/// [`search_horizon`] with `z`, the largest common rate (a horizon `h` is feasible exactly
+/// when `h z >= 1`): trials clearly on either side of the boundary (beyond 1e-7 of it) are
+/// answered by `z`; only the trials near it, and the last feasible one (whose point is
+/// returned), call `feasible`. Should that last point fail, or without `z`, every trial
+/// calls `feasible`.
+pub(crate) fn search_with_rate<X>(
+    z: Option<f64>,
+    feasible: impl Fn(f64) -> Option<X>,
+) -> Result<(X, f64), String> {
+    let Some(z) = z else {
+        return search_horizon(feasible);
+    };
+    let mut kept: Option<(f64, X)> = None;
+    let (_, best) = search_horizon(|t| {
+        if t * z < 1.0 - 1e-7 {
+            None
+        } else if t * z > 1.0 + 1e-7 {
+            Some(())
+        } else {
+            let x = feasible(t)?;
+            kept = Some((t, x));
+            Some(())
+        }
+    })?;
+    match kept.filter(|(t, _)| *t == best) {
+        Some((_, x)) => Ok((x, best)),
+        None => match feasible(best) {
+            Some(x) => Ok((x, best)),
+            None => search_horizon(feasible),
+        },
     }
 }
 

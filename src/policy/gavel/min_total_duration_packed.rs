@@ -48,31 +48,10 @@ impl MinTotalDurationPacked {
             }
             lp.feasible()
         };
-        // Trials clearly on either side of the boundary (beyond 1e-7 of it) are answered by
-        // one LP for the largest common rate; only the trials near it, and the last
-        // feasible one (whose point is returned), solve a feasibility LP.
-        let Some(z) = Self::rate(view, layout, &thr, &terms) else {
-            return super::min_total_duration::search_horizon(feasible);
-        };
-        let mut kept: Option<(f64, Vec<Vec<f64>>)> = None;
-        let (_, best) = super::min_total_duration::search_horizon(|t| {
-            if t * z < 1.0 - 1e-7 {
-                None
-            } else if t * z > 1.0 + 1e-7 {
-                Some(())
-            } else {
-                let x = feasible(t)?;
-                kept = Some((t, x));
-                Some(())
-            }
-        })?;
-        match kept.filter(|(t, _)| *t == best) {
-            Some((_, x)) => Ok((x, best)),
-            None => match feasible(best) {
-                Some(x) => Ok((x, best)),
-                None => super::min_total_duration::search_horizon(feasible),
-            },
-        }
+        // Trials clearly on either side of the boundary are answered by one LP for the
+        // largest common rate.
+        let z = Self::rate(view, layout, &thr, &terms);
+        super::min_total_duration::search_with_rate(z, feasible)
     }
 
     /// The largest `z` with `eff_i(x) >= z R_i` for every job (one LP), so that a horizon
