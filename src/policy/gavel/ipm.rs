@@ -661,6 +661,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
 /// row and then over the kinds, every job's rows in job order (a class's rows once per
 /// member of `of`). Not generic over the number of types: the sums are cheap beside the
 /// per-class work, and one copy keeps the page's module small.
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
 fn member_sum(sh: &Shape, of: &[usize], f: &dyn Fn(usize) -> f64) -> f64 {
     let k = sh.k;
     let bound = of.iter().flat_map(|&c| (0..k).map(move |kk| c * k + kk));
@@ -676,6 +677,7 @@ fn member_sum(sh: &Shape, of: &[usize], f: &dyn Fn(usize) -> f64) -> f64 {
 }
 
 /// `a . b` over every job's `K` values in job order (a class's once per member of `of`).
+#[cfg_attr(not(target_arch = "wasm32"), inline(always))]
 fn member_dot(k: usize, of: &[usize], a: &[f64], b: &[f64]) -> f64 {
     of.iter()
         .flat_map(|&c| (c * k..(c + 1) * k).map(|i| a[i] * b[i]))

@@ -304,7 +304,8 @@ impl Terms<'_> {
 
     /// Every member's terms in job order (`of[j]`: job `j`'s class, whose Schur term is
     /// `schur[of[j]]`). Not generic over the number of types: one copy for every kernel.
-    #[inline(never)]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn add_members(&self, of: &[usize], scale: &[f64], schur: &[f64], red: &mut [f64]) {
         for &c in of {
             self.add(c, scale[c], schur[c], red);
