@@ -101,9 +101,20 @@ impl TypePool {
                 best = Some((f, s));
             }
         }
-        let mut chosen_servers: Vec<usize> = Vec::new();
+        let mut ids = Vec::with_capacity(n as usize);
+        let take_from = |s: usize, ids: &mut Vec<u32>| {
+            for g in s * ps..((s + 1) * ps).min(self.owner.len()) {
+                if self.owner[g].is_none() {
+                    ids.push(g as u32);
+                    if ids.len() as u32 == n {
+                        return true;
+                    }
+                }
+            }
+            false
+        };
         if let Some((_, s)) = best {
-            chosen_servers.push(s);
+            take_from(s, &mut ids);
         } else {
             let mut by_free: Vec<(u32, usize)> = (0..servers)
                 .map(|s| (free_on(s, &self.owner), s))
@@ -111,6 +122,7 @@ impl TypePool {
                 .collect();
             crate::order::sort_by(&mut by_free, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
             let mut got = 0;
+            let mut chosen_servers: Vec<usize> = Vec::new();
             for (f, s) in by_free {
                 chosen_servers.push(s);
                 got += f;
@@ -119,15 +131,9 @@ impl TypePool {
                 }
             }
             chosen_servers.sort_unstable();
-        }
-        let mut ids = Vec::with_capacity(n as usize);
-        'outer: for s in chosen_servers {
-            for g in s * ps..((s + 1) * ps).min(self.owner.len()) {
-                if self.owner[g].is_none() {
-                    ids.push(g as u32);
-                    if ids.len() as u32 == n {
-                        break 'outer;
-                    }
+            for s in chosen_servers {
+                if take_from(s, &mut ids) {
+                    break;
                 }
             }
         }

@@ -578,10 +578,15 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                     sh.dot(&s, &y),
                     q.x.iter().zip(&z.x).map(|(a, b)| a * b).sum::<f64>(),
                 ),
-                Some(of) => (
-                    member_sum(&sh, of, &|i| s[i] * y[i]),
-                    member_dot(k, of, &q.x, &z.x),
-                ),
+                Some(of) => {
+                    // Each row's product once (`rc` is free until the predictor), summed
+                    // once per member.
+                    each2(&mut rc, &s, &y, |_, s, y| s * y);
+                    (
+                        member_sum(&sh, of, &|i| rc[i]),
+                        member_dot(k, of, &q.x, &z.x),
+                    )
+                }
             };
             let pobj = qx + q.t * z.t;
             // Clarabel's tolerances for these LPs: feasibility 1e-8 (relative), and a gap of
@@ -619,8 +624,12 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             let a_aff = step(&sh, &s, &aff.ds).min(step(&sh, &y, &aff.dy)).min(1.0);
             let shifted = |v: &[f64], dv: &[f64], i: usize| v[i] + a_aff * dv[i];
             let mu_aff = if let Some(of) = self.lp.members {
-                let product = |i: usize| shifted(&s, &aff.ds, i) * shifted(&y, &aff.dy, i);
-                member_sum(&sh, of, &product) / rows
+                // Each row's product once (`rc` is free until the corrector).
+                let a = F4::splat(a_aff);
+                each4(&mut rc, &s, &aff.ds, &y, &aff.dy, |_, s, ds, y, dy| {
+                    (s + a * ds) * (y + a * dy)
+                });
+                member_sum(&sh, of, &|i| rc[i]) / rows
             } else {
                 let (ps, pds, py, pdy) = (
                     sh.parts(&s),
