@@ -177,4 +177,35 @@ mod tests {
             "{x:?}"
         );
     }
+
+    #[test]
+    fn rate_trials_give_the_answer_of_a_feasibility_lp_at_every_trial() {
+        // Random worlds of 2-3 types and 2-10 jobs of 1-2 GPUs: the search that answers
+        // clear trials by the rate LP ends at the same horizon and point, to the bit, as
+        // the one that asks Clarabel at every trial.
+        let mut rng = Rng::new(7);
+        for case in 0..40 {
+            let types = 2 + rng.below(2) as usize;
+            let cluster = ["a:4", "b:3", "c:2"][..types].join(",");
+            let jobs: Vec<(u32, Vec<f64>)> = (0..2 + rng.below(9))
+                .map(|_| {
+                    let thr = (0..types).map(|_| rng.range(0.5, 4.0)).collect();
+                    (1 + rng.below(2) as u32, thr)
+                })
+                .collect();
+            let specs: Vec<(u32, &[f64])> = jobs.iter().map(|(s, t)| (*s, &t[..])).collect();
+            let mut w = World::new(&cluster, &specs);
+            for r in &mut w.remaining {
+                *r = rng.range(100.0, 100_000.0);
+            }
+            let view = w.view();
+            let thr = crate::policy::gavel::throughputs(&view, true);
+            let every = search_horizon(|t| MinTotalDuration::feasible(&view, &thr, t)).unwrap();
+            let (x, t) = MinTotalDuration::solve(&view, true).unwrap();
+            assert_eq!(t.to_bits(), every.1.to_bits(), "case {case}");
+            let bits =
+                |x: &[Vec<f64>]| -> Vec<u64> { x.iter().flatten().map(|v| v.to_bits()).collect() };
+            assert_eq!(bits(&x), bits(&every.0), "case {case}");
+        }
+    }
 }
