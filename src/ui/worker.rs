@@ -45,6 +45,7 @@ pub struct PolicyResult {
     /// rho of finished measured jobs, sorted.
     pub rhos: Vec<f64>,
     /// Per-round series.
+    #[serde(with = "series_rows")]
     pub series: Vec<SeriesPoint>,
     /// Per-job CSV.
     pub jobs_csv: String,
@@ -58,6 +59,37 @@ pub struct PolicyResult {
     /// predicted training times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionLog>,
+}
+
+/// The per-round series in the worker's messages: each point a JSON array `[start, end,
+/// active, running, [busy GPUs per type]]`, half the text of an object with its field names
+/// (the series is most of a run's results), with every value as it is.
+mod series_rows {
+    use crate::metrics::SeriesPoint;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(points: &[SeriesPoint], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            points
+                .iter()
+                .map(|p| (p.start, p.end, p.active, p.running, &p.busy_gpus)),
+        )
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<SeriesPoint>, D::Error> {
+        type Row = (f64, f64, usize, usize, Vec<u32>);
+        let rows = Vec::<Row>::deserialize(d)?;
+        Ok(rows
+            .into_iter()
+            .map(|(start, end, active, running, busy_gpus)| SeriesPoint {
+                start,
+                end,
+                active,
+                running,
+                busy_gpus,
+            })
+            .collect())
+    }
 }
 
 /// Seconds rounded to the millisecond, which keeps the worker's messages short.

@@ -8,6 +8,7 @@ use plotters_backend::{
     FontTransform,
 };
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::CanvasRenderingContext2d;
@@ -81,11 +82,10 @@ pub struct Text {
 /// The shapes drawn so far, shared between the backend and its owner.
 pub type Shapes = Rc<RefCell<Vec<Shape>>>;
 
-/// The recording backend: a size in CSS pixels, the shapes, and a 2D context to measure text.
+/// The recording backend: a size in CSS pixels and the shapes.
 pub struct Rec {
     size: (u32, u32),
     shapes: Shapes,
-    measure: Option<CanvasRenderingContext2d>,
 }
 
 /// A recording backend never fails to draw; its one error is a text it cannot measure.
@@ -100,11 +100,58 @@ impl std::fmt::Display for RecError {
 
 impl std::error::Error for RecError {}
 
+/// Texts measured so far: one detached canvas's 2D context for every chart (creating a
+/// context and setting its font are the costly part of measuring), and each font's texts'
+/// widths, which the charts ask for again at every redraw.
+struct Measurer {
+    ctx: CanvasRenderingContext2d,
+    /// The font the context has.
+    font: String,
+    /// Widths by font and text (`font\ntext`).
+    widths: BTreeMap<String, f64>,
+}
+
+/// Most widths remembered; past it they are forgotten and measured again.
+const MAX_WIDTHS: usize = 4096;
+
+thread_local! {
+    static MEASURER: RefCell<Option<Measurer>> = const { RefCell::new(None) };
+}
+
 /// A 2D context of a detached canvas, to measure text with.
 fn measuring_context() -> Option<CanvasRenderingContext2d> {
     let doc = web_sys::window()?.document()?;
     let canvas: web_sys::HtmlCanvasElement = doc.create_element("canvas").ok()?.dyn_into().ok()?;
     canvas.get_context("2d").ok()??.dyn_into().ok()
+}
+
+/// The width of `text` in CSS `font` (None without a document to measure in).
+fn text_width(font: &str, text: &str) -> Option<f64> {
+    MEASURER.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.is_none() {
+            *m = Some(Measurer {
+                ctx: measuring_context()?,
+                font: String::new(),
+                widths: BTreeMap::new(),
+            });
+        }
+        let m = m.as_mut()?;
+        let key = format!("{font}\n{text}");
+        if let Some(&w) = m.widths.get(&key) {
+            return Some(w);
+        }
+        if m.font != font {
+            m.ctx.set_font(font);
+            m.font = font.to_string();
+        }
+        let w = m.ctx.measure_text(text).ok()?.width();
+        if m.widths.len() >= MAX_WIDTHS {
+            m.widths.clear();
+        }
+        m.widths.insert(key, w);
+        Some(w)
+    })
 }
 
 impl Rec {
@@ -113,7 +160,6 @@ impl Rec {
         Rec {
             size: (w, h),
             shapes,
-            measure: measuring_context(),
         }
     }
 
@@ -255,15 +301,11 @@ impl DrawingBackend for Rec {
         text: &str,
         s: &S,
     ) -> Result<(u32, u32), DrawingErrorKind<RecError>> {
-        let ctx = self
-            .measure
-            .as_ref()
-            .ok_or(DrawingErrorKind::DrawingError(RecError))?;
-        ctx.set_font(&font(s.style().as_str(), s.size(), s.family().as_str()));
-        let w = ctx
-            .measure_text(text)
-            .map_err(|_| DrawingErrorKind::DrawingError(RecError))?
-            .width();
+        let w = text_width(
+            &font(s.style().as_str(), s.size(), s.family().as_str()),
+            text,
+        )
+        .ok_or(DrawingErrorKind::DrawingError(RecError))?;
         // Unrotated, as plotters' own estimate is.
         Ok((w.ceil() as u32, (s.size() * 1.2).ceil() as u32))
     }

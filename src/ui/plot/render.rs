@@ -8,6 +8,7 @@ use web_sys::CanvasRenderingContext2d;
 pub fn paint(ctx: &CanvasRenderingContext2d, shapes: &[Shape], scale: f64) {
     let _ = ctx.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0);
     ctx.set_line_join("round");
+    let mut current_font = String::new();
     for s in shapes {
         match s {
             Shape::Path(pts, c, w) => {
@@ -66,7 +67,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, shapes: &[Shape], scale: f64) {
                     ctx.stroke();
                 }
             }
-            Shape::Text(t) => paint_text(ctx, t, scale),
+            Shape::Text(t) => paint_text(ctx, t, scale, &mut current_font),
         }
     }
     let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
@@ -99,14 +100,20 @@ fn rect(a: (i32, i32), b: (i32, i32)) -> (f64, f64, f64, f64) {
     )
 }
 
-fn paint_text(ctx: &CanvasRenderingContext2d, t: &Text, scale: f64) {
+/// Paint text `t`; `current` is the context's font, set only when it changes (outside the
+/// saved state, so that restoring keeps it): parsing a font is the costly part.
+fn paint_text(ctx: &CanvasRenderingContext2d, t: &Text, scale: f64, current: &mut String) {
+    let f = font(&t.style, t.size, &t.family);
+    if *current != f {
+        ctx.set_font(&f);
+        *current = f;
+    }
     ctx.save();
     let _ = ctx.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0);
     let _ = ctx.translate(f64::from(t.at.0), f64::from(t.at.1));
     if t.rotate != 0 {
         let _ = ctx.rotate(f64::from(t.rotate).to_radians());
     }
-    ctx.set_font(&font(&t.style, t.size, &t.family));
     ctx.set_fill_style_str(&t.color.css());
     ctx.set_text_align(match t.anchor.h {
         -1 => "left",
