@@ -15,7 +15,11 @@ use super::lp::Lp;
 use crate::job::JobId;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+
+/// A scaling LP's answer at a rho (by its bits): the allocation and the factor z.
+type ScaleAt = (u64, Option<(Vec<Vec<f64>>, f64)>);
 
 /// What the policy remembers of a job between calls.
 #[derive(Debug, Clone, Copy)]
@@ -82,7 +86,7 @@ impl FinishTimeFairness {
         let counts = view.counts();
         // The largest factor z by which every job's demand at `rho` can be met at once
         // (z >= 1: rho is feasible), with the allocation that meets it.
-        let max_scale = |rho: f64| -> Option<(Vec<Vec<f64>>, f64)> {
+        let scale_at = |rho: f64| -> Option<(Vec<Vec<f64>>, f64)> {
             let mut coefs = Vec::with_capacity(view.jobs.len());
             for (j, job) in view.jobs.iter().enumerate() {
                 let slack = rho * d[j] - job.time_since_arrival;
@@ -103,6 +107,18 @@ impl FinishTimeFairness {
                 })
                 .fold(f64::INFINITY, f64::min);
             (got.is_finite() && got > 0.0).then_some((x, got))
+        };
+        // The search asks some rho twice (a bisection trial, then its point; the last scaling
+        // step, then the centre there): each scaling LP is solved once per decision.
+        let solved: RefCell<Vec<ScaleAt>> = RefCell::new(Vec::new());
+        let max_scale = |rho: f64| -> Option<(Vec<Vec<f64>>, f64)> {
+            let bits = rho.to_bits();
+            if let Some((_, known)) = solved.borrow().iter().find(|(b, _)| *b == bits) {
+                return known.clone();
+            }
+            let got = scale_at(rho);
+            solved.borrow_mut().push((bits, got.clone()));
+            got
         };
         // Whether rho is feasible, where the scaling LP makes it clear (z beyond 1e-7 of 1).
         let decide = |rho: f64| -> Option<bool> {
@@ -156,6 +172,9 @@ impl FinishTimeFairness {
             .collect();
         let lo0 = a.iter().copied().fold(0.0, f64::max);
         let hi = rho_at(&iso);
+        if let Some(found) = super::rho_root::search_root(&a, lo0, hi, max_scale, feasible) {
+            return Ok(found);
+        }
         let search = Search {
             decide: Some(&decide),
             tighten: None,

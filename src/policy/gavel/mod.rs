@@ -34,6 +34,7 @@ pub mod min_total_duration;
 pub mod min_total_duration_packed;
 pub mod packed;
 pub mod partner_classes;
+mod rho_root;
 
 use super::{PolicyTraits, PolicyView, Recompute};
 
