@@ -224,7 +224,7 @@ pub fn policies() -> &'static [PolicyInfo] {
             |p| gavel::max_min_fairness::MaxMinFairness::build(p, true)),
         entry!("finish_time_fairness", "gavel", "Finish-time fairness (Themis) ignoring heterogeneity: minimise the largest rho.", NO_PARAMS,
             |p| Ok(Box::new(gavel::finish_time_fairness::FinishTimeFairness::new(p.spec(), false)))),
-        entry!("finish_time_fairness_perf", "gavel", "Heterogeneity-aware finish-time fairness, the Themis-style policy: minimise the largest rho (bisection over rho, LP feasibility) instead of Themis' auctions.", NO_PARAMS,
+        entry!("finish_time_fairness_perf", "gavel", "Heterogeneity-aware finish-time fairness, the Themis-style policy: minimise the largest rho (a root search over rho with scaling LPs) instead of Themis' auctions.", NO_PARAMS,
             |p| Ok(Box::new(gavel::finish_time_fairness::FinishTimeFairness::new(p.spec(), true)))),
         entry!("min_total_duration", "gavel", "Minimise makespan (bisection over the completion time T) ignoring heterogeneity.", NO_PARAMS,
             |p| Ok(Box::new(gavel::min_total_duration::MinTotalDuration::new(p.spec(), false)))),
