@@ -40,6 +40,10 @@ export PATH="$TOOLS/node_modules/binaryen/bin:$HOME/.cargo/bin:$PATH"
 # (tests/browser/profile-build.sh, tests/browser/compute.sh); SIMD from .cargo/config.toml.
 WASM_OPT_FEATURES=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd)
+# The page's other wasm-opt parameters (index.html's data-wasm-opt-params): a function with
+# one caller is inlined only when small, so that V8 compiles the hot round and LP functions
+# apart (its optimising compiler's time grows faster than a function's size).
+WASM_OPT_PAGE=(-ocimfs 200)
 
 if [ -z "${ORRERY_NO_BROWSER:-}" ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   say "installing Debian's chromium and chromium-driver"

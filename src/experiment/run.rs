@@ -476,6 +476,7 @@ impl Resolved {
     }
 
     /// Run one task of `plan`, reporting [`Progress`] after every step.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn run_task(
         &self,
         plan: &Plan,

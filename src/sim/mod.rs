@@ -419,6 +419,7 @@ impl Simulator {
         report.events.push(e);
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn admit(&mut self, report: &mut RoundReport) {
         let half = self.cfg.round_len / 2.0;
         while self.next_arrival < self.arrival_order.len() {
@@ -539,6 +540,7 @@ impl Simulator {
     }
 
     /// Ask the policy when it is due; apply its decision.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn decide(&mut self, report: &mut RoundReport) {
         let traits = self.policy.traits();
         let due = match traits.recompute {
@@ -642,6 +644,7 @@ impl Simulator {
     }
 
     /// Run one round. `None` once the simulation is over.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub fn step_round(&mut self) -> Option<RoundReport> {
         if self.done {
             return None;
@@ -1063,6 +1066,7 @@ impl Simulator {
     /// Turn picks into GPU ids: per type, largest jobs first; a job (or a pair) keeps its
     /// previous GPUs when they are all free, otherwise it is consolidated on as few servers as
     /// possible. Both jobs of a pair get the same GPUs.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn place(&mut self, mut picks: Vec<Pick>) -> Vec<(JobId, Option<JobId>, Placement, bool)> {
         crate::order::sort_by(&mut picks, |a, b| a.2.cmp(&b.2).then(b.3.cmp(&a.3)));
         let mut pools: Vec<TypePool> = self

@@ -51,6 +51,7 @@ impl Simulator {
     }
 
     /// Gavel's per-round selection from the allocation: (job, type) pairs.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn select_from_allocation(&mut self) -> Vec<(JobId, TypeIdx, u32, bool)> {
         let n = self.cluster.num_types();
         let traits = self.policy.traits();
@@ -105,6 +106,7 @@ impl Simulator {
     /// them); a greedy pass takes each entry unless the type is full, a job of it is already
     /// placed, it cannot run there (for a pair, either colocated throughput is 0) or it
     /// does not fit. A pair takes its scale factor of GPUs once.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn select_packed(&mut self) -> Vec<Pick> {
         let n = self.cluster.num_types();
         let traits = self.policy.traits();
@@ -187,6 +189,7 @@ impl Simulator {
     }
 
     /// Greedy fill in priority order.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn select_from_order(&self, order: &[JobId]) -> Vec<(JobId, TypeIdx, u32, bool)> {
         let mut left: Vec<u32> = self.cluster.counts();
         let mut seen = vec![false; self.specs.len()];
@@ -217,6 +220,7 @@ impl Simulator {
         out
     }
 
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn select_from_assignment(
         &self,
         assignments: &[crate::policy::Assignment],
@@ -246,6 +250,7 @@ impl Simulator {
     /// has room. A scheduler does not take GPUs from a job that is still starting on them
     /// (Sia's holds such a job to its configuration too); otherwise a job moved every round
     /// with a delay longer than a round would never train.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn keep_restarting(&self, picks: Vec<Pick>) -> Vec<Pick> {
         let restarting: Vec<Pick> = self
             .active

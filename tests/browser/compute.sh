@@ -13,6 +13,6 @@ names=()
 if [ -n "${ORRERY_COMPUTE_NAMES:-}" ]; then names=(-g); fi
 wasm-bindgen --target web --no-typescript ${names:+--keep-debug} --out-dir "$out" --out-name compute \
   "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/orrery-compute.wasm"
-wasm-opt -O3 "${names[@]}" "${WASM_OPT_FEATURES[@]}" \
+wasm-opt -O3 "${names[@]}" "${WASM_OPT_FEATURES[@]}" "${WASM_OPT_PAGE[@]}" \
   "$out/compute_bg.wasm" -o "$out/compute_bg.wasm"
 echo "compute: $out ($(gzip -9 -c "$out/compute_bg.wasm" | wc -c) bytes gzip'd)"

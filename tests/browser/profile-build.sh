@@ -12,7 +12,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 wasm-bindgen --target web --no-typescript --keep-debug --out-dir "$tmp" --out-name orrery \
   "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/orrery.wasm"
-wasm-opt -O3 -g "${WASM_OPT_FEATURES[@]}" \
+wasm-opt -O3 -g "${WASM_OPT_FEATURES[@]}" "${WASM_OPT_PAGE[@]}" \
   "$tmp/orrery_bg.wasm" -o "$out/orrery_bg.wasm"
 cp "$tmp/orrery.js" "$out/orrery.js"
 # The module and its glue are new: their integrity hashes in the page no longer hold.

@@ -321,6 +321,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
     }
 
     /// `out = G z`.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn g(&self, p: &Point, out: &mut [f64]) {
         let (n, k, sh) = (self.shape.n, self.k(), self.shape);
         let (bound, rest) = out.split_at_mut(sh.sum0());
@@ -384,6 +385,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
     }
 
     /// `out = G' y`.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn gt(&self, y: &[f64], out: &mut Point) {
         let (n, k) = (self.shape.n, self.k());
         let [bound, sum, cap, epi] = self.shape.parts(y);
@@ -447,6 +449,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
     /// Newton's direction into `d` for residuals `rp = G z + s - h`, `rd = G' y + q` and
     /// complementarity target `rc` (of `Y ds + S dy = rc`).
     #[allow(clippy::too_many_arguments)]
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn direction(
         &self,
         f: &Normal,
@@ -502,6 +505,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
     }
 
     /// Solve; `x[j][k]` clipped to `[0, 1]`, or `None` if the method stalls.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn solve(&self) -> Option<Vec<Vec<f64>>> {
         let (n, k, sh) = (self.shape.n, self.k(), self.shape);
         if n == 0 {
