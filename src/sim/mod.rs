@@ -196,6 +196,8 @@ pub struct Simulator {
     /// Steps/s per job (at its scale factor) and type.
     thr: Vec<Vec<f64>>,
     policy: Box<dyn Policy>,
+    /// The policy's traits, fixed for its life: asked once, not in every round.
+    traits: PolicyTraits,
     arrival_order: Vec<JobId>,
     next_arrival: usize,
     active: Vec<JobId>,
@@ -289,7 +291,8 @@ impl Simulator {
         }
         let arrival_order = arrival_order(&specs);
         let m = specs.len();
-        let packing = policy.traits().packing;
+        let traits = policy.traits();
+        let packing = traits.packing;
         let colocation = if packing {
             Colocation::new(&profile, &cluster, &specs)
         } else {
@@ -328,6 +331,7 @@ impl Simulator {
             profile,
             thr,
             policy,
+            traits,
             arrival_order,
             next_arrival: 0,
             active: Vec::new(),
@@ -377,7 +381,7 @@ impl Simulator {
     }
     /// What the mechanism knows about the policy (when it decides, how rounds are filled).
     pub fn policy_traits(&self) -> PolicyTraits {
-        self.policy.traits()
+        self.traits
     }
     /// Steps/s of a job on each type.
     pub fn throughputs(&self, job: JobId) -> &[f64] {
@@ -542,7 +546,7 @@ impl Simulator {
     /// Ask the policy when it is due; apply its decision.
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn decide(&mut self, report: &mut RoundReport) {
-        let traits = self.policy.traits();
+        let traits = self.traits;
         let due = match traits.recompute {
             Recompute::EveryRound => true,
             Recompute::OnJobSetChange => {

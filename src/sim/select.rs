@@ -13,7 +13,7 @@ impl Simulator {
     /// priority: a type visited early cannot take a job the allocation placed on a type
     /// visited later, so the order the types are listed in does not decide who runs where.
     fn passes(&self, order: &[TypeIdx]) -> Vec<(bool, TypeIdx)> {
-        let two = !self.cfg.gavel_compat && self.policy.traits().fill_with_zero_priority;
+        let two = !self.cfg.gavel_compat && self.traits.fill_with_zero_priority;
         let first = order.iter().map(|&t| (two, t));
         if two {
             first.chain(order.iter().map(|&t| (false, t))).collect()
@@ -54,7 +54,7 @@ impl Simulator {
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn select_from_allocation(&mut self) -> Vec<(JobId, TypeIdx, u32, bool)> {
         let n = self.cluster.num_types();
-        let traits = self.policy.traits();
+        let traits = self.traits;
         let mut order: Vec<TypeIdx> = (0..n)
             .filter(|&t| self.cluster.types[t].count > 0)
             .collect();
@@ -109,7 +109,7 @@ impl Simulator {
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn select_packed(&mut self) -> Vec<Pick> {
         let n = self.cluster.num_types();
-        let traits = self.policy.traits();
+        let traits = self.traits;
         let compat = self.cfg.gavel_compat;
         let mut order: Vec<TypeIdx> = (0..n)
             .filter(|&t| self.cluster.types[t].count > 0)
