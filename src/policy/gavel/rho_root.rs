@@ -119,17 +119,21 @@ mod tests {
         let asked = Cell::new(0);
         let max_scale = |r: f64| -> Scaled {
             asked.set(asked.get() + 1);
-            let z = a
-                .iter()
-                .zip(c)
-                .map(|(&aj, &cj)| cj * (r - aj))
-                .fold(f64::INFINITY, f64::min);
+            let z = factor(a, c, r);
             (z > 0.0).then(|| (vec![vec![r]], z))
         };
         let lo = a.iter().copied().fold(0.0, f64::max);
         let (x, rho) = search_root(a, lo, hi, max_scale, |r| Some(vec![vec![-r]])).unwrap();
         assert_eq!(x, vec![vec![-rho]], "the centre at the answer");
         (rho, asked.get())
+    }
+
+    /// `z(r) = min_j c_j (r - a_j)`.
+    fn factor(a: &[f64], c: &[f64], r: f64) -> f64 {
+        a.iter()
+            .zip(c)
+            .map(|(&aj, &cj)| cj * (r - aj))
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// The root of `min_j c_j (r - a_j) = 1`: the largest `a_j + 1 / c_j`.
@@ -140,16 +144,21 @@ mod tests {
             .fold(f64::NEG_INFINITY, f64::max)
     }
 
+    /// `rho` at or above the root `want`, within the search's precision.
+    fn assert_within(rho: f64, want: f64) {
+        assert!(
+            rho >= want && rho <= want * (1.0 + PRECISION),
+            "{rho} vs {want}"
+        );
+    }
+
     #[test]
     fn equal_urgency_takes_a_few_lps() {
         // Every a_j equal: z is linear and the bounds meet at the root.
         let (a, c) = ([0.2, 0.2, 0.2], [2.0, 3.0, 5.0]);
         let (rho, asked) = solve(&a, &c, 3.0);
         let want = root(&a, &c);
-        assert!(
-            rho >= want && rho <= want * (1.0 + PRECISION),
-            "{rho} vs {want}"
-        );
+        assert_within(rho, want);
         assert!(asked <= 3, "{asked} LPs");
     }
 
@@ -160,10 +169,7 @@ mod tests {
         let (a, c) = ([0.0, 0.01, 0.9], [1.0 / 0.9, 1.0 / 0.8, 1.0 / 0.0133]);
         let want = root(&a, &c);
         let (rho, asked) = solve(&a, &c, 1.5);
-        assert!(
-            rho >= want && rho <= want * (1.0 + PRECISION),
-            "{rho} vs {want}"
-        );
+        assert_within(rho, want);
         assert!(asked <= 8, "{asked} LPs");
     }
 
@@ -177,11 +183,7 @@ mod tests {
             let c: Vec<f64> = (0..n).map(|_| 0.5 + 50.0 * rng.uniform()).collect();
             let want = root(&a, &c);
             let (rho, asked) = solve(&a, &c, want * 1.5 + 0.1);
-            let z = a
-                .iter()
-                .zip(&c)
-                .map(|(&aj, &cj)| cj * (rho - aj))
-                .fold(f64::INFINITY, f64::min);
+            let z = factor(&a, &c, rho);
             assert!(z > 1.0 + CLEAR, "{z}");
             assert!(rho <= want * (1.0 + PRECISION), "{rho} vs {want}");
             most = most.max(asked);
