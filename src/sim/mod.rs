@@ -24,6 +24,10 @@
 //! pair's slice ends when the later job's ends, which is also the finish time of a job that
 //! completes inside it. In the default mode a pair starts at half a round like a job, and a
 //! job that completes inside a pair finishes at its own last step.
+//!
+//! In the page's module (wasm32) the round's large parts stay functions of their own
+//! (`inline(never)`): V8 compiles a wasm function whole, in time that grows faster than its
+//! size (see `WASM_OPT_PAGE` in `www/tools.sh`).
 
 pub mod elastic;
 pub mod events;
@@ -215,8 +219,6 @@ pub struct Simulator {
     last_sharers: Vec<Vec<Option<JobId>>>,
     /// Colocated throughputs of pairs of this trace's jobs.
     colocation: Colocation,
-    /// The policy packs pairs of jobs on shared GPUs.
-    packing: bool,
 }
 
 impl Simulator {
@@ -292,8 +294,7 @@ impl Simulator {
         let arrival_order = arrival_order(&specs);
         let m = specs.len();
         let traits = policy.traits();
-        let packing = traits.packing;
-        let colocation = if packing {
+        let colocation = if traits.packing {
             Colocation::new(&profile, &cluster, &specs)
         } else {
             Colocation::default()
@@ -324,7 +325,6 @@ impl Simulator {
             last_owners: no_owners.clone(),
             last_sharers: no_owners,
             colocation,
-            packing,
             cfg,
             cluster,
             specs,
@@ -440,7 +440,7 @@ impl Simulator {
             self.mech.failures[j] = 0;
             self.mech.admit_seq[j] = self.mech.next_seq;
             self.mech.next_seq += 1;
-            if self.packing {
+            if self.traits.packing {
                 self.add_pairs(j);
             }
             let pos = self.active.binary_search(&j).unwrap_or_else(|p| p);
@@ -492,7 +492,7 @@ impl Simulator {
             &self.thr,
             &self.active,
         );
-        view.colocation = self.packing.then_some(&self.colocation);
+        view.colocation = self.traits.packing.then_some(&self.colocation);
         view.gavel_compat = self.cfg.gavel_compat;
         view
     }
@@ -517,7 +517,7 @@ impl Simulator {
                 self.mech.worker_time[t] += half;
             }
         }
-        if self.packing {
+        if self.traits.packing {
             for p in self.mech.pairs.values_mut() {
                 for t in 0..p.job_time.len() {
                     let received = p.job_time[t] - half;
@@ -573,7 +573,7 @@ impl Simulator {
                 &self.thr,
                 &self.active,
             );
-            view.colocation = self.packing.then_some(&self.colocation);
+            view.colocation = self.traits.packing.then_some(&self.colocation);
             view.gavel_compat = self.cfg.gavel_compat;
             self.policy.decide(&view, &mut rng)
         };
@@ -604,7 +604,7 @@ impl Simulator {
                         self.mech.alloc[*j] = Some(clean(row, &|t| thr[t] > 0.0));
                     }
                 }
-                if self.packing {
+                if self.traits.packing {
                     // Pairs the policy left out get no share.
                     for p in self.mech.pairs.values_mut() {
                         p.alloc = Some(vec![0.0; n]);
@@ -695,7 +695,7 @@ impl Simulator {
         let picks = match &decision {
             Some(Decision::Order(order)) => single(self.select_from_order(order)),
             Some(Decision::Assignment(a)) => single(self.select_from_assignment(a)),
-            _ if self.packing => self.select_packed(),
+            _ if self.traits.packing => self.select_packed(),
             _ => single(self.select_from_allocation()),
         };
         self.mech.last_decision = decision;
@@ -812,7 +812,7 @@ impl Simulator {
         }
         // Placements come sorted by job id (a pair by its lower id): sort the pairs' higher
         // ids in. Ids are unique.
-        if self.packing {
+        if self.traits.packing {
             slices.sort_unstable_by_key(|s| s.job);
         }
         let end = if slices.is_empty() {
@@ -918,7 +918,7 @@ impl Simulator {
                         && s.held_until - busy_base > 0.0
             })
             .collect();
-        if compat && self.packing {
+        if compat && self.traits.packing {
             for i in 0..slices.len() {
                 if let Some(b) = slices[i].partner {
                     if let Ok(k) = slices.binary_search_by_key(&b, |s| s.job) {
@@ -1016,7 +1016,7 @@ impl Simulator {
                 self.states[j].ran_last_round = false;
             }
         }
-        if self.packing && !finished.is_empty() {
+        if self.traits.packing && !finished.is_empty() {
             let states = &self.states;
             let ended = |j: JobId| states[j].is_done() || finished.iter().any(|f| f.0 == j);
             self.mech.pairs.retain(|&(a, b), _| !ended(a) && !ended(b));
@@ -1120,7 +1120,7 @@ impl Simulator {
             }
         }
         self.last_owners = pools.into_iter().map(TypePool::into_owners).collect();
-        if self.packing {
+        if self.traits.packing {
             for (row, owners) in self.last_sharers.iter_mut().zip(&self.last_owners) {
                 row.clear();
                 row.resize(owners.len(), None);

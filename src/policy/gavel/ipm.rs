@@ -22,6 +22,10 @@
 //! depends on, but not at the same point: the two paths differ. Pure `f64` arithmetic
 //! (`+ - * / sqrt`), so native and wasm give identical bits. `None` when the method stalls
 //! (an empty interior, say); callers then solve the same LP with Clarabel.
+//!
+//! In the page's module (wasm32) the iteration and its products stay functions of their own
+//! (`inline(never)`): V8 compiles a wasm function whole, in time that grows faster than its
+//! size (see `WASM_OPT_PAGE` in `www/tools.sh`).
 
 mod dense;
 mod lanes;
