@@ -96,8 +96,12 @@ pub struct Placement {
     /// The GPU type.
     pub gpu_type: TypeIdx,
     /// Indices of the GPUs within that type (0-based), sorted.
-    pub gpus: Vec<u32>,
+    pub gpus: GpuIds,
 }
+
+/// A placement's GPU ids: up to eight inline, so that placing a job in a round allocates
+/// nothing (serialised as a list, like a `Vec`).
+pub type GpuIds = smallvec::SmallVec<[u32; 8]>;
 
 /// What the simulator knows about a job as it runs.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

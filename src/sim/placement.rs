@@ -1,7 +1,7 @@
 //! GPU placement within one type: gang placement consolidated on as few servers as possible,
 //! keeping a job on its previous GPUs when they are free.
 
-use crate::job::JobId;
+use crate::job::{GpuIds, JobId};
 
 /// The GPUs of one type during a round.
 #[derive(Debug, Clone)]
@@ -65,14 +65,14 @@ impl TypePool {
     /// Take `n` GPUs for `job` on as few servers as possible: the fullest server that still
     /// fits the whole job if there is one (best fit), else the servers with the most free GPUs
     /// first. Returns the GPU ids, sorted; `None` if fewer than `n` are free.
-    pub fn take(&mut self, job: JobId, n: u32) -> Option<Vec<u32>> {
+    pub fn take(&mut self, job: JobId, n: u32) -> Option<GpuIds> {
         if n == 0 || n > self.free {
             return None;
         }
         let ps = self.per_server as usize;
         if ps == 1 {
             // One GPU per server: the lowest free ids.
-            let mut ids = Vec::with_capacity(n as usize);
+            let mut ids = GpuIds::with_capacity(n as usize);
             for (g, o) in self.owner.iter_mut().enumerate().skip(self.first_free) {
                 if o.is_none() {
                     *o = Some(job);
@@ -101,8 +101,8 @@ impl TypePool {
                 best = Some((f, s));
             }
         }
-        let mut ids = Vec::with_capacity(n as usize);
-        let take_from = |s: usize, ids: &mut Vec<u32>| {
+        let mut ids = GpuIds::with_capacity(n as usize);
+        let take_from = |s: usize, ids: &mut GpuIds| {
             for g in s * ps..((s + 1) * ps).min(self.owner.len()) {
                 if self.owner[g].is_none() {
                     ids.push(g as u32);
@@ -160,11 +160,11 @@ mod tests {
     #[test]
     fn consolidates_and_keeps() {
         let mut p = TypePool::new(8, 4);
-        assert_eq!(p.take(0, 1), Some(vec![0]));
+        assert_eq!(p.take(0, 1).as_deref(), Some(&[0][..]));
         // A 4-GPU job goes to the empty server, not across both.
-        assert_eq!(p.take(1, 4), Some(vec![4, 5, 6, 7]));
+        assert_eq!(p.take(1, 4).as_deref(), Some(&[4, 5, 6, 7][..]));
         // A 2-GPU job fits the first server (3 free).
-        assert_eq!(p.take(2, 2), Some(vec![1, 2]));
+        assert_eq!(p.take(2, 2).as_deref(), Some(&[1, 2][..]));
         assert_eq!(p.free(), 1);
         assert_eq!(p.take(3, 2), None);
         let mut p = TypePool::new(8, 4);
@@ -173,6 +173,6 @@ mod tests {
         // 4 GPUs across servers: the emptier server first.
         let ids = p.take(7, 4).unwrap();
         assert_eq!(p.servers_spanned(&ids), 1);
-        assert_eq!(ids, vec![0, 1, 2, 3]);
+        assert_eq!(ids.as_slice(), [0, 1, 2, 3]);
     }
 }
