@@ -827,10 +827,19 @@ impl Simulator {
         // by job id, so `running` is sorted.
         let running: Vec<JobId> = slices.iter().map(|s| s.job).collect();
         debug_assert!(running.windows(2).all(|w| w[0] < w[1]));
-        let is_running = |j: JobId| running.binary_search(&j).is_ok();
+        // Whether each active job (by position) runs: one walk over both sorted lists.
+        let mut next = running.iter().peekable();
+        let runs: Vec<bool> = self
+            .active
+            .iter()
+            .map(|&j| {
+                while next.next_if(|&&r| r < j).is_some() {}
+                next.next_if(|&&r| r == j).is_some()
+            })
+            .collect();
         for i in 0..self.active.len() {
             let j = self.active[i];
-            if self.states[j].ran_last_round && !is_running(j) {
+            if self.states[j].ran_last_round && !runs[i] {
                 self.states[j].preemptions += 1;
                 self.emit(
                     &mut report,
@@ -1011,8 +1020,8 @@ impl Simulator {
                 finished.push((j, fin, true));
             }
         }
-        for &j in &self.active {
-            if !is_running(j) {
+        for (&j, &runs) in self.active.iter().zip(&runs) {
+            if !runs {
                 self.states[j].ran_last_round = false;
             }
         }
