@@ -131,12 +131,15 @@ impl RoundReport {
 /// Per-job state the Gavel mechanism keeps (time received since the last reset, deficits).
 #[derive(Debug, Clone)]
 struct MechanismState {
-    /// Time received per job and type since the last reset, starting at half a round.
-    job_time: Vec<Vec<f64>>,
+    /// Time received per job and type since the last reset, starting at half a round
+    /// (job `j`'s on type `t` at [`MechanismState::at`]).
+    job_time: Vec<f64>,
     /// Total time received per type since the last reset.
     worker_time: Vec<f64>,
-    /// Accumulated deficits per job and type.
-    deficits: Vec<Vec<f64>>,
+    /// Accumulated deficits per job and type (at [`MechanismState::at`]).
+    deficits: Vec<f64>,
+    /// GPU types.
+    types: usize,
     /// The current allocation row per job (dense by id), if the job is in it.
     alloc: Vec<Option<Vec<f64>>>,
     /// The last order or assignment decision.
@@ -152,6 +155,13 @@ struct MechanismState {
     /// Gavel inserted them (a job, then its pairs with the jobs admitted before it).
     admit_seq: Vec<u64>,
     next_seq: u64,
+}
+
+impl MechanismState {
+    /// Where job `j`'s value for type `t` sits in the per-job, per-type vectors.
+    fn at(&self, j: JobId, t: TypeIdx) -> usize {
+        j * self.types + t
+    }
 }
 
 /// What the mechanism keeps for a pair of jobs that can share GPUs.
@@ -307,9 +317,10 @@ impl Simulator {
         Ok(Simulator {
             states: vec![JobState::new(n); m],
             mech: MechanismState {
-                job_time: vec![vec![0.0; n]; m],
+                job_time: vec![0.0; n * m],
                 worker_time: vec![0.0; n],
-                deficits: vec![vec![0.0; n]; m],
+                deficits: vec![0.0; n * m],
+                types: n,
                 alloc: vec![None; m],
                 last_decision: None,
                 need_update: true,
@@ -434,8 +445,9 @@ impl Simulator {
             self.next_arrival += 1;
             self.states[j].admitted = true;
             for t in 0..self.cluster.num_types() {
-                self.mech.job_time[j][t] = half;
-                self.mech.deficits[j][t] = 0.0;
+                let at = self.mech.at(j, t);
+                self.mech.job_time[at] = half;
+                self.mech.deficits[at] = 0.0;
             }
             self.mech.failures[j] = 0;
             self.mech.admit_seq[j] = self.mech.next_seq;
@@ -510,10 +522,11 @@ impl Simulator {
         for t in 0..self.cluster.num_types() {
             self.mech.worker_time[t] = 0.0;
             for &j in &self.active {
-                let received = self.mech.job_time[j][t] - half;
+                let at = self.mech.at(j, t);
+                let received = self.mech.job_time[at] - half;
                 let should = self.mech.alloc[j].as_ref().map_or(0.0, |r| r[t] * elapsed);
-                self.mech.deficits[j][t] += should - received;
-                self.mech.job_time[j][t] = half;
+                self.mech.deficits[at] += should - received;
+                self.mech.job_time[at] = half;
                 self.mech.worker_time[t] += half;
             }
         }
@@ -993,7 +1006,8 @@ impl Simulator {
             st.last_placement = Some(p);
             st.restart_left = restart_left;
             if partner.is_none() {
-                self.mech.job_time[j][t] += exec;
+                let at = self.mech.at(j, t);
+                self.mech.job_time[at] += exec;
                 self.mech.worker_time[t] += exec;
             }
             let remaining = self.specs[j].total_steps - self.states[j].steps_done;

@@ -37,7 +37,7 @@ impl Simulator {
         let frac = if w == 0.0 {
             0.0
         } else {
-            self.mech.job_time[j][t] / w
+            self.mech.job_time[self.mech.at(j, t)] / w
         };
         let prio = priority(a, frac);
         if positive && prio <= 0.0 {
@@ -45,7 +45,7 @@ impl Simulator {
         }
         Some([
             descending_key(prio),
-            descending_key(self.mech.deficits[j][t]),
+            descending_key(self.mech.deficits[self.mech.at(j, t)]),
             descending_key(a.unwrap_or(0.0)),
         ])
     }
