@@ -62,15 +62,15 @@ impl Simulator {
             self.type_shuffler.shuffle(&mut order);
         }
         let mut left: Vec<u32> = self.cluster.counts();
-        // Whether each active job (by position in `active`) is placed this round.
-        let mut scheduled = vec![false; self.active.len()];
+        // Whether each job (by id) is placed this round.
+        let mut scheduled = vec![false; self.specs.len()];
         let mut out = Vec::with_capacity(left.iter().sum::<u32>() as usize);
         // Per type, jobs in descending (priority, deficit, allocation), then ascending id;
         // a greedy pass takes each job unless the type is full, the job is already placed,
         // cannot run there or does not fit. Jobs skipped whatever their rank are left out
         // before sorting. Keys are unique (ids), so only the prefix the pass reaches needs
         // sorting, and any sort gives the same order.
-        let mut entries: Vec<([i64; 3], JobId, usize)> = Vec::with_capacity(self.active.len());
+        let mut entries: Vec<([i64; 3], JobId)> = Vec::with_capacity(self.active.len());
         for (positive_only, t) in self.passes(&order) {
             if left[t] == 0 {
                 // A full type takes nothing (and ranking its entries would change nothing).
@@ -79,20 +79,20 @@ impl Simulator {
             entries.clear();
             let w = self.mech.worker_time[t];
             let positive = positive_only || !traits.fill_with_zero_priority;
-            for (pos, &j) in self.active.iter().enumerate() {
-                if scheduled[pos] {
+            for &j in &self.active {
+                if scheduled[j] {
                     continue;
                 }
                 if let Some(key) = self.job_key(j, t, w, positive) {
-                    entries.push((key, j, pos));
+                    entries.push((key, j));
                 }
             }
-            take_in_order(&mut entries, &mut left[t], |(_, j, pos), room| {
+            take_in_order(&mut entries, &mut left[t], |(_, j), room| {
                 let s = self.specs[j].scale_factor;
                 if s > room {
                     return 0;
                 }
-                scheduled[pos] = true;
+                scheduled[j] = true;
                 out.push((j, t, s, self.mech.alloc[j].is_some()));
                 s
             });
