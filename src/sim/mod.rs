@@ -850,9 +850,9 @@ impl Simulator {
                 next.next_if(|&&r| r == j).is_some()
             })
             .collect();
-        for i in 0..self.active.len() {
+        for (i, &running_now) in runs.iter().enumerate() {
             let j = self.active[i];
-            if self.states[j].ran_last_round && !runs[i] {
+            if self.states[j].ran_last_round && !running_now {
                 self.states[j].preemptions += 1;
                 self.emit(
                     &mut report,
