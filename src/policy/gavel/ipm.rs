@@ -570,6 +570,12 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         // then stops falling just above its tolerance (3e-8 on average where it is 2e-8)
         // while the gap keeps shrinking.
         let mut floor: Option<Point> = None;
+        // Without a floor: the iterate with the smallest dual residual among those with the
+        // gap within 1e-8 and the dual residual within 1e-5 (relative), returned instead of
+        // a stall. In LPs with a large optimal face (identical GPU types, say) the dual
+        // residual can stay at 1e-7-1e-6 while the primal iterates converge on the face's
+        // centre, to the last bits of the objective.
+        let mut settled: Option<(f64, Point)> = None;
         let clipped = |z: &Point| -> Vec<Vec<f64>> {
             (0..n)
                 .map(|j| (0..k).map(|kk| z.x[j * k + kk].clamp(0.0, 1.0)).collect())
@@ -613,6 +619,19 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             {
                 floor = Some(z.clone());
             }
+            if primal_feasible
+                && rd_norm <= 1e-5 * (1.0 + q_norm)
+                && gap_within(1e-8)
+                && settled.as_ref().is_none_or(|(r, _)| rd_norm < *r)
+            {
+                match &mut settled {
+                    Some((r, p)) => {
+                        *r = rd_norm;
+                        p.clone_from(&z);
+                    }
+                    None => settled = Some((rd_norm, z.clone())),
+                }
+            }
             if feasible && gap_within(1e-6) {
                 match &mut best {
                     Some(b) => b.clone_from(&z),
@@ -624,7 +643,11 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             let mu = gap / rows;
             each2(&mut w, &y, &s, |_, y, s| y / s);
             if self.factor(&w, &mut f, &mut sc.block).is_none() {
-                return best.as_ref().or(floor.as_ref()).map(clipped);
+                return best
+                    .as_ref()
+                    .or(floor.as_ref())
+                    .or(settled.as_ref().map(|(_, p)| p))
+                    .map(clipped);
             }
             // Predictor.
             each2(&mut rc, &s, &y, |_, s, y| -s * y);
@@ -662,7 +685,11 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             self.direction(&f, &w, &s, &rp, &rd, &rc, &mut sc, &mut dir);
             let a = (0.99 * step(&sh, &s, &dir.ds).min(step(&sh, &y, &dir.dy))).min(1.0);
             if a.is_nan() || a <= 0.0 {
-                return best.as_ref().or(floor.as_ref()).map(clipped);
+                return best
+                    .as_ref()
+                    .or(floor.as_ref())
+                    .or(settled.as_ref().map(|(_, p)| p))
+                    .map(clipped);
             }
             z.t += a * dir.dz.t;
             let a = F4::splat(a);
@@ -670,7 +697,10 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             each1(&mut s, &dir.ds, |v, d| v + a * d);
             each1(&mut y, &dir.dy, |v, d| v + a * d);
         }
-        floor.as_ref().map(clipped)
+        floor
+            .as_ref()
+            .or(settled.as_ref().map(|(_, p)| p))
+            .map(clipped)
     }
 }
 

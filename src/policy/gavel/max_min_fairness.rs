@@ -266,6 +266,38 @@ mod tests {
     }
 
     #[test]
+    fn identical_types_settle_on_the_centre_of_the_optimal_face() {
+        // Plain max-min fairness on three identical types of 12 GPUs: 40 jobs of 83 GPUs in
+        // all, each valued at its scale factor per unit of time. Every job gets the same
+        // rate t = 36 / 40 = 0.9, job j its time 0.9 / s_j, and the centre of the optimal
+        // face splits it equally over the types. The dual residual stays at about 1e-7 here
+        // while the primal iterates converge; the method returns them (it used to hand this
+        // LP to Clarabel).
+        let mut scale = vec![4.0, 8.0, 2.0, 4.0, 8.0, 8.0, 4.0, 2.0, 8.0, 2.0, 4.0];
+        scale.resize(40, 1.0);
+        let coef: Vec<Vec<f64>> = scale.iter().map(|&s| vec![s; 3]).collect();
+        let counts = [12.0; 3];
+        let classes = super::super::job_classes::JobClasses::new(&scale, &coef);
+        assert_eq!(classes.first.len(), 4);
+        let c_scale: Vec<f64> = classes.first.iter().map(|&j| scale[j]).collect();
+        let c_coef: Vec<Vec<f64>> = classes.first.iter().map(|&j| coef[j].clone()).collect();
+        let by_class = BlockLp::max_min(&c_scale, &counts, &c_coef)
+            .with_members(&classes.of)
+            .solve_lp()
+            .expect("the structured method returns a point");
+        let by_job = BlockLp::max_min(&scale, &counts, &coef)
+            .solve_lp()
+            .expect("the structured method returns a point");
+        for (j, s) in scale.iter().enumerate() {
+            for x in [&by_class[classes.of[j]], &by_job[j]] {
+                for &v in x {
+                    assert!((v - 0.3 / s).abs() < 1e-9, "job {j}: {x:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn plain_gives_equal_shares() {
         // 3 single-GPU jobs on 2 GPUs of one type: each gets 2/3.
         let w = World::new("a:2", &[(1, &[1.0]), (1, &[5.0]), (1, &[9.0])]);
