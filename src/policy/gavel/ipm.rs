@@ -643,11 +643,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             let mu = gap / rows;
             each2(&mut w, &y, &s, |_, y, s| y / s);
             if self.factor(&w, &mut f, &mut sc.block).is_none() {
-                return best
-                    .as_ref()
-                    .or(floor.as_ref())
-                    .or(settled.as_ref().map(|(_, p)| p))
-                    .map(clipped);
+                return stalled(&best, &floor, &settled).map(clipped);
             }
             // Predictor.
             each2(&mut rc, &s, &y, |_, s, y| -s * y);
@@ -685,11 +681,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             self.direction(&f, &w, &s, &rp, &rd, &rc, &mut sc, &mut dir);
             let a = (0.99 * step(&sh, &s, &dir.ds).min(step(&sh, &y, &dir.dy))).min(1.0);
             if a.is_nan() || a <= 0.0 {
-                return best
-                    .as_ref()
-                    .or(floor.as_ref())
-                    .or(settled.as_ref().map(|(_, p)| p))
-                    .map(clipped);
+                return stalled(&best, &floor, &settled).map(clipped);
             }
             z.t += a * dir.dz.t;
             let a = F4::splat(a);
@@ -697,11 +689,20 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
             each1(&mut s, &dir.ds, |v, d| v + a * d);
             each1(&mut y, &dir.dy, |v, d| v + a * d);
         }
-        floor
-            .as_ref()
-            .or(settled.as_ref().map(|(_, p)| p))
-            .map(clipped)
+        stalled(&None, &floor, &settled).map(clipped)
     }
+}
+
+/// The iterate a stalled solve returns: the last one within the relaxed gap, else the first
+/// with the dual residual near its tolerance, else the settled one (see [`Kernels::solve`]).
+fn stalled<'p>(
+    best: &'p Option<Point>,
+    floor: &'p Option<Point>,
+    settled: &'p Option<(f64, Point)>,
+) -> Option<&'p Point> {
+    best.as_ref()
+        .or(floor.as_ref())
+        .or(settled.as_ref().map(|(_, p)| p))
 }
 
 /// `sum f(i)` over the rows of the LP over every job, as [`Shape::dot`] sums: per kind of
