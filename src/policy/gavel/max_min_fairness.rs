@@ -270,9 +270,9 @@ mod tests {
         // Plain max-min fairness on three identical types of 12 GPUs: 40 jobs of 83 GPUs in
         // all, each valued at its scale factor per unit of time. Every job gets the same
         // rate t = 36 / 40 = 0.9, job j its time 0.9 / s_j, and the centre of the optimal
-        // face splits it equally over the types. The dual residual stays at about 1e-7 here
-        // while the primal iterates converge; the method returns them (it used to hand this
-        // LP to Clarabel).
+        // face splits it equally over the types. The dual residual stays above its tolerance
+        // here while the primal iterates converge; the method returns them (it used to hand
+        // this LP to Clarabel).
         let mut scale = vec![4.0, 8.0, 2.0, 4.0, 8.0, 8.0, 4.0, 2.0, 8.0, 2.0, 4.0];
         scale.resize(40, 1.0);
         let coef: Vec<Vec<f64>> = scale.iter().map(|&s| vec![s; 3]).collect();
