@@ -138,8 +138,6 @@ struct MechanismState {
     worker_time: Vec<f64>,
     /// Accumulated deficits per job and type (at [`MechanismState::at`]).
     deficits: Vec<f64>,
-    /// GPU types.
-    types: usize,
     /// The current allocation row per job (dense by id), if the job is in it.
     alloc: Vec<Option<Vec<f64>>>,
     /// The last order or assignment decision.
@@ -158,9 +156,10 @@ struct MechanismState {
 }
 
 impl MechanismState {
-    /// Where job `j`'s value for type `t` sits in the per-job, per-type vectors.
+    /// Where job `j`'s value for type `t` sits in the per-job, per-type vectors (a value
+    /// per type of [`MechanismState::worker_time`] per job).
     fn at(&self, j: JobId, t: TypeIdx) -> usize {
-        j * self.types + t
+        j * self.worker_time.len() + t
     }
 }
 
@@ -320,7 +319,6 @@ impl Simulator {
                 job_time: vec![0.0; n * m],
                 worker_time: vec![0.0; n],
                 deficits: vec![0.0; n * m],
-                types: n,
                 alloc: vec![None; m],
                 last_decision: None,
                 need_update: true,
@@ -1034,8 +1032,8 @@ impl Simulator {
                 finished.push((j, fin, true));
             }
         }
-        for (&j, &runs) in self.active.iter().zip(&runs) {
-            if !runs {
+        for (&j, &running_now) in self.active.iter().zip(&runs) {
+            if !running_now {
                 self.states[j].ran_last_round = false;
             }
         }

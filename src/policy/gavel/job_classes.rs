@@ -36,6 +36,11 @@ impl JobClasses {
         }
         classes
     }
+
+    /// Each class's first job's entry of `per_job`, in class order.
+    pub fn firsts<T: Clone>(&self, per_job: &[T]) -> Vec<T> {
+        self.first.iter().map(|&j| per_job[j].clone()).collect()
+    }
 }
 
 #[cfg(test)]

@@ -302,8 +302,7 @@ pub fn max_min(
     let solved = if classes.first.len() == scale.len() {
         super::ipm::BlockLp::max_min(scale, counts, coef).solve_lp()
     } else {
-        let c_scale: Vec<f64> = classes.first.iter().map(|&j| scale[j]).collect();
-        let c_coef: Vec<Vec<f64>> = classes.first.iter().map(|&j| coef[j].clone()).collect();
+        let (c_scale, c_coef) = (classes.firsts(scale), classes.firsts(coef));
         super::ipm::BlockLp::max_min(&c_scale, counts, &c_coef)
             .with_members(&classes.of)
             .solve_lp()

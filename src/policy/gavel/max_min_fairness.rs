@@ -279,8 +279,7 @@ mod tests {
         let counts = [12.0; 3];
         let classes = super::super::job_classes::JobClasses::new(&scale, &coef);
         assert_eq!(classes.first.len(), 4);
-        let c_scale: Vec<f64> = classes.first.iter().map(|&j| scale[j]).collect();
-        let c_coef: Vec<Vec<f64>> = classes.first.iter().map(|&j| coef[j].clone()).collect();
+        let (c_scale, c_coef) = (classes.firsts(&scale), classes.firsts(&coef));
         let by_class = BlockLp::max_min(&c_scale, &counts, &c_coef)
             .with_members(&classes.of)
             .solve_lp()
