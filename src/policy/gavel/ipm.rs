@@ -126,6 +126,16 @@ fn inv_index(k: usize, j: usize, e: usize) -> usize {
     (j / LANES * k * k + e) * LANES + j % LANES
 }
 
+/// Job `j`'s block inverse within [`Normal::inv`] for `k` types: its entry `e` (row-major)
+/// at `e * LANES` of the slice, whose length is known, so that reading an entry below
+/// `k * k` needs no further bounds check.
+#[inline(always)]
+fn inv_block(inv: &[f64], k: usize, j: usize) -> &[f64] {
+    let at = inv_index(k, j, 0);
+    let len = if k == 0 { 0 } else { (k * k - 1) * LANES + 1 };
+    &inv[at..at + len]
+}
+
 /// Primal point: `x` (row-major `n x K`) and `t`.
 #[derive(Clone)]
 struct Point {
@@ -596,10 +606,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                     // Each row's product once (`rc` is free until the predictor), summed
                     // once per member.
                     each2(&mut rc, &s, &y, |_, s, y| s * y);
-                    (
-                        member_sum(&sh, of, &|i| rc[i]),
-                        member_dot(k, of, &q.x, &z.x),
-                    )
+                    (member_sum(&sh, of, &rc), member_dot(k, of, &q.x, &z.x))
                 }
             };
             let pobj = qx + q.t * z.t;
@@ -656,7 +663,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 each4(&mut rc, &s, &aff.ds, &y, &aff.dy, |_, s, ds, y, dy| {
                     (s + a * ds) * (y + a * dy)
                 });
-                member_sum(&sh, of, &|i| rc[i]) / rows
+                member_sum(&sh, of, &rc) / rows
             } else {
                 let (ps, pds, py, pdy) = (
                     sh.parts(&s),
@@ -705,21 +712,24 @@ fn stalled<'p>(
         .or(settled.as_ref().map(|(_, p)| p))
 }
 
-/// `sum f(i)` over the rows of the LP over every job, as [`Shape::dot`] sums: per kind of
+/// `sum v[i]` over the rows of the LP over every job, as [`Shape::dot`] sums: per kind of
 /// row and then over the kinds, every job's rows in job order (a class's rows once per
 /// member of `of`). Not generic over the number of types: the sums are cheap beside the
 /// per-class work, and one copy keeps the page's module small.
 #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-fn member_sum(sh: &Shape, of: &[usize], f: &dyn Fn(usize) -> f64) -> f64 {
+fn member_sum(sh: &Shape, of: &[usize], v: &[f64]) -> f64 {
     let k = sh.k;
-    let bound = of.iter().flat_map(|&c| (0..k).map(move |kk| c * k + kk));
-    let bound = bound.map(f).sum::<f64>();
-    let sum = of.iter().map(|&c| f(sh.sum0() + c)).sum::<f64>();
-    let cap = (sh.cap0()..sh.epi0()).map(f).sum::<f64>();
+    let [bound, sum, cap, epi] = sh.parts(v);
+    let bound = of
+        .iter()
+        .flat_map(|&c| &bound[c * k..(c + 1) * k])
+        .sum::<f64>();
+    let sum = of.iter().map(|&c| sum[c]).sum::<f64>();
+    let cap = cap.iter().sum::<f64>();
     let epi = if sh.epi {
-        of.iter().map(|&c| f(sh.epi0() + c)).sum::<f64>()
+        of.iter().map(|&c| epi[c]).sum::<f64>()
     } else {
-        (0..0).map(f).sum::<f64>()
+        epi.iter().sum::<f64>()
     };
     bound + sum + cap + epi
 }

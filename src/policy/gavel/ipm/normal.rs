@@ -4,7 +4,7 @@
 
 use super::dense::{lu, lu_solve, spd_inverse, LANES};
 use super::lanes::F4;
-use super::{inv_index, max, with_acc, Kernels, Normal, Point, SolveBuffers};
+use super::{inv_block, inv_index, max, with_acc, Kernels, Normal, Point, SolveBuffers};
 
 impl<const K: usize> Kernels<'_, '_, K> {
     /// Factorise `G' W G` for row weights `w` into `f`. The jobs' blocks are formed and
@@ -56,7 +56,8 @@ impl<const K: usize> Kernels<'_, '_, K> {
             spd_inverse::<K>(blocks, &mut inv[inv_index(k, j0, 0)..], k)?;
             for (l, &p) in p.iter().enumerate().take(n - j0) {
                 let j = j0 + l;
-                let bi = |e: usize| inv[inv_index(k, j, e)];
+                let block = inv_block(inv, k, j);
+                let bi = |e: usize| block[e * LANES];
                 if self.shape.epi && ht {
                     let we = w_epi[j];
                     let cj = &self.coef[j * k..(j + 1) * k];
@@ -206,14 +207,15 @@ impl<const K: usize> Kernels<'_, '_, K> {
         let ht = self.has_t();
         let m = k + usize::from(ht);
         let u = &mut buf.u; // B^-1 r_x
-        let bi = |j: usize, e: usize| f.inv[inv_index(k, j, e)];
         let border = &mut buf.border; // v_j' r_x per class
         let members = self.lp.members;
         for j in 0..n {
             let rx = &rhs.x[j * k..(j + 1) * k];
             let uj = &mut u[j * k..(j + 1) * k];
+            let block = inv_block(&f.inv, k, j);
+            let bi = |e: usize| block[e * LANES];
             for (r, v) in uj.iter_mut().enumerate() {
-                *v = (0..k).map(|c| bi(j, r * k + c) * rx[c]).sum();
+                *v = (0..k).map(|c| bi(r * k + c) * rx[c]).sum();
             }
             let vr = if ht {
                 let iv = &f.inv_v[j * k..(j + 1) * k];
@@ -254,10 +256,12 @@ impl<const K: usize> Kernels<'_, '_, K> {
             let s = self.lp.scale[j];
             let uj = &u[j * k..(j + 1) * k];
             let xj = &mut out.x[j * k..(j + 1) * k];
+            let block = inv_block(&f.inv, k, j);
+            let bi = |e: usize| block[e * LANES];
             for r in 0..k {
                 let mut v = uj[r];
                 for (c, &red) in red[..k].iter().enumerate() {
-                    v -= bi(j, r * k + c) * s * red;
+                    v -= bi(r * k + c) * s * red;
                 }
                 if ht {
                     v -= f.inv_v[j * k + r] * dt;
@@ -284,7 +288,8 @@ impl Terms<'_> {
     fn add(&self, j: usize, s: f64, p: f64, red: &mut [f64]) {
         let k = self.k;
         let m = k + usize::from(self.with_t);
-        let bi = |e: usize| self.inv[inv_index(k, j, e)];
+        let block = inv_block(self.inv, k, j);
+        let bi = |e: usize| block[e * LANES];
         if self.epi && self.with_t {
             red[k * m + k] -= p;
         }
