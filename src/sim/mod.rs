@@ -228,6 +228,22 @@ pub struct Simulator {
     last_sharers: Vec<Vec<Option<JobId>>>,
     /// Colocated throughputs of pairs of this trace's jobs.
     colocation: Colocation,
+    /// Buffers a round leaves to the next.
+    scratch: RoundScratch,
+}
+
+/// Buffers of one round kept for the next, so that a round allocates little; their
+/// contents are dead between rounds.
+#[derive(Default)]
+struct RoundScratch {
+    /// The selection's flags, whether each job (by id) is placed.
+    placed: Vec<bool>,
+    /// The selection's ranking entries of one type.
+    entries: Vec<([i64; 3], JobId)>,
+    /// Picks whose last GPUs were taken, placed after the others.
+    deferred: Vec<Pick>,
+    /// Whether each active job (by position) runs.
+    runs: Vec<bool>,
 }
 
 impl Simulator {
@@ -334,6 +350,7 @@ impl Simulator {
             last_owners: no_owners.clone(),
             last_sharers: no_owners,
             colocation,
+            scratch: RoundScratch::default(),
             cfg,
             cluster,
             specs,
@@ -698,16 +715,11 @@ impl Simulator {
 
         // Which jobs run where.
         let decision = self.mech.last_decision.take();
-        let single = |v: Vec<(JobId, TypeIdx, u32, bool)>| -> Vec<Pick> {
-            v.into_iter()
-                .map(|(j, t, s, r)| (j, None, t, s, r))
-                .collect()
-        };
         let picks = match &decision {
-            Some(Decision::Order(order)) => single(self.select_from_order(order)),
-            Some(Decision::Assignment(a)) => single(self.select_from_assignment(a)),
+            Some(Decision::Order(order)) => self.select_from_order(order),
+            Some(Decision::Assignment(a)) => self.select_from_assignment(a),
             _ if self.traits.packing => self.select_packed(),
-            _ => single(self.select_from_allocation()),
+            _ => self.select_from_allocation(),
         };
         self.mech.last_decision = decision;
         let picks = self.keep_restarting(picks);
@@ -836,18 +848,16 @@ impl Simulator {
 
         // Preemptions: ran last round, unfinished, not running now. Placements come sorted
         // by job id, so `running` is sorted.
-        let running: Vec<JobId> = slices.iter().map(|s| s.job).collect();
-        debug_assert!(running.windows(2).all(|w| w[0] < w[1]));
+        debug_assert!(slices.windows(2).all(|w| w[0].job < w[1].job));
+        let running = slices.len();
         // Whether each active job (by position) runs: one walk over both sorted lists.
-        let mut next = running.iter().peekable();
-        let runs: Vec<bool> = self
-            .active
-            .iter()
-            .map(|&j| {
-                while next.next_if(|&&r| r < j).is_some() {}
-                next.next_if(|&&r| r == j).is_some()
-            })
-            .collect();
+        let mut next = slices.iter().map(|s| s.job).peekable();
+        let mut runs = std::mem::take(&mut self.scratch.runs);
+        runs.clear();
+        runs.extend(self.active.iter().map(|&j| {
+            while next.next_if(|&r| r < j).is_some() {}
+            next.next_if(|&r| r == j).is_some()
+        }));
         for (i, &running_now) in runs.iter().enumerate() {
             let j = self.active[i];
             if self.states[j].ran_last_round && !running_now {
@@ -1037,6 +1047,7 @@ impl Simulator {
                 self.states[j].ran_last_round = false;
             }
         }
+        self.scratch.runs = runs;
         if self.traits.packing && !finished.is_empty() {
             let states = &self.states;
             let ended = |j: JobId| states[j].is_done() || finished.iter().any(|f| f.0 == j);
@@ -1066,7 +1077,6 @@ impl Simulator {
                 .iter()
                 .filter(|e| matches!(e, SimEvent::Finished { .. } | SimEvent::Dropped { .. }))
                 .count();
-        let running = running.len();
         self.emit(
             &mut report,
             SimEvent::RoundEnded {
@@ -1094,14 +1104,17 @@ impl Simulator {
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn place(&mut self, mut picks: Vec<Pick>) -> Vec<(JobId, Option<JobId>, Placement, bool)> {
         crate::order::sort_by(&mut picks, |a, b| a.2.cmp(&b.2).then(b.3.cmp(&a.3)));
+        // The pools hold their owners in last round's vectors (read no more this round).
+        let mut storage = std::mem::take(&mut self.last_owners).into_iter();
         let mut pools: Vec<TypePool> = self
             .cluster
             .types
             .iter()
-            .map(|t| TypePool::new(t.count, t.per_server))
+            .map(|t| TypePool::reuse(storage.next().unwrap_or_default(), t.count, t.per_server))
             .collect();
         let mut out = Vec::with_capacity(picks.len());
-        let mut deferred = Vec::new();
+        let mut deferred = std::mem::take(&mut self.scratch.deferred);
+        deferred.clear();
         for (j, partner, t, s, runs) in picks {
             let last = match partner {
                 None => self.states[j].last_placement.as_ref(),
@@ -1127,7 +1140,7 @@ impl Simulator {
                 _ => deferred.push((j, partner, t, s, runs)),
             }
         }
-        for (j, partner, t, s, runs) in deferred {
+        for (j, partner, t, s, runs) in deferred.drain(..) {
             if let Some(ids) = pools[t].take(j, s) {
                 out.push((
                     j,
@@ -1140,6 +1153,7 @@ impl Simulator {
                 ));
             }
         }
+        self.scratch.deferred = deferred;
         self.last_owners = pools.into_iter().map(TypePool::into_owners).collect();
         if self.traits.packing {
             for (row, owners) in self.last_sharers.iter_mut().zip(&self.last_owners) {

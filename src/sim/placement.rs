@@ -24,6 +24,18 @@ impl TypePool {
         }
     }
 
+    /// [`TypePool::new`] holding its owners in `owner` (cleared; its capacity reused).
+    pub fn reuse(mut owner: Vec<Option<JobId>>, count: u32, per_server: u32) -> Self {
+        owner.clear();
+        owner.resize(count as usize, None);
+        TypePool {
+            per_server: per_server.max(1),
+            owner,
+            free: count,
+            first_free: 0,
+        }
+    }
+
     /// Free GPUs left.
     pub fn free(&self) -> u32 {
         self.free

@@ -52,7 +52,7 @@ impl Simulator {
 
     /// Gavel's per-round selection from the allocation: (job, type) pairs.
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    pub(super) fn select_from_allocation(&mut self) -> Vec<(JobId, TypeIdx, u32, bool)> {
+    pub(super) fn select_from_allocation(&mut self) -> Vec<Pick> {
         let n = self.cluster.num_types();
         let traits = self.traits;
         let mut order: Vec<TypeIdx> = (0..n)
@@ -63,14 +63,16 @@ impl Simulator {
         }
         let mut left: Vec<u32> = self.cluster.counts();
         // Whether each job (by id) is placed this round.
-        let mut scheduled = vec![false; self.specs.len()];
+        let mut scheduled = std::mem::take(&mut self.scratch.placed);
+        scheduled.clear();
+        scheduled.resize(self.specs.len(), false);
         let mut out = Vec::with_capacity(left.iter().sum::<u32>() as usize);
         // Per type, jobs in descending (priority, deficit, allocation), then ascending id;
         // a greedy pass takes each job unless the type is full, the job is already placed,
         // cannot run there or does not fit. Jobs skipped whatever their rank are left out
         // before sorting. Keys are unique (ids), so only the prefix the pass reaches needs
         // sorting, and any sort gives the same order.
-        let mut entries: Vec<([i64; 3], JobId)> = Vec::with_capacity(self.active.len());
+        let mut entries = std::mem::take(&mut self.scratch.entries);
         for (positive_only, t) in self.passes(&order) {
             if left[t] == 0 {
                 // A full type takes nothing (and ranking its entries would change nothing).
@@ -93,10 +95,12 @@ impl Simulator {
                     return 0;
                 }
                 scheduled[j] = true;
-                out.push((j, t, s, self.mech.alloc[j].is_some()));
+                out.push((j, None, t, s, self.mech.alloc[j].is_some()));
                 s
             });
         }
+        self.scratch.placed = scheduled;
+        self.scratch.entries = entries;
         out
     }
 
@@ -190,7 +194,7 @@ impl Simulator {
 
     /// Greedy fill in priority order.
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    pub(super) fn select_from_order(&self, order: &[JobId]) -> Vec<(JobId, TypeIdx, u32, bool)> {
+    pub(super) fn select_from_order(&self, order: &[JobId]) -> Vec<Pick> {
         let mut left: Vec<u32> = self.cluster.counts();
         let mut seen = vec![false; self.specs.len()];
         let mut out = Vec::new();
@@ -214,7 +218,7 @@ impl Simulator {
                 });
             if let Some(t) = pick {
                 left[t] -= s;
-                out.push((j, t, s, true));
+                out.push((j, None, t, s, true));
             }
         }
         out
@@ -224,7 +228,7 @@ impl Simulator {
     pub(super) fn select_from_assignment(
         &self,
         assignments: &[crate::policy::Assignment],
-    ) -> Vec<(JobId, TypeIdx, u32, bool)> {
+    ) -> Vec<Pick> {
         let mut left: Vec<u32> = self.cluster.counts();
         let mut seen = vec![false; self.specs.len()];
         let mut out = Vec::new();
@@ -239,7 +243,7 @@ impl Simulator {
             if ok {
                 seen[a.job] = true;
                 left[a.gpu_type] -= a.gpus;
-                out.push((a.job, a.gpu_type, a.gpus, true));
+                out.push((a.job, None, a.gpu_type, a.gpus, true));
             }
         }
         out
