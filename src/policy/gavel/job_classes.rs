@@ -16,18 +16,23 @@ pub struct JobClasses {
 impl JobClasses {
     /// Group jobs by scale factor `scale[j]` and coefficient row `coef[j]`.
     pub fn new(scale: &[f64], coef: &[Vec<f64>]) -> JobClasses {
-        let mut seen: std::collections::BTreeMap<Key, usize> = Default::default();
+        let key = |j: usize| -> Vec<u64> {
+            std::iter::once(scale[j].to_bits())
+                .chain(coef[j].iter().map(|c| c.to_bits()))
+                .collect()
+        };
+        let mut seen: std::collections::BTreeMap<Vec<u64>, usize> = Default::default();
         let mut classes = JobClasses {
             first: Vec::new(),
             of: Vec::with_capacity(scale.len()),
         };
-        for (j, (&s, c)) in scale.iter().zip(coef).enumerate() {
+        for j in 0..scale.len() {
             let next = classes.first.len();
-            let class = *seen.entry(Key(s, c)).or_insert(next);
-            if class == next {
+            let c = *seen.entry(key(j)).or_insert(next);
+            if c == next {
                 classes.first.push(j);
             }
-            classes.of.push(class);
+            classes.of.push(c);
         }
         classes
     }
@@ -35,36 +40,6 @@ impl JobClasses {
     /// Each class's first job's entry of `per_job`, in class order.
     pub fn firsts<T: Clone>(&self, per_job: &[T]) -> Vec<T> {
         self.first.iter().map(|&j| per_job[j].clone()).collect()
-    }
-}
-
-/// A job's scale factor and coefficient row, compared bit for bit (a total order on the
-/// bits; equal keys are the same bits).
-struct Key<'a>(f64, &'a [f64]);
-
-impl Key<'_> {
-    fn bits(&self) -> impl Iterator<Item = u64> + '_ {
-        std::iter::once(self.0.to_bits()).chain(self.1.iter().map(|c| c.to_bits()))
-    }
-}
-
-impl PartialEq for Key<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other).is_eq()
-    }
-}
-
-impl Eq for Key<'_> {}
-
-impl PartialOrd for Key<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key<'_> {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.bits().cmp(other.bits())
     }
 }
 
