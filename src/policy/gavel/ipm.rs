@@ -606,10 +606,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                     // Each row's product once (`rc` is free until the predictor), summed
                     // once per member.
                     each2(&mut rc, &s, &y, |_, s, y| s * y);
-                    (
-                        member_sum(&sh, of, &|i| rc[i]),
-                        member_dot(k, of, &q.x, &z.x),
-                    )
+                    (member_sum(&sh, of, &rc), member_dot(k, of, &q.x, &z.x))
                 }
             };
             let pobj = qx + q.t * z.t;
@@ -666,7 +663,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
                 each4(&mut rc, &s, &aff.ds, &y, &aff.dy, |_, s, ds, y, dy| {
                     (s + a * ds) * (y + a * dy)
                 });
-                member_sum(&sh, of, &|i| rc[i]) / rows
+                member_sum(&sh, of, &rc) / rows
             } else {
                 let (ps, pds, py, pdy) = (
                     sh.parts(&s),
@@ -715,23 +712,33 @@ fn stalled<'p>(
         .or(settled.as_ref().map(|(_, p)| p))
 }
 
-/// `sum f(i)` over the rows of the LP over every job, as [`Shape::dot`] sums: per kind of
+/// `sum v[i]` over the rows of the LP over every job, as [`Shape::dot`] sums: per kind of
 /// row and then over the kinds, every job's rows in job order (a class's rows once per
 /// member of `of`). Not generic over the number of types: the sums are cheap beside the
 /// per-class work, and one copy keeps the page's module small.
 #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
-fn member_sum(sh: &Shape, of: &[usize], f: &dyn Fn(usize) -> f64) -> f64 {
+fn member_sum(sh: &Shape, of: &[usize], v: &[f64]) -> f64 {
+    // Plain loops from -0.0, as `Iterator::sum` adds.
     let k = sh.k;
-    let bound = of.iter().flat_map(|&c| (0..k).map(move |kk| c * k + kk));
-    let bound = bound.map(f).sum::<f64>();
-    let sum = of.iter().map(|&c| f(sh.sum0() + c)).sum::<f64>();
-    let cap = (sh.cap0()..sh.epi0()).map(f).sum::<f64>();
-    let epi = if sh.epi {
-        of.iter().map(|&c| f(sh.epi0() + c)).sum::<f64>()
-    } else {
-        (0..0).map(f).sum::<f64>()
-    };
-    bound + sum + cap + epi
+    let [bound, sum, cap, epi] = sh.parts(v);
+    let (mut b, mut s, mut t, mut e) = (-0.0, -0.0, -0.0, -0.0);
+    for &c in of {
+        for x in &bound[c * k..(c + 1) * k] {
+            b += x;
+        }
+    }
+    for &c in of {
+        s += sum[c];
+    }
+    for x in cap {
+        t += x;
+    }
+    if sh.epi {
+        for &c in of {
+            e += epi[c];
+        }
+    }
+    b + s + t + e
 }
 
 /// `a . b` over every job's `K` values in job order (a class's once per member of `of`).
