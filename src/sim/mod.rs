@@ -847,7 +847,7 @@ impl Simulator {
         };
 
         // Preemptions: ran last round, unfinished, not running now. Placements come sorted
-        // by job id, so `running` is sorted.
+        // by job id, so the slices are.
         debug_assert!(slices.windows(2).all(|w| w[0].job < w[1].job));
         let running = slices.len();
         // Whether each active job (by position) runs: one walk over both sorted lists.
