@@ -16,12 +16,7 @@ pub struct TypePool {
 impl TypePool {
     /// `count` free GPUs, `per_server` to a server.
     pub fn new(count: u32, per_server: u32) -> Self {
-        TypePool {
-            per_server: per_server.max(1),
-            owner: vec![None; count as usize],
-            free: count,
-            first_free: 0,
-        }
+        TypePool::reuse(Vec::new(), count, per_server)
     }
 
     /// [`TypePool::new`] holding its owners in `owner` (cleared; its capacity reused).
