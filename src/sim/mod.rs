@@ -873,6 +873,7 @@ impl Simulator {
         }
 
         if slices.is_empty() {
+            self.scratch.runs = runs;
             for &j in &self.active {
                 self.states[j].ran_last_round = false;
             }
