@@ -142,50 +142,71 @@ proptest! {
 
     #[test]
     fn packed_allocations_respect_packed_constraints((counts, jobs) in instance(), seed in 0u64..1000) {
-        let n = counts.len();
-        let spec = counts.iter().enumerate().map(|(t, c)| format!("t{t}:{c}")).collect::<Vec<_>>().join(",");
-        let cluster = ClusterSpec::parse(&spec).unwrap();
-        let mut thr: Vec<Vec<f64>> = jobs.iter().map(|j| j.1.clone()).collect();
-        for row in &mut thr {
-            if row.iter().all(|&v| v == 0.0) {
-                row[0] = 1.0;
-            }
+        packed_case(&counts, &jobs, seed)?;
+    }
+}
+
+/// The packed policies' invariants on one instance (`seed` draws the colocated rates).
+fn packed_case(counts: &[u32], jobs: &[Job], seed: u64) -> Result<(), TestCaseError> {
+    let n = counts.len();
+    let spec = counts
+        .iter()
+        .enumerate()
+        .map(|(t, c)| format!("t{t}:{c}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let cluster = ClusterSpec::parse(&spec).unwrap();
+    let mut thr: Vec<Vec<f64>> = jobs.iter().map(|j| j.1.clone()).collect();
+    for row in &mut thr {
+        if row.iter().all(|&v| v == 0.0) {
+            row[0] = 1.0;
         }
-        // Random colocated rates: each pair trains on a type with probability 1/2, at 0.1
-        // to 1.2 times its isolated rates; some pairs of different scale factors too (the
-        // policies must leave those out).
-        let mut rng = Rng::new(seed);
-        let m = jobs.len();
-        let mut pairs = Vec::new();
-        for a in 0..m {
-            for b in a + 1..m {
-                let row: Vec<(f64, f64)> = (0..n)
-                    .map(|t| {
-                        if rng.uniform() < 0.5 {
-                            (thr[a][t] * rng.range(0.1, 1.2), thr[b][t] * rng.range(0.1, 1.2))
-                        } else {
-                            (0.0, 0.0)
-                        }
-                    })
-                    .collect();
-                pairs.push(((a, b), row));
-            }
+    }
+    // Random colocated rates: each pair trains on a type with probability 1/2, at 0.1
+    // to 1.2 times its isolated rates; some pairs of different scale factors too (the
+    // policies must leave those out).
+    let mut rng = Rng::new(seed);
+    let m = jobs.len();
+    let mut pairs = Vec::new();
+    for a in 0..m {
+        for b in a + 1..m {
+            let row: Vec<(f64, f64)> = (0..n)
+                .map(|t| {
+                    if rng.uniform() < 0.5 {
+                        (
+                            thr[a][t] * rng.range(0.1, 1.2),
+                            thr[b][t] * rng.range(0.1, 1.2),
+                        )
+                    } else {
+                        (0.0, 0.0)
+                    }
+                })
+                .collect();
+            pairs.push(((a, b), row));
         }
-        let col = Colocation::from_rates(n, m, pairs);
-        // Three entities (for hierarchical); every other job has a deadline 2,000 s from
-        // now (for the SLO policies; some cannot be met, which drops the SLOs).
-        let specs: Vec<JobSpec> = jobs.iter().enumerate().map(|(i, j)| {
+    }
+    let col = Colocation::from_rates(n, m, pairs);
+    // Three entities (for hierarchical); every other job has a deadline 2,000 s from
+    // now (for the SLO policies; some cannot be met, which drops the SLOs).
+    let specs: Vec<JobSpec> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
             let mut s = JobSpec::new("t", 0.0, j.2).with_scale(j.0);
             s.entity = Some(format!("e{}", i % 3));
             s.slo = (i % 2 == 0).then_some(j.3 + 2000.0);
             s
-        }).collect();
-        let time = vec![0.0; n];
-        let view = PolicyView {
-            now: 1e5,
-            round_len: 360.0,
-            cluster: &cluster,
-            jobs: specs.iter().enumerate().map(|(i, s)| JobView {
+        })
+        .collect();
+    let time = vec![0.0; n];
+    let view = PolicyView {
+        now: 1e5,
+        round_len: 360.0,
+        cluster: &cluster,
+        jobs: specs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| JobView {
                 id: i,
                 spec: s,
                 throughput: &thr[i],
@@ -195,45 +216,79 @@ proptest! {
                 time_on_type: &time,
                 running_on: None,
                 rounds_run: 0,
-            }).collect(),
-            colocation: Some(&col),
-            gavel_compat: false,
+            })
+            .collect(),
+        colocation: Some(&col),
+        gavel_compat: false,
+    };
+    for name in PACKED_POLICIES {
+        let mut p = policy::build(name).unwrap();
+        prop_assert!(p.traits().packing, "{name}");
+        let a = match p.decide(&view, &mut Rng::new(1)) {
+            Ok(Decision::Allocation(a)) => a,
+            Ok(other) => {
+                prop_assert!(false, "{name} answered {other:?}");
+                unreachable!()
+            }
+            Err(e) => {
+                prop_assert!(false, "{name} failed: {e}");
+                unreachable!()
+            }
         };
-        for name in PACKED_POLICIES {
-            let mut p = policy::build(name).unwrap();
-            prop_assert!(p.traits().packing, "{name}");
-            let a = match p.decide(&view, &mut Rng::new(1)) {
-                Ok(Decision::Allocation(a)) => a,
-                Ok(other) => { prop_assert!(false, "{name} answered {other:?}"); unreachable!() }
-                Err(e) => { prop_assert!(false, "{name} failed: {e}"); unreachable!() }
-            };
-            prop_assert_eq!(a.jobs.len(), m);
-            prop_assert_eq!(a.pairs.len(), a.pair_fractions.len());
-            // Pairs once each, lower id first, ascending, of one scale factor.
-            prop_assert!(a.pairs.windows(2).all(|w| w[0] < w[1]), "{name}: {:?}", a.pairs);
-            for &(x, y) in &a.pairs {
-                prop_assert!(x < y && y < m, "{name}: pair ({x}, {y})");
-                prop_assert_eq!(jobs[x].0, jobs[y].0, "{}: pair of two scale factors", name);
-            }
-            for row in a.fractions.iter().chain(&a.pair_fractions) {
-                prop_assert_eq!(row.len(), n);
-                prop_assert!(row.iter().all(|&x| (0.0..=1.0).contains(&x)), "{name}: {row:?}");
-            }
-            for j in 0..m {
-                let alone: f64 = a.fractions[j].iter().sum();
-                let shared: f64 = a.pairs.iter().zip(&a.pair_fractions)
-                    .filter(|((x, y), _)| *x == j || *y == j)
-                    .map(|(_, r)| r.iter().sum::<f64>())
-                    .sum();
-                prop_assert!(alone + shared <= 1.0 + 1e-6, "{name}: job {j} gets {alone} + {shared}");
-            }
-            for t in 0..n {
-                let singles: f64 = a.fractions.iter().zip(&jobs).map(|(r, j)| r[t] * f64::from(j.0)).sum();
-                let paired: f64 = a.pairs.iter().zip(&a.pair_fractions).map(|((x, _), r)| r[t] * f64::from(jobs[*x].0)).sum();
-                prop_assert!(singles + paired <= f64::from(counts[t]) + 1e-5, "{name}: type {t} uses {singles} + {paired} of {}", counts[t]);
-            }
+        prop_assert_eq!(a.jobs.len(), m);
+        prop_assert_eq!(a.pairs.len(), a.pair_fractions.len());
+        // Pairs once each, lower id first, ascending, of one scale factor.
+        prop_assert!(
+            a.pairs.windows(2).all(|w| w[0] < w[1]),
+            "{name}: {:?}",
+            a.pairs
+        );
+        for &(x, y) in &a.pairs {
+            prop_assert!(x < y && y < m, "{name}: pair ({x}, {y})");
+            prop_assert_eq!(jobs[x].0, jobs[y].0, "{}: pair of two scale factors", name);
+        }
+        for row in a.fractions.iter().chain(&a.pair_fractions) {
+            prop_assert_eq!(row.len(), n);
+            prop_assert!(
+                row.iter().all(|&x| (0.0..=1.0).contains(&x)),
+                "{name}: {row:?}"
+            );
+        }
+        for j in 0..m {
+            let alone: f64 = a.fractions[j].iter().sum();
+            let shared: f64 = a
+                .pairs
+                .iter()
+                .zip(&a.pair_fractions)
+                .filter(|((x, y), _)| *x == j || *y == j)
+                .map(|(_, r)| r.iter().sum::<f64>())
+                .sum();
+            prop_assert!(
+                alone + shared <= 1.0 + 1e-6,
+                "{name}: job {j} gets {alone} + {shared}"
+            );
+        }
+        for t in 0..n {
+            let singles: f64 = a
+                .fractions
+                .iter()
+                .zip(jobs)
+                .map(|(r, j)| r[t] * f64::from(j.0))
+                .sum();
+            let paired: f64 = a
+                .pairs
+                .iter()
+                .zip(&a.pair_fractions)
+                .map(|((x, _), r)| r[t] * f64::from(jobs[*x].0))
+                .sum();
+            prop_assert!(
+                singles + paired <= f64::from(counts[t]) + 1e-5,
+                "{name}: type {t} uses {singles} + {paired} of {}",
+                counts[t]
+            );
         }
     }
+    Ok(())
 }
 
 /// Policies that place jobs themselves.
@@ -313,3 +368,29 @@ const PACKED_POLICIES: [&str; 9] = [
     "max_min_fairness_water_filling_packed",
     "max_sum_throughput_normalized_by_cost_packed_slos",
 ];
+
+/// An instance the property test once drew: `max_min_fairness_water_filling_packed` gave
+/// job 0 its own time and pair time summing to 1 + 1.1e-5.
+#[test]
+fn packed_water_filling_keeps_each_jobs_time_within_one() {
+    let job = |s: u32, thr: [f64; 3]| -> Job { (s, thr.to_vec(), 100.0, 0.0) };
+    let jobs = vec![
+        job(1, [1.9752709509751616, 13.419740803151692, 0.0]),
+        job(1, [0.0, 0.0, 37.34247744818215]),
+        job(1, [0.0, 0.0, 26.02711303987058]),
+        job(1, [12.893784106989004, 0.0, 39.30523918411649]),
+        job(4, [5.569520149220583, 0.0, 34.617960481365095]),
+        job(
+            2,
+            [6.135112522723156, 37.181153872593825, 20.892182658854118],
+        ),
+        job(1, [35.938470336093545, 6.8582051074933466, 0.0]),
+        job(2, [24.785486831657515, 7.968015807903892, 45.5492509431369]),
+        job(1, [0.0, 34.24543325261233, 16.844704753754456]),
+        job(1, [37.00516930641742, 0.0, 3.123679773512482]),
+        job(4, [0.0, 0.0, 0.0]),
+    ];
+    if let Err(e) = packed_case(&[4, 5, 2], &jobs, 926) {
+        panic!("{e}");
+    }
+}

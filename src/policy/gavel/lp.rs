@@ -1,6 +1,8 @@
 //! The shared LP skeleton of Gavel's policies: variables `x[job][type]`, the base
 //! constraints, and a solve that returns the fractions clipped to [0, 1].
 
+use clarabel::solver::SolverStatus;
+use good_lp::solvers::clarabel::ClarabelSolution;
 use good_lp::{
     clarabel, variable, Constraint, Expression, ProblemVariables, Solution, SolverModel, Variable,
 };
@@ -136,6 +138,8 @@ impl Lp {
     /// product and often an extra solve per linear solve) is 20-30% of a solve's work.
     /// Over the 596 max-min LPs of the continuous benchmark the allocations move by at
     /// most 1.4e-6, about what merely reordering the constraints does (1e-6 to 3e-6).
+    /// When Clarabel stops short of those tolerances unrefined (its "almost solved", whose
+    /// point may break a row by 1e-5 or more), the LP is solved again with refinement.
     pub fn without_refinement(mut self) -> Self {
         self.refine = false;
         self
@@ -229,23 +233,17 @@ impl Lp {
             ..
         } = self;
         let count = constraints.len();
-        let mut model = vars.maximise(objective).using(clarabel);
-        model
-            .settings()
-            .tol_gap_abs(1e-8)
-            .tol_gap_rel(1e-8)
-            .tol_feas(1e-8)
-            .max_iter(400);
-        if !refine {
-            model
-                .settings()
-                .iterative_refinement_enable(false)
-                .static_regularization_constant(1e-10);
-        }
-        let solution = model
-            .with_all(constraints)
-            .solve()
-            .map_err(|e| e.to_string())?;
+        let solution = if refine {
+            solve_clarabel(vars, objective, constraints, true)?
+        } else {
+            let again = (vars.clone(), objective.clone(), constraints.clone());
+            let first = solve_clarabel(vars, objective, constraints, false)?;
+            if first.inner().status == SolverStatus::AlmostSolved {
+                solve_clarabel(again.0, again.1, again.2, true)?
+            } else {
+                first
+            }
+        };
         let x = x
             .iter()
             .map(|row| {
@@ -267,6 +265,33 @@ impl Lp {
     pub fn feasible(self) -> Option<Vec<Vec<f64>>> {
         self.maximise(Expression::from(0.0)).ok()
     }
+}
+
+/// Maximise `objective` over `vars` subject to `constraints` with Clarabel at the LPs'
+/// tolerances (1e-8), with or without its iterative refinement ([`Lp::without_refinement`]).
+fn solve_clarabel(
+    vars: ProblemVariables,
+    objective: Expression,
+    constraints: Vec<Constraint>,
+    refine: bool,
+) -> Result<ClarabelSolution, String> {
+    let mut model = vars.maximise(objective).using(clarabel);
+    model
+        .settings()
+        .tol_gap_abs(1e-8)
+        .tol_gap_rel(1e-8)
+        .tol_feas(1e-8)
+        .max_iter(400);
+    if !refine {
+        model
+            .settings()
+            .iterative_refinement_enable(false)
+            .static_regularization_constant(1e-10);
+    }
+    model
+        .with_all(constraints)
+        .solve()
+        .map_err(|e| e.to_string())
 }
 
 /// `max t` subject to `c[j] . x[j] >= t` for every job under the base constraints, by
