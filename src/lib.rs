@@ -15,6 +15,7 @@
 //! list of policies, one entry per name with an implementation per mechanism.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod axis;
 pub mod cluster;
