@@ -1,16 +1,23 @@
 //! DL2's training as the page's Web Worker runs it, natively: the same weights and
 //! learning curve as training step by step through the public API (as `orrery dl2 train`
 //! does), the learning curve's points reported as they come, progress that only moves
-//! forward, and a network that the `dl2` policy then runs. Prints the training throughput
-//! (slots per second) natively.
+//! forward, and a network that the `dl2` policy then runs. The training is a short one (the
+//! page's settings with fewer episodes, epochs and iterations); `tests/browser/bench.mjs`
+//! times the page's defaults.
 
 use orrery::experiment::{self, NetworkSource};
 use orrery::policy::dl2::session::{page_train_config, train_with_events, TrainEvent};
 use orrery::policy::dl2::train::{TrainConfig, Trainer};
 use orrery::workload::presets;
 
+/// The page's settings, shortened: the equalities hold for any settings.
 fn page_config() -> TrainConfig {
-    page_train_config()
+    TrainConfig {
+        warmup_episodes: 6,
+        warmup_epochs: 8,
+        iterations: 40,
+        ..page_train_config()
+    }
 }
 
 #[test]

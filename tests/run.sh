@@ -40,7 +40,7 @@ if [ ! -d ../shared/reference ]; then
   echo "note: ../shared/reference is absent: the fidelity tests will print SKIPPED"
 fi
 mkdir -p target
-cargo test --release --all-targets -- --show-output 2>&1 | tee target/test-output.txt
+cargo test --release --lib --tests -- --show-output 2>&1 | tee target/test-output.txt
 rust_passed=$(grep -Eo '^test result: .*' target/test-output.txt | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
 rust_failed=$(grep -Eo '^test result: .*' target/test-output.txt | grep -Eo '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
 
