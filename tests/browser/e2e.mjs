@@ -1074,6 +1074,13 @@ await run(async (browser) => {
 
   let trainedWeights;
   await test('dl2 training in the worker gives a live learning curve, as natively, and its network runs and travels in a link', async () => {
+    // Settings smaller than the page's defaults, typed into its fields (the defaults' time is
+    // measured by tests/browser/bench.mjs).
+    for (const [field, value] of [['warmup_episodes', '6'], ['warmup_epochs', '8'], ['iterations', '40']]) {
+      await dp.fill(`#train-${field}`, value);
+      await dp.press(`#train-${field}`, 'Tab');
+    }
+    await dp.waitForFunction(() => document.querySelector('#train-panel')?.textContent.includes('--warmup-episodes 6 --warmup-epochs 8 --iterations 40'));
     const t0 = Date.now();
     await dp.click('#train');
     await dp.waitForSelector('#train-progress');
@@ -1083,8 +1090,8 @@ await run(async (browser) => {
     const wall = Date.now() - t0;
     const t = await dp.evaluate(() => Object.fromEntries(['slots', 'ms', 'slots-per-s', 'agreement', 'jct-before', 'jct-after'].map((k) => [k, Number(document.querySelector('#trained').getAttribute(`data-${k}`))])));
     assert(t.slots > 0 && t['slots-per-s'] > 0 && t.agreement > 0 && t['jct-after'] > 0, JSON.stringify(t));
-    assert(Number(await dp.getAttribute('#chart-learning-warmup', 'data-points')) === 30, 'warm-up points');
-    assert(Number(await dp.getAttribute('#chart-learning-rl', 'data-points')) === 11, 'RL points: after the warm-up and every 20 of 200 iterations');
+    assert(Number(await dp.getAttribute('#chart-learning-warmup', 'data-points')) === 8, 'warm-up points');
+    assert(Number(await dp.getAttribute('#chart-learning-rl', 'data-points')) === 3, 'RL points: after the warm-up and every 20 of 40 iterations');
     for (const c of ['#chart-learning-warmup', '#chart-learning-rl']) assert(await canvasDrawn(dp, c) > 1000, `${c} is blank`);
     // The same settings natively give the same weights and curve.
     const [wd] = await Promise.all([dp.waitForEvent('download'), dp.click('#download-weights')]);
@@ -1092,13 +1099,13 @@ await run(async (browser) => {
     const [cd] = await Promise.all([dp.waitForEvent('download'), dp.click('#download-curve')]);
     const curve = fs.readFileSync(await cd.path(), 'utf8');
     const n0 = Date.now();
-    execFileSync(ORRERY, ['dl2', 'train', '--preset', 'dl2', '--seed', '0', '--episode-jobs', '40', '--warmup-episodes', '20', '--warmup-epochs', '30', '--iterations', '200',
+    execFileSync(ORRERY, ['dl2', 'train', '--preset', 'dl2', '--seed', '0', '--episode-jobs', '40', '--warmup-episodes', '6', '--warmup-epochs', '8', '--iterations', '40',
       '--out', path.join(tmp, 'native.json'), '--curve', path.join(tmp, 'native.csv')], { stdio: 'ignore' });
     const nativeMs = Date.now() - n0;
     const layers = (text) => JSON.stringify(JSON.parse(text).layers);
     assert(layers(trainedWeights) === layers(fs.readFileSync(path.join(tmp, 'native.json'), 'utf8')), 'the page\'s weights differ from orrery dl2 train\'s');
     assert(curve === fs.readFileSync(path.join(tmp, 'native.csv'), 'utf8'), `the page's curve differs:\n${curve}`);
-    console.log(`     dl2 training (20 warm-up episodes of 40 jobs, 30 epochs, 200 iterations): ${t.slots} slots in ${t.ms} ms in the worker = ${t['slots-per-s']} slots/s (${wall} ms in the page); natively ${nativeMs} ms (the CLI, with its own evaluations)`);
+    console.log(`     dl2 training (6 warm-up episodes of 40 jobs, 8 epochs, 40 iterations): ${t.slots} slots in ${t.ms} ms in the worker = ${t['slots-per-s']} slots/s (${wall} ms in the page); natively ${nativeMs} ms (the CLI, with its own evaluations)`);
     // Use it: dl2 runs the trained network against the heuristics.
     await dp.click('#use-trained');
     await dp.waitForFunction(() => document.querySelector('#dl2-network')?.getAttribute('data-custom') === 'true');
