@@ -629,12 +629,12 @@ await run(async (browser) => {
     const exp = linkExperiment(p.url());
     await p.close();
     exp.cluster = 'aws:24/4,dgx-ext:16/8,rtx:24/8';
-    exp.policies = ['pollux', 'tiresias', 'optimus', 'max_min_fairness_perf', 'finish_time_fairness_perf', 'fifo', 'las', 'pickyman'];
+    exp.policies = ['pollux[generations=20]', 'tiresias', 'optimus', 'max_min_fairness_perf', 'finish_time_fairness_perf', 'fifo', 'las', 'pickyman'];
     const q = await context.newPage();
     q.on('pageerror', (e) => consoleErrors.push(String(e)));
     const t0 = Date.now();
     await q.goto(experimentLink(exp));
-    await summary(q, 8, 600000, 'pollux');
+    await summary(q, 8, 600000, 'pollux[generations=20]');
     const rows = await fullSummary(q);
     assert(rows.map((r) => r.policy).join() === exp.policies.join(), JSON.stringify(rows));
     const jobs = await q.$$eval('#summary tbody tr td:nth-child(2)', (tds) => tds.map((t) => t.textContent.trim()));
