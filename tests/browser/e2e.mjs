@@ -107,7 +107,8 @@ await run(async (browser) => {
     const exp = linkExperiment(link);
     exp.cluster = 'v100:8/4,k80:8/4';
     exp.workload = { kind: 'generated', num_jobs: 40, jobs_per_hour: 4, multi_gpu: true, seed: 5 };
-    exp.policies = ['las', 'max_min_fairness_perf', 'pollux[generations=20]', 'pickyman'];
+    // Pollux's search at 2 generations: this is about the families sharing one workload.
+    exp.policies = ['las', 'max_min_fairness_perf', 'pollux[generations=2]', 'pickyman'];
     exp.fairness = false;
     const mixedLink = experimentLink(exp);
     const p = await context.newPage();
