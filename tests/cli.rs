@@ -1031,3 +1031,31 @@ fn every_policy_lists_its_paper_and_paper_presets_print_the_papers_number() {
     );
     assert!(!ok(&["compare", "--preset", "default"]).contains("paper:"));
 }
+
+#[test]
+fn a_reader_that_goes_away_ends_the_output_quietly() {
+    // `orrery ... | head -c 0`: the pipe's reader is gone before the command writes.
+    for args in [
+        &["link"][..],
+        &["compare", "--preset", "default", "--format", "json"][..],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_orrery"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the orrery binary runs");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("it ends");
+        let err = stderr(&o);
+        assert!(
+            o.status.success(),
+            "orrery {args:?}: {:?}\n{err}",
+            o.status.code()
+        );
+        assert!(
+            !err.contains("panicked") && !err.contains("cannot write"),
+            "{err}"
+        );
+    }
+}

@@ -187,11 +187,15 @@ pub(crate) fn write_file(out: (PathBuf, File), text: &str) -> CliResult<()> {
         .map_err(|e| CliError::Failure(format!("cannot write '{}': {e}", path.display())))
 }
 
+/// Write `text` to standard output. When the reader has gone (`orrery ... | head`), the
+/// process ends quietly with status 0, as a Unix filter would, rather than report an error
+/// for output nobody reads.
 pub(crate) fn print_stdout(text: &str) -> CliResult<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|_| out.flush())
-        .map_err(|e| CliError::Failure(format!("cannot write to standard output: {e}")))
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        r => r.map_err(|e| CliError::Failure(format!("cannot write to standard output: {e}"))),
+    }
 }
 
 pub(crate) fn note(text: &str) {

@@ -15,8 +15,7 @@ pub(crate) fn cmd_link(a: LinkArgs) -> CliResult<()> {
         exp.policies = a.policy.clone();
     }
     exp.resolve().map_err(|e| CliError::Input(e.to_string()))?;
-    println!("{}", exp.to_link(&a.base));
-    Ok(())
+    print_stdout(&format!("{}\n", exp.to_link(&a.base)))
 }
 
 pub(crate) fn cmd_run(a: RunArgs) -> CliResult<()> {
