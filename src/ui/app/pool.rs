@@ -150,9 +150,10 @@ impl App {
                 false
             }
             FromWorker::Finished(indices, fin) => {
+                // This worker's results move out of their slots and come back with rho.
                 let mine: Vec<PolicyResult> = indices
                     .iter()
-                    .filter_map(|&i| pool.slots.get(i).cloned().flatten())
+                    .filter_map(|&i| pool.slots.get_mut(i).and_then(Option::take))
                     .collect();
                 match fin.apply(mine) {
                     Ok(finals) => {
@@ -171,7 +172,10 @@ impl App {
                 if pool.shown() < pool.slots.len() {
                     return self.pool_failed("a policy's results never arrived".into());
                 }
-                let results = pool.prefix();
+                let results: Vec<PolicyResult> = std::mem::take(&mut pool.slots)
+                    .into_iter()
+                    .flatten()
+                    .collect();
                 self.run.worker_ms = Some(pool.worker_ms);
                 self.run.transfer_bytes =
                     Some(pool.workers.iter().map(WorkerHandle::received_bytes).sum());
