@@ -17,7 +17,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';
 import {
-  run, sleep, root, BASE, ORRERY, POLLUX_REF, SIA_REF, test, assert, summary, fullSummary, linkExperiment, experimentLink, nativeSummary, canvasDrawn, steppedTo,
+  run, sleep, root, BASE, ORRERY, POLLUX_REF, SIA_REF, test, assert, summary, fullSummary, compareAgain, linkExperiment, experimentLink, nativeSummary, canvasDrawn, steppedTo,
 } from './harness.mjs';
 
 await run(async (browser) => {
@@ -59,6 +59,38 @@ await run(async (browser) => {
     const out = execFileSync(ORRERY, ['compare', '--link', link, '--format', 'json'], { encoding: 'utf8' });
     const native = JSON.parse(out).map((s) => ({ policy: s.policy, avg: s.avg_jct_s, makespan: s.makespan_s }));
     assert(JSON.stringify(native) === JSON.stringify(first), `native ${JSON.stringify(native)} != page ${JSON.stringify(first)}`);
+  });
+
+  await test('runs again in the workers the last run left idle, with the same numbers', async () => {
+    // A run's workers stay for the next run once they have answered everything; only a
+    // worker that is no longer needed (none here) or a cancelled run's ends.
+    let started = 0;
+    const count = () => { started += 1; };
+    page.on('worker', count);
+    try {
+      for (let i = 0; i < 2; i++) {
+        await compareAgain(page, 120000);
+        const again = await fullSummary(page);
+        const want = nativeSummary(link);
+        assert(JSON.stringify(again) === JSON.stringify(want), `run ${i + 2}: ${JSON.stringify(again)} != native ${JSON.stringify(want)}`);
+      }
+      assert(started === 0, `${started} workers started for two runs again (expected none: the last run's are kept)`);
+      // A cancelled run's workers end; the next run starts others and still gets the numbers.
+      // (Cancelled as soon as the page shows the run, long before its workers are done.)
+      await page.evaluate(() => new Promise((resolve) => {
+        const cancel = () => { const b = document.querySelector('#cancel'); if (b) { b.click(); resolve(); return true; } return false; };
+        new MutationObserver((_, o) => { if (cancel()) o.disconnect(); }).observe(document.body, { childList: true, subtree: true });
+        document.querySelector('#compare').click();
+      }));
+      await page.waitForSelector('#cancel', { state: 'detached' });
+      assert(await page.$('#summary[data-complete=true]') === null, 'the run completed before it was cancelled');
+      await page.click('#compare');
+      const after = await summary(page, 2);
+      assert(JSON.stringify(after) === JSON.stringify(first), `after a cancel: ${JSON.stringify(after)} != ${JSON.stringify(first)}`);
+      assert(started >= 1, 'no worker started after a cancelled run');
+    } finally {
+      page.off('worker', count);
+    }
   });
 
   await test('the order of GPU types changes no number; a type no job can use is warned about', async () => {
