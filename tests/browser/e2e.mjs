@@ -93,6 +93,29 @@ await run(async (browser) => {
     }
   });
 
+  await test('a policy\'s results show before the run ends, also when they come in its first 250 ms', async () => {
+    // Results that arrive in a run's first 250 ms are drawn at 250 ms (a run that ends sooner
+    // draws once); here fifo_perf ends long before finish_time_fairness_perf.
+    const exp = { ...linkExperiment(link), cluster: 'v100:12,p100:12,k80:12', profile: { kind: 'preset', name: 'gavel-types' }, policies: ['fifo_perf', 'finish_time_fairness_perf'] };
+    const p = await context.newPage();
+    try {
+      await p.goto(experimentLink(exp));
+      await summary(p, 2);
+      await p.click('#compare');
+      await p.waitForFunction(() => {
+        const rows = document.querySelectorAll('#summary tbody tr');
+        return document.querySelector('#summary')?.getAttribute('data-complete') === 'false'
+          && rows.length === 1 && rows[0].getAttribute('data-policy') === 'fifo_perf';
+      }, null, { timeout: 60000, polling: 5 });
+      await p.waitForSelector('#summary[data-complete=true]', { timeout: 120000 });
+      const got = await fullSummary(p);
+      const want = nativeSummary(experimentLink(exp));
+      assert(JSON.stringify(got) === JSON.stringify(want), `${JSON.stringify(got)} != native ${JSON.stringify(want)}`);
+    } finally {
+      await p.close();
+    }
+  });
+
   await test('the order of GPU types changes no number; a type no job can use is warned about', async () => {
     const setCluster = async (spec) => {
       await page.fill('#cluster-spec', spec);

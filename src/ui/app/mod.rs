@@ -132,6 +132,8 @@ struct Run {
     sent_exp: Option<Experiment>,
     /// Results of the run in progress, as the worker reports them.
     partial: Vec<PolicyResult>,
+    /// Whether results held back (see [`App::hold_partial`]) are due to be shown.
+    partial_due: bool,
     /// The results shown.
     results: Option<Shared<Results>>,
     /// Whether every policy of the results has run.
@@ -289,6 +291,7 @@ impl Component for App {
                 progress_refs: Default::default(),
                 sent_exp: None,
                 partial: Vec::new(),
+                partial_due: false,
                 results: None,
                 complete: false,
                 started_ms: now_ms(),

@@ -209,6 +209,8 @@ pub enum RunMsg {
     Worker(FromWorker),
     /// A message from one worker (by index) of a run shared among several.
     Pool(usize, FromWorker),
+    /// Show the results the run in progress has reported so far.
+    ShowPartial,
     /// Download results: summaries CSV or JSON, per-job or per-round CSV.
     Download(Export),
     /// A chart of the results could not be drawn.

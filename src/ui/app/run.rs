@@ -104,8 +104,9 @@ impl App {
                 self.run.progress = None;
                 self.errors.run = Some("cancelled".into());
             }
-            RunMsg::Worker(m) => return self.worker_message(m),
-            RunMsg::Pool(k, m) => return self.pool_message(k, m),
+            RunMsg::Worker(m) => return self.worker_message(ctx, m),
+            RunMsg::Pool(k, m) => return self.pool_message(ctx, k, m),
+            RunMsg::ShowPartial => return self.show_partial(),
             RunMsg::Download(what) => return self.download(what),
             RunMsg::ChartError(e) => {
                 web_sys::console::warn_1(&format!("chart: {e}").into());
@@ -118,7 +119,7 @@ impl App {
     }
 
     /// A message from the comparison's worker; returns whether to render.
-    fn worker_message(&mut self, m: FromWorker) -> bool {
+    fn worker_message(&mut self, ctx: &Context<Self>, m: FromWorker) -> bool {
         match m {
             FromWorker::Progress(p) => return self.show_progress(p),
             FromWorker::Partial(i, r) => {
@@ -126,6 +127,9 @@ impl App {
                 if i <= self.run.partial.len() {
                     self.run.partial.truncate(i);
                     self.run.partial.push(*r);
+                    if self.hold_partial(ctx) {
+                        return false;
+                    }
                     self.set_results(self.run.partial.clone());
                 }
                 self.run.complete = false;
