@@ -113,6 +113,12 @@ impl App {
         true
     }
 
+    /// Results of the run in progress have arrived: show them now, or later when
+    /// [`App::hold_partial`] holds them; returns whether to render.
+    pub(super) fn partial_arrived(&mut self, ctx: &Context<Self>) -> bool {
+        !self.hold_partial(ctx) && self.show_partial()
+    }
+
     /// Show the results the run in progress has reported so far; returns whether to render.
     pub(super) fn show_partial(&mut self) -> bool {
         self.run.partial_due = false;
@@ -148,19 +154,7 @@ impl App {
                 if let Some(slot) = pool.slots.get_mut(i) {
                     *slot = Some(*r);
                 }
-                if pool.shown() > before {
-                    if self.hold_partial(ctx) {
-                        return false;
-                    }
-                    let Some(pool) = self.run.pool.as_ref() else {
-                        return false;
-                    };
-                    let prefix = pool.prefix();
-                    self.set_results(prefix);
-                    self.run.complete = false;
-                    return true;
-                }
-                false
+                pool.shown() > before && self.partial_arrived(ctx)
             }
             FromWorker::Iso(iso) => {
                 pool.iso = Some(iso);

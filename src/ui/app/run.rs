@@ -127,10 +127,7 @@ impl App {
                 if i <= self.run.partial.len() {
                     self.run.partial.truncate(i);
                     self.run.partial.push(*r);
-                    if self.hold_partial(ctx) {
-                        return false;
-                    }
-                    self.set_results(self.run.partial.clone());
+                    return self.partial_arrived(ctx);
                 }
                 self.run.complete = false;
             }
