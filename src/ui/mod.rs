@@ -20,6 +20,7 @@ mod shared;
 mod step_worker;
 mod stepper;
 mod tasks;
+mod wire;
 
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;

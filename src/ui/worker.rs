@@ -44,8 +44,8 @@ pub struct PolicyResult {
     pub jcts: Vec<f64>,
     /// rho of finished measured jobs, sorted.
     pub rhos: Vec<f64>,
-    /// Per-round series.
-    #[serde(with = "series_rows")]
+    /// Per-round series (numbers beside the message's JSON: [`crate::ui::wire`]).
+    #[serde(with = "super::wire")]
     pub series: Vec<SeriesPoint>,
     /// Per-job CSV.
     pub jobs_csv: String,
@@ -59,37 +59,6 @@ pub struct PolicyResult {
     /// predicted training times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionLog>,
-}
-
-/// The per-round series in the worker's messages: each point a JSON array `[start, end,
-/// active, running, [busy GPUs per type]]`, half the text of an object with its field names
-/// (the series is most of a run's results), with every value as it is.
-mod series_rows {
-    use crate::metrics::SeriesPoint;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(points: &[SeriesPoint], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(
-            points
-                .iter()
-                .map(|p| (p.start, p.end, p.active, p.running, &p.busy_gpus)),
-        )
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<SeriesPoint>, D::Error> {
-        type Row = (f64, f64, usize, usize, Vec<u32>);
-        let rows = Vec::<Row>::deserialize(d)?;
-        Ok(rows
-            .into_iter()
-            .map(|(start, end, active, running, busy_gpus)| SeriesPoint {
-                start,
-                end,
-                active,
-                running,
-                busy_gpus,
-            })
-            .collect())
-    }
 }
 
 /// Seconds rounded to the millisecond, which keeps the worker's messages short.
@@ -491,10 +460,34 @@ pub fn run_experiment(
 }
 
 pub(crate) fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
-    if let Ok(text) = serde_json::to_string(msg) {
-        // A failed post means the page is gone; nothing to do.
+    let Ok((text, numbers)) = super::wire::encode(msg) else {
+        return;
+    };
+    // A failed post means the page is gone; nothing to do.
+    if numbers.is_empty() {
         let _ = scope.post_message(&JsValue::from_str(&text));
+        return;
     }
+    let numbers = js_sys::Float64Array::from(&numbers[..]);
+    let _ = scope.post_message_with_transfer(
+        &js_sys::Array::of2(&JsValue::from_str(&text), &numbers),
+        &js_sys::Array::of1(&numbers.buffer()),
+    );
+}
+
+/// A worker's answer as it arrives: its JSON text, and its numbers when it has some (a JSON
+/// text and a `Float64Array` in an array: see [`post`]).
+fn answer(data: JsValue) -> (String, Vec<f64>) {
+    if let Some(text) = data.as_string() {
+        return (text, Vec::new());
+    }
+    let pair = js_sys::Array::from(&data);
+    let numbers = pair
+        .get(1)
+        .dyn_into::<js_sys::Float64Array>()
+        .map(|n| n.to_vec())
+        .unwrap_or_default();
+    (pair.get(0).as_string().unwrap_or_default(), numbers)
 }
 
 /// Whether this instance runs in a dedicated worker (rather than on the page).
@@ -580,7 +573,8 @@ pub fn worker_main() {
 
 /// Most idle workers the page keeps.
 const MAX_SPARES: usize = 4;
-/// Largest results (bytes of JSON) of a run whose worker is kept for the next one.
+/// Largest results (bytes received: JSON and numbers) of a run whose worker is kept for the
+/// next one.
 const KEEP_BELOW_BYTES: usize = 4 << 20;
 
 thread_local! {
@@ -671,9 +665,9 @@ impl WorkerHandle {
         let done = std::rc::Rc::new(std::cell::Cell::new(false));
         let ended = done.clone();
         let cb = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let text = e.data().as_string().unwrap_or_default();
-            counter.set(counter.get() + text.len());
-            match serde_json::from_str::<FromWorker>(&text) {
+            let (text, numbers) = answer(e.data());
+            counter.set(counter.get() + text.len() + 8 * numbers.len());
+            match super::wire::decode::<FromWorker>(&text, numbers) {
                 Ok(m) => {
                     ended.set(matches!(m, FromWorker::Done(..) | FromWorker::Finished(..)));
                     on_message(m)
@@ -709,7 +703,7 @@ impl WorkerHandle {
             .map_err(|e| format!("cannot reach the worker: {}", crate::ui::js_text(&e)))
     }
 
-    /// Bytes of JSON received from the worker so far.
+    /// Bytes received from the worker so far (JSON and numbers).
     pub fn received_bytes(&self) -> usize {
         self.received.get()
     }

@@ -61,6 +61,29 @@ await run(async (browser) => {
     assert(JSON.stringify(native) === JSON.stringify(first), `native ${JSON.stringify(native)} != page ${JSON.stringify(first)}`);
   });
 
+  await test('the per-round and per-job CSV downloads hold the CLI\'s rows of each policy, to the byte', async () => {
+    // The series travel from the workers as numbers beside the JSON (src/ui/wire.rs), the
+    // per-job rows as the CSV the worker wrote; both must come out as the CLI writes them.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orrery-csv-'));
+    try {
+      const want = { rounds: '', jobs: '' };
+      for (const { policy } of first) {
+        const [rounds, jobs] = [path.join(dir, 'rounds.csv'), path.join(dir, 'jobs.csv')];
+        execFileSync(ORRERY, ['run', '--link', link, '--policy', policy, '--series-csv', rounds, '--jobs-csv', jobs, '--format', 'json'], { encoding: 'utf8' });
+        want.rounds += `# policy: ${policy}\n${fs.readFileSync(rounds, 'utf8')}`;
+        want.jobs += `# policy: ${policy}\n${fs.readFileSync(jobs, 'utf8')}`;
+      }
+      for (const kind of ['rounds', 'jobs']) {
+        const [d] = await Promise.all([page.waitForEvent('download'), page.click(`#download-${kind}`)]);
+        const got = fs.readFileSync(await d.path(), 'utf8');
+        assert(got.split('\n').length > 100, `${kind}: only ${got.split('\n').length} lines`);
+        assert(got === want[kind], `the page's ${kind} CSV differs from the CLI's (${got.length} against ${want[kind].length} characters)`);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   await test('runs again in the workers the last run left idle, with the same numbers', async () => {
     // A run's workers stay for the next run once they have answered everything; only a
     // worker that is no longer needed (none here) or a cancelled run's ends.

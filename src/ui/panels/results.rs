@@ -139,8 +139,8 @@ pub fn ResultsPanel(props: &Props) -> Html {
                 <div class="downloads">
                     <button onclick={download(Export::SummaryCsv)}>{ "Summary CSV" }</button>
                     <button onclick={download(Export::SummaryJson)}>{ "Summary JSON" }</button>
-                    <button onclick={download(Export::JobsCsv)}>{ "Per-job CSV" }</button>
-                    <button onclick={download(Export::RoundsCsv)}>{ "Per-round CSV" }</button>
+                    <button id="download-jobs" onclick={download(Export::JobsCsv)}>{ "Per-job CSV" }</button>
+                    <button id="download-rounds" onclick={download(Export::RoundsCsv)}>{ "Per-round CSV" }</button>
                     if elastic { <button id="download-resizes" onclick={download(Export::ResizesCsv)}>{ "Elastic jobs CSV" }</button> }
                     if preemptive { <button id="download-suspensions" onclick={download(Export::SuspensionsCsv)}>{ "Suspensions CSV" }</button> }
                     <button id="download-experiment" title="The experiment of these results: orrery compare --config experiment.json reproduces them" onclick={download(Export::ExperimentJson)}>{ "Experiment JSON" }</button>
