@@ -3,6 +3,7 @@
 //! GPU-hours and cost), per-job records and per-round series for charts.
 
 pub mod glossary;
+pub mod numbers;
 
 use crate::cluster::ClusterSpec;
 use crate::job::{JobId, JobSpec};

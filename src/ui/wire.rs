@@ -6,11 +6,11 @@
 //! parsing of it, and keep their bits as they are.
 //!
 //! A series is written while [`encode`] runs and read while [`decode`] runs: its JSON is
-//! `{"at":i,"points":n}`, its `n` points from number `i` of the message's numbers, each
-//! point as start, end, active jobs, running jobs, the number of GPU types and that many
-//! busy GPU counts (counts of at most 2^53 are exact in an `f64`). Outside of those two
-//! calls a series cannot be written or read: the series has no other form.
+//! `{"at":i,"points":n}`, its `n` points from number `i` of the message's numbers, as
+//! [`crate::metrics::numbers`] writes them. Outside of those two calls a series cannot be
+//! written or read: the series has no other form.
 
+use crate::metrics::numbers::{read_series, write_series};
 use crate::metrics::SeriesPoint;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::ser::Error as _;
@@ -51,11 +51,7 @@ pub fn serialize<S: Serializer>(points: &[SeriesPoint], s: S) -> Result<S::Ok, S
         let mut n = n.borrow_mut();
         let numbers = n.as_mut()?;
         let at = numbers.len();
-        for p in points {
-            numbers.extend_from_slice(&[p.start, p.end, p.active as f64, p.running as f64]);
-            numbers.push(p.busy_gpus.len() as f64);
-            numbers.extend(p.busy_gpus.iter().map(|&g| f64::from(g)));
-        }
+        write_series(points, numbers);
         Some(at)
     });
     let at =
@@ -71,30 +67,6 @@ pub fn serialize<S: Serializer>(points: &[SeriesPoint], s: S) -> Result<S::Ok, S
 pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<SeriesPoint>, D::Error> {
     let At { at, points } = At::deserialize(d)?;
     NUMBERS
-        .with(|n| read(n.borrow().as_deref()?, at, points))
+        .with(|n| read_series(n.borrow().as_deref()?, at, points))
         .ok_or_else(|| D::Error::custom("the message's series is not among its numbers"))
-}
-
-/// `points` series points from `numbers[at..]`; None when they do not fit.
-fn read(numbers: &[f64], at: usize, points: usize) -> Option<Vec<SeriesPoint>> {
-    let count = |x: f64| (x >= 0.0 && x.fract() == 0.0 && x <= u32::MAX as f64).then_some(x);
-    let mut rest = numbers.get(at..)?;
-    let mut out = Vec::with_capacity(points.min(rest.len() / 5));
-    for _ in 0..points {
-        let (&[start, end, active, running, types], tail) = rest.split_first_chunk::<5>()?;
-        let types = count(types)? as usize;
-        let busy = tail.get(..types)?;
-        out.push(SeriesPoint {
-            start,
-            end,
-            active: count(active)? as usize,
-            running: count(running)? as usize,
-            busy_gpus: busy
-                .iter()
-                .map(|&g| count(g).map(|g| g as u32))
-                .collect::<Option<_>>()?,
-        });
-        rest = &tail[types..];
-    }
-    Some(out)
 }
