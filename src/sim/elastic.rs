@@ -89,7 +89,8 @@ pub struct ElasticJobState {
     pub accum_steps: u32,
     /// Observed step times by (nodes, replicas, per-GPU batch), in the order first seen.
     pub observations: Vec<Observation>,
-    /// Fitted throughput model.
+    /// Throughput model fitted to every observation (left `None` under per-type models,
+    /// whose policies read the model of each type in `type_models`).
     pub perf: Option<PerfParams>,
     /// Per GPU type (under policies that keep models per type): the step times observed
     /// on it and the model fitted to them.
@@ -659,7 +660,10 @@ impl ElasticSimulator {
             let same = |o: &Observation| o.nodes == n && o.replicas == r && o.atomic_bsz == atomic;
             if adapts && !st.observations.iter().any(same) {
                 st.observations.push(seen);
-                st.perf = Some(fit_perf_params(&st.observations));
+                // Under per-type models every reader takes the model of one type.
+                if !self.per_type {
+                    st.perf = Some(fit_perf_params(&st.observations));
+                }
             }
             if adapts {
                 if let Some(m) = st.type_models.get_mut(gpu_type) {

@@ -9,6 +9,7 @@
 
 pub mod ga;
 pub mod goodput;
+mod lbfgs;
 pub mod optimus;
 pub mod per_type;
 pub mod scheduler;

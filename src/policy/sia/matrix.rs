@@ -22,7 +22,7 @@
 //! it has a throughput on, at that throughput.
 
 use super::layout::Layout;
-use crate::policy::pollux::goodput::{GoodputFunction, PerfParams};
+use crate::policy::pollux::goodput::{BatchSizes, GoodputFunction, PerfParams};
 use crate::policy::pollux::{ElasticJobView, ElasticView};
 
 /// Settings of the matrix.
@@ -119,10 +119,13 @@ pub fn goodputs(
                 .map(|perf| GoodputFunction::new(perf, j.state.grad, init))
         })
         .collect();
-    let best = |t: usize, nodes: u32, gpus: u32| -> f64 {
+    // The job's configurations share their candidate batch sizes where their bounds agree.
+    let mut sizes = BatchSizes::default();
+    let mut best = |t: usize, nodes: u32, gpus: u32| -> f64 {
         let Some(g) = &funcs[t] else { return 0.0 };
         let range = app.local_range(key(j, view, t));
-        g.optimize(nodes, gpus, cap, range, true).goodput
+        g.optimize_with(nodes, gpus, cap, range, true, &mut sizes)
+            .goodput
     };
     let source = funcs.iter().position(Option::is_some);
     layout
