@@ -10,6 +10,7 @@ mod edits;
 mod estimate;
 mod experiment;
 mod filter;
+mod handlers;
 mod inputs;
 mod modes;
 pub mod msg;
@@ -88,6 +89,8 @@ pub struct App {
     sweep_auto: u64,
     /// Whether the settings panels show on a narrow screen (they fold away under a toggle).
     controls_open: bool,
+    /// The panels' message handlers, the same in every render.
+    on: handlers::Handlers,
     _keys: Option<Closure<dyn FnMut(KeyboardEvent)>>,
 }
 
@@ -320,6 +323,7 @@ impl Component for App {
                 crate::experiment::linked_scenario(&hash).is_some_and(|s| s.load.is_some()),
             ),
             controls_open: false,
+            on: handlers::Handlers::new(ctx.link()),
             _keys: Some(keys),
         };
         app.step.policy = app.first_policy();
@@ -426,14 +430,14 @@ impl Component for App {
                             profile_types={resolved.map(|r| r.profile_types())} job_types={resolved.map(|r| r.job_types())}
                             pai={self.forms.pai.clone()}
                             notes={resolved.map(|r| r.notes.clone()).unwrap_or_default()}
-                            on_edit={link.callback(Msg::Workload)} on_pai={link.callback(Msg::Pai)} />
+                            on_edit={self.on.workload.clone()} on_pai={self.on.pai.clone()} />
                         <ClusterPanel exp={exp.clone()} text={self.forms.cluster_text.clone()} error={self.errors.cluster.clone()}
-                            warnings={resolved.map(|r| r.warnings.clone()).unwrap_or_default()} on_edit={link.callback(Msg::Cluster)} />
-                        <PoliciesPanel {mech} selected={self.forms.policy_params.clone()} on_edit={link.callback(Msg::Policies)} />
-                        <SettingsPanel exp={exp.clone()} {mech} fields={self.errors.fields.clone()} on_edit={link.callback(Msg::Settings)} />
-                        <PoolSettings exp={exp.clone()} {mech} error={self.errors.pool.clone()} on_edit={link.callback(Msg::Pool)} />
-                        <PreemptionSettings exp={exp.clone()} {mech} error={self.errors.preempt.clone()} on_edit={link.callback(Msg::Preempt)} />
-                        <Dl2Settings exp={exp.clone()} {mech} error={self.errors.dl2.clone()} on_edit={link.callback(Msg::Dl2)} />
+                            warnings={resolved.map(|r| r.warnings.clone()).unwrap_or_default()} on_edit={self.on.cluster.clone()} />
+                        <PoliciesPanel {mech} selected={self.forms.policy_params.clone()} on_edit={self.on.policies.clone()} />
+                        <SettingsPanel exp={exp.clone()} {mech} fields={self.errors.fields.clone()} on_edit={self.on.settings.clone()} />
+                        <PoolSettings exp={exp.clone()} {mech} error={self.errors.pool.clone()} on_edit={self.on.pool.clone()} />
+                        <PreemptionSettings exp={exp.clone()} {mech} error={self.errors.preempt.clone()} on_edit={self.on.preempt.clone()} />
+                        <Dl2Settings exp={exp.clone()} {mech} error={self.errors.dl2.clone()} on_edit={self.on.dl2.clone()} />
                     </aside>
                     <main id="results" data-stale={stale.to_string()}>
                         <ResultsPanel results={results.clone()} {stale} complete={self.run.complete} {running}
@@ -441,21 +445,21 @@ impl Component for App {
                             expected={self.run.estimate.as_ref().filter(|_| running).map(|e| estimate::duration(e.ms()))}
                             progress={self.run.progress.clone()} progress_refs={self.run.progress_refs.clone()} error={self.errors.run.clone()}
                             timing={self.run.last_run_ms.map(|ms| (ms, self.run.worker_ms.unwrap_or(0.0), self.run.transfer_bytes.unwrap_or(0)))}
-                            focus={self.view.focus_policy} on_run={link.callback(Msg::Run)} on_view={link.callback(Msg::View)} />
-                        <PoolResults results={results.clone()} on_run={link.callback(Msg::Run)} />
+                            focus={self.view.focus_policy} on_run={self.on.run.clone()} on_view={self.on.view.clone()} />
+                        <PoolResults results={results.clone()} on_run={self.on.run.clone()} />
                         <PreemptionResults results={results.clone()} policy={self.view.preempt_policy} sort={self.view.preempt_sort}
-                            on_run={link.callback(Msg::Run)} on_view={link.callback(Msg::View)} />
+                            on_run={self.on.run.clone()} on_view={self.on.view.clone()} />
                         <ElasticResults results={results} job={self.view.elastic_job} epoch={self.view.elastic_epoch}
-                            on_run={link.callback(Msg::Run)} on_view={link.callback(Msg::View)} />
+                            on_run={self.on.run.clone()} on_view={self.on.view.clone()} />
                         <TrainingPanel {mech} cfg={self.train.cfg.clone()} running={self.train.worker.is_some()} progress={self.train.progress.clone()}
                             curve={self.train.curve.clone()} draws={self.train.draws} trained={self.train.trained.clone()} error={self.train.error.clone()}
-                            on_train={link.callback(Msg::Train)} />
+                            on_train={self.on.train.clone()} />
                         <SweepPanel exp={exp.clone()} auto={self.sweep_auto} />
                         <TraceShapePanel shape={self.shape.as_ref().map(|s| s.1.clone())} />
                         <StepPanel {mech} board={self.step.run.as_ref().and_then(|s| s.board.clone())} setting_up={self.step.run.as_ref().is_some_and(|s| s.board.is_none())}
                             all={self.step.all} policies={self.forms.policy_params.iter().map(|p| p.0.clone()).collect::<Vec<_>>()}
                             policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()}
-                            on_step={link.callback(Msg::Step)} />
+                            on_step={self.on.step.clone()} />
                     </main>
                 </div>
                 <footer>{ "Orrery — the same experiment and seed give the same numbers here and in the orrery CLI (orrery run --link '<link>')." }</footer>
