@@ -11,7 +11,7 @@
 //! (p = -1) of speedups discounted by the restart penalty.
 
 use super::ga::{self, GaJob, GaParams, Problem, Speedup};
-use super::goodput::GoodputFunction;
+use super::goodput::{BatchSizes, GoodputFunction};
 use super::{ElasticPolicy, ElasticView};
 use crate::job::JobId;
 use crate::policy::registry::{ParamInfo, Params};
@@ -119,6 +119,8 @@ struct Speedups<'a> {
     /// dim x dim, indexed by (servers, GPUs).
     dims: Vec<usize>,
     table: Vec<Vec<f64>>,
+    /// Per job: the candidate batch sizes of its allocations scored so far.
+    sizes: Vec<BatchSizes>,
     _view: &'a ElasticView<'a>,
 }
 
@@ -152,7 +154,11 @@ impl Speedup for Speedups<'_> {
         let v = match self.funcs.get(job).copied().flatten() {
             None => f64::from(replicas) / self.fair_replicas,
             Some((g, max_b, base, range)) => {
-                let best = g.optimize(nodes, replicas, max_b, range, true).goodput;
+                let best = match self.sizes.get_mut(job) {
+                    Some(sizes) => g.optimize_with(nodes, replicas, max_b, range, true, sizes),
+                    None => g.optimize(nodes, replicas, max_b, range, true),
+                }
+                .goodput;
                 if base > 0.0 {
                     best / base
                 } else {
@@ -279,12 +285,14 @@ impl ElasticPolicy for Pollux {
             })
             .collect();
         self.cache.clear();
+        let jobs_scored = funcs.len();
         let mut speedups = Speedups {
             funcs,
             rigid,
             fair_replicas: fair,
             dims,
             table,
+            sizes: vec![BatchSizes::default(); jobs_scored],
             _view: view,
         };
         let problem = Problem {
