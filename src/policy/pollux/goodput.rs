@@ -253,11 +253,15 @@ impl GoodputFunction {
         atomic_range: (u32, u32),
         accumulation: bool,
     ) -> BatchChoice {
-        if nodes == 0 || replicas == 0 {
-            return BatchChoice::NONE;
-        }
-        let sizes = geomspace(self.min_batch(replicas, atomic_range), max_batch_size);
-        self.best_of(nodes, replicas, &sizes, atomic_range, accumulation)
+        let mut sizes = BatchSizes::default();
+        self.optimize_with(
+            nodes,
+            replicas,
+            max_batch_size,
+            atomic_range,
+            accumulation,
+            &mut sizes,
+        )
     }
 
     /// [`GoodputFunction::optimize`], taking the candidate batch sizes from `sizes`, which
