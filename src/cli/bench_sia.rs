@@ -1,7 +1,9 @@
 //! `orrery bench`'s Sia figures: one decision (goodput matrix, integer program and
-//! placement) at Sia's 64-GPU setting and at 32 times its size, timed inside a run.
+//! placement) at Sia's 64-GPU setting and at 32 times its size, timed inside a run, and one
+//! interval stepped as the page's stepping worker steps it.
 
 use super::*;
+use orrery::experiment::stepping::StepRun;
 use orrery::policy::pollux::{ElasticPolicy, ElasticView, Explanation};
 use orrery::policy::PolicyError;
 use orrery::sim::elastic::{ElasticConfig, ElasticSimulator};
@@ -94,8 +96,31 @@ fn decision_row(
     )
 }
 
+/// Seconds of each of `timed` intervals (simulation, models fitted to new observations,
+/// decision and the board) after `skip` intervals of `policy`'s stepped run.
+fn stepped_intervals(
+    exp: &Experiment,
+    policy: &str,
+    skip: usize,
+    timed: usize,
+) -> CliResult<Vec<f64>> {
+    let mut run = StepRun::new(exp.resolve()?, policy, exp.round_s)?;
+    for _ in 0..skip {
+        run.step();
+        run.board(false);
+    }
+    let mut times = Vec::with_capacity(timed);
+    for _ in 0..timed {
+        let t0 = Instant::now();
+        run.step();
+        run.board(false);
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    Ok(times)
+}
+
 /// The Sia rows: a decision at 64 GPUs and 160 jobs over a whole run, and at 2,048 GPUs and
-/// 5,120 jobs over the first three simulated hours.
+/// 5,120 jobs over the first three simulated hours; one stepped interval at 64 GPUs.
 pub(crate) fn bench_sia(
     rows: &mut Vec<BenchRow>,
     quick: bool,
@@ -112,6 +137,14 @@ pub(crate) fn bench_sia(
         &d,
         |n, most| format!("bundled sia scenario ({}), whole run: {n} decisions, up to {most} jobs each; goodput matrix, integer program and placement", exp.cluster),
         Some(0.013),
+    ));
+    progress("sia intervals stepped");
+    let steps = stepped_intervals(&exp, "sia", 60, 20)?;
+    rows.push(BenchRow::new(
+        "sia interval stepped, 64 GPUs, 160 jobs".into(),
+        format!("the sia link's run ({}) stepped as the page's worker steps it: intervals 61-80, each with its board", exp.cluster),
+        steps,
+        None,
     ));
     // The setting Sia's 13-16 ms were measured in: saturn workload-2 on Sia's cluster.
     let sia_ref = [
