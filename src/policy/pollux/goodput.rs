@@ -196,18 +196,42 @@ impl GoodputFunction {
     /// Time of an optimizer step (last pass plus synchronisation, partially overlapped):
     /// `(accum^gamma + network^gamma)^(1/gamma)`, evaluated as `exp(ln(..) / gamma)`.
     pub fn optim_time(&self, nodes: u32, replicas: u32, atomic_bsz: f64) -> f64 {
+        self.optim_at(
+            self.accum_time(atomic_bsz),
+            self.network_pow(nodes, replicas),
+        )
+    }
+
+    /// The synchronisation time raised to `gamma`, which every batch size of an allocation
+    /// shares.
+    fn network_pow(&self, nodes: u32, replicas: u32) -> f64 {
+        powf(self.network_time(nodes, replicas), self.perf.gamma)
+    }
+
+    /// [`GoodputFunction::optim_time`] from the pass time `accum` and `network_pow`.
+    fn optim_at(&self, accum: f64, network_pow: f64) -> f64 {
         let gamma = self.perf.gamma;
-        let accum = self.accum_time(atomic_bsz);
-        let network = self.network_time(nodes, replicas);
-        exp(ln(powf(accum, gamma) + powf(network, gamma)) / gamma)
+        exp(ln(powf(accum, gamma) + network_pow) / gamma)
     }
 
     /// System throughput in examples per second:
     /// `replicas * atomic_bsz * (accum_steps + 1) / (accum_steps * accum_time + optim_time)`.
     pub fn throughput(&self, nodes: u32, replicas: u32, atomic_bsz: f64, accum_steps: u32) -> f64 {
-        let accum_steps = f64::from(accum_steps);
-        let step_time = accum_steps * self.accum_time(atomic_bsz)
-            + self.optim_time(nodes, replicas, atomic_bsz);
+        let network_pow = self.network_pow(nodes, replicas);
+        self.throughput_at(replicas, atomic_bsz, f64::from(accum_steps), network_pow)
+    }
+
+    /// [`GoodputFunction::throughput`] with a real-valued number of accumulation steps and
+    /// the synchronisation time raised to `gamma` given.
+    fn throughput_at(
+        &self,
+        replicas: u32,
+        atomic_bsz: f64,
+        accum_steps: f64,
+        network_pow: f64,
+    ) -> f64 {
+        let accum = self.accum_time(atomic_bsz);
+        let step_time = accum_steps * accum + self.optim_at(accum, network_pow);
         f64::from(replicas) * atomic_bsz * (accum_steps + 1.0) / step_time
     }
 
@@ -302,7 +326,7 @@ impl GoodputFunction {
         let (min_atomic, max_atomic) = (f64::from(atomic_range.0), f64::from(atomic_range.1));
         let r = f64::from(replicas);
         // Every candidate synchronises over the same link.
-        let network_pow = powf(self.network_time(nodes, replicas), self.perf.gamma);
+        let network_pow = self.network_pow(nodes, replicas);
 
         let mut best: Option<BatchChoice> = None;
         let mut last: Option<(f64, f64)> = None;
@@ -354,7 +378,7 @@ impl GoodputFunction {
         if nodes == 0 || replicas == 0 {
             return 0.0;
         }
-        let network_pow = powf(self.network_time(nodes, replicas), self.perf.gamma);
+        let network_pow = self.network_pow(nodes, replicas);
         self.goodput_at(replicas, atomic_bsz, accum_steps, network_pow)
     }
 
@@ -372,12 +396,8 @@ impl GoodputFunction {
         if !defined {
             return 0.0;
         }
-        let gamma = self.perf.gamma;
-        let accum = self.accum_time(atomic_bsz);
-        let optim = exp(ln(powf(accum, gamma) + network_pow) / gamma);
-        let step_time = accum_steps * accum + optim;
-        let throughput = f64::from(replicas) * atomic_bsz * (accum_steps + 1.0) / step_time;
-        let goodput = throughput * self.efficiency(batch);
+        let goodput = self.throughput_at(replicas, atomic_bsz, accum_steps, network_pow)
+            * self.efficiency(batch);
         if goodput.is_finite() && goodput >= 0.0 {
             goodput
         } else {

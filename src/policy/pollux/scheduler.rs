@@ -151,20 +151,22 @@ impl Speedup for Speedups<'_> {
         {
             return *v;
         }
-        let v = match self.funcs.get(job).copied().flatten() {
-            None => f64::from(replicas) / self.fair_replicas,
-            Some((g, max_b, base, range)) => {
-                let best = match self.sizes.get_mut(job) {
-                    Some(sizes) => g.optimize_with(nodes, replicas, max_b, range, true, sizes),
-                    None => g.optimize(nodes, replicas, max_b, range, true),
-                }
-                .goodput;
+        let v = match (
+            self.funcs.get(job).copied().flatten(),
+            self.sizes.get_mut(job),
+        ) {
+            (Some((g, max_b, base, range)), Some(sizes)) => {
+                let best = g
+                    .optimize_with(nodes, replicas, max_b, range, true, sizes)
+                    .goodput;
                 if base > 0.0 {
                     best / base
                 } else {
                     0.0
                 }
             }
+            // No model: the job speeds up in proportion to its GPUs.
+            _ => f64::from(replicas) / self.fair_replicas,
         };
         if let Some(slot) = self.table.get_mut(job).and_then(|t| t.get_mut(key)) {
             *slot = v;
