@@ -1,5 +1,6 @@
-//! The networks' tests: every gradient against central finite differences, the weights file
-//! read back bit for bit and its errors, and the optimizers' steps by hand.
+//! The networks' tests: every gradient against central finite differences, small learning
+//! problems, the weights file read back bit for bit and its errors, the optimizers' steps,
+//! and the pinned determinism fingerprint.
 
 use super::losses::allowed;
 use super::*;
