@@ -1,7 +1,7 @@
 //! Traces that know a job only by its duration and GPU count (Philly, Helios, Acme), and
 //! the two ways such jobs run.
 //!
-//! The readers ([`super::philly`], [`super::cluster_log`]) give [`TimedJob`]s; [`assemble`]
+//! The readers ([`super::philly`], [`super::cluster_log`]) give `TimedJob`s; `assemble`
 //! makes them a [`Trace`] the same way for every format:
 //!
 //! - jobs are ordered by submission (ties in file order); [`Trace::lines`] holds each

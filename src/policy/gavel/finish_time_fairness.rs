@@ -6,7 +6,7 @@
 //!
 //! For a fixed `rho` the condition `rho_j(x) <= rho` is linear in `x`:
 //! `thr_j(x) >= R_j / (rho D_j - t_j)` with `D_j = C_j + R_j / I_j`; the smallest feasible
-//! `rho` is found to a relative precision of 1e-5 by [`search_rho`]: a few LPs that scale
+//! `rho` is found to a relative precision of 1e-5 by `search_rho`: a few LPs that scale
 //! every demand at once bound it from both sides, then bisection over LP feasibility tests
 //! finishes, and the allocation is the feasible point at that `rho`.
 

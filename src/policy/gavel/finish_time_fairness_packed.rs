@@ -7,7 +7,7 @@
 //! time it has already "used" (accumulated between calls as the remaining work shrinks).
 //!
 //! As for `finish_time_fairness_perf`, the smallest feasible `rho` is found by
-//! [`super::finish_time_fairness::search_rho`] (`eff_i(x) >= R_i / (rho D_i - t_i)` with
+//! `finish_time_fairness::search_rho` (`eff_i(x) >= R_i / (rho D_i - t_i)` with
 //! `D_i = C_i + R_i / I_i`; relative precision 1e-5), starting from the isolated allocation,
 //! which is always feasible (so, unlike Gavel, the policy never returns no allocation). The
 //! packed LPs have a row per pair of jobs, so the bisection also takes the largest rho of
