@@ -22,16 +22,17 @@
 //!   penalty toward the warm-up's policy, in `updates` minibatches drawn from the decisions
 //!   of the last `replay` iterations (experience replay).
 //! - **Branched credit** (`branches > 0`): the greedy actor walks the iteration's workload;
-//!   at one slot in `branch_every` the simulation forks ([`SlotSimulator::fork`]) into
-//!   copies that share every job, arrival and allocation so far. Slot credit: `branches`
-//!   copies play the slot with the sampling policy, then `horizon` slots with the greedy
-//!   actor; every decision of copy `k` gets the advantage `R_k - mean_j R_j` of its
-//!   discounted return over those slots. Decision credit (`decision_credit`): at
-//!   `branch_decisions` of the greedy actor's decisions of the slot, each of its `tries`
-//!   most probable actions is taken there and the greedy actor does the rest; an action's
-//!   advantage is its probability among the tried ones times its return minus their
-//!   probability-weighted average, and the update's softmax is over the tried actions only.
-//!   The same clipped update follows (with `critic_mix` mixing in the critic's advantage).
+//!   at one slot in `branch_every` the simulation forks
+//!   ([`crate::sim::slots::SlotSimulator::fork`]) into copies that share every job, arrival
+//!   and allocation so far. Slot credit: `branches` copies play the slot with the sampling
+//!   policy, then `horizon` slots with the greedy actor; every decision of copy `k` gets the
+//!   advantage `R_k - mean_j R_j` of its discounted return over those slots. Decision credit
+//!   (`decision_credit`): at `branch_decisions` of the greedy actor's decisions of the slot,
+//!   each of its `tries` most probable actions is taken there and the greedy actor does the
+//!   rest; an action's advantage is its probability among the tried ones times its return
+//!   minus their probability-weighted average, and the update's softmax is over the tried
+//!   actions only. The same clipped update follows (with `critic_mix` mixing in the critic's
+//!   advantage).
 //! - Every random choice derives from `seed`: the same configuration trains the same
 //!   weights, natively and in the browser.
 

@@ -12,7 +12,7 @@ const DUAL_CLIP: f64 = 3.0;
 impl Trainer {
     /// One reinforcement-learning iteration: `rollouts` episodes of the sampling policy on
     /// one training workload (or, with `branches > 0`, the branches of one greedy episode,
-    /// see [`TrainConfig::branches`]), then `updates` minibatch steps of the actor and the
+    /// see [`super::TrainConfig::branches`]), then `updates` minibatch steps of the actor and the
     /// critic over the decisions of the last `replay` iterations. Returns the actor's
     /// average loss.
     ///
