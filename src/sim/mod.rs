@@ -28,6 +28,11 @@
 //! In the page's module (wasm32) the round's large parts stay functions of their own
 //! (`inline(never)`): V8 compiles a wasm function whole, in time that grows faster than its
 //! size (see `WASM_OPT_PAGE` in `www/tools.sh`).
+//!
+//! The file is long because the round is one algorithm: admission, the decision, the
+//! selection's picks (`select.rs` apart), their placement and the slices' progress share the
+//! simulator's state and run in that order; the other worlds, the events, the GPU pools and
+//! the shell live in files of their own.
 
 pub mod elastic;
 pub mod events;
