@@ -105,18 +105,14 @@ fn stepped_intervals(
     timed: usize,
 ) -> CliResult<Vec<f64>> {
     let mut run = StepRun::new(exp.resolve()?, policy, exp.round_s)?;
+    let mut interval = || {
+        run.step();
+        run.board(false);
+    };
     for _ in 0..skip {
-        run.step();
-        run.board(false);
+        interval();
     }
-    let mut times = Vec::with_capacity(timed);
-    for _ in 0..timed {
-        let t0 = Instant::now();
-        run.step();
-        run.board(false);
-        times.push(t0.elapsed().as_secs_f64());
-    }
-    Ok(times)
+    Ok((0..timed).map(|_| time_it(&mut interval).0).collect())
 }
 
 /// The Sia rows: a decision at 64 GPUs and 160 jobs over a whole run, and at 2,048 GPUs and
