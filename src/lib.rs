@@ -24,6 +24,7 @@ pub mod format;
 pub mod job;
 pub mod math;
 pub mod metrics;
+pub mod model;
 pub mod nn;
 pub mod order;
 pub mod policy;

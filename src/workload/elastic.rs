@@ -20,7 +20,7 @@
 
 use super::as_elastic::RigidModel;
 use super::interp::LinearNd;
-use crate::policy::pollux::goodput::{GoodputFunction, GradParams, PerfParams};
+use crate::model::goodput::{GoodputFunction, GradParams, PerfParams};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

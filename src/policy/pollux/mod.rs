@@ -8,117 +8,17 @@
 //! [`policies`].
 
 pub mod ga;
-pub mod goodput;
-mod lbfgs;
 pub mod optimus;
 pub mod per_type;
 pub mod scheduler;
 pub mod tiresias;
 
+pub use crate::sim::elastic::contract::{
+    ElasticJobView, ElasticPolicy, ElasticView, Explanation, Weighed,
+};
+
 use super::registry::{build_from, Registered};
 use super::PolicyError;
-use crate::job::{JobId, JobSpec};
-use crate::rng::Rng;
-use crate::sim::elastic::ElasticJobState;
-use crate::workload::ElasticApp;
-
-/// One active elastic job as a policy sees it.
-#[derive(Debug, Clone)]
-pub struct ElasticJobView<'a> {
-    /// The job's id.
-    pub id: JobId,
-    /// Its trace entry (the user's GPU count and batch size).
-    pub spec: &'a JobSpec,
-    /// Its application.
-    pub app: &'a ElasticApp,
-    /// Its state in the simulator (allocation, epoch, progress, fitted model, restarts).
-    pub state: &'a ElasticJobState,
-    /// Seconds since submission.
-    pub age: f64,
-}
-
-/// What an elastic policy sees.
-#[derive(Debug, Clone)]
-pub struct ElasticView<'a> {
-    /// Simulated time (s).
-    pub now: f64,
-    /// Servers.
-    pub num_nodes: u32,
-    /// GPUs per server.
-    pub gpus_per_node: u32,
-    /// GPU type of each server (index into `gpu_types`); servers of a type are contiguous.
-    pub node_types: &'a [usize],
-    /// The real server each (virtual) server is part of: a server of 8 GPUs on a cluster
-    /// whose smallest servers have 4 is two servers of the view with one real server.
-    pub node_servers: &'a [u32],
-    /// The experiment's restart delay of jobs without their own (s).
-    pub restart_s: f64,
-    /// GPU type names, in cluster order.
-    pub gpu_types: &'a [String],
-    /// Active jobs by ascending id (submission order for Pollux workloads).
-    pub jobs: Vec<ElasticJobView<'a>>,
-}
-
-impl ElasticView<'_> {
-    /// Total GPUs.
-    pub fn total_gpus(&self) -> u32 {
-        self.num_nodes * self.gpus_per_node
-    }
-}
-
-/// Why each job got what it got in a policy's last decision: the configurations it
-/// weighed (GPU type and count) and each job's goodput in every one of them.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Explanation {
-    /// The configurations: GPU type (index into the cluster's types) and GPU count.
-    pub configs: Vec<(usize, u32)>,
-    /// The jobs decided for (a job still paying its restart delay keeps its GPUs and is
-    /// not among them).
-    pub jobs: Vec<Weighed>,
-}
-
-/// One job's row of an [`Explanation`].
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Weighed {
-    /// The job.
-    pub job: JobId,
-    /// Goodput in every configuration (examples per second, discounted by statistical
-    /// efficiency at the best batch size; 0 where not offered).
-    pub goodputs: Vec<f64>,
-    /// What each configuration costs in the policy's objective.
-    pub costs: Vec<f64>,
-    /// The configuration chosen, if any.
-    pub chosen: Option<usize>,
-}
-
-impl Explanation {
-    /// The row of job `job`.
-    pub fn job(&self, job: JobId) -> Option<&Weighed> {
-        self.jobs.iter().find(|w| w.job == job)
-    }
-}
-
-/// A policy for elastic jobs.
-pub trait ElasticPolicy {
-    /// Its spec.
-    fn name(&self) -> &str;
-    /// Whether jobs adapt their batch size to their allocation under this policy (if not,
-    /// each job keeps the batch size of its trace entry).
-    fn adapts_batch(&self) -> bool;
-    /// Server ids per active job (one entry per GPU), in the order of `view.jobs`.
-    fn decide(&mut self, view: &ElasticView, rng: &mut Rng) -> Result<Vec<Vec<u32>>, PolicyError>;
-    /// Whether jobs keep a throughput model per GPU type (fitted to the step times seen on
-    /// that type) and pick their batch size with the model of the type they run on;
-    /// otherwise one model is fitted to every step time, whatever the type.
-    fn per_type_models(&self) -> bool {
-        false
-    }
-    /// Why the last decision gave each job what it got, for policies that weigh every
-    /// configuration of every job.
-    fn explanation(&self) -> Option<&Explanation> {
-        None
-    }
-}
 
 /// A registered elastic policy.
 pub type ElasticPolicyInfo = Registered<dyn ElasticPolicy>;

@@ -11,9 +11,9 @@
 //! (p = -1) of speedups discounted by the restart penalty.
 
 use super::ga::{self, GaJob, GaParams, Problem, Speedup};
-use super::goodput::{BatchSizes, GoodputFunction};
 use super::{ElasticPolicy, ElasticView};
 use crate::job::JobId;
+use crate::model::goodput::{BatchSizes, GoodputFunction};
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::PolicyError;
 use crate::rng::Rng;

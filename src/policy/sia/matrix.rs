@@ -22,7 +22,7 @@
 //! it has a throughput on, at that throughput.
 
 use super::layout::Layout;
-use crate::policy::pollux::goodput::{BatchSizes, GoodputFunction, PerfParams};
+use crate::model::goodput::{BatchSizes, GoodputFunction, PerfParams};
 use crate::policy::pollux::{ElasticJobView, ElasticView};
 
 /// Settings of the matrix.
@@ -46,10 +46,7 @@ pub const MAX_COST: f64 = 3000.0;
 fn model_on<'a>(
     j: &'a ElasticJobView,
     t: usize,
-) -> (
-    Option<PerfParams>,
-    &'a [crate::policy::pollux::goodput::Observation],
-) {
+) -> (Option<PerfParams>, &'a [crate::model::goodput::Observation]) {
     let st = j.state;
     if st.type_models.is_empty() {
         // One GPU type: the one model.

@@ -29,15 +29,17 @@
 //! A rigid job ([`crate::workload::as_elastic`]) runs only on its own GPU count and on a
 //! type it has a throughput on: any other allocation leaves it waiting and its GPUs idle.
 
+pub mod contract;
+
 use super::{RoundReport, SimEvent};
 use crate::cluster::ClusterSpec;
 use crate::job::{JobId, JobSpec};
-use crate::policy::pollux::goodput::{
+use crate::model::goodput::{
     fit_perf_params, GoodputFunction, GradParams, Observation, PerfParams,
 };
-use crate::policy::pollux::{ElasticJobView, ElasticPolicy, ElasticView};
 use crate::rng::Rng;
 use crate::workload::{Apps, ElasticApp};
+use contract::{ElasticJobView, ElasticPolicy, ElasticView};
 use std::sync::Arc;
 
 /// Settings of the elastic simulator.
@@ -449,7 +451,7 @@ impl ElasticSimulator {
     }
 
     /// Why the policy's last decision gave each job what it got, when it says.
-    pub fn explanation(&self) -> Option<&crate::policy::pollux::Explanation> {
+    pub fn explanation(&self) -> Option<&contract::Explanation> {
         self.policy.explanation()
     }
 

@@ -227,7 +227,7 @@ impl Simulator {
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn select_from_assignment(
         &self,
-        assignments: &[crate::policy::Assignment],
+        assignments: &[super::contract::Assignment],
     ) -> Vec<Pick> {
         let mut left: Vec<u32> = self.cluster.counts();
         let mut seen = vec![false; self.specs.len()];

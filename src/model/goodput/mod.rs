@@ -26,8 +26,10 @@
 //! root-mean-square error of log step times (plus two small regularisers) under box bounds
 //! with a bounded limited-memory quasi-Newton method.
 
-use super::lbfgs::minimize_bounded;
+mod lbfgs;
+
 use crate::math::{exp, ln, log10, powf};
+use lbfgs::minimize_bounded;
 
 /// Tolerance used by the floor/ceil operations of the batch-size search, and the floor of
 /// every time parameter.

@@ -1,0 +1,1148 @@
+//! The round-based simulator: admission at round boundaries, the policy's decision turned
+//! into placements by the mechanism, progress, restarts and completions.
+//!
+//! Two modes share one engine:
+//! - the default mode: rounds of a fixed length, fractional steps, a restart cost when a
+//!   job's placement changes, a new decision whenever the job set changes;
+//! - the Gavel-compatible mode ([`SimConfig::gavel_compat`]), which reproduces the mechanism
+//!   of Gavel's simulator: whole steps per round (`trunc(throughput x round)`), a round ends
+//!   when its longest slice ends, the allocation is recomputed only when the job set changed
+//!   and at least 1920 s passed since the last reset, time received is counted from the end
+//!   of the previous busy round, GPU types are shuffled each round with Python's generator
+//!   (seed + 5) for heterogeneity-unaware policies, and jobs that are not yet in the
+//!   allocation hold the GPUs they were picked for without running.
+//!
+//! Space sharing: for packing policies ([`PolicyTraits::packing`]) the mechanism also keeps
+//! an entry for every pair of active jobs of equal scale factor that can share GPUs (both
+//! colocated throughputs positive on some type, from the profile). A pair has its own time
+//! received, deficit and allocation row, and is ranked with the single jobs each round; a
+//! pair is skipped when either job is already placed or either colocated throughput on the
+//! type is 0. A pair takes its scale factor of GPUs once, and both jobs run on the same GPU
+//! ids at their colocated rates; its time received is counted under the pair, not under
+//! either job. In Gavel-compatible mode a new pair starts with no time received (single jobs
+//! start at half a round, as in Gavel), each job does `trunc(rate x round)` steps, and the
+//! pair's slice ends when the later job's ends, which is also the finish time of a job that
+//! completes inside it. In the default mode a pair starts at half a round like a job, and a
+//! job that completes inside a pair finishes at its own last step.
+//!
+//! In the page's module (wasm32) the round's large parts stay functions of their own
+//! (`inline(never)`): V8 compiles a wasm function whole, in time that grows faster than its
+//! size (see `WASM_OPT_PAGE` in `www/tools.sh`).
+//!
+//! The file is long because the round is one algorithm: admission, the decision, the
+//! selection's picks (`select.rs` apart), their placement and the slices' progress share the
+//! simulator's state and run in that order; the other worlds, the events, the GPU pools and
+//! the shell live in files of their own.
+
+pub mod contract;
+pub mod placement;
+mod select;
+
+use super::{arrival_order, RoundReport, SimConfig, SimError, SimEvent};
+use crate::cluster::{ClusterSpec, TypeIdx};
+use crate::job::{JobId, JobSpec, JobState, Placement};
+use crate::rng::{PyRandom, Rng};
+use crate::workload::{Colocation, Profile};
+use contract::{Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute};
+use placement::TypePool;
+use std::collections::BTreeMap;
+
+/// Per-job state the Gavel mechanism keeps (time received since the last reset, deficits).
+#[derive(Debug, Clone)]
+struct MechanismState {
+    /// Time received per job and type since the last reset, starting at half a round
+    /// (job `j`'s on type `t` at [`MechanismState::at`]).
+    job_time: Vec<f64>,
+    /// Total time received per type since the last reset.
+    worker_time: Vec<f64>,
+    /// Accumulated deficits per job and type (at [`MechanismState::at`]).
+    deficits: Vec<f64>,
+    /// The current allocation row per job (dense by id), if the job is in it.
+    alloc: Vec<Option<Vec<f64>>>,
+    /// The last order or assignment decision.
+    last_decision: Option<Decision>,
+    need_update: bool,
+    last_reset: f64,
+    /// End of the previous round that ran jobs (Gavel counts time received from it).
+    prev_busy_round_end: f64,
+    failures: Vec<u32>,
+    /// Pair entries of packing policies, by (lower id, higher id).
+    pairs: BTreeMap<(JobId, JobId), PairMech>,
+    /// Admission sequence number of each job: entries of equal rank are taken in the order
+    /// Gavel inserted them (a job, then its pairs with the jobs admitted before it).
+    admit_seq: Vec<u64>,
+    next_seq: u64,
+}
+
+impl MechanismState {
+    /// Where job `j`'s value for type `t` sits in the per-job, per-type vectors (a value
+    /// per type of [`MechanismState::worker_time`] per job).
+    fn at(&self, j: JobId, t: TypeIdx) -> usize {
+        j * self.worker_time.len() + t
+    }
+}
+
+/// What the mechanism keeps for a pair of jobs that can share GPUs.
+#[derive(Debug, Clone)]
+struct PairMech {
+    /// Colocated steps/s per type: (lower id's, higher id's).
+    rates: Vec<(f64, f64)>,
+    /// Time received per type since the last reset.
+    job_time: Vec<f64>,
+    /// Accumulated deficits per type.
+    deficits: Vec<f64>,
+    /// The pair's allocation row, if the pair is in the current allocation.
+    alloc: Option<Vec<f64>>,
+    /// Where the pair last ran.
+    last_placement: Option<Placement>,
+}
+
+/// A job (or a pair: the lower id and its partner) picked to run on `gpus` GPUs of a type;
+/// whether it makes progress (jobs not yet in Gavel's allocation hold GPUs without running).
+type Pick = (JobId, Option<JobId>, TypeIdx, u32, bool);
+
+/// One job's work in a round.
+struct Slice {
+    job: JobId,
+    /// The other job on the same GPUs, for a pair.
+    partner: Option<JobId>,
+    placement: Placement,
+    steps: f64,
+    /// The job's finish time within the round (for a pair in Gavel-compatible mode, the
+    /// pair's).
+    fin: f64,
+    overhead: f64,
+    /// Restart delay still to pay after this round.
+    restart_left: f64,
+    /// When the GPUs are released: `fin` for a job alone, the later member's end for a pair.
+    held_until: f64,
+}
+
+/// The simulator.
+pub struct Simulator {
+    cfg: SimConfig,
+    cluster: ClusterSpec,
+    specs: Vec<JobSpec>,
+    states: Vec<JobState>,
+    profile: Profile,
+    /// Steps/s per job (at its scale factor) and type.
+    thr: Vec<Vec<f64>>,
+    policy: Box<dyn Policy>,
+    /// The policy's traits, fixed for its life: asked once, not in every round.
+    traits: PolicyTraits,
+    arrival_order: Vec<JobId>,
+    next_arrival: usize,
+    active: Vec<JobId>,
+    now: f64,
+    round: u64,
+    started: bool,
+    done: bool,
+    idle_rounds: u32,
+    mech: MechanismState,
+    policy_rng: Rng,
+    type_shuffler: PyRandom,
+    /// Ownership of GPUs in the last round, per type (the lower id of a pair).
+    last_owners: Vec<Vec<Option<JobId>>>,
+    /// The second job on each GPU in the last round (the higher id of a pair), per type.
+    last_sharers: Vec<Vec<Option<JobId>>>,
+    /// Colocated throughputs of pairs of this trace's jobs.
+    colocation: Colocation,
+    /// Buffers a round leaves to the next.
+    scratch: RoundScratch,
+}
+
+/// Buffers of one round kept for the next, so that a round allocates little; their
+/// contents are dead between rounds.
+#[derive(Default)]
+struct RoundScratch {
+    /// The selection's flags, whether each job (by id) is placed.
+    placed: Vec<bool>,
+    /// The selection's ranking entries of one type.
+    entries: Vec<([i64; 3], JobId)>,
+    /// Picks whose last GPUs were taken, placed after the others.
+    deferred: Vec<Pick>,
+    /// Whether each active job (by position) runs.
+    runs: Vec<bool>,
+}
+
+impl Simulator {
+    /// Set up a simulation. Every job must be able to run somewhere on this cluster.
+    pub fn new(
+        cfg: SimConfig,
+        cluster: ClusterSpec,
+        specs: Vec<JobSpec>,
+        profile: Profile,
+        policy: Box<dyn Policy>,
+    ) -> Result<Self, SimError> {
+        if !(cfg.round_len.is_finite() && cfg.round_len > 0.0) {
+            return Err(SimError::Config {
+                field: "round".into(),
+                reason: "must be a positive number of seconds".into(),
+            });
+        }
+        if !(cfg.restart_cost.is_finite() && cfg.restart_cost >= 0.0) {
+            return Err(SimError::Config {
+                field: "restart_cost".into(),
+                reason: "must be a non-negative number of seconds".into(),
+            });
+        }
+        cluster.validate().map_err(|e| SimError::Config {
+            field: "cluster".into(),
+            reason: e.to_string(),
+        })?;
+        let n = cluster.num_types();
+        let mut thr = Vec::with_capacity(specs.len());
+        for (id, s) in specs.iter().enumerate() {
+            let bad = |reason: String| SimError::Job {
+                job: id,
+                job_type: s.job_type.clone(),
+                reason,
+            };
+            if !(s.arrival.is_finite() && s.arrival >= 0.0) {
+                return Err(bad(format!(
+                    "arrival {} must be a non-negative number",
+                    s.arrival
+                )));
+            }
+            if !(s.total_steps.is_finite() && s.total_steps > 0.0) {
+                return Err(bad(format!(
+                    "total steps {} must be positive",
+                    s.total_steps
+                )));
+            }
+            if s.scale_factor == 0 {
+                return Err(bad("scale factor must be at least 1".into()));
+            }
+            if !(s.priority_weight.is_finite() && s.priority_weight > 0.0) {
+                return Err(bad(format!(
+                    "priority weight {} must be positive",
+                    s.priority_weight
+                )));
+            }
+            if !profile.job_types.contains_key(&s.job_type) {
+                return Err(bad("job type not in the profile".into()));
+            }
+            let row = profile.throughputs_on(&s.job_type, s.scale_factor, &cluster);
+            let runnable = row
+                .iter()
+                .zip(&cluster.types)
+                .any(|(&v, t)| v > 0.0 && t.count >= s.scale_factor);
+            if !runnable {
+                return Err(bad(format!(
+                    "no throughput at scale factor {} on any GPU type of the cluster with enough GPUs",
+                    s.scale_factor
+                )));
+            }
+            thr.push(row);
+        }
+        let arrival_order = arrival_order(&specs);
+        let m = specs.len();
+        let traits = policy.traits();
+        let colocation = if traits.packing {
+            Colocation::new(&profile, &cluster, &specs)
+        } else {
+            Colocation::default()
+        };
+        let no_owners: Vec<Vec<Option<JobId>>> = cluster
+            .types
+            .iter()
+            .map(|t| vec![None; t.count as usize])
+            .collect();
+        Ok(Simulator {
+            states: vec![JobState::new(n); m],
+            mech: MechanismState {
+                job_time: vec![0.0; n * m],
+                worker_time: vec![0.0; n],
+                deficits: vec![0.0; n * m],
+                alloc: vec![None; m],
+                last_decision: None,
+                need_update: true,
+                last_reset: 0.0,
+                prev_busy_round_end: 0.0,
+                failures: vec![0; m],
+                pairs: BTreeMap::new(),
+                admit_seq: vec![0; m],
+                next_seq: 0,
+            },
+            policy_rng: Rng::for_purpose(cfg.seed, "policy"),
+            type_shuffler: PyRandom::new(cfg.seed.wrapping_add(5)),
+            last_owners: no_owners.clone(),
+            last_sharers: no_owners,
+            colocation,
+            scratch: RoundScratch::default(),
+            cfg,
+            cluster,
+            specs,
+            profile,
+            thr,
+            policy,
+            traits,
+            arrival_order,
+            next_arrival: 0,
+            active: Vec::new(),
+            now: 0.0,
+            round: 0,
+            started: false,
+            done: false,
+            idle_rounds: 0,
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+    /// The cluster.
+    pub fn cluster(&self) -> &ClusterSpec {
+        &self.cluster
+    }
+    /// The jobs.
+    pub fn specs(&self) -> &[JobSpec] {
+        &self.specs
+    }
+    /// Per-job state.
+    pub fn states(&self) -> &[JobState] {
+        &self.states
+    }
+    /// Active job ids.
+    pub fn active(&self) -> &[JobId] {
+        &self.active
+    }
+    /// Simulated time (s).
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+    /// Rounds simulated.
+    pub fn round(&self) -> u64 {
+        self.round
+    }
+    /// Whether every job has finished (or was dropped).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+    /// The policy's name.
+    pub fn policy_name(&self) -> &str {
+        self.policy.name()
+    }
+    /// What the mechanism knows about the policy (when it decides, how rounds are filled).
+    pub fn policy_traits(&self) -> PolicyTraits {
+        self.traits
+    }
+    /// Steps/s of a job on each type.
+    pub fn throughputs(&self, job: JobId) -> &[f64] {
+        &self.thr[job]
+    }
+    /// The current allocation row of a job (allocation policies).
+    pub fn allocation_row(&self, job: JobId) -> Option<&[f64]> {
+        self.mech.alloc.get(job).and_then(|r| r.as_deref())
+    }
+    /// Who held each GPU in the last round, per type. A pair sharing GPUs shows as its
+    /// lower id here and its higher id in [`Simulator::gpu_sharers`].
+    pub fn gpu_owners(&self) -> &[Vec<Option<JobId>>] {
+        &self.last_owners
+    }
+    /// The second job on each GPU in the last round (the higher id of a pair sharing it),
+    /// per type; `None` where a GPU was idle or held by one job.
+    pub fn gpu_sharers(&self) -> &[Vec<Option<JobId>>] {
+        &self.last_sharers
+    }
+    /// The current allocation row of the pair of `a` and `b` (packing policies), if the pair
+    /// can share GPUs and is in the allocation.
+    pub fn pair_allocation_row(&self, a: JobId, b: JobId) -> Option<&[f64]> {
+        self.mech
+            .pairs
+            .get(&(a.min(b), a.max(b)))
+            .and_then(|p| p.alloc.as_deref())
+    }
+    /// Colocated throughputs of the trace's pairs (empty unless the policy packs).
+    pub fn colocation(&self) -> &Colocation {
+        &self.colocation
+    }
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    fn emit(&mut self, report: &mut RoundReport, e: SimEvent) {
+        self.policy.observe(&e);
+        report.events.push(e);
+    }
+
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    fn admit(&mut self, report: &mut RoundReport) {
+        let half = self.cfg.round_len / 2.0;
+        while self.next_arrival < self.arrival_order.len() {
+            let j = self.arrival_order[self.next_arrival];
+            if self.specs[j].arrival > self.now {
+                break;
+            }
+            self.next_arrival += 1;
+            self.states[j].admitted = true;
+            for t in 0..self.cluster.num_types() {
+                let at = self.mech.at(j, t);
+                self.mech.job_time[at] = half;
+                self.mech.deficits[at] = 0.0;
+            }
+            self.mech.failures[j] = 0;
+            self.mech.admit_seq[j] = self.mech.next_seq;
+            self.mech.next_seq += 1;
+            if self.traits.packing {
+                self.add_pairs(j);
+            }
+            let pos = self.active.binary_search(&j).unwrap_or_else(|p| p);
+            self.active.insert(pos, j);
+            self.mech.need_update = true;
+            let now = self.now;
+            self.emit(report, SimEvent::Admitted { job: j, time: now });
+        }
+    }
+
+    /// Pair entries of a newly admitted job `j` with every active job of its scale factor
+    /// that can share GPUs with it.
+    fn add_pairs(&mut self, j: JobId) {
+        let n = self.cluster.num_types();
+        let start = if self.cfg.gavel_compat {
+            0.0
+        } else {
+            self.cfg.round_len / 2.0
+        };
+        for &o in &self.active {
+            if self.specs[o].scale_factor != self.specs[j].scale_factor {
+                continue;
+            }
+            let (a, b) = (o.min(j), o.max(j));
+            let rates = self.colocation.rates_row(a, b);
+            if rates.iter().any(|&(x, y)| x > 0.0 && y > 0.0) {
+                self.mech.pairs.insert(
+                    (a, b),
+                    PairMech {
+                        rates,
+                        job_time: vec![start; n],
+                        deficits: vec![0.0; n],
+                        alloc: None,
+                        last_placement: None,
+                    },
+                );
+            }
+        }
+    }
+
+    /// What the policy sees now.
+    pub fn view(&self) -> PolicyView<'_> {
+        let mut view = build_view(
+            self.now,
+            self.cfg.round_len,
+            &self.cluster,
+            &self.specs,
+            &self.states,
+            &self.thr,
+            &self.active,
+        );
+        view.colocation = self.traits.packing.then_some(&self.colocation);
+        view.gavel_compat = self.cfg.gavel_compat;
+        view
+    }
+
+    fn min_reset_interval(&self) -> f64 {
+        self.cfg
+            .min_reset_interval
+            .unwrap_or(if self.cfg.gavel_compat { 1920.0 } else { 0.0 })
+    }
+
+    /// Reset the time-received bookkeeping (deficits use the old allocation).
+    fn reset_time_received(&mut self) {
+        let half = self.cfg.round_len / 2.0;
+        let elapsed = self.now - self.mech.last_reset;
+        for t in 0..self.cluster.num_types() {
+            self.mech.worker_time[t] = 0.0;
+            for &j in &self.active {
+                let at = self.mech.at(j, t);
+                let received = self.mech.job_time[at] - half;
+                let should = self.mech.alloc[j].as_ref().map_or(0.0, |r| r[t] * elapsed);
+                self.mech.deficits[at] += should - received;
+                self.mech.job_time[at] = half;
+                self.mech.worker_time[t] += half;
+            }
+        }
+        if self.traits.packing {
+            for p in self.mech.pairs.values_mut() {
+                for t in 0..p.job_time.len() {
+                    let received = p.job_time[t] - half;
+                    let should = p.alloc.as_ref().map_or(0.0, |r| r[t] * elapsed);
+                    p.deficits[t] += should - received;
+                    p.job_time[t] = half;
+                }
+            }
+            // Gavel counts every pair of active jobs of equal scale factor, including those
+            // that cannot share GPUs (and so are not kept here).
+            let mut by_scale: BTreeMap<u32, u64> = BTreeMap::new();
+            for &j in &self.active {
+                *by_scale.entry(self.specs[j].scale_factor).or_default() += 1;
+            }
+            let pairs: u64 = by_scale
+                .values()
+                .map(|&k| k * k.saturating_sub(1) / 2)
+                .sum();
+            for w in &mut self.mech.worker_time {
+                *w += half * pairs as f64;
+            }
+        }
+        self.mech.last_reset = self.now;
+    }
+
+    /// Ask the policy when it is due; apply its decision.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    fn decide(&mut self, report: &mut RoundReport) {
+        let traits = self.traits;
+        let due = match traits.recompute {
+            Recompute::EveryRound => true,
+            Recompute::OnJobSetChange => {
+                self.mech.need_update
+                    && (self.now - self.mech.last_reset >= self.min_reset_interval()
+                        || self.mech.last_reset == 0.0)
+            }
+        };
+        if !due {
+            return;
+        }
+        if traits.recompute == Recompute::OnJobSetChange {
+            self.reset_time_received();
+        }
+        self.mech.need_update = false;
+        let mut rng = std::mem::replace(&mut self.policy_rng, Rng::new(0));
+        let result = {
+            let mut view = build_view(
+                self.now,
+                self.cfg.round_len,
+                &self.cluster,
+                &self.specs,
+                &self.states,
+                &self.thr,
+                &self.active,
+            );
+            view.colocation = self.traits.packing.then_some(&self.colocation);
+            view.gavel_compat = self.cfg.gavel_compat;
+            self.policy.decide(&view, &mut rng)
+        };
+        self.policy_rng = rng;
+        let now = self.now;
+        match result {
+            Ok(Decision::Allocation(a)) => {
+                let n = self.cluster.num_types();
+                // Fractions in [0, 1]; outside Gavel-compatible mode, time on a type where
+                // the job (or either job of a pair) cannot run is dropped: it would never be
+                // used, and it is not shown.
+                let usable_only = !self.cfg.gavel_compat;
+                let clean = |row: &[f64], runs: &dyn Fn(usize) -> bool| -> Vec<f64> {
+                    row.iter()
+                        .enumerate()
+                        .map(|(t, x)| {
+                            if x.is_finite() && (!usable_only || runs(t)) {
+                                x.clamp(0.0, 1.0)
+                            } else {
+                                0.0
+                            }
+                        })
+                        .collect()
+                };
+                for (j, row) in a.jobs.iter().zip(&a.fractions) {
+                    if *j < self.mech.alloc.len() && row.len() == n {
+                        let thr = &self.thr[*j];
+                        self.mech.alloc[*j] = Some(clean(row, &|t| thr[t] > 0.0));
+                    }
+                }
+                if self.traits.packing {
+                    // Pairs the policy left out get no share.
+                    for p in self.mech.pairs.values_mut() {
+                        p.alloc = Some(vec![0.0; n]);
+                    }
+                    for (&(x, y), row) in a.pairs.iter().zip(&a.pair_fractions) {
+                        if let Some(p) = self.mech.pairs.get_mut(&(x.min(y), x.max(y))) {
+                            if row.len() == n {
+                                let rates = &p.rates;
+                                let r = clean(row, &|t| rates[t].0 > 0.0 && rates[t].1 > 0.0);
+                                p.alloc = Some(r);
+                            }
+                        }
+                    }
+                }
+                // Jobs the policy left out get no share.
+                let listed: std::collections::BTreeSet<JobId> = a.jobs.iter().copied().collect();
+                for &j in &self.active {
+                    if !listed.contains(&j) {
+                        self.mech.alloc[j] = Some(vec![0.0; n]);
+                    }
+                }
+                self.mech.last_decision = None;
+                self.emit(report, SimEvent::Decided { time: now });
+            }
+            Ok(d) => {
+                self.mech.last_decision = Some(d);
+                if traits.recompute == Recompute::OnJobSetChange {
+                    self.emit(report, SimEvent::Decided { time: now });
+                }
+            }
+            Err(e) => {
+                self.emit(
+                    report,
+                    SimEvent::PolicyFailed {
+                        time: now,
+                        reason: e.to_string(),
+                    },
+                );
+            }
+        }
+    }
+
+    /// Run one round. `None` once the simulation is over.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    pub fn step_round(&mut self) -> Option<RoundReport> {
+        if self.done {
+            return None;
+        }
+        let mut report = RoundReport {
+            round: self.round,
+            start: self.now,
+            end: self.now,
+            events: Vec::new(),
+        };
+        if !self.started {
+            self.started = true;
+            match self.arrival_order.first() {
+                Some(&j) => self.now = self.specs[j].arrival,
+                None => {
+                    self.done = true;
+                    return None;
+                }
+            }
+            report.start = self.now;
+        }
+        self.admit(&mut report);
+        if self.active.is_empty() {
+            if self.next_arrival < self.arrival_order.len() {
+                self.now = self.specs[self.arrival_order[self.next_arrival]].arrival;
+                report.start = self.now;
+                self.admit(&mut report);
+            } else {
+                self.done = true;
+                return None;
+            }
+        }
+        self.decide(&mut report);
+        // About one `Ran` and at most one other event per active job.
+        report.events.reserve(2 * self.active.len() + 4);
+
+        // Which jobs run where.
+        let decision = self.mech.last_decision.take();
+        let picks = match &decision {
+            Some(Decision::Order(order)) => self.select_from_order(order),
+            Some(Decision::Assignment(a)) => self.select_from_assignment(a),
+            _ if self.traits.packing => self.select_packed(),
+            _ => self.select_from_allocation(),
+        };
+        self.mech.last_decision = decision;
+        let picks = self.keep_restarting(picks);
+        let placements = self.place(picks);
+
+        // Progress.
+        let start = self.now;
+        let compat = self.cfg.gavel_compat;
+        let mut slices: Vec<Slice> = Vec::with_capacity(placements.len() + 1);
+        // Steps, finish time, restart overhead, whether it restarted, and the restart delay
+        // left after the round, of job `j` running at `rate` on `p`. Outside Gavel-compatible
+        // mode a job pays its restart delay whenever it starts on GPUs other than its last
+        // ones (its first start included), and a delay longer than a round carries on.
+        let work = |sim: &Self, j: JobId, p: &Placement, rate: f64| -> (f64, f64, f64, bool, f64) {
+            let remaining = (sim.specs[j].total_steps - sim.states[j].steps_done).max(0.0);
+            let st = &sim.states[j];
+            let changed = st.last_placement.as_ref() != Some(p);
+            let moved = st.rounds_run > 0 && changed;
+            let due = if compat {
+                0.0
+            } else if changed {
+                sim.specs[j].restart_s.unwrap_or(sim.cfg.restart_cost)
+            } else {
+                st.restart_left
+            };
+            let overhead = due.min(sim.cfg.round_len);
+            let (steps, dur) = if compat {
+                let n = ((rate * sim.cfg.round_len).trunc()).min(remaining);
+                (n, n / rate)
+            } else {
+                let n = (rate * (sim.cfg.round_len - overhead)).min(remaining);
+                (n, overhead + n / rate)
+            };
+            (steps, start + dur, overhead, moved, due - overhead)
+        };
+        for (j, partner, p, runs) in placements {
+            if !runs {
+                continue;
+            }
+            if let Some(b) = partner {
+                // A pair: both jobs on the same GPUs at their colocated rates.
+                let (ra, rb) = self
+                    .mech
+                    .pairs
+                    .get(&(j, b))
+                    .map_or((0.0, 0.0), |m| m.rates[p.gpu_type]);
+                if ra <= 0.0 || rb <= 0.0 {
+                    continue;
+                }
+                let wa = work(self, j, &p, ra);
+                let wb = work(self, b, &p, rb);
+                let held = wa.1.max(wb.1);
+                for (k, other, (steps, fin, overhead, moved, left)) in [(j, b, wa), (b, j, wb)] {
+                    if moved {
+                        self.states[k].restarts += 1;
+                        self.emit(
+                            &mut report,
+                            SimEvent::Restarted {
+                                job: k,
+                                time: start,
+                            },
+                        );
+                    }
+                    slices.push(Slice {
+                        job: k,
+                        partner: Some(other),
+                        placement: p.clone(),
+                        steps,
+                        fin: if compat { held } else { fin },
+                        overhead,
+                        restart_left: left,
+                        held_until: held,
+                    });
+                }
+                continue;
+            }
+            let gpus = p.gpus.len() as u32;
+            let rate = if gpus == self.specs[j].scale_factor {
+                self.thr[j][p.gpu_type]
+            } else {
+                self.profile
+                    .throughput(
+                        &self.specs[j].job_type,
+                        gpus,
+                        &self.cluster.types[p.gpu_type].name,
+                    )
+                    .unwrap_or(0.0)
+            };
+            if rate <= 0.0 {
+                continue;
+            }
+            let (steps, fin, overhead, moved, left) = work(self, j, &p, rate);
+            if moved {
+                self.states[j].restarts += 1;
+                self.emit(
+                    &mut report,
+                    SimEvent::Restarted {
+                        job: j,
+                        time: start,
+                    },
+                );
+            }
+            slices.push(Slice {
+                job: j,
+                partner: None,
+                placement: p,
+                steps,
+                fin,
+                overhead,
+                restart_left: left,
+                held_until: fin,
+            });
+        }
+        // Placements come sorted by job id (a pair by its lower id): sort the pairs' higher
+        // ids in. Ids are unique.
+        if self.traits.packing {
+            slices.sort_unstable_by_key(|s| s.job);
+        }
+        let end = if slices.is_empty() {
+            start
+        } else if compat {
+            slices.iter().map(|s| s.fin).fold(start, f64::max)
+        } else {
+            start + self.cfg.round_len
+        };
+
+        // Preemptions: ran last round, unfinished, not running now. Placements come sorted
+        // by job id, so the slices are.
+        debug_assert!(slices.windows(2).all(|w| w[0].job < w[1].job));
+        let running = slices.len();
+        // Whether each active job (by position) runs: one walk over both sorted lists.
+        let mut next = slices.iter().map(|s| s.job).peekable();
+        let mut runs = std::mem::take(&mut self.scratch.runs);
+        runs.clear();
+        runs.extend(self.active.iter().map(|&j| {
+            while next.next_if(|&r| r < j).is_some() {}
+            next.next_if(|&r| r == j).is_some()
+        }));
+        for (i, &running_now) in runs.iter().enumerate() {
+            let j = self.active[i];
+            if self.states[j].ran_last_round && !running_now {
+                self.states[j].preemptions += 1;
+                self.emit(
+                    &mut report,
+                    SimEvent::Preempted {
+                        job: j,
+                        time: start,
+                    },
+                );
+            }
+        }
+
+        if slices.is_empty() {
+            self.scratch.runs = runs;
+            for &j in &self.active {
+                self.states[j].ran_last_round = false;
+            }
+            self.last_owners = self
+                .cluster
+                .types
+                .iter()
+                .map(|t| vec![None; t.count as usize])
+                .collect();
+            self.last_sharers.clone_from(&self.last_owners);
+            if self.next_arrival < self.arrival_order.len() {
+                self.now = self.specs[self.arrival_order[self.next_arrival]]
+                    .arrival
+                    .max(self.now);
+                self.idle_rounds = 0;
+            } else {
+                // Nothing can run and nothing will arrive: force a new decision; give up
+                // after a few attempts.
+                self.mech.last_reset = 0.0;
+                self.mech.need_update = true;
+                self.idle_rounds += 1;
+                if self.idle_rounds >= 3 {
+                    let now = self.now;
+                    for j in self.active.clone() {
+                        self.emit(
+                            &mut report,
+                            SimEvent::Dropped {
+                                job: j,
+                                time: now,
+                                reason: "cannot be scheduled".into(),
+                            },
+                        );
+                    }
+                    self.active.clear();
+                    self.mech.pairs.clear();
+                    self.done = true;
+                }
+            }
+            report.end = self.now;
+            let active = self.active.len();
+            let n = self.cluster.num_types();
+            self.emit(
+                &mut report,
+                SimEvent::RoundEnded {
+                    round: self.round,
+                    start,
+                    end: self.now,
+                    active,
+                    running: 0,
+                    busy_gpus: vec![0; n],
+                },
+            );
+            self.round += 1;
+            return Some(report);
+        }
+        self.idle_rounds = 0;
+
+        // Completion of the slices.
+        let busy_base = if compat {
+            self.mech.prev_busy_round_end
+        } else {
+            start
+        };
+        let mut busy_gpus = vec![0u32; self.cluster.num_types()];
+        let mut finished = Vec::new();
+        // Whether each slice did its work: in Gavel-compatible mode a slice fails when it has
+        // fewer steps than GPUs or no time; a pair fails when either job's slice does.
+        let mut ok: Vec<bool> = slices
+            .iter()
+            .map(|s| {
+                !compat
+                    || (s.steps / s.placement.gpus.len() as f64).floor() > 0.0
+                        && s.held_until - busy_base > 0.0
+            })
+            .collect();
+        if compat && self.traits.packing {
+            for i in 0..slices.len() {
+                if let Some(b) = slices[i].partner {
+                    if let Ok(k) = slices.binary_search_by_key(&b, |s| s.job) {
+                        ok[i] = ok[i] && ok[k];
+                        ok[k] = ok[i];
+                    }
+                }
+            }
+        }
+        for (slice, ok) in slices.into_iter().zip(ok) {
+            let Slice {
+                job: j,
+                partner,
+                placement: p,
+                steps,
+                fin,
+                overhead,
+                restart_left,
+                held_until,
+            } = slice;
+            let gpus = p.gpus.len() as u32;
+            let t = p.gpu_type;
+            // A pair's GPUs count once, on its lower id.
+            let lower = partner.is_none_or(|b| j < b);
+            if lower {
+                busy_gpus[t] += gpus;
+            }
+            let exec = held_until - busy_base;
+            if let (Some(b), true) = (partner, lower) {
+                if let Some(m) = self.mech.pairs.get_mut(&(j, b)) {
+                    m.last_placement = Some(p.clone());
+                    if ok {
+                        // A pair's time received is the pair's, not either job's.
+                        m.job_time[t] += exec;
+                        self.mech.worker_time[t] += exec;
+                    }
+                }
+            }
+            if !ok {
+                if partner.is_none() {
+                    self.mech.failures[j] += 1;
+                    self.mech.need_update = true;
+                    if self.mech.failures[j] >= 5 {
+                        finished.push((j, fin, false));
+                    }
+                }
+                self.states[j].last_placement = Some(p);
+                self.states[j].ran_last_round = true;
+                continue;
+            }
+            // Each job of a pair is credited half the GPUs' time.
+            let share = if partner.is_some() { 0.5 } else { 1.0 };
+            let st = &mut self.states[j];
+            if partner.is_none() {
+                self.mech.failures[j] = 0;
+            }
+            st.steps_done += steps;
+            st.first_start.get_or_insert(start);
+            st.attained_service += (fin - start) * f64::from(gpus) * share;
+            st.time_on_type[t] += fin - start;
+            st.rounds_run += 1;
+            st.ran_last_round = true;
+            st.last_placement = Some(p);
+            st.restart_left = restart_left;
+            if partner.is_none() {
+                let at = self.mech.at(j, t);
+                self.mech.job_time[at] += exec;
+                self.mech.worker_time[t] += exec;
+            }
+            let remaining = self.specs[j].total_steps - self.states[j].steps_done;
+            let done = if compat {
+                remaining <= 0.0
+            } else {
+                remaining <= 1e-9 * self.specs[j].total_steps
+            };
+            self.emit(
+                &mut report,
+                SimEvent::Ran {
+                    job: j,
+                    gpu_type: t,
+                    gpus,
+                    start,
+                    end: held_until,
+                    busy_s: exec,
+                    steps,
+                    overhead_s: overhead,
+                    shared_with: partner,
+                },
+            );
+            if done {
+                finished.push((j, fin, true));
+            }
+        }
+        for (&j, &running_now) in self.active.iter().zip(&runs) {
+            if !running_now {
+                self.states[j].ran_last_round = false;
+            }
+        }
+        self.scratch.runs = runs;
+        if self.traits.packing && !finished.is_empty() {
+            let states = &self.states;
+            let ended = |j: JobId| states[j].is_done() || finished.iter().any(|f| f.0 == j);
+            self.mech.pairs.retain(|&(a, b), _| !ended(a) && !ended(b));
+        }
+        for (j, fin, ok) in finished {
+            self.states[j].finish_time = Some(fin);
+            self.states[j].ran_last_round = false;
+            if let Ok(pos) = self.active.binary_search(&j) {
+                self.active.remove(pos);
+            }
+            self.mech.need_update = true;
+            if ok {
+                self.emit(&mut report, SimEvent::Finished { job: j, time: fin });
+            } else {
+                self.emit(&mut report, SimEvent::Dropped { job: j, time: fin, reason: "fewer steps left than GPUs (Gavel drops such jobs after 5 failed rounds)".into() });
+            }
+        }
+        if compat {
+            self.mech.prev_busy_round_end = end;
+        }
+        self.now = end;
+        report.end = end;
+        let active = self.active.len()
+            + report
+                .events
+                .iter()
+                .filter(|e| matches!(e, SimEvent::Finished { .. } | SimEvent::Dropped { .. }))
+                .count();
+        self.emit(
+            &mut report,
+            SimEvent::RoundEnded {
+                round: self.round,
+                start,
+                end,
+                active,
+                running,
+                busy_gpus,
+            },
+        );
+        self.round += 1;
+        if self.active.is_empty() && self.next_arrival >= self.arrival_order.len() {
+            self.done = true;
+        }
+        if self.round >= self.cfg.max_rounds {
+            self.done = true;
+        }
+        Some(report)
+    }
+
+    /// Turn picks into GPU ids: per type, largest jobs first; a job (or a pair) keeps its
+    /// previous GPUs when they are all free, otherwise it is consolidated on as few servers as
+    /// possible. Both jobs of a pair get the same GPUs.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    fn place(&mut self, mut picks: Vec<Pick>) -> Vec<(JobId, Option<JobId>, Placement, bool)> {
+        crate::order::sort_by(&mut picks, |a, b| a.2.cmp(&b.2).then(b.3.cmp(&a.3)));
+        // The pools hold their owners in last round's vectors (read no more this round).
+        let mut storage = std::mem::take(&mut self.last_owners).into_iter();
+        let mut pools: Vec<TypePool> = self
+            .cluster
+            .types
+            .iter()
+            .map(|t| TypePool::reuse(storage.next().unwrap_or_default(), t.count, t.per_server))
+            .collect();
+        let mut out = Vec::with_capacity(picks.len());
+        let mut deferred = std::mem::take(&mut self.scratch.deferred);
+        deferred.clear();
+        for (j, partner, t, s, runs) in picks {
+            let last = match partner {
+                None => self.states[j].last_placement.as_ref(),
+                Some(b) => self
+                    .mech
+                    .pairs
+                    .get(&(j, b))
+                    .and_then(|m| m.last_placement.as_ref()),
+            };
+            let keep = last
+                .filter(|p| p.gpu_type == t && p.gpus.len() as u32 == s)
+                .map(|p| p.gpus.clone());
+            match keep {
+                Some(ids) if pools[t].take_exact(j, &ids) => out.push((
+                    j,
+                    partner,
+                    Placement {
+                        gpu_type: t,
+                        gpus: ids,
+                    },
+                    runs,
+                )),
+                _ => deferred.push((j, partner, t, s, runs)),
+            }
+        }
+        for (j, partner, t, s, runs) in deferred.drain(..) {
+            if let Some(ids) = pools[t].take(j, s) {
+                out.push((
+                    j,
+                    partner,
+                    Placement {
+                        gpu_type: t,
+                        gpus: ids,
+                    },
+                    runs,
+                ));
+            }
+        }
+        self.scratch.deferred = deferred;
+        self.last_owners = pools.into_iter().map(TypePool::into_owners).collect();
+        if self.traits.packing {
+            for (row, owners) in self.last_sharers.iter_mut().zip(&self.last_owners) {
+                row.clear();
+                row.resize(owners.len(), None);
+            }
+            for (_, partner, p, _) in &out {
+                if let Some(b) = partner {
+                    for &g in &p.gpus {
+                        self.last_sharers[p.gpu_type][g as usize] = Some(*b);
+                    }
+                }
+            }
+        }
+        // Job ids are unique.
+        out.sort_unstable_by_key(|(j, _, _, _)| *j);
+        out
+    }
+
+    /// Run to the end, passing every round's events to `sink`.
+    pub fn run_with(&mut self, mut sink: impl FnMut(&RoundReport)) {
+        while let Some(r) = self.step_round() {
+            sink(&r);
+        }
+    }
+}
+
+/// A key whose ascending order is the descending [`f64::total_cmp`] order of `x`.
+fn descending_key(x: f64) -> i64 {
+    let bits = x.to_bits() as i64;
+    // `total_cmp`'s key: flip the magnitude bits of negative numbers.
+    !(bits ^ ((((bits >> 63) as u64) >> 1) as i64))
+}
+
+fn build_view<'a>(
+    now: f64,
+    round_len: f64,
+    cluster: &'a ClusterSpec,
+    specs: &'a [JobSpec],
+    states: &'a [JobState],
+    thr: &'a [Vec<f64>],
+    active: &[JobId],
+) -> PolicyView<'a> {
+    PolicyView {
+        now,
+        round_len,
+        cluster,
+        jobs: active
+            .iter()
+            .map(|&j| {
+                let st = &states[j];
+                JobView {
+                    id: j,
+                    spec: &specs[j],
+                    throughput: &thr[j],
+                    steps_remaining: (specs[j].total_steps - st.steps_done).max(0.0),
+                    attained_service: st.attained_service,
+                    time_since_arrival: now - specs[j].arrival,
+                    time_on_type: &st.time_on_type,
+                    running_on: if st.ran_last_round {
+                        st.last_placement.as_ref().map(|p| p.gpu_type)
+                    } else {
+                        None
+                    },
+                    rounds_run: st.rounds_run,
+                }
+            })
+            .collect(),
+        colocation: None,
+        gavel_compat: false,
+    }
+}
