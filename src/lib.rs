@@ -18,10 +18,8 @@
 #![forbid(unsafe_code)]
 
 pub mod axis;
-pub mod cluster;
 pub mod experiment;
 pub mod format;
-pub mod job;
 pub mod math;
 pub mod metrics;
 pub mod model;

@@ -55,3 +55,26 @@ pub fn cos(x: f64) -> f64 {
 pub fn tanh(x: f64) -> f64 {
     libm::tanh(x)
 }
+
+/// Mean (0 for an empty slice).
+pub fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Percentile of sorted values with linear interpolation (numpy's default).
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        1 => sorted[0],
+        n => {
+            let rank = p / 100.0 * (n - 1) as f64;
+            let lo = rank.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
+        }
+    }
+}

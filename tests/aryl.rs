@@ -2,9 +2,9 @@
 //! finishes), determinism, and the direction of the bundled scenario.
 
 use orrery::experiment::run;
+use orrery::experiment::scenarios;
 use orrery::sim::pooled::Pool;
 use orrery::sim::SimEvent;
-use orrery::workload::presets;
 
 const VARIANTS: [&str; 4] = [
     "aryl",
@@ -15,7 +15,7 @@ const VARIANTS: [&str; 4] = [
 
 #[test]
 fn pools_never_share_a_gpu_and_every_job_finishes() {
-    let mut exp = presets::aryl_experiment();
+    let mut exp = scenarios::aryl_experiment();
     if let orrery::experiment::WorkloadSource::Generated(g) = &mut exp.workload {
         g.num_jobs = 120;
     }
@@ -70,7 +70,7 @@ fn pools_never_share_a_gpu_and_every_job_finishes() {
 
 #[test]
 fn loaning_and_elasticity_beat_the_ablations_on_the_bundled_scenario() {
-    let out = run(&presets::aryl_experiment()).unwrap();
+    let out = run(&scenarios::aryl_experiment()).unwrap();
     let s: Vec<_> = out.iter().map(|r| r.summary.clone()).collect();
     for x in &s {
         println!(
@@ -98,7 +98,7 @@ fn loaning_and_elasticity_beat_the_ablations_on_the_bundled_scenario() {
 
 #[test]
 fn pooled_runs_are_deterministic() {
-    let exp = presets::aryl_experiment();
+    let exp = scenarios::aryl_experiment();
     let a = serde_json::to_string(&run(&exp).unwrap()[0].summary).unwrap();
     let b = serde_json::to_string(&run(&exp).unwrap()[0].summary).unwrap();
     assert_eq!(a, b);
@@ -113,7 +113,7 @@ fn a_job_longer_than_ten_years_at_its_fastest_is_refused() {
             name: "long.csv".into(),
             text: "job_type,arrival_s,total_steps\nimported,0,100\nimported,5,1e18\n".into(),
         },
-        ..presets::aryl_experiment()
+        ..scenarios::aryl_experiment()
     };
     let r = exp.resolve().unwrap();
     let Err(e) = r.pooled_simulator("aryl", r.load.as_ref().unwrap()) else {
@@ -128,7 +128,7 @@ fn a_job_longer_than_ten_years_at_its_fastest_is_refused() {
             name: "short.csv".into(),
             text: "job_type,arrival_s,total_steps\nimported,0,100\nimported,5,1e6\n".into(),
         },
-        ..presets::aryl_experiment()
+        ..scenarios::aryl_experiment()
     };
     assert!(run(&short).is_ok());
 }

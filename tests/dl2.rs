@@ -3,9 +3,11 @@
 //! heuristic on the bundled scenario, determinism, the decision log for supervised
 //! learning, and refused setups.
 
-use orrery::cluster::ClusterSpec;
+use orrery::experiment::scenarios;
+
 use orrery::experiment::{run, Experiment, ExperimentError, ProfileSource, WorkloadSource};
-use orrery::job::{JobId, JobSpec};
+use orrery::model::cluster::ClusterSpec;
+use orrery::model::job::{JobId, JobSpec};
 use orrery::policy::dl2;
 use orrery::sim::slots::{
     DecisionLog, SlotAction, SlotConfig, SlotObserver, SlotSimulator, SlotStep, SlotView,
@@ -350,7 +352,7 @@ fn check_servers(view: &SlotView, exact: bool) {
 }
 
 fn dl2_resolved() -> orrery::experiment::Resolved {
-    presets::dl2_experiment().resolve().unwrap()
+    scenarios::dl2_experiment().resolve().unwrap()
 }
 
 #[test]
@@ -393,7 +395,7 @@ fn resources_are_never_over_committed_and_bundles_come_first() {
 
 #[test]
 fn every_heuristic_finishes_every_job_of_the_bundled_scenario() {
-    let exp = presets::dl2_experiment();
+    let exp = scenarios::dl2_experiment();
     let results = run(&exp).unwrap();
     let names: Vec<&str> = results.iter().map(|r| r.summary.policy.as_str()).collect();
     assert_eq!(names, ["dl2", "drf", "fifo", "srtf", "optimus"]);
@@ -434,7 +436,7 @@ fn every_heuristic_finishes_every_job_of_the_bundled_scenario() {
 fn runs_are_deterministic() {
     let exp = Experiment {
         policies: vec!["drf".into(), "optimus".into()],
-        ..presets::dl2_experiment()
+        ..scenarios::dl2_experiment()
     };
     let a = run(&exp).unwrap();
     let b = run(&exp).unwrap();
@@ -533,7 +535,7 @@ impl orrery::sim::slots::SlotPolicy for Bad {
 
 #[test]
 fn bad_setups_are_refused_with_clear_messages() {
-    let base = presets::dl2_experiment();
+    let base = scenarios::dl2_experiment();
     let err = |e: Experiment| e.resolve().unwrap_err().to_string();
     let e = err(Experiment {
         policies: vec!["max_min_fairness".into()],
@@ -658,7 +660,7 @@ fn an_experiment_carries_its_network_through_a_link() {
             name: "other.json".into(),
             text: other.to_json(),
         }),
-        ..presets::dl2_experiment()
+        ..scenarios::dl2_experiment()
     };
     let back = Experiment::from_link(&exp.to_link("https://example.org/")).unwrap();
     assert_eq!(back, exp);

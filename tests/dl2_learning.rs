@@ -3,8 +3,8 @@
 //! the bundled network runs the dl2 scenario to the end, ahead of DRF.
 
 use orrery::experiment::run;
-use orrery::policy::dl2::train::{TrainConfig, Trainer};
-use orrery::workload::presets;
+use orrery::experiment::scenarios;
+use orrery::experiment::train::{TrainConfig, Trainer};
 
 fn small() -> TrainConfig {
     TrainConfig {
@@ -22,7 +22,7 @@ fn small() -> TrainConfig {
 #[test]
 fn the_warm_up_imitates_drf_on_held_out_slots() {
     // The settings of `orrery dl2 train` (the bundled network's warm-up).
-    let mut t = Trainer::new(&presets::dl2_experiment(), TrainConfig::default()).unwrap();
+    let mut t = Trainer::new(&scenarios::dl2_experiment(), TrainConfig::default()).unwrap();
     let agreement = t.warmup(|_, _| {}).unwrap();
     println!(
         "warm-up agreement with DRF on held-out decisions: {:.1}%",
@@ -39,7 +39,7 @@ fn the_warm_up_imitates_drf_on_held_out_slots() {
 fn training_is_reproducible() {
     let train = |seed: u64| {
         let mut t = Trainer::new(
-            &presets::dl2_experiment(),
+            &scenarios::dl2_experiment(),
             TrainConfig {
                 seed,
                 warmup_episodes: 4,
@@ -85,7 +85,7 @@ fn the_other_credits_train_reproducibly_and_move_the_actor() {
     ] {
         let train = |seed: u64| {
             let mut t = Trainer::new(
-                &presets::dl2_experiment(),
+                &scenarios::dl2_experiment(),
                 TrainConfig {
                     seed,
                     warmup_episodes: 4,
@@ -111,7 +111,7 @@ fn the_other_credits_train_reproducibly_and_move_the_actor() {
 
 #[test]
 fn the_bundled_network_runs_the_dl2_scenario() {
-    let mut exp = presets::dl2_experiment();
+    let mut exp = scenarios::dl2_experiment();
     exp.policies = vec!["dl2".into(), "drf".into()];
     let res = run(&exp).unwrap();
     for r in &res {
@@ -130,7 +130,7 @@ fn the_bundled_network_runs_the_dl2_scenario() {
 #[test]
 fn bad_training_settings_are_named() {
     let err = Trainer::new(
-        &presets::dl2_experiment(),
+        &scenarios::dl2_experiment(),
         TrainConfig {
             window: 0,
             ..TrainConfig::default()
@@ -138,7 +138,7 @@ fn bad_training_settings_are_named() {
     )
     .unwrap_err();
     assert!(err.contains("window"), "{err}");
-    assert!(Trainer::new(&presets::default_experiment(), TrainConfig::default()).is_err());
+    assert!(Trainer::new(&scenarios::default_experiment(), TrainConfig::default()).is_err());
 }
 
 #[test]
@@ -156,7 +156,7 @@ fn reinforcement_learning_raises_the_reward_over_the_warm_up() {
         eval_episodes: 6,
         ..TrainConfig::default()
     };
-    let mut t = Trainer::new(&presets::dl2_experiment(), cfg.clone()).unwrap();
+    let mut t = Trainer::new(&scenarios::dl2_experiment(), cfg.clone()).unwrap();
     t.warmup(|_, _| {}).unwrap();
     let (r0, j0) = t.evaluate().unwrap();
     let train0 = t.training_reward(6).unwrap();
@@ -203,12 +203,12 @@ fn a_bad_teacher_or_temperature_is_named() {
             "temperature",
         ),
     ] {
-        let err = Trainer::new(&presets::dl2_experiment(), cfg).unwrap_err();
+        let err = Trainer::new(&scenarios::dl2_experiment(), cfg).unwrap_err();
         assert!(err.contains(word), "{err}");
     }
     // Another teacher: the warm-up imitates Optimus instead.
     let mut t = Trainer::new(
-        &presets::dl2_experiment(),
+        &scenarios::dl2_experiment(),
         TrainConfig {
             teacher: "optimus".into(),
             warmup_episodes: 4,

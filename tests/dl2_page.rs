@@ -5,10 +5,10 @@
 //! page's settings with fewer episodes, epochs and iterations); `tests/browser/bench.mjs`
 //! times the page's defaults.
 
+use orrery::experiment::scenarios;
+use orrery::experiment::train::session::{page_train_config, train_with_events, TrainEvent};
+use orrery::experiment::train::{TrainConfig, Trainer};
 use orrery::experiment::{self, NetworkSource};
-use orrery::policy::dl2::session::{page_train_config, train_with_events, TrainEvent};
-use orrery::policy::dl2::train::{TrainConfig, Trainer};
-use orrery::workload::presets;
 
 /// The page's settings, shortened: the equalities hold for any settings.
 fn page_config() -> TrainConfig {
@@ -22,7 +22,7 @@ fn page_config() -> TrainConfig {
 
 #[test]
 fn page_training_equals_the_trainer_and_its_network_runs() {
-    let exp = presets::dl2_experiment();
+    let exp = scenarios::dl2_experiment();
     let cfg = page_config();
     let started = std::time::Instant::now();
     let mut messages = Vec::new();
@@ -128,7 +128,7 @@ fn page_training_refuses_bad_experiments_and_settings() {
     let report = |_: TrainEvent| {};
     // Not a parameter-server experiment.
     let e = train_with_events(
-        &presets::default_experiment(),
+        &scenarios::default_experiment(),
         page_config(),
         || 0.0,
         report,
@@ -140,6 +140,6 @@ fn page_training_refuses_bad_experiments_and_settings() {
         episode_jobs: 1,
         ..page_config()
     };
-    let e = train_with_events(&presets::dl2_experiment(), bad, || 0.0, report).expect_err("bad");
+    let e = train_with_events(&scenarios::dl2_experiment(), bad, || 0.0, report).expect_err("bad");
     assert!(e.contains("episode_jobs"), "{e}");
 }

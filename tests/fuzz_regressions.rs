@@ -54,7 +54,7 @@ fn jobs_longer_than_the_limit_are_refused() {
 /// with overflow checks, a wrapped count without). At most 10,000,000 GPUs in all.
 #[test]
 fn clusters_past_the_total_limit_are_refused() {
-    use orrery::cluster::ClusterSpec;
+    use orrery::model::cluster::ClusterSpec;
     let spec: Vec<String> = (0..4295).map(|i| format!("t{i}:1000000")).collect();
     let err = ClusterSpec::parse(&spec.join(",")).unwrap_err().to_string();
     assert!(err.contains("at most 10,000,000 GPUs in all"), "{err}");

@@ -3,11 +3,13 @@
 //! speeds), how an allocation spanning types is kept to one, and comparisons across
 //! families on such a cluster.
 
+use orrery::experiment::scenarios;
+
 use crate::common;
 use orrery::experiment::{self, Experiment, RunResult};
 
 use common::folder_files;
-use orrery::workload::{presets, Apps};
+use orrery::workload::Apps;
 use std::path::{Path, PathBuf};
 
 fn sia_dir() -> Option<PathBuf> {
@@ -157,7 +159,7 @@ fn bundled_applications_run_on_several_types() {
     let base = Experiment {
         // Pollux's search at 20 generations: the types' speeds, not the search, set the order.
         policies: vec!["pollux[generations=20]".into(), "tiresias".into()],
-        ..presets::scenario("pollux").unwrap().experiment()
+        ..scenarios::scenario("pollux").unwrap().experiment()
     };
     let run = |cluster: &str| on_cluster(&base, cluster);
     let mixed = run("a100:32/8,t4:32/4");
@@ -183,7 +185,7 @@ fn bundled_applications_run_on_several_types() {
 
 #[test]
 fn clusters_the_applications_cannot_run_on_are_refused() {
-    let base = presets::scenario("pollux").unwrap().experiment();
+    let base = scenarios::scenario("pollux").unwrap().experiment();
     let err = |cluster: &str| {
         Experiment {
             cluster: cluster.into(),
@@ -231,8 +233,8 @@ impl orrery::policy::pollux::ElasticPolicy for Fixed {
 /// allocation on a tie.
 #[test]
 fn an_allocation_spanning_types_keeps_the_larger_part() {
-    use orrery::cluster::ClusterSpec;
-    use orrery::job::JobSpec;
+    use orrery::model::cluster::ClusterSpec;
+    use orrery::model::job::JobSpec;
     use orrery::sim::elastic::{ElasticConfig, ElasticSimulator};
     use std::sync::Arc;
     let apps = Apps::from_json(
@@ -297,8 +299,8 @@ fn an_allocation_spanning_types_keeps_the_larger_part() {
 /// on s.
 #[test]
 fn preemptive_pools_start_jobs_on_their_fastest_free_type() {
-    use orrery::cluster::ClusterSpec;
-    use orrery::job::JobSpec;
+    use orrery::model::cluster::ClusterSpec;
+    use orrery::model::job::JobSpec;
     use orrery::sim::preemptive::PreemptiveSimulator;
     use orrery::sim::SimEvent;
     use orrery::workload::overhead::{OverheadModel, PreemptionConfig};
@@ -347,7 +349,7 @@ fn preemptive_pools_start_jobs_on_their_fastest_free_type() {
 
 #[test]
 fn pickyman_and_its_baselines_run_on_two_types() {
-    let base = presets::pickyman_experiment();
+    let base = scenarios::pickyman_experiment();
     let run = |cluster: &str| on_cluster(&base, cluster);
     let mixed = run("v100:16,k80:16");
     assert_eq!(mixed.len(), base.policies.len());
@@ -365,7 +367,7 @@ fn pickyman_and_its_baselines_run_on_two_types() {
 
 #[test]
 fn dl2s_world_runs_on_servers_of_two_types() {
-    let base = presets::dl2_experiment();
+    let base = scenarios::dl2_experiment();
     let run = |cluster: &str| on_cluster(&base, cluster);
     let mixed = run("a100:32/8,v100:32/8");
     for r in &mixed {
@@ -392,7 +394,7 @@ fn dl2s_world_runs_on_servers_of_two_types() {
 fn loaned_inference_servers_train_at_their_own_speed() {
     let base = Experiment {
         policies: vec!["aryl".into(), "aryl[loaning=false]".into()],
-        ..presets::aryl_experiment()
+        ..scenarios::aryl_experiment()
     };
     let run = |cluster: &str| on_cluster(&base, cluster);
     let same = run("v100:128/8,inference:128/8");
@@ -417,7 +419,7 @@ fn loaned_inference_servers_train_at_their_own_speed() {
 /// cluster every job finishes and every type is used.
 #[test]
 fn pollux_per_type_is_pollux_on_one_type_and_runs_on_three() {
-    let base = presets::scenario("pollux").unwrap().experiment();
+    let base = scenarios::scenario("pollux").unwrap().experiment();
     let one = summaries(&Experiment {
         policies: vec![
             "pollux[generations=20]".into(),

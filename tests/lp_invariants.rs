@@ -6,8 +6,8 @@
 //! scale factor of GPUs of one type where it can run, within every type's count, and no job
 //! left out while it would fit.
 
-use orrery::cluster::ClusterSpec;
-use orrery::job::JobSpec;
+use orrery::model::cluster::ClusterSpec;
+use orrery::model::job::JobSpec;
 use orrery::policy::{self, Decision, JobView, PolicyView};
 use orrery::rng::Rng;
 use orrery::workload::Colocation;

@@ -3,8 +3,8 @@
 //! order the entities' average JCTs, and deadlines are met more often with SLOs than
 //! without.
 
-use orrery::cluster::ClusterSpec;
 use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
+use orrery::model::cluster::ClusterSpec;
 use orrery::workload::{Profile, Trace};
 use std::path::{Path, PathBuf};
 

@@ -2,10 +2,10 @@
 //! at its colocated rate, and the GPUs' time counts once; the packed policies on Gavel's
 //! static trace (../shared/reference/gavel; SKIPPED when absent).
 
-use orrery::cluster::ClusterSpec;
 use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
-use orrery::job::JobSpec;
 use orrery::metrics::Recorder;
+use orrery::model::cluster::ClusterSpec;
+use orrery::model::job::JobSpec;
 use orrery::policy;
 use orrery::sim::{RoundReport, SimConfig, SimEvent, Simulator};
 use orrery::workload::profile::ColocatedEntry;

@@ -2,14 +2,16 @@
 //! (GPUs never over-committed, every job finishes, the preemption bound holds),
 //! determinism, and the direction of the bundled scenario.
 
-use orrery::cluster::ClusterSpec;
+use orrery::experiment::scenarios;
+
 use orrery::experiment::{run, Experiment, ProfileSource, WorkloadSource};
-use orrery::job::JobSpec;
+use orrery::model::cluster::ClusterSpec;
+use orrery::model::job::JobSpec;
 use orrery::policy::pickyman;
 use orrery::sim::preemptive::{Phase, PreemptiveSimulator};
 use orrery::sim::SimEvent;
 use orrery::workload::overhead::{OverheadModel, PreemptionConfig, PreemptionCosts};
-use orrery::workload::{presets, Profile};
+use orrery::workload::Profile;
 
 /// One GPU type with one GPU; job type "A" makes 10 steps/s with 100-step epochs, a 1 GB
 /// checkpoint written at 0.5 GB/s (2 s) and read back with 3 GB of data at 1 GB/s after a
@@ -182,7 +184,7 @@ fn pickyman_waits_when_waiting_is_cheaper() {
 }
 
 fn small_preset(n: usize) -> Experiment {
-    let mut exp = presets::pickyman_experiment();
+    let mut exp = scenarios::pickyman_experiment();
     if let WorkloadSource::Generated(g) = &mut exp.workload {
         g.num_jobs = n;
     }
@@ -284,7 +286,7 @@ fn summaries_are_deterministic_and_count_the_costs() {
 
 #[test]
 fn the_bundled_scenario_shows_the_direction() {
-    let exp = presets::pickyman_experiment();
+    let exp = scenarios::pickyman_experiment();
     let res = run(&exp).unwrap();
     let by = |name: &str| {
         res.iter()
@@ -319,7 +321,7 @@ fn the_bundled_scenario_shows_the_direction() {
 
 #[test]
 fn bad_preemptive_experiments_are_refused() {
-    let mut exp = presets::pickyman_experiment();
+    let mut exp = scenarios::pickyman_experiment();
     exp.preemption = Some(PreemptionConfig {
         read_gbps: 0.0,
         ..Default::default()
@@ -329,7 +331,7 @@ fn bad_preemptive_experiments_are_refused() {
 
     // Round-based policies run its rigid jobs in rounds; Aryl (no inference pool) and DL2
     // (no parameter-server jobs) do not run here.
-    let mut exp = presets::pickyman_experiment();
+    let mut exp = scenarios::pickyman_experiment();
     exp.policies = vec!["max_min_fairness".into()];
     assert!(exp.resolve().is_ok());
     for p in ["aryl", "dl2"] {
@@ -338,13 +340,13 @@ fn bad_preemptive_experiments_are_refused() {
         assert!(err.contains(&format!("'{p}'")), "{err}");
     }
 
-    let mut exp = presets::pickyman_experiment();
+    let mut exp = scenarios::pickyman_experiment();
     exp.profile = ProfileSource::Preset {
         name: "pollux-apps".into(),
     };
     assert!(exp.resolve().is_err());
 
-    let exp = presets::pickyman_experiment();
+    let exp = scenarios::pickyman_experiment();
     let json = exp.to_json();
     assert_eq!(Experiment::from_json(&json).unwrap(), exp);
 }

@@ -2,6 +2,8 @@
 //! (../shared/reference/pollux), invariants of the elastic mechanism, determinism, the
 //! bundled scenario's direction, and the importers' error messages.
 
+use orrery::experiment::scenarios;
+
 use crate::common;
 use orrery::experiment::{Experiment, WorkloadSource};
 use orrery::sim::SimEvent;
@@ -60,7 +62,7 @@ fn pollux_matches_the_pollux_simulator() {
 
 /// A small elastic experiment on the bundled applications.
 fn small(policies: &[&str], seed: u64) -> Experiment {
-    let mut e = presets::pollux_experiment();
+    let mut e = scenarios::pollux_experiment();
     e.workload = WorkloadSource::Generated(orrery::workload::GeneratorConfig {
         num_jobs: 40,
         jobs_per_hour: 30.0,
@@ -140,7 +142,7 @@ fn elastic_runs_are_deterministic_per_seed() {
 
 #[test]
 fn pollux_beats_its_baselines_on_the_bundled_scenario() {
-    let exp = presets::pollux_experiment();
+    let exp = scenarios::pollux_experiment();
     let out = orrery::experiment::run(&exp).unwrap();
     let avg: Vec<(String, f64)> = out
         .iter()
@@ -201,7 +203,7 @@ fn importers_name_file_line_and_field() {
             name: "w.csv".into(),
             text: "name,time,application\na-0,0,resnet\n".into(),
         },
-        ..presets::pollux_experiment()
+        ..scenarios::pollux_experiment()
     };
     let err = unknown.resolve().unwrap_err().to_string();
     assert!(

@@ -8,11 +8,13 @@
 //! set (the README's 10,000-case run), else [`DEFAULT_CASES`]; the policy of each case is
 //! drawn from the family's catalog entries, so every policy of a family is exercised.
 
+use orrery::experiment::scenarios;
+
 use orrery::experiment::{Experiment, ProfileSource, Resolved};
 use orrery::metrics::Recorder;
 use orrery::policy::catalog;
 use orrery::sim::{Mechanism, SimEvent};
-use orrery::workload::{presets, GeneratorConfig};
+use orrery::workload::GeneratorConfig;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -90,24 +92,24 @@ fn experiment(family: &str, mechanism: Mechanism, policy: &str, d: &Draw) -> Exp
     let (base, cluster) = match mechanism {
         // At least 8 GPUs of one type, so a job of 8 GPUs fits.
         Mechanism::Rounds => (
-            presets::default_experiment(),
+            scenarios::default_experiment(),
             format!("v100:{},p100:{b},k80:{c}", 4 + a),
         ),
         // At least 32 GPUs of one type: an elastic job may ask for 32 replicas.
         Mechanism::Elastic if family == "sia" => (
-            presets::sia_experiment(),
+            scenarios::sia_experiment(),
             format!("t4:{}/4,a100:{}/8,v100:32/8", 4 * a, 8 * b.min(4)),
         ),
         Mechanism::Elastic => (
-            presets::pollux_experiment(),
+            scenarios::pollux_experiment(),
             format!("gpu:{}/4", 28 + 4 * a),
         ),
         Mechanism::Pooled => (
-            presets::aryl_experiment(),
+            scenarios::aryl_experiment(),
             format!("v100:{}/8,inference:{}/8", 8 * (1 + a), 8 * a),
         ),
-        Mechanism::Preemptive => (presets::pickyman_experiment(), format!("v100:{}", 4 + a)),
-        Mechanism::Slots => (presets::dl2_experiment(), format!("gpu:{}/8", 8 * a)),
+        Mechanism::Preemptive => (scenarios::pickyman_experiment(), format!("v100:{}", 4 + a)),
+        Mechanism::Slots => (scenarios::dl2_experiment(), format!("gpu:{}/8", 8 * a)),
     };
     let generated = match &base.workload {
         orrery::experiment::WorkloadSource::Generated(g) => g.clone(),

@@ -4,9 +4,9 @@
 //! the numbers of each policy's run alone with rho; every mechanism steps behind one
 //! interface.
 
+use orrery::experiment::scenarios;
 use orrery::experiment::{self, Experiment};
 use orrery::sim::Mechanism;
-use orrery::workload::presets;
 
 fn summaries_json(exp: &Experiment) -> Vec<String> {
     experiment::run(exp)
@@ -60,7 +60,7 @@ fn a_policy_interval_equals_the_experiment_interval() {
     );
 
     // Elastic: Pollux's Tiresias every 300 s against the experiment at 300 s.
-    let pollux = presets::scenario("pollux").unwrap().experiment();
+    let pollux = scenarios::scenario("pollux").unwrap().experiment();
     let own = summaries_json(&Experiment {
         policies: vec!["tiresias[round_s=300]".into()],
         ..pollux.clone()
@@ -85,7 +85,7 @@ fn bad_intervals_are_refused_naming_the_parameter() {
     ] {
         let exp = Experiment {
             policies: vec![spec.into()],
-            ..presets::scenario(preset).unwrap().experiment()
+            ..scenarios::scenario(preset).unwrap().experiment()
         };
         let err = exp.resolve().unwrap_err().to_string();
         assert!(err.contains("round_s"), "{spec}: {err}");
@@ -128,7 +128,7 @@ fn the_plan_runs_policies_then_the_baseline_and_gives_rho() {
     assert!(out.results.iter().all(|r| r.summary.max_rho.is_some()));
     // Mechanisms without the isolated policy plan no baseline.
     for preset in ["pollux", "pickyman", "dl2", "aryl"] {
-        let e = presets::scenario(preset).unwrap().experiment();
+        let e = scenarios::scenario(preset).unwrap().experiment();
         let r = e.resolve().unwrap();
         assert_ne!(r.mechanism(), Mechanism::Rounds, "{preset}");
         let plan = r.plan(&Experiment {
@@ -149,7 +149,7 @@ fn every_mechanism_steps_behind_one_interface() {
         ("pickyman", Mechanism::Preemptive),
         ("dl2", Mechanism::Slots),
     ] {
-        let e = presets::scenario(preset).unwrap().experiment();
+        let e = scenarios::scenario(preset).unwrap().experiment();
         let r = e.resolve().unwrap();
         assert_eq!(r.mechanism(), mechanism, "{preset}");
         let mut sim = r.stepper(&e.policies[0]).unwrap();
@@ -169,7 +169,7 @@ fn every_mechanism_steps_behind_one_interface() {
 fn pollux_with(policies: &[&str]) -> Experiment {
     Experiment {
         policies: policies.iter().map(|p| p.to_string()).collect(),
-        ..presets::scenario("pollux").unwrap().experiment()
+        ..scenarios::scenario("pollux").unwrap().experiment()
     }
 }
 
@@ -218,7 +218,7 @@ fn a_rigid_job_takes_as_long_alone_as_in_the_elastic_simulator() {
             continue;
         }
         let mut one = r.trace.clone();
-        one.jobs = vec![orrery::job::JobSpec {
+        one.jobs = vec![orrery::model::job::JobSpec {
             arrival: 0.0,
             ..job.clone()
         }];
@@ -326,7 +326,7 @@ fn pickyman_runs_a_rigid_workload_beside_round_based_policies() {
 #[test]
 fn per_type_restart_delays_apply_in_every_mechanism() {
     use orrery::experiment::RestartModel;
-    let pollux = presets::scenario("pollux").unwrap().experiment();
+    let pollux = scenarios::scenario("pollux").unwrap().experiment();
     let with = |by_type: &[(&str, f64)], policies: &[&str]| {
         let exp = Experiment {
             restart_by_type: by_type.iter().map(|(t, s)| (t.to_string(), *s)).collect(),
@@ -351,7 +351,7 @@ fn per_type_restart_delays_apply_in_every_mechanism() {
         );
     }
     // Slots: a delay longer than DL2's 20-minute slot carries into the next slot.
-    let dl2 = presets::dl2_experiment();
+    let dl2 = scenarios::dl2_experiment();
     let run = |s: f64| {
         experiment::run(&Experiment {
             restart_cost_s: s,
@@ -439,7 +439,7 @@ fn rigid_jobs_run_under_every_family_that_takes_them() {
 fn round_based_policies_run_preemptive_and_pooled_experiments() {
     // PickyMan's scenario (checkpoint model): Gavel's LP policy and Tiresias in rounds
     // beside PickyMan and its preemptive LAS; each equals its run alone.
-    let pm = presets::scenario("pickyman").unwrap().experiment();
+    let pm = scenarios::scenario("pickyman").unwrap().experiment();
     let specs = ["pickyman", "las", "max_min_fairness_perf", "tiresias"];
     let with = |e: &Experiment, specs: &[&str]| Experiment {
         policies: specs.iter().map(|p| p.to_string()).collect(),
@@ -473,7 +473,7 @@ fn round_based_policies_run_preemptive_and_pooled_experiments() {
 
     // Aryl's scenario: LAS runs the training pool only (the inference servers serve
     // inference): its jobs finish exactly as on the training pool alone.
-    let aryl = presets::scenario("aryl").unwrap().experiment();
+    let aryl = scenarios::scenario("aryl").unwrap().experiment();
     let mixed = experiment::run(&with(&aryl, &["aryl", "las", "pickyman"])).unwrap();
     let training = aryl
         .cluster

@@ -94,7 +94,7 @@ fn sia_beats_pollux_and_its_gavel_baseline_on_the_bundled_scenario() {
         policies: ["sia", "pollux", "max_sum_throughput_perf[round_s=360]"]
             .map(String::from)
             .to_vec(),
-        ..orrery::workload::presets::sia_experiment()
+        ..orrery::experiment::scenarios::sia_experiment()
     };
     let out = experiment::run(&exp).unwrap();
     let avg: Vec<f64> = out.iter().map(|r| r.summary.avg_jct_s).collect();

@@ -1,9 +1,9 @@
 //! Simulator behaviour: invariants on every policy, determinism, restart costs, windows.
 
-use orrery::cluster::ClusterSpec;
 use orrery::experiment::{self, Experiment, ProfileSource, WorkloadSource};
-use orrery::job::JobSpec;
 use orrery::metrics::Recorder;
+use orrery::model::cluster::ClusterSpec;
+use orrery::model::job::JobSpec;
 use orrery::policy;
 use orrery::sim::{SimConfig, SimEvent, Simulator};
 use orrery::workload::{GeneratorConfig, Profile};

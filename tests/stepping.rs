@@ -2,9 +2,9 @@
 //! scenario and for every policy, the board's clock, table and GPUs agree with the
 //! simulation, and a run stepped to its end is the run the comparison makes.
 
+use orrery::experiment::scenarios;
 use orrery::experiment::stepping::{Area, Board, Cell, GpuKind, StepRun, JOB_ROWS};
 use orrery::experiment::{self, Experiment, ProfileSource, WorkloadSource};
-use orrery::workload::presets;
 
 /// GPUs shown on the board: all of them, and those holding a job.
 fn gpus(b: &Board) -> (usize, usize) {
@@ -70,7 +70,7 @@ fn check(name: &str, exp: &Experiment, policy: &str, steps: u64) {
 
 #[test]
 fn every_scenario_and_policy_steps_into_consistent_boards() {
-    for s in presets::SCENARIOS {
+    for s in scenarios::SCENARIOS {
         let exp = s.experiment();
         for policy in &exp.policies {
             check(s.name, &exp, policy, 4);
@@ -81,7 +81,7 @@ fn every_scenario_and_policy_steps_into_consistent_boards() {
 #[test]
 fn a_run_stepped_to_its_end_is_the_comparisons_run() {
     for name in ["default", "pickyman", "dl2", "aryl"] {
-        let exp = presets::scenario(name).unwrap().experiment();
+        let exp = scenarios::scenario(name).unwrap().experiment();
         let exp = Experiment {
             policies: exp.policies[..1].to_vec(),
             ..exp

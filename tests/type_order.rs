@@ -3,9 +3,9 @@
 //! gets a warning and no time in any allocation; a job the allocation places on a type
 //! visited late is not taken by an earlier type's leftover GPUs.
 
-use orrery::cluster::ClusterSpec;
 use orrery::experiment::{Experiment, ProfileSource, WorkloadSource};
-use orrery::job::JobSpec;
+use orrery::model::cluster::ClusterSpec;
+use orrery::model::job::JobSpec;
 use orrery::policy::{
     self, Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView, Recompute,
 };

@@ -1,5 +1,7 @@
 //! `orrery bench`: timings against their targets.
 
+use orrery::experiment::scenarios;
+
 use super::*;
 
 #[derive(serde::Serialize, Debug)]
@@ -668,7 +670,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         progress(&format!("160-job elastic run with {policy}"));
         let exp = Experiment {
             policies: vec![policy.into()],
-            ..presets::pollux_experiment()
+            ..scenarios::pollux_experiment()
         };
         let (times, finished) = bench_whole_run(&exp, if a.quick { 1 } else { 3 })?;
         rows.push(BenchRow::new(
@@ -688,7 +690,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
     // inference GPUs under a daily load.
     if on("pooled aryl") {
         progress("50,000-job pooled run with aryl");
-        let mut exp = presets::aryl_experiment();
+        let mut exp = scenarios::aryl_experiment();
         exp.cluster = "v100:2048/8,inference:2048/8".into();
         exp.policies = vec!["aryl".into()];
         exp.workload = WorkloadSource::Generated(GeneratorConfig {
@@ -757,7 +759,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             progress(&format!("pickyman scenario with {policy}"));
             let exp = Experiment {
                 policies: vec![policy.into()],
-                ..presets::pickyman_experiment()
+                ..scenarios::pickyman_experiment()
             };
             let (times, finished) = bench_whole_run(&exp, if a.quick { 1 } else { 5 })?;
             rows.push(BenchRow::new(
@@ -768,7 +770,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             ));
         }
         progress("20,000-job preemptive run with pickyman");
-        let mut exp = presets::pickyman_experiment();
+        let mut exp = scenarios::pickyman_experiment();
         exp.cluster = "v100:2048".into();
         exp.policies = vec!["pickyman".into()];
         exp.workload = WorkloadSource::Generated(GeneratorConfig {
@@ -837,6 +839,6 @@ pub(crate) fn bench_experiment(workload: WorkloadSource, profile: ProfileSource)
         restart_cost_s: 0.0,
         window: None,
         fairness: false,
-        ..presets::default_experiment()
+        ..scenarios::default_experiment()
     }
 }

@@ -1,5 +1,7 @@
 //! `orrery bench`'s DL2 figures: decisions, slots, warm-up and training.
 
+use orrery::experiment::scenarios;
+
 use super::*;
 
 /// A slot policy that times every decision of the policy it wraps (seconds and decisions,
@@ -32,10 +34,10 @@ pub(crate) fn bench_dl2(
     quick: bool,
     progress: &dyn Fn(&str),
 ) -> CliResult<()> {
+    use orrery::experiment::train::{TrainConfig, Trainer};
     use orrery::policy::dl2::learned::{bundled, Dl2, Mode};
-    use orrery::policy::dl2::train::{TrainConfig, Trainer};
     let fail = |e: String| CliError::Failure(format!("dl2 bench: {e}"));
-    let exp = presets::dl2_experiment();
+    let exp = scenarios::dl2_experiment();
     let net = bundled().map_err(fail)?;
     let shape = net
         .sizes()

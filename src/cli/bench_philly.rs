@@ -3,6 +3,8 @@
 //! --trace philly.csv --cluster gpu:2496/8 --policy P --no-fairness` does it (reading and
 //! resolving the trace included).
 
+use orrery::experiment::scenarios;
+
 use super::*;
 
 /// The policies replayed, each against the same target.
@@ -43,7 +45,7 @@ pub(crate) fn bench_philly(rows: &mut Vec<BenchRow>, progress: &dyn Fn(&str)) ->
             profile: ProfileSource::ProfileFree,
             policies: vec![policy.into()],
             fairness: false,
-            ..presets::default_experiment()
+            ..scenarios::default_experiment()
         };
         let (t, res) = time_it(|| -> CliResult<Summary> {
             let r = exp.resolve()?;

@@ -2,6 +2,8 @@
 //! placement) at Sia's 64-GPU setting and at 32 times its size, timed inside a run, and one
 //! interval stepped as the page's stepping worker steps it.
 
+use orrery::experiment::scenarios;
+
 use super::*;
 use orrery::experiment::stepping::StepRun;
 use orrery::policy::pollux::{ElasticPolicy, ElasticView, Explanation};
@@ -57,7 +59,7 @@ fn timed_decisions(exp: &Experiment, spec: &str, until_s: f64) -> CliResult<Vec<
         .ok_or_else(|| fail("not an elastic experiment".into()))?;
     let decisions = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let policy = TimedElastic {
-        inner: orrery::policy::pollux::build(spec).map_err(|e| fail(e.to_string()))?,
+        inner: orrery::policy::catalog::build_elastic(spec).map_err(|e| fail(e.to_string()))?,
         decisions: std::rc::Rc::clone(&decisions),
     };
     let cfg = ElasticConfig {
@@ -125,7 +127,7 @@ pub(crate) fn bench_sia(
     progress("sia decisions at 64 GPUs");
     let exp = Experiment {
         policies: vec!["sia".into()],
-        ..presets::sia_experiment()
+        ..scenarios::sia_experiment()
     };
     let d = timed_decisions(&exp, "sia", f64::INFINITY)?;
     rows.push(decision_row(

@@ -1,12 +1,14 @@
 //! `orrery dl2 train`: DL2's warm-up and reinforcement learning.
 
+use orrery::experiment::scenarios;
+
 use super::*;
 
 pub(crate) fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
-    use orrery::policy::dl2::train::{TrainConfig, Trainer};
+    use orrery::experiment::train::{TrainConfig, Trainer};
     let exp = match &a.config {
         Some(path) => Experiment::from_json(&read_file(path, "experiment")?)?,
-        None => presets::scenario(&a.preset)
+        None => scenarios::scenario(&a.preset)
             .ok_or_else(|| CliError::Input(format!("no bundled scenario '{}'", a.preset)))?
             .experiment(),
     };

@@ -142,7 +142,7 @@ pub(crate) fn cmd_presets(a: ListArgs) -> CliResult<()> {
                     })
                     .collect()
             };
-            let scenarios: Vec<serde_json::Value> = presets::SCENARIOS
+            let scenarios: Vec<serde_json::Value> = scenarios::SCENARIOS
                 .iter()
                 .map(|s| {
                     let e = s.experiment();
@@ -164,7 +164,7 @@ pub(crate) fn cmd_presets(a: ListArgs) -> CliResult<()> {
         }
         ListFormat::Table => {
             let mut s = String::from("Scenarios (--preset NAME):\n");
-            let w = presets::SCENARIOS
+            let w = scenarios::SCENARIOS
                 .iter()
                 .map(|s| s.name.len())
                 .chain(presets::TRACES.iter().map(|b| b.name.len()))
@@ -173,7 +173,7 @@ pub(crate) fn cmd_presets(a: ListArgs) -> CliResult<()> {
                 .chain(presets::PS_PROFILES.iter().map(|b| b.name.len()))
                 .max()
                 .unwrap_or(0);
-            for sc in presets::SCENARIOS {
+            for sc in scenarios::SCENARIOS {
                 let e = sc.experiment();
                 s.push_str(&format!("  {:<w$}  {}\n", sc.name, sc.description));
                 s.push_str(&format!(

@@ -4,15 +4,17 @@
 //! Exit codes: 0 on success, 2 for bad input (a file that cannot be read or parsed, a bad
 //! spec, a bad flag value), 1 for any other failure. Errors go to stderr as `error: <message>`.
 
+use orrery::experiment::scenarios;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use orrery::cluster::ClusterSpec;
 use orrery::experiment::{
     Experiment, ExperimentError, NetworkSource, Outcome, ProfileSource, Progress, Resolved,
     WorkloadSource,
 };
-use orrery::job::JobSpec;
 use orrery::metrics::{summaries_csv, Summary};
+use orrery::model::cluster::ClusterSpec;
+use orrery::model::job::JobSpec;
 use orrery::policy::gavel::max_min_fairness::MaxMinFairness;
 use orrery::policy::{self, catalog, JobView, PolicyError, PolicyView};
 use orrery::sim::{Mechanism, SimConfig, SimEvent, Simulator};
@@ -231,7 +233,7 @@ pub(crate) fn progress_bar(len: u64, prefix: &str) -> ProgressBar {
 // ---------------------------------------------------------------------------------------
 
 pub(crate) fn scenario_names() -> String {
-    presets::SCENARIOS
+    scenarios::SCENARIOS
         .iter()
         .map(|s| s.name)
         .collect::<Vec<_>>()
@@ -251,7 +253,7 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         }
         (None, None) => {
             let name = a.preset.as_deref().unwrap_or("default");
-            presets::scenario(name)
+            scenarios::scenario(name)
                 .ok_or_else(|| {
                     CliError::Input(format!(
                         "unknown preset '{name}' (bundled: {})",
@@ -280,7 +282,7 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         if was_elastic || was_ps {
             // The elastic and parameter-server scenarios' settings do not fit round-based
             // jobs: start from the default scenario's.
-            let d = presets::default_experiment();
+            let d = scenarios::default_experiment();
             exp.round_s = d.round_s;
             exp.restart_cost_s = d.restart_cost_s;
             exp.policies = d.policies;

@@ -185,10 +185,11 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
 
 /// The paper's numbers beside ours, when the experiment is a paper preset's.
 fn claim_lines(exp: &Experiment, summaries: &[Summary]) -> String {
-    let Some(claim) = orrery::workload::claims::claim_for(exp) else {
+    let Some(claim) = orrery::experiment::scenarios::claims::claim_for(exp) else {
         return String::new();
     };
-    let refs: Vec<orrery::workload::claims::Figures> = summaries.iter().map(Into::into).collect();
+    let refs: Vec<orrery::experiment::scenarios::claims::Figures> =
+        summaries.iter().map(Into::into).collect();
     let mut s = String::from("\n");
     for m in claim.measure(&refs) {
         s.push_str(&format!("paper: {}\n", m.line(claim)));

@@ -99,11 +99,11 @@ impl Resolved {
 
 #[cfg(test)]
 mod tests {
-    use crate::workload::presets;
+    use crate::experiment::scenarios;
 
     #[test]
     fn every_kind_of_profile_lists_its_job_types_with_speeds() {
-        let r = presets::default_experiment().resolve().unwrap();
+        let r = scenarios::default_experiment().resolve().unwrap();
         let t = r.job_types();
         assert_eq!(t.kind, "job types");
         assert_eq!(t.rows.len(), 26);
@@ -111,7 +111,7 @@ mod tests {
         let a3c = t.rows.iter().find(|(n, _)| n == "A3C").unwrap();
         let v = t.gpu_types.iter().position(|g| g == "v100").unwrap();
         assert_eq!(a3c.1[v], Some(5.2));
-        for exp in [presets::pollux_experiment(), presets::dl2_experiment()] {
+        for exp in [scenarios::pollux_experiment(), scenarios::dl2_experiment()] {
             let t = exp.resolve().unwrap().job_types();
             assert!(t.rows.len() >= 6, "{}", t.kind);
             assert!(!t.gpu_types.is_empty(), "{}", t.kind);

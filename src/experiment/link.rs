@@ -51,7 +51,7 @@ impl Experiment {
             return Err(LinkError::Missing);
         }
         if let Some(name) = frag.strip_prefix(PRESET_PREFIX) {
-            return crate::workload::presets::scenario(name)
+            return crate::experiment::scenarios::scenario(name)
                 .map(|s| s.experiment())
                 .ok_or_else(|| LinkError::Invalid(format!("no bundled scenario '{name}'")));
         }
@@ -73,10 +73,10 @@ fn fragment(link: &str) -> &str {
 }
 
 /// The bundled scenario a link names (`#preset=NAME`), if it names one.
-pub fn linked_scenario(link: &str) -> Option<&'static crate::workload::presets::Scenario> {
+pub fn linked_scenario(link: &str) -> Option<&'static crate::experiment::scenarios::Scenario> {
     fragment(link)
         .strip_prefix(PRESET_PREFIX)
-        .and_then(crate::workload::presets::scenario)
+        .and_then(crate::experiment::scenarios::scenario)
 }
 
 /// Why a link's compressed data could not be unpacked, for people.
@@ -137,7 +137,7 @@ mod tests {
 
     #[test]
     fn a_preset_link_is_its_scenario() {
-        for sc in crate::workload::presets::SCENARIOS {
+        for sc in crate::experiment::scenarios::SCENARIOS {
             let link = format!("https://example.org/#preset={}", sc.name);
             assert_eq!(
                 Experiment::from_link(&link).unwrap(),

@@ -14,8 +14,10 @@ mod link;
 mod resolve;
 mod restart;
 mod run;
+pub mod scenarios;
 pub mod stepping;
 mod sweep;
+pub mod train;
 
 pub use restart::{RestartModel, MAX_RESTART_S};
 
@@ -29,9 +31,9 @@ use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_
 use base64::engine::DecodePaddingMode;
 use base64::{DecodeError, Engine as _};
 
-use crate::cluster::{ClusterError, ClusterSpec};
-use crate::job::JobSpec;
 use crate::metrics::{Recorder, Summary};
+use crate::model::cluster::{ClusterError, ClusterSpec};
+use crate::model::job::JobSpec;
 use crate::nn::Mlp;
 use crate::policy::{self, PolicyError};
 use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
@@ -221,7 +223,7 @@ pub enum InferenceSource {
 
 impl Default for Experiment {
     fn default() -> Self {
-        presets::default_experiment()
+        scenarios::default_experiment()
     }
 }
 

@@ -10,7 +10,7 @@
 //! PickyMan runs with its default settings).
 
 use super::{Experiment, ExperimentError};
-use crate::job::JobSpec;
+use crate::model::job::JobSpec;
 use crate::workload::overhead::PreemptionConfig;
 use serde::Serialize;
 use std::collections::BTreeMap;

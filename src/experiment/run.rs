@@ -329,7 +329,7 @@ impl Resolved {
         apps: Arc<Apps>,
     ) -> Result<ElasticSimulator, ExperimentError> {
         let split = policy::catalog::split_interval(policy_spec)?;
-        let p = policy::pollux::build(&split.spec)?;
+        let p = policy::catalog::build_elastic(&split.spec)?;
         let cfg = ElasticConfig {
             interval: split.interval.unwrap_or(self.sim.round_len),
             restart_s: self.sim.restart_cost,

@@ -10,6 +10,7 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
+pub use crate::math::{mean, percentile};
 pub use records::{
     JobRecord, PoolPoint, PoolRecord, PsRecord, ResizePoint, SeriesPoint, SuspensionLog,
     SuspensionRecord,
@@ -17,7 +18,7 @@ pub use records::{
 pub use summary::{ElasticFigures, PoolFigures, PreemptionFigures, PsFigures, Summary};
 pub use tables::{binned, csv_num, csv_opt, series_csv, summaries_csv};
 
-use crate::job::JobSpec;
+use crate::model::job::JobSpec;
 use crate::sim::SimEvent;
 use serde::{Deserialize, Serialize};
 
@@ -236,27 +237,4 @@ impl Recorder {
 
 fn in_window(window: Option<(usize, usize)>, id: usize) -> bool {
     window.is_none_or(|(a, b)| id >= a && id < b)
-}
-
-/// Mean (0 for an empty slice).
-pub fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        0.0
-    } else {
-        v.iter().sum::<f64>() / v.len() as f64
-    }
-}
-
-/// Percentile of sorted values with linear interpolation (numpy's default).
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    match sorted.len() {
-        0 => 0.0,
-        1 => sorted[0],
-        n => {
-            let rank = p / 100.0 * (n - 1) as f64;
-            let lo = rank.floor() as usize;
-            let hi = (lo + 1).min(n - 1);
-            sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
-        }
-    }
 }

@@ -1,7 +1,7 @@
 //! What the recorder keeps: per-job records, suspensions, resizes, the per-round series,
 //! and what slot and pooled runs add.
 
-use crate::job::JobId;
+use crate::model::job::JobId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

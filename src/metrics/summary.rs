@@ -3,8 +3,8 @@
 
 use super::records::{JobRecord, SuspensionRecord};
 use super::{in_window, mean, percentile, Recorder};
-use crate::cluster::ClusterSpec;
-use crate::job::JobId;
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::JobId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

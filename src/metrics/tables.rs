@@ -4,7 +4,7 @@
 use super::records::SeriesPoint;
 use super::summary::Summary;
 use super::Recorder;
-use crate::cluster::ClusterSpec;
+use crate::model::cluster::ClusterSpec;
 use crate::workload::csv::quote;
 
 impl Recorder {

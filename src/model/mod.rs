@@ -1,4 +1,7 @@
-//! The models every mechanism and policy shares, below anything that simulates: today the
-//! goodput model of elastic jobs and its fitting ([`goodput`]).
+//! The models every mechanism and policy shares, below anything that simulates: the
+//! cluster and its GPU types ([`cluster`]), jobs and their state ([`job`]), and the goodput
+//! model of elastic jobs and its fitting ([`goodput`]).
 
+pub mod cluster;
 pub mod goodput;
+pub mod job;

@@ -10,8 +10,12 @@
 //! it needs. The CLI, the page and the tests read policies only through this catalog.
 
 use super::papers::{self, paper_of, Paper};
-use super::registry::{spec_text, ParamInfo, Registered};
-use super::{aryl, dl2, pickyman, pollux, PolicyError};
+use super::registry::{
+    build_from, spec_text, ElasticPolicyInfo, ParamInfo, PolicyInfo, Registered,
+};
+use super::{aryl, classic, dl2, gavel, pickyman, pollux, sia, PolicyError};
+use crate::sim::elastic::contract::ElasticPolicy;
+use crate::sim::rounds::contract::Policy;
 use crate::sim::Mechanism;
 
 /// The policy whose JCTs are the denominators of finish-time fairness (rho): Gavel's
@@ -120,11 +124,11 @@ impl Entry {
     }
 }
 
-fn implementations<P: ?Sized>(
-    list: &'static [Registered<P>],
+fn implementations<P: ?Sized + 'static>(
+    list: impl IntoIterator<Item = Registered<P>>,
     mechanism: Mechanism,
 ) -> impl Iterator<Item = (&'static str, Implementation)> {
-    list.iter().map(move |p| {
+    list.into_iter().map(move |p| {
         (
             p.name,
             Implementation {
@@ -336,13 +340,52 @@ pub fn row_of(spec: &str) -> (String, String) {
     }
 }
 
+/// The policies Gavel's rounds run, every family's list joined (classic, then Gavel's), in
+/// listing order.
+pub fn policies() -> Vec<PolicyInfo> {
+    classic::POLICIES
+        .iter()
+        .chain(gavel::POLICIES)
+        .copied()
+        .collect()
+}
+
+/// Build a policy of Gavel's rounds from its spec.
+pub fn build(spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
+    build_from(&policies(), spec)
+}
+
+/// The policies Pollux's ticks run, every family's list joined (Pollux's, then Sia), in
+/// listing order.
+pub fn elastic_policies() -> Vec<ElasticPolicyInfo> {
+    pollux::POLICIES
+        .iter()
+        .chain(sia::POLICIES)
+        .copied()
+        .collect()
+}
+
+/// Build a policy of Pollux's ticks from its spec.
+pub fn build_elastic(spec: &str) -> Result<Box<dyn ElasticPolicy>, PolicyError> {
+    build_from(&elastic_policies(), spec)
+}
+
 /// Every implementation with its policy's name, mechanism by mechanism.
 fn all() -> impl Iterator<Item = (&'static str, Implementation)> {
-    implementations(super::policies(), Mechanism::Rounds)
-        .chain(implementations(pollux::policies(), Mechanism::Elastic))
-        .chain(implementations(aryl::policies(), Mechanism::Pooled))
-        .chain(implementations(pickyman::policies(), Mechanism::Preemptive))
-        .chain(implementations(dl2::policies(), Mechanism::Slots))
+    implementations(policies(), Mechanism::Rounds)
+        .chain(implementations(elastic_policies(), Mechanism::Elastic))
+        .chain(implementations(
+            aryl::policies().iter().copied(),
+            Mechanism::Pooled,
+        ))
+        .chain(implementations(
+            pickyman::policies().iter().copied(),
+            Mechanism::Preemptive,
+        ))
+        .chain(implementations(
+            dl2::policies().iter().copied(),
+            Mechanism::Slots,
+        ))
 }
 
 /// Every policy, in listing order (the order of first appearance over the mechanisms:
@@ -440,8 +483,8 @@ pub fn check(spec: &str, mechanism: Mechanism) -> Result<(), PolicyError> {
     }
     let spec = split.spec.as_str();
     match runs {
-        Mechanism::Rounds => super::build(spec).map(drop),
-        Mechanism::Elastic => pollux::build(spec).map(drop),
+        Mechanism::Rounds => build(spec).map(drop),
+        Mechanism::Elastic => build_elastic(spec).map(drop),
         Mechanism::Pooled => aryl::build(spec).map(drop),
         Mechanism::Preemptive => pickyman::build(spec).map(drop),
         Mechanism::Slots => dl2::check(spec),
@@ -490,6 +533,19 @@ mod tests {
             [Mechanism::Rounds, Mechanism::Preemptive, Mechanism::Slots]
         );
         assert_eq!(entry("pollux").unwrap().mechanisms(), [Mechanism::Elastic]);
+    }
+
+    #[test]
+    fn round_policies_build_from_their_specs() {
+        assert!(matches!(build("nope"), Err(PolicyError::Unknown(_))));
+        assert!(matches!(
+            build("las[foo=1]"),
+            Err(PolicyError::Param { .. })
+        ));
+        for info in policies() {
+            let p = build(info.name).unwrap();
+            assert_eq!(p.name(), info.name);
+        }
     }
 
     #[test]
@@ -597,7 +653,7 @@ mod tests {
         // A round-based experiment also offers Pollux and Sia (rigid jobs in ticks) and
         // PickyMan (and its blind form), which runs the rigid jobs in its own mechanism.
         let round_rows: Vec<&str> = rows(Mechanism::Rounds).iter().map(|r| r.spec).collect();
-        assert_eq!(round_rows.len(), super::super::policies().len() + 4);
+        assert_eq!(round_rows.len(), policies().len() + 4);
         assert!(round_rows.contains(&"pollux") && round_rows.contains(&"sia"));
         assert_eq!(
             round_rows[round_rows.len() - 2..],
@@ -607,7 +663,7 @@ mod tests {
         // policy whose name they do not take, then PickyMan and its blind form.
         let elastic: Vec<&str> = rows(Mechanism::Elastic).iter().map(|r| r.spec).collect();
         assert_eq!(elastic[..4], ["pollux", "tiresias", "optimus", "sia"]);
-        assert_eq!(elastic.len(), 4 + super::super::policies().len() - 2 + 2);
+        assert_eq!(elastic.len(), 4 + policies().len() - 2 + 2);
         assert_eq!(
             elastic[elastic.len() - 2..],
             ["pickyman", "pickyman[overhead_aware=false]"]

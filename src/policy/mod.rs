@@ -14,8 +14,8 @@ pub mod pollux;
 pub mod registry;
 pub mod sia;
 
-pub use catalog::BASELINE;
-pub use registry::{build, parse_spec, policies, ParamInfo, PolicyInfo};
+pub use catalog::{build, policies, BASELINE};
+pub use registry::{parse_spec, ParamInfo, PolicyInfo};
 
 pub use crate::sim::rounds::contract::{
     Allocation, Assignment, Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute,

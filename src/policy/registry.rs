@@ -1,7 +1,8 @@
 //! The policy registry: every policy by name, with a one-line description and its
 //! parameters, built from `name[key=value,...]` specs.
 
-use super::{classic, gavel, Policy, PolicyError};
+use super::{Policy, PolicyError};
+use crate::sim::elastic::contract::ElasticPolicy;
 use std::collections::BTreeMap;
 
 /// One parameter of a policy.
@@ -66,6 +67,9 @@ impl<P: ?Sized> Registered<P> {
 
 /// A registered round-based policy.
 pub type PolicyInfo = Registered<dyn Policy>;
+
+/// A registered elastic policy.
+pub type ElasticPolicyInfo = Registered<dyn ElasticPolicy>;
 
 /// Build a policy from `spec` with the entry of `list` it names.
 pub fn build_from<P: ?Sized>(list: &[Registered<P>], spec: &str) -> Result<Box<P>, PolicyError> {
@@ -193,83 +197,17 @@ pub fn parse_spec(spec: &str) -> Result<(String, BTreeMap<String, String>), Poli
     Ok((name, values))
 }
 
+/// A round-based policy's entry in its family's list: name, family, description, parameters
+/// and builder.
 macro_rules! entry {
     ($name:expr, $family:expr, $desc:expr, $params:expr, $build:expr) => {
-        PolicyInfo::new($name, $family, $desc, $params, $build)
+        $crate::policy::registry::PolicyInfo::new($name, $family, $desc, $params, $build)
     };
 }
+pub(crate) use entry;
 
-const NO_PARAMS: &[ParamInfo] = &[];
-
-/// Every registered policy, in listing order.
-pub fn policies() -> &'static [PolicyInfo] {
-    const LIST: &[PolicyInfo] = &[
-        entry!("sjf", "classic", "Shortest job first by oracle total duration on the fastest GPU type.", NO_PARAMS,
-            |p| Ok(Box::new(classic::OrderPolicy::sjf(p.spec())))),
-        entry!("srtf", "classic", "Shortest remaining time first (oracle), preemptive every round.", NO_PARAMS,
-            |p| Ok(Box::new(classic::OrderPolicy::srtf(p.spec())))),
-        entry!("las", "classic", "Least attained service (GPU-seconds) first, preemptive every round.", NO_PARAMS,
-            |p| Ok(Box::new(classic::OrderPolicy::las(p.spec())))),
-        entry!("tiresias", "classic", "Tiresias: two-queue discretised LAS on GPU-hours (threshold 16), first come first served within a queue.", classic::tiresias::PARAMS,
-            classic::tiresias::Tiresias::build),
-        entry!("optimus", "classic", "Optimus in rounds: jobs placed in submission order, then free GPUs to the move onto a faster type that cuts predicted remaining time most per GPU.", NO_PARAMS,
-            |p| Ok(Box::new(classic::optimus::Optimus::new(p.spec())))),
-        entry!("drf", "classic", "Dominant resource fairness over GPU types and time: smallest dominant share of GPU-seconds first, on the type that keeps it smallest.", NO_PARAMS,
-            |p| Ok(Box::new(classic::drf::Drf::new(p.spec())))),
-        entry!("isolated", "gavel", "Gavel's isolated: each job gets a static 1/n share of every GPU type.", NO_PARAMS,
-            |p| Ok(Box::new(gavel::isolated::Isolated::new(p.spec())))),
-        entry!("max_min_fairness", "gavel", "Max-min fairness as an LP (what Gavel calls its LAS policy): maximise the least normalised share; all GPU types treated as equal.", gavel::max_min_fairness::PARAMS,
-            |p| gavel::max_min_fairness::MaxMinFairness::build(p, false)),
-        entry!("max_min_fairness_perf", "gavel", "Heterogeneity-aware max-min fairness: maximise the least throughput relative to an equal share.", gavel::max_min_fairness::PARAMS,
-            |p| gavel::max_min_fairness::MaxMinFairness::build(p, true)),
-        entry!("finish_time_fairness", "gavel", "Finish-time fairness (Themis) ignoring heterogeneity: minimise the largest rho.", NO_PARAMS,
-            |p| Ok(Box::new(gavel::finish_time_fairness::FinishTimeFairness::new(p.spec(), false)))),
-        entry!("finish_time_fairness_perf", "gavel", "Heterogeneity-aware finish-time fairness, the Themis-style policy: minimise the largest rho (a root search over rho with scaling LPs) instead of Themis' auctions.", NO_PARAMS,
-            |p| Ok(Box::new(gavel::finish_time_fairness::FinishTimeFairness::new(p.spec(), true)))),
-        entry!("min_total_duration", "gavel", "Minimise makespan (bisection over the completion time T) ignoring heterogeneity.", NO_PARAMS,
-            |p| Ok(Box::new(gavel::min_total_duration::MinTotalDuration::new(p.spec(), false)))),
-        entry!("min_total_duration_perf", "gavel", "Heterogeneity-aware makespan minimisation (bisection over T).", NO_PARAMS,
-            |p| Ok(Box::new(gavel::min_total_duration::MinTotalDuration::new(p.spec(), true)))),
-        entry!("max_sum_throughput_perf", "gavel", "Maximise the cluster's total throughput (steps/s), heterogeneity-aware.", NO_PARAMS,
-            |p| Ok(Box::new(gavel::max_sum_throughput::MaxSumThroughput::new(p.spec())))),
-        entry!("fifo", "gavel", "First in, first out: jobs in arrival order each get a GPU type with room, drawn at random (heterogeneity-unaware).", NO_PARAMS,
-            |p| Ok(Box::new(gavel::fifo::GavelFifo::new(p.spec(), false)))),
-        entry!("fifo_perf", "gavel", "Gavel's FIFO_Perf: jobs in arrival order each get the fastest GPU type with room.", NO_PARAMS,
-            |p| Ok(Box::new(gavel::fifo::GavelFifo::new(p.spec(), true)))),
-        entry!("max_min_fairness_packed", "gavel", "Max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", gavel::max_min_fairness_packed::PARAMS,
-            gavel::max_min_fairness_packed::MaxMinFairnessPacked::build),
-        entry!("finish_time_fairness_packed", "gavel", "Finish-time fairness with space sharing: minimise the largest rho over single and paired time.", gavel::packed::BISECTION_PARAMS,
-            gavel::finish_time_fairness_packed::FinishTimeFairnessPacked::build),
-        entry!("min_total_duration_packed", "gavel", "Makespan minimisation with space sharing (bisection over T).", gavel::packed::BISECTION_PARAMS,
-            gavel::min_total_duration_packed::MinTotalDurationPacked::build),
-        entry!("fifo_packed", "gavel", "FIFO_Perf, then queued jobs packed onto placed ones whose pair's normalised throughput beats a threshold.", gavel::fifo_packed::PARAMS,
-            gavel::fifo_packed::FifoPacked::build),
-        entry!("allox", "gavel", "AlloX: waiting jobs matched to free GPUs at least total completion time (min-cost matching); a placed job keeps its GPU.", gavel::allox::PARAMS,
-            gavel::allox::Allox::build),
-        entry!("gandiva", "gavel", "Gandiva: equal time slices; when oversubscribed, random pairs of equal-size jobs share GPUs, and pairs that slow down are split.", gavel::gandiva::PARAMS,
-            gavel::gandiva::Gandiva::build),
-        entry!("max_min_fairness_water_filling", "gavel", "Water-filling max-min fairness ignoring heterogeneity: repeated LPs raise every job, freezing the bottleneck jobs, until none can rise.", gavel::max_min_fairness_water_filling::PARAMS,
-            |p| gavel::max_min_fairness_water_filling::WaterFilling::build(p, false)),
-        entry!("max_min_fairness_water_filling_perf", "gavel", "Heterogeneity-aware water-filling max-min fairness: after the least share, the next least, and so on.", gavel::max_min_fairness_water_filling::PARAMS,
-            |p| gavel::max_min_fairness_water_filling::WaterFilling::build(p, true)),
-        entry!("hierarchical", "gavel", "Hierarchical water-filling: max-min fairness across entities by their weights, then fairness or FIFO within each entity.", gavel::hierarchical::PARAMS,
-            gavel::hierarchical::Hierarchical::build),
-        entry!("max_sum_throughput_normalized_by_cost_perf", "gavel", "Maximise total throughput per dollar (steps/s over each GPU type's price per hour).", NO_PARAMS,
-            |p| Ok(Box::new(gavel::max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), false)))),
-        entry!("max_sum_throughput_normalized_by_cost_perf_slos", "gavel", "Throughput per dollar, with every job that has a deadline given the throughput it needs to meet it (dropped if infeasible).", NO_PARAMS,
-            |p| Ok(Box::new(gavel::max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), true)))),
-        entry!("max_min_fairness_water_filling_packed", "gavel", "Water-filling max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", gavel::max_min_fairness_water_filling_packed::PARAMS,
-            gavel::max_min_fairness_water_filling_packed::WaterFillingPacked::build),
-        entry!("max_sum_throughput_normalized_by_cost_packed_slos", "gavel", "Throughput per dollar with space sharing (a pair counts both jobs' colocated rates) and deadlines as throughput floors.", gavel::max_sum_throughput_normalized_by_cost_packed_slos::PARAMS,
-            gavel::max_sum_throughput_normalized_by_cost_packed_slos::ThroughputPerCostPacked::build),
-    ];
-    LIST
-}
-
-/// Build a policy from its spec.
-pub fn build(spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
-    build_from(policies(), spec)
-}
+/// The parameters of a policy that takes none.
+pub(crate) const NO_PARAMS: &[ParamInfo] = &[];
 
 /// Parse `spec` and check its keys against `known`, giving the canonical spec.
 pub(crate) fn checked_params(spec: &str, known: &[ParamInfo]) -> Result<Params, PolicyError> {
@@ -309,14 +247,5 @@ mod tests {
         assert_eq!(v["solver_tol"], "1e-9");
         assert!(matches!(parse_spec("las[x]"), Err(PolicyError::Syntax(_))));
         assert!(matches!(parse_spec("las[x=1"), Err(PolicyError::Syntax(_))));
-        assert!(matches!(build("nope"), Err(PolicyError::Unknown(_))));
-        assert!(matches!(
-            build("las[foo=1]"),
-            Err(PolicyError::Param { .. })
-        ));
-        for info in policies() {
-            let p = build(info.name).unwrap();
-            assert_eq!(p.name(), info.name);
-        }
     }
 }

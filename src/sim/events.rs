@@ -1,7 +1,7 @@
 //! Events the simulator emits; metrics and stateful policies observe them.
 
-use crate::cluster::TypeIdx;
-use crate::job::JobId;
+use crate::model::cluster::TypeIdx;
+use crate::model::job::JobId;
 use serde::{Deserialize, Serialize};
 
 /// Something that happened in the simulation.

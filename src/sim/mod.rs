@@ -19,7 +19,7 @@ pub use events::SimEvent;
 pub use rounds::Simulator;
 pub use shell::{Mechanism, Simulation, Stepper};
 
-use crate::job::{JobId, JobSpec};
+use crate::model::job::{JobId, JobSpec};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 

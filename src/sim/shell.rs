@@ -18,7 +18,7 @@ use super::pooled::PooledSimulator;
 use super::preemptive::PreemptiveSimulator;
 use super::slots::SlotSimulator;
 use super::{RoundReport, Simulator};
-use crate::job::JobId;
+use crate::model::job::JobId;
 use serde::{Deserialize, Serialize};
 
 /// Which mechanism runs a policy.

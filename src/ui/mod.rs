@@ -13,13 +13,12 @@ pub mod trace_charts;
 pub mod worker;
 
 mod app;
+mod events;
 mod files;
 mod network;
 mod panels;
 mod shared;
-mod step_worker;
 mod stepper;
-mod tasks;
 mod wire;
 
 use web_sys::{HtmlInputElement, HtmlSelectElement};
@@ -87,7 +86,7 @@ fn hours(s: f64) -> String {
 }
 
 /// A job's colour in the stepping views.
-fn job_colour(j: crate::job::JobId) -> String {
+fn job_colour(j: crate::model::job::JobId) -> String {
     format!("hsl({}, 65%, 55%)", (j * 137) % 360)
 }
 

@@ -2,8 +2,8 @@
 //! copying, and the results of a comparison.
 
 use super::worker::PolicyResult;
-use crate::cluster::ClusterSpec;
 use crate::experiment::{Experiment, Resolved};
+use crate::model::cluster::ClusterSpec;
 use crate::sim::Mechanism;
 use std::ops::Deref;
 use std::rc::Rc;

@@ -1,7 +1,7 @@
 //! The page's side of stepping: the worker holding one policy's run, the last board it sent
 //! and the requests it has not answered yet. Dropping the session terminates its worker.
 
-use super::step_worker::StepRequest;
+use super::worker::step_worker::StepRequest;
 use super::worker::{FromWorker, ToWorker, WorkerHandle};
 use crate::experiment::stepping::Board;
 use crate::experiment::Experiment;

@@ -8,41 +8,11 @@
 //! is 1 (the batch never changes). Each distinct (job type, GPU count, steps) becomes one
 //! application named after them, so that every job keeps its own amount of work.
 
-use super::elastic::{AppModel, Apps, ElasticApp};
+use super::elastic::{AppModel, Apps, ElasticApp, RigidModel};
 use super::profile::Profile;
-use crate::cluster::ClusterSpec;
-use crate::job::JobSpec;
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::JobSpec;
 use std::collections::BTreeMap;
-
-/// The model of a rigid job as an elastic application.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RigidModel {
-    /// The GPUs it runs on, always.
-    pub gpus: u32,
-    /// Steps to finish.
-    pub steps: f64,
-    /// Steps per second on each GPU type of the cluster (0 where it cannot run).
-    pub rates: BTreeMap<String, f64>,
-}
-
-impl RigidModel {
-    /// Steps per second on GPU type `gpu` (0 where it cannot run).
-    pub fn rate(&self, gpu: &str) -> f64 {
-        self.rates.get(gpu).copied().unwrap_or(0.0)
-    }
-
-    /// (step time, synchronisation time) on `replicas` GPUs of type `gpu`: one step in
-    /// `1 / rate` seconds at its own count, nothing anywhere else.
-    pub fn step_time(&self, gpu: Option<&str>, replicas: u32) -> Option<(f64, f64)> {
-        let rate = self.rate(gpu?);
-        (replicas == self.gpus && rate > 0.0).then(|| (1.0 / rate, 0.0))
-    }
-
-    /// Whether it can run on `replicas` GPUs of type `gpu`.
-    pub fn runs_on(&self, gpu: &str, replicas: u32) -> bool {
-        self.step_time(Some(gpu), replicas).is_some()
-    }
-}
 
 /// The name of the application of a rigid job.
 fn app_name(job: &JobSpec) -> String {

@@ -8,8 +8,8 @@
 //! at 0.
 
 use super::Profile;
-use crate::cluster::{ClusterSpec, TypeIdx};
-use crate::job::{JobId, JobSpec};
+use crate::model::cluster::{ClusterSpec, TypeIdx};
+use crate::model::job::{JobId, JobSpec};
 use std::collections::BTreeMap;
 
 /// Colocated throughputs of every pair of jobs of a trace, per GPU type of a cluster.

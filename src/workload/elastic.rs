@@ -18,7 +18,6 @@
 //! given parameters, a dataset size, and a gradient noise scale that grows geometrically
 //! over training.
 
-use super::as_elastic::RigidModel;
 use super::interp::LinearNd;
 use crate::model::goodput::{GoodputFunction, GradParams, PerfParams};
 use serde::{Deserialize, Serialize};
@@ -133,6 +132,36 @@ pub struct ModelledApp {
     /// `perf` serves a type not named here on a cluster of one type.
     #[serde(skip)]
     pub types: BTreeMap<String, PerfSpec>,
+}
+
+/// The model of a rigid job as an elastic application.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RigidModel {
+    /// The GPUs it runs on, always.
+    pub gpus: u32,
+    /// Steps to finish.
+    pub steps: f64,
+    /// Steps per second on each GPU type of the cluster (0 where it cannot run).
+    pub rates: BTreeMap<String, f64>,
+}
+
+impl RigidModel {
+    /// Steps per second on GPU type `gpu` (0 where it cannot run).
+    pub fn rate(&self, gpu: &str) -> f64 {
+        self.rates.get(gpu).copied().unwrap_or(0.0)
+    }
+
+    /// (step time, synchronisation time) on `replicas` GPUs of type `gpu`: one step in
+    /// `1 / rate` seconds at its own count, nothing anywhere else.
+    pub fn step_time(&self, gpu: Option<&str>, replicas: u32) -> Option<(f64, f64)> {
+        let rate = self.rate(gpu?);
+        (replicas == self.gpus && rate > 0.0).then(|| (1.0 / rate, 0.0))
+    }
+
+    /// Whether it can run on `replicas` GPUs of type `gpu`.
+    pub fn runs_on(&self, gpu: &str, replicas: u32) -> bool {
+        self.step_time(Some(gpu), replicas).is_some()
+    }
 }
 
 /// Where an application's answers come from.

@@ -6,8 +6,8 @@
 //! duration times its throughput on its fastest GPU type.
 
 use super::{Profile, Trace, WorkloadError};
-use crate::cluster::ClusterSpec;
-use crate::job::JobSpec;
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::JobSpec;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 

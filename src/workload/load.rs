@@ -49,7 +49,7 @@ pub fn scale_arrivals(trace: &mut Trace, factor: f64) -> Result<(), WorkloadErro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::JobSpec;
+    use crate::model::job::JobSpec;
 
     fn trace(arrivals: &[f64]) -> Trace {
         Trace {

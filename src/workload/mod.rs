@@ -6,7 +6,6 @@
 //! line and the field.
 
 pub mod as_elastic;
-pub mod claims;
 pub mod cluster_log;
 pub mod colocation;
 pub mod csv;

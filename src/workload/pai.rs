@@ -63,7 +63,7 @@ use serde::{Deserialize, Serialize};
 use super::csv::Records;
 use super::trace::Trace;
 use super::WorkloadError;
-use crate::job::JobSpec;
+use crate::model::job::JobSpec;
 use crate::rng::Rng;
 
 /// Columns of `pai_job_table.csv`, in file order.

@@ -13,7 +13,7 @@
 
 use super::csv::records;
 use super::{line_of_offset, parse_count, parse_nonneg, WorkloadError};
-use crate::cluster::ClusterSpec;
+use crate::model::cluster::ClusterSpec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -26,7 +26,7 @@
 
 use super::trace::MAX_JOB_S;
 use super::{line_of_offset, GeneratorConfig, Trace, WorkloadError};
-use crate::job::JobSpec;
+use crate::model::job::JobSpec;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 

@@ -14,8 +14,8 @@
 
 use super::elastic::{packed_placement, Apps, ElasticApp};
 use super::profile::Profile;
-use crate::cluster::ClusterSpec;
-use crate::job::JobSpec;
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::JobSpec;
 
 /// Progress units per second of a job of `app` run rigidly on `gpus` GPUs packed on servers
 /// of `per_server`, at total batch `batch` (see the module docs); `None` where the model

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::dates::{format_day, format_time};
 use super::Trace;
-use crate::metrics::percentile;
+use crate::math::percentile;
 use crate::order;
 
 const HOUR: f64 = 3600.0;
@@ -181,7 +181,8 @@ impl TraceStats {
         let durations = trace.is_timed();
         let origin = trace.origin.as_ref();
         let start = origin.map(|o| o.start_s);
-        let hours = |j: &crate::job::JobSpec| j.total_steps * f64::from(j.scale_factor) / HOUR;
+        let hours =
+            |j: &crate::model::job::JobSpec| j.total_steps * f64::from(j.scale_factor) / HOUR;
         let opt = |v: f64| durations.then_some(v);
 
         let mut by_gpus: BTreeMap<u32, (usize, f64)> = BTreeMap::new();

@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use super::{Profile, Trace, WorkloadError};
-use crate::cluster::ClusterSpec;
-use crate::job::JobSpec;
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::JobSpec;
 use crate::order;
 use crate::rng::Rng;
 

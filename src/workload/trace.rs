@@ -29,8 +29,8 @@ use super::csv::{quote, records, split_line, Records};
 use super::timed::Origin;
 use super::{cluster_log, philly};
 use super::{line_of_offset, parse_count, parse_nonneg, Profile, WorkloadError};
-use crate::cluster::ClusterSpec;
-use crate::job::JobSpec;
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::JobSpec;
 use serde::{Deserialize, Serialize};
 
 /// The latest arrival a trace may have: 100 years (s). Later arrivals are refused, as the
@@ -640,7 +640,7 @@ mod tests {
         e.jobs[1].entity = Some("team, b".into());
         let c = Trace::parse(&e.to_csv(), "x.csv").unwrap();
         assert_eq!(c.jobs, e.jobs);
-        assert_eq!(c.jobs[0].entity(), crate::job::DEFAULT_ENTITY);
+        assert_eq!(c.jobs[0].entity(), crate::model::job::DEFAULT_ENTITY);
         assert_eq!(c.jobs[1].entity(), "team, b");
         let j = Trace::parse(&e.to_json(), "x.json").unwrap();
         assert_eq!(j.jobs, e.jobs);

@@ -290,7 +290,7 @@ pub(crate) fn build_grid(a: &mut SweepArgs) -> CliResult<Grid> {
         .exp
         .preset
         .as_deref()
-        .and_then(orrery::workload::presets::scenario)
+        .and_then(orrery::experiment::scenarios::scenario)
         .and_then(|s| s.load)
         .filter(|_| generated && a.loads.is_empty())
         .map(|l| l.rates);

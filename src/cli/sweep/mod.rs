@@ -55,7 +55,7 @@ type Figure = (String, Option<f64>, f64);
 /// When the sweep is a preset's figure against the load (its experiment, its rates, no
 /// other axis), the paper's figure and the sweep's, on standard error.
 fn paper_line(grid: &Grid, figures: &[Figure]) {
-    let Some(claim) = orrery::workload::claims::load_claim_for(&grid.base) else {
+    let Some(claim) = orrery::experiment::scenarios::claims::load_claim_for(&grid.base) else {
         return;
     };
     let one_axis = grid.cells() == grid.policies.len() * grid.rates.len();

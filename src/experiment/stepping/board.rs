@@ -3,7 +3,7 @@
 //! chose ([`Choices`]) and a line of counts. A stepped run builds it where it runs (the
 //! page's worker) and the page draws it: the page never holds the simulation.
 
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::pollux::Explanation;
 use crate::sim::Mechanism;
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,7 @@
 use super::{
     blank, fraction, Area, Board, Cell, Choices, Gpu, GpuKind, Row, Server, ServerKind, Table,
 };
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::sim::elastic::ElasticSimulator;
 
 /// The board of the elastic simulator `sim`, `finished` jobs done and `events` in the last

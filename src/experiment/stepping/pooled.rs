@@ -3,7 +3,7 @@
 
 use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table};
 use crate::experiment::Resolved;
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::sim::pooled::{Pool, PooledSimulator};
 
 /// The board of the pooled simulator `sim` of the experiment `r`, `finished` jobs done and

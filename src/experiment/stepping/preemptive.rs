@@ -3,7 +3,7 @@
 
 use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Table};
 use crate::experiment::Resolved;
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::sim::preemptive::{Phase, PreemptiveSimulator};
 
 /// The board of the preemptive simulator `sim` of the experiment `r`, `finished` jobs done,

@@ -2,7 +2,7 @@
 //! sharing it) on it, and the active jobs with their allocation rows.
 
 use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Table};
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::Recompute;
 use crate::sim::Simulator;
 use std::collections::{BTreeMap, BTreeSet};

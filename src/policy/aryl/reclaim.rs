@@ -7,7 +7,7 @@
 //! a job that would fall below its minimum must stop, losing the work since its last
 //! checkpoint and paying the restart delay, on all its GPUs. Costs are in GPU-seconds.
 
-use crate::job::JobId;
+use crate::model::job::JobId;
 use std::collections::BTreeMap;
 
 /// A training job as reclaiming sees it.

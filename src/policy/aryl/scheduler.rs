@@ -12,7 +12,7 @@
 
 use super::knapsack::{self, Choice};
 use super::reclaim::{self, Tenant};
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::PolicyError;
 use crate::sim::pooled::{Pool, PoolPlan, PoolView, PooledPolicy};

@@ -8,6 +8,7 @@ pub mod optimus;
 pub mod tiresias;
 
 use super::{Decision, Policy, PolicyError, PolicyView};
+use crate::policy::registry::{entry, PolicyInfo, NO_PARAMS};
 use crate::rng::Rng;
 
 /// The decision that places each job of `view` with `Some(type)` in `placement` on all its
@@ -102,3 +103,20 @@ impl Policy for OrderPolicy {
         Ok(Decision::Order(keyed.into_iter().map(|k| k.3).collect()))
     }
 }
+
+/// The classic family's round-based policies, in listing order (the catalog joins every
+/// family's lists).
+pub const POLICIES: &[PolicyInfo] = &[
+        entry!("sjf", "classic", "Shortest job first by oracle total duration on the fastest GPU type.", NO_PARAMS,
+            |p| Ok(Box::new(OrderPolicy::sjf(p.spec())))),
+        entry!("srtf", "classic", "Shortest remaining time first (oracle), preemptive every round.", NO_PARAMS,
+            |p| Ok(Box::new(OrderPolicy::srtf(p.spec())))),
+        entry!("las", "classic", "Least attained service (GPU-seconds) first, preemptive every round.", NO_PARAMS,
+            |p| Ok(Box::new(OrderPolicy::las(p.spec())))),
+        entry!("tiresias", "classic", "Tiresias: two-queue discretised LAS on GPU-hours (threshold 16), first come first served within a queue.", tiresias::PARAMS,
+            tiresias::Tiresias::build),
+        entry!("optimus", "classic", "Optimus in rounds: jobs placed in submission order, then free GPUs to the move onto a faster type that cuts predicted remaining time most per GPU.", NO_PARAMS,
+            |p| Ok(Box::new(optimus::Optimus::new(p.spec())))),
+        entry!("drf", "classic", "Dominant resource fairness over GPU types and time: smallest dominant share of GPU-seconds first, on the type that keeps it smallest.", NO_PARAMS,
+            |p| Ok(Box::new(drf::Drf::new(p.spec())))),
+];

@@ -14,13 +14,11 @@ pub mod drf;
 pub mod fifo;
 pub mod learned;
 pub mod optimus;
-pub mod session;
 pub mod srtf;
-pub mod train;
 
 use super::registry::{build_from, checked_params, parse_spec, ParamInfo, Params, Registered};
 use super::PolicyError;
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::nn::Mlp;
 use crate::sim::slots::{SlotAction, SlotPolicy, SlotView};
 

@@ -4,7 +4,7 @@
 //! the next shortest. Ties go to the earlier arrival.
 
 use super::best_growth;
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::registry::Params;
 use crate::policy::PolicyError;
 use crate::rng::Rng;

@@ -15,7 +15,7 @@
 //! the others wait. Recomputed when the job set changes; GPU types are not shuffled, and
 //! jobs without a share may fill GPUs left idle.
 
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::hungarian;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
@@ -184,7 +184,8 @@ mod tests {
         assert_eq!(x, vec![vec![0.0], vec![1.0], vec![0.0]]);
         // A shorter job arriving does not preempt the holder.
         w.remaining = vec![3000.0, 900.0, 2000.0];
-        w.specs.push(crate::job::JobSpec::new("t", 0.0, 10.0));
+        w.specs
+            .push(crate::model::job::JobSpec::new("t", 0.0, 10.0));
         w.thr.push(vec![1.0]);
         w.time.push(vec![0.0]);
         w.remaining.push(10.0);

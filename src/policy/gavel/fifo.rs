@@ -5,7 +5,7 @@
 //! run, and keeps a job's type once given (Gavel intends the same, but its code puts every
 //! job on the alphabetically last type; Orrery does not copy that).
 
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 use std::collections::BTreeMap;

@@ -10,7 +10,7 @@
 //! jobs with no share do not fill leftover GPUs.
 
 use super::packed;
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;

@@ -12,7 +12,7 @@
 
 use super::ipm::BlockLp;
 use super::lp::Lp;
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 use std::cell::RefCell;

@@ -15,7 +15,7 @@
 
 use super::lp::Lp;
 use super::packed::{self, Rows};
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::registry::Params;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;

@@ -19,7 +19,7 @@
 //! Random draws use the experiment's seeded generator, not Python's, so the pairs differ
 //! from Gavel's for the same seed (their distribution is the same).
 
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;

@@ -217,9 +217,7 @@ mod tests {
         assert!(parse_weights("a").is_err());
         assert!(parse_weights("a:0").is_err());
         assert!(parse_weights("a:1;a:2").is_err());
-        assert!(crate::policy::registry::build("hierarchical[within=lifo]").is_err());
-        assert!(
-            crate::policy::registry::build("hierarchical[weights=a:2;b:1,within=fifo]").is_ok()
-        );
+        assert!(crate::policy::build("hierarchical[within=lifo]").is_err());
+        assert!(crate::policy::build("hierarchical[weights=a:2;b:1,within=fifo]").is_ok());
     }
 }

@@ -37,6 +37,7 @@ pub mod partner_classes;
 mod rho_root;
 
 use super::{PolicyTraits, PolicyView, Recompute};
+use crate::policy::registry::{entry, PolicyInfo, NO_PARAMS};
 
 /// Traits shared by Gavel's policies: recomputed when the job set changes; the plain
 /// (heterogeneity-unaware) variants shuffle GPU types in Gavel-compatible mode.
@@ -109,10 +110,61 @@ pub(crate) fn isolated_fractions(view: &PolicyView) -> Vec<Vec<f64>> {
 }
 
 /// Test helpers: hand-made views.
+/// The gavel family's round-based policies, in listing order (the catalog joins every
+/// family's lists).
+pub const POLICIES: &[PolicyInfo] = &[
+        entry!("isolated", "gavel", "Gavel's isolated: each job gets a static 1/n share of every GPU type.", NO_PARAMS,
+            |p| Ok(Box::new(isolated::Isolated::new(p.spec())))),
+        entry!("max_min_fairness", "gavel", "Max-min fairness as an LP (what Gavel calls its LAS policy): maximise the least normalised share; all GPU types treated as equal.", max_min_fairness::PARAMS,
+            |p| max_min_fairness::MaxMinFairness::build(p, false)),
+        entry!("max_min_fairness_perf", "gavel", "Heterogeneity-aware max-min fairness: maximise the least throughput relative to an equal share.", max_min_fairness::PARAMS,
+            |p| max_min_fairness::MaxMinFairness::build(p, true)),
+        entry!("finish_time_fairness", "gavel", "Finish-time fairness (Themis) ignoring heterogeneity: minimise the largest rho.", NO_PARAMS,
+            |p| Ok(Box::new(finish_time_fairness::FinishTimeFairness::new(p.spec(), false)))),
+        entry!("finish_time_fairness_perf", "gavel", "Heterogeneity-aware finish-time fairness, the Themis-style policy: minimise the largest rho (a root search over rho with scaling LPs) instead of Themis' auctions.", NO_PARAMS,
+            |p| Ok(Box::new(finish_time_fairness::FinishTimeFairness::new(p.spec(), true)))),
+        entry!("min_total_duration", "gavel", "Minimise makespan (bisection over the completion time T) ignoring heterogeneity.", NO_PARAMS,
+            |p| Ok(Box::new(min_total_duration::MinTotalDuration::new(p.spec(), false)))),
+        entry!("min_total_duration_perf", "gavel", "Heterogeneity-aware makespan minimisation (bisection over T).", NO_PARAMS,
+            |p| Ok(Box::new(min_total_duration::MinTotalDuration::new(p.spec(), true)))),
+        entry!("max_sum_throughput_perf", "gavel", "Maximise the cluster's total throughput (steps/s), heterogeneity-aware.", NO_PARAMS,
+            |p| Ok(Box::new(max_sum_throughput::MaxSumThroughput::new(p.spec())))),
+        entry!("fifo", "gavel", "First in, first out: jobs in arrival order each get a GPU type with room, drawn at random (heterogeneity-unaware).", NO_PARAMS,
+            |p| Ok(Box::new(fifo::GavelFifo::new(p.spec(), false)))),
+        entry!("fifo_perf", "gavel", "Gavel's FIFO_Perf: jobs in arrival order each get the fastest GPU type with room.", NO_PARAMS,
+            |p| Ok(Box::new(fifo::GavelFifo::new(p.spec(), true)))),
+        entry!("max_min_fairness_packed", "gavel", "Max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", max_min_fairness_packed::PARAMS,
+            max_min_fairness_packed::MaxMinFairnessPacked::build),
+        entry!("finish_time_fairness_packed", "gavel", "Finish-time fairness with space sharing: minimise the largest rho over single and paired time.", packed::BISECTION_PARAMS,
+            finish_time_fairness_packed::FinishTimeFairnessPacked::build),
+        entry!("min_total_duration_packed", "gavel", "Makespan minimisation with space sharing (bisection over T).", packed::BISECTION_PARAMS,
+            min_total_duration_packed::MinTotalDurationPacked::build),
+        entry!("fifo_packed", "gavel", "FIFO_Perf, then queued jobs packed onto placed ones whose pair's normalised throughput beats a threshold.", fifo_packed::PARAMS,
+            fifo_packed::FifoPacked::build),
+        entry!("allox", "gavel", "AlloX: waiting jobs matched to free GPUs at least total completion time (min-cost matching); a placed job keeps its GPU.", allox::PARAMS,
+            allox::Allox::build),
+        entry!("gandiva", "gavel", "Gandiva: equal time slices; when oversubscribed, random pairs of equal-size jobs share GPUs, and pairs that slow down are split.", gandiva::PARAMS,
+            gandiva::Gandiva::build),
+        entry!("max_min_fairness_water_filling", "gavel", "Water-filling max-min fairness ignoring heterogeneity: repeated LPs raise every job, freezing the bottleneck jobs, until none can rise.", max_min_fairness_water_filling::PARAMS,
+            |p| max_min_fairness_water_filling::WaterFilling::build(p, false)),
+        entry!("max_min_fairness_water_filling_perf", "gavel", "Heterogeneity-aware water-filling max-min fairness: after the least share, the next least, and so on.", max_min_fairness_water_filling::PARAMS,
+            |p| max_min_fairness_water_filling::WaterFilling::build(p, true)),
+        entry!("hierarchical", "gavel", "Hierarchical water-filling: max-min fairness across entities by their weights, then fairness or FIFO within each entity.", hierarchical::PARAMS,
+            hierarchical::Hierarchical::build),
+        entry!("max_sum_throughput_normalized_by_cost_perf", "gavel", "Maximise total throughput per dollar (steps/s over each GPU type's price per hour).", NO_PARAMS,
+            |p| Ok(Box::new(max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), false)))),
+        entry!("max_sum_throughput_normalized_by_cost_perf_slos", "gavel", "Throughput per dollar, with every job that has a deadline given the throughput it needs to meet it (dropped if infeasible).", NO_PARAMS,
+            |p| Ok(Box::new(max_sum_throughput_normalized_by_cost::ThroughputPerCost::new(p.spec(), true)))),
+        entry!("max_min_fairness_water_filling_packed", "gavel", "Water-filling max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", max_min_fairness_water_filling_packed::PARAMS,
+            max_min_fairness_water_filling_packed::WaterFillingPacked::build),
+        entry!("max_sum_throughput_normalized_by_cost_packed_slos", "gavel", "Throughput per dollar with space sharing (a pair counts both jobs' colocated rates) and deadlines as throughput floors.", max_sum_throughput_normalized_by_cost_packed_slos::PARAMS,
+            max_sum_throughput_normalized_by_cost_packed_slos::ThroughputPerCostPacked::build),
+];
+
 #[cfg(test)]
 pub(crate) mod testing {
-    use crate::cluster::ClusterSpec;
-    use crate::job::JobSpec;
+    use crate::model::cluster::ClusterSpec;
+    use crate::model::job::JobSpec;
     use crate::policy::{JobView, PolicyView};
 
     /// Two jobs and their colocated throughputs per type: `(a, b, [(a's, b's)])`.

@@ -4,7 +4,7 @@
 
 use super::super::registry::Params;
 use super::super::{ParamInfo, PolicyError};
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::rng::Rng;
 use crate::sim::preemptive::{
     fit_type, types_by_speed, PreemptPlan, PreemptView, PreemptivePolicy, Suspension,

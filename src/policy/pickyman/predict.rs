@@ -9,7 +9,7 @@
 //! `overhead_error`. Draws depend only on the seed and the type's name, not on the order
 //! in which jobs appear.
 
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::rng::Rng;
 use crate::sim::preemptive::{Phase, PreemptView};
 use std::collections::BTreeMap;

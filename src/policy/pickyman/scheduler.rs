@@ -19,7 +19,7 @@ use super::super::{ParamInfo, PolicyError};
 use super::baselines::{priority_plan, Pick, VictimQueue};
 use super::predict::{Predictor, SuspensionCost};
 use super::victims::{greedy, Candidate};
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::rng::Rng;
 use crate::sim::preemptive::{Phase, PreemptPlan, PreemptView, PreemptivePolicy, Suspension};
 

@@ -16,7 +16,7 @@
 //! more than the best set found, which no later set can beat. [`exhaustive`] tries every
 //! subset, for tests on small cases.
 
-use crate::job::JobId;
+use crate::model::job::JobId;
 
 /// A running job that could be suspended.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -17,51 +17,35 @@ pub use crate::sim::elastic::contract::{
     ElasticJobView, ElasticPolicy, ElasticView, Explanation, Weighed,
 };
 
-use super::registry::{build_from, Registered};
-use super::PolicyError;
+use super::registry::Registered;
 
-/// A registered elastic policy.
-pub type ElasticPolicyInfo = Registered<dyn ElasticPolicy>;
+pub use super::registry::ElasticPolicyInfo;
 
-/// Policies for elastic workloads (a profile of elastic applications), in listing order.
-pub fn policies() -> &'static [ElasticPolicyInfo] {
-    const LIST: &[ElasticPolicyInfo] = &[
-        Registered::new(
-            "pollux",
-            "pollux",
-            "Pollux: GPU counts, placements and batch sizes chosen for goodput by a genetic algorithm over the cluster; fairness as a power mean of speedups over the fair share.",
-            scheduler::PARAMS,
-            scheduler::Pollux::build,
-        ),
-        Registered::new(
-            "tiresias",
-            "pollux",
-            "Tiresias as Pollux's evaluation ran it: two-queue discretised LAS (16 GPU-hours), each job with its user's GPU count and batch size, all or nothing.",
-            tiresias::PARAMS,
-            tiresias::Tiresias::build,
-        ),
-        Registered::new(
-            "optimus",
-            "pollux",
-            "Optimus+Oracle: fixed batch sizes; GPUs given one at a time to the job whose remaining time drops most.",
-            &[],
-            optimus::Optimus::build,
-        ),
-        Registered::new(
-            "sia",
-            "sia",
-            "Sia: every interval, each job's goodput in every GPU type x count from per-type models, normalised per job; an integer program picks one configuration per job within each type's GPUs (sum of goodput^p, p = -0.5, lambda_n for a job left out); batch sizes tuned per type.",
-            crate::policy::sia::PARAMS,
-            crate::policy::sia::Sia::build,
-        ),
-    ];
-    LIST
-}
-
-/// Build an elastic policy from its spec.
-pub fn build(spec: &str) -> Result<Box<dyn ElasticPolicy>, PolicyError> {
-    build_from(policies(), spec)
-}
+/// Pollux's policies and its evaluation's baselines for elastic workloads, in listing
+/// order (the catalog joins every family's lists).
+pub const POLICIES: &[ElasticPolicyInfo] = &[
+    Registered::new(
+        "pollux",
+        "pollux",
+        "Pollux: GPU counts, placements and batch sizes chosen for goodput by a genetic algorithm over the cluster; fairness as a power mean of speedups over the fair share.",
+        scheduler::PARAMS,
+        scheduler::Pollux::build,
+    ),
+    Registered::new(
+        "tiresias",
+        "pollux",
+        "Tiresias as Pollux's evaluation ran it: two-queue discretised LAS (16 GPU-hours), each job with its user's GPU count and batch size, all or nothing.",
+        tiresias::PARAMS,
+        tiresias::Tiresias::build,
+    ),
+    Registered::new(
+        "optimus",
+        "pollux",
+        "Optimus+Oracle: fixed batch sizes; GPUs given one at a time to the job whose remaining time drops most.",
+        &[],
+        optimus::Optimus::build,
+    ),
+];
 
 /// Greedy placement used by Tiresias and Optimus in Pollux's simulator: take GPUs from the
 /// server with the most free GPUs (ties to the lowest id) until `count` are placed.

@@ -12,8 +12,8 @@
 
 use super::ga::{self, GaJob, GaParams, Problem, Speedup};
 use super::{ElasticPolicy, ElasticView};
-use crate::job::JobId;
 use crate::model::goodput::{BatchSizes, GoodputFunction};
+use crate::model::job::JobId;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::PolicyError;
 use crate::rng::Rng;

@@ -7,7 +7,7 @@
 //! from the servers with the most free GPUs. There is no starvation handling.
 
 use super::{free_map, place_most_free, ElasticPolicy, ElasticView};
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::PolicyError;
 use crate::rng::Rng;

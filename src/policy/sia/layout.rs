@@ -9,7 +9,7 @@
 //! real server of 8 GPUs beside servers of 4 is two of them. A placement here takes GPUs of
 //! real servers and names them by their virtual servers (first the first one's GPUs).
 
-use crate::policy::pollux::ElasticView;
+use crate::sim::elastic::contract::ElasticView;
 
 /// One configuration: `gpus` GPUs over `nodes` servers of type `ty`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

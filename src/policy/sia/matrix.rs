@@ -23,7 +23,7 @@
 
 use super::layout::Layout;
 use crate::model::goodput::{BatchSizes, GoodputFunction, PerfParams};
-use crate::policy::pollux::{ElasticJobView, ElasticView};
+use crate::sim::elastic::contract::{ElasticJobView, ElasticView};
 
 /// Settings of the matrix.
 #[derive(Debug, Clone, Copy, PartialEq)]

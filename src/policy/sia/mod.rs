@@ -24,12 +24,23 @@ pub mod layout;
 pub mod matrix;
 pub mod mip;
 
-use crate::policy::pollux::{ElasticPolicy, ElasticView, Explanation, Weighed};
-use crate::policy::registry::{ParamInfo, Params};
+use crate::policy::registry::{ElasticPolicyInfo, ParamInfo, Params, Registered};
 use crate::policy::PolicyError;
 use crate::rng::Rng;
+use crate::sim::elastic::contract::{ElasticPolicy, ElasticView, Explanation, Weighed};
 use layout::Layout;
 use matrix::RowParams;
+
+/// Sia for elastic workloads (the catalog joins every family's lists).
+pub const POLICIES: &[ElasticPolicyInfo] = &[
+    Registered::new(
+        "sia",
+        "sia",
+        "Sia: every interval, each job's goodput in every GPU type x count from per-type models, normalised per job; an integer program picks one configuration per job within each type's GPUs (sum of goodput^p, p = -0.5, lambda_n for a job left out); batch sizes tuned per type.",
+        PARAMS,
+        Sia::build,
+    ),
+];
 
 /// Parameters of Sia.
 pub const PARAMS: &[ParamInfo] = &[

@@ -3,7 +3,7 @@
 //! decision is a list of server ids per job, one entry per GPU.
 
 use super::ElasticJobState;
-use crate::job::{JobId, JobSpec};
+use crate::model::job::{JobId, JobSpec};
 use crate::rng::Rng;
 use crate::sim::PolicyError;
 use crate::workload::ElasticApp;

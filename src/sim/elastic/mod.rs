@@ -32,11 +32,11 @@
 pub mod contract;
 
 use super::{RoundReport, SimEvent};
-use crate::cluster::ClusterSpec;
-use crate::job::{JobId, JobSpec};
+use crate::model::cluster::ClusterSpec;
 use crate::model::goodput::{
     fit_perf_params, GoodputFunction, GradParams, Observation, PerfParams,
 };
+use crate::model::job::{JobId, JobSpec};
 use crate::rng::Rng;
 use crate::workload::{Apps, ElasticApp};
 use contract::{ElasticJobView, ElasticPolicy, ElasticView};

@@ -20,8 +20,8 @@
 //!    `checkpoint_s` of running.
 
 use super::{RoundReport, SimError, SimEvent};
-use crate::cluster::ClusterSpec;
-use crate::job::{JobId, JobSpec};
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::{JobId, JobSpec};
 use crate::workload::inference::LoadCurve;
 use crate::workload::trace::MAX_JOB_S;
 use crate::workload::Profile;

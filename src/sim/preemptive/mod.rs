@@ -22,8 +22,8 @@
 //! moves with it).
 
 use super::{RoundReport, SimError, SimEvent};
-use crate::cluster::ClusterSpec;
-use crate::job::{JobId, JobSpec};
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::{JobId, JobSpec};
 use crate::rng::Rng;
 use crate::workload::overhead::{JobOverhead, Overheads};
 use crate::workload::Profile;

@@ -1,8 +1,8 @@
 //! The contract of Gavel's rounds: the [`Policy`] trait its policies implement, what a
 //! policy sees ([`PolicyView`]) and what it answers ([`Decision`]).
 
-use crate::cluster::{ClusterSpec, TypeIdx};
-use crate::job::{JobId, JobSpec};
+use crate::model::cluster::{ClusterSpec, TypeIdx};
+use crate::model::job::{JobId, JobSpec};
 use crate::rng::Rng;
 use crate::sim::{PolicyError, SimEvent};
 use crate::workload::Colocation;

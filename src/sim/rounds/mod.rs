@@ -39,8 +39,8 @@ pub mod placement;
 mod select;
 
 use super::{arrival_order, RoundReport, SimConfig, SimError, SimEvent};
-use crate::cluster::{ClusterSpec, TypeIdx};
-use crate::job::{JobId, JobSpec, JobState, Placement};
+use crate::model::cluster::{ClusterSpec, TypeIdx};
+use crate::model::job::{JobId, JobSpec, JobState, Placement};
 use crate::rng::{PyRandom, Rng};
 use crate::workload::{Colocation, Profile};
 use contract::{Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute};

@@ -1,7 +1,7 @@
 //! GPU placement within one type: gang placement consolidated on as few servers as possible,
 //! keeping a job on its previous GPUs when they are free.
 
-use crate::job::{GpuIds, JobId};
+use crate::model::job::{GpuIds, JobId};
 
 /// The GPUs of one type during a round.
 #[derive(Debug, Clone)]

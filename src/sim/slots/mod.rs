@@ -35,8 +35,8 @@ use view::arrival_cmp;
 pub use view::{dominant_share, plan, SlotView};
 
 use super::{RoundReport, SimError, SimEvent};
-use crate::cluster::ClusterSpec;
-use crate::job::{JobId, JobSpec};
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::{JobId, JobSpec};
 use crate::rng::Rng;
 use crate::workload::ps::{PsConfig, PsModels};
 use std::sync::Arc;

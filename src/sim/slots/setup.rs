@@ -3,8 +3,8 @@
 
 use super::view::plan;
 use super::SlotServer;
-use crate::cluster::ClusterSpec;
-use crate::job::JobSpec;
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::JobSpec;
 use crate::sim::SimError;
 use crate::workload::ps::{PsConfig, PsModels};
 

@@ -3,7 +3,7 @@
 //! servers.
 
 use super::{SlotAction, SlotJob, SlotServer, ACTIONS_PER_JOB, STATE_FEATURES};
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::workload::ps::{PsModel, PsModels};
 
 /// What a slot policy sees at each call.

@@ -1,10 +1,10 @@
 //! The edits of the Workload, Cluster, Policies and Run settings panels.
 
-use super::experiment::PROFILE_FREE;
 use super::{App, ClusterMsg, PolicyMsg, SettingsMsg, WorkloadMsg};
-use crate::cluster::ClusterSpec;
 use crate::experiment::{ProfileSource, WorkloadSource};
+use crate::model::cluster::ClusterSpec;
 use crate::policy::catalog;
+use crate::ui::events::PROFILE_FREE;
 use crate::workload::{Apps, Profile, PsModels, Trace};
 use std::collections::BTreeMap;
 

@@ -3,9 +3,11 @@
 //! trace of another family (round-based, elastic applications, parameter-server models)
 //! brings that family's settings.
 
+use crate::experiment::scenarios;
+
 use super::App;
-use crate::cluster::ClusterSpec;
 use crate::experiment::{Experiment, ProfileSource, Resolved, WorkloadSource};
+use crate::model::cluster::ClusterSpec;
 use crate::policy::catalog;
 use crate::sim::Mechanism;
 use crate::ui::shared::Shared;
@@ -50,9 +52,6 @@ pub fn workload_label_of(exp: &Experiment) -> String {
     }
 }
 
-/// The profile select's value of a profile-free experiment.
-pub const PROFILE_FREE: &str = "profile-free";
-
 /// The kind of simulation an experiment's profile implies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Family {
@@ -89,9 +88,9 @@ impl Family {
     /// The bundled scenario of the family, whose settings a switch adopts.
     fn scenario(self) -> Experiment {
         match self {
-            Family::Rounds => presets::default_experiment(),
-            Family::Elastic => presets::pollux_experiment(),
-            Family::Ps => presets::dl2_experiment(),
+            Family::Rounds => scenarios::default_experiment(),
+            Family::Elastic => scenarios::pollux_experiment(),
+            Family::Ps => scenarios::dl2_experiment(),
         }
     }
 

@@ -4,9 +4,9 @@
 
 use super::experiment::{adopt_family, Family};
 use super::App;
-use crate::cluster::ClusterSpec;
 use crate::experiment::{ProfileSource, WorkloadSource};
-use crate::workload::{TimePoint, TraceFilter};
+use crate::model::cluster::ClusterSpec;
+use crate::workload::TimePoint;
 
 /// A comma-separated list, trimmed, without empty entries.
 fn list(v: &str) -> Vec<String> {
@@ -117,24 +117,5 @@ impl App {
         }
         note.push('.');
         Ok(note)
-    }
-}
-
-/// The value of the filter's field, as the panel shows it.
-pub fn filter_field(f: Option<&TraceFilter>, field: &str) -> String {
-    let Some(f) = f else {
-        return String::new();
-    };
-    let point = |p: &Option<TimePoint>| match p {
-        Some(TimePoint::Seconds(v)) => v.to_string(),
-        Some(TimePoint::Date(d)) => d.clone(),
-        None => String::new(),
-    };
-    match field {
-        "from" => point(&f.from),
-        "to" => point(&f.to),
-        "vcs" => f.vcs.join(", "),
-        "statuses" => f.statuses.join(", "),
-        _ => f.max_jobs.map(|n| n.to_string()).unwrap_or_default(),
     }
 }

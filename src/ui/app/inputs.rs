@@ -1,6 +1,7 @@
 //! What a person types: refused values (each shown with its message next to its field), the
 //! generator's fields, and whether a key belongs to the control that has the focus.
 
+use crate::ui::events::Refused;
 use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 
@@ -48,17 +49,6 @@ pub fn generator_field_id(field: &str) -> &'static str {
         .iter()
         .find(|f| f.0 == field)
         .map_or("gen-other", |f| f.1)
-}
-
-/// A refused value: its field, why, and what was typed (the field keeps showing it).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Refused {
-    /// The field's id.
-    pub id: &'static str,
-    /// Why the value was refused.
-    pub why: String,
-    /// The value as typed.
-    pub typed: String,
 }
 
 /// Put field `id`'s refusal of `typed` (or take it away, for `None`).

@@ -22,12 +22,10 @@ mod shape;
 mod step;
 mod train;
 
-pub use experiment::PROFILE_FREE;
-pub use filter::filter_field;
-pub use inputs::Refused;
+use crate::ui::events::{PaiForm, Refused, TraceShape};
 pub use msg::*;
-pub use pai::{PaiFile, PaiForm};
-pub use shape::TraceShape;
+
+use crate::experiment::scenarios;
 
 use super::panels::{
     cluster::ClusterPanel, dl2::Dl2Settings, elastic::ElasticResults, policies::PoliciesPanel,
@@ -40,11 +38,11 @@ use super::shared::{Results, Shared};
 use super::stepper::StepSession;
 use super::worker::{PolicyResult, WorkerHandle};
 use super::{now_ms, select_value};
+use crate::experiment::train::session::{page_train_config, TrainProgress, Trained};
+use crate::experiment::train::{CurvePoint, TrainConfig};
 use crate::experiment::{Experiment, Progress, Resolved, WorkloadSource};
-use crate::policy::dl2::session::{page_train_config, TrainProgress, Trained};
-use crate::policy::dl2::train::{CurvePoint, TrainConfig};
 use crate::sim::Mechanism;
-use crate::workload::{presets, GeneratorConfig};
+use crate::workload::GeneratorConfig;
 use experiment::{parse_policy_list, workload_label_of};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -120,7 +118,7 @@ struct Errors {
     /// The comparison's.
     run: Option<String>,
     /// Refused values, each shown next to its field.
-    fields: Vec<inputs::Refused>,
+    fields: Vec<Refused>,
 }
 
 /// The comparison in the worker, and its results.
@@ -411,7 +409,7 @@ impl Component for App {
                     <label class="scenario">{ "Scenario " }
                         <select id="scenario" onchange={link.callback(|e: Event| Msg::Scenario(select_value(&e)))}>
                             <option value="" selected=true disabled=true>{ "load a bundled scenario…" }</option>
-                            { for presets::SCENARIOS.iter().map(|sc| html! { <option value={sc.name} title={sc.description}>{ format!("{} — {}", sc.name, sc.description) }</option> }) }
+                            { for scenarios::SCENARIOS.iter().map(|sc| html! { <option value={sc.name} title={sc.description}>{ format!("{} — {}", sc.name, sc.description) }</option> }) }
                         </select>
                     </label>
                     <button id="copy-link" onclick={link.callback(|_| Msg::CopyLink)}>{ "Copy link" }</button>
@@ -471,7 +469,7 @@ impl Component for App {
 impl App {
     /// Load a bundled scenario (the whole experiment) and run it.
     fn load_scenario(&mut self, ctx: &Context<Self>, name: &str) -> bool {
-        if let Some(sc) = presets::scenario(name) {
+        if let Some(sc) = scenarios::scenario(name) {
             let exp = sc.experiment();
             if sc.load.is_some() {
                 self.sweep_auto += 1;

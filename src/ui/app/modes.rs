@@ -1,12 +1,14 @@
 //! The edits of the panels that give an experiment its mechanism's settings: the Inference
 //! pool (Aryl), Preemption (PickyMan) and DL2 panels.
 
+use crate::experiment::scenarios;
+
 use super::{App, Dl2Msg, PoolMsg, PreemptMsg};
 use crate::experiment::{Experiment, InferenceSource, NetworkSource};
 use crate::ui::panels::pool::inference_servers;
 use crate::ui::panels::preemption::FIELDS as PREEMPTION_FIELDS;
 use crate::workload::inference::LoadCurve;
-use crate::workload::{presets, PsConfig};
+use crate::workload::PsConfig;
 
 impl App {
     /// An edit of the Inference pool panel.
@@ -68,7 +70,7 @@ impl App {
     fn set_inference_pool(&mut self, on: bool) {
         let mut c = Experiment::clone(&self.exp);
         if on {
-            let d = presets::aryl_experiment();
+            let d = scenarios::aryl_experiment();
             if inference_servers(&c.cluster).is_none() {
                 c.cluster = format!("{},inference:128/8", c.cluster);
             }
@@ -81,7 +83,7 @@ impl App {
             c.fairness = false;
             c.gavel_compat = false;
         } else {
-            let d = presets::default_experiment();
+            let d = scenarios::default_experiment();
             c.inference = None;
             c.policies = d.policies;
             c.round_s = d.round_s;
@@ -144,7 +146,7 @@ impl App {
         let mut c = Experiment::clone(&self.exp);
         let mut changed = Vec::new();
         if on {
-            let d = presets::pickyman_experiment();
+            let d = scenarios::pickyman_experiment();
             if c.inference.take().is_some() {
                 changed.push("the inference pool removed".to_string());
             }
@@ -155,7 +157,7 @@ impl App {
             changed.push(format!("policies {}", d.policies.join(", ")));
             self.fit_to_scenario(&mut c, d, &mut changed);
         } else {
-            let d = presets::default_experiment();
+            let d = scenarios::default_experiment();
             c.preemption = None;
             c.policies = d.policies.clone();
             c.round_s = d.round_s;

@@ -6,37 +6,12 @@
 use super::{App, PaiMsg, PaiTable};
 use crate::experiment::WorkloadSource;
 use crate::sim::Mechanism;
+use crate::ui::events::{PaiFile, PaiForm};
 use crate::ui::shared::Shared;
 use crate::workload::pai::{read_pai, PaiSampling};
 
 /// Name of the inline workload an import makes.
 const SAMPLE_NAME: &str = "pai-sample.csv";
-
-/// A PAI table read: its file name, text and number of lines.
-pub struct PaiFile {
-    /// The file's name.
-    pub name: String,
-    text: String,
-    /// Lines of the text.
-    pub lines: usize,
-}
-
-/// The PAI block's state: the tables read and the sampling fields as typed.
-#[derive(Clone, PartialEq)]
-pub struct PaiForm {
-    /// `pai_job_table.csv`, once read.
-    pub jobs: Option<Shared<PaiFile>>,
-    /// `pai_task_table.csv`, once read.
-    pub tasks: Option<Shared<PaiFile>>,
-    /// Most jobs sampled, as typed.
-    pub max_jobs: String,
-    /// Seed of the sampling, as typed.
-    pub seed: String,
-    /// Share of the sampled jobs made elastic, as typed.
-    pub elastic: String,
-    /// The block's last error.
-    pub error: Option<String>,
-}
 
 impl Default for PaiForm {
     fn default() -> Self {

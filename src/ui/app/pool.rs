@@ -6,7 +6,7 @@
 
 use super::{App, Msg, RunMsg};
 use crate::experiment::{Experiment, Progress};
-use crate::ui::tasks::first_request;
+use crate::ui::worker::tasks::first_request;
 use crate::ui::worker::{FromWorker, PolicyResult, ToWorker, WorkerHandle};
 use std::collections::VecDeque;
 use yew::prelude::*;

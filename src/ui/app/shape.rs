@@ -5,6 +5,7 @@
 
 use super::App;
 use crate::experiment::{Experiment, WorkloadSource};
+use crate::ui::events::TraceShape;
 use crate::ui::now_ms;
 use crate::ui::shared::Shared;
 use crate::workload::{TraceFilter, TraceStats};
@@ -45,14 +46,6 @@ impl ShapeKey {
             && self.load_factor == exp.load_factor
             && self.seed == Self::seed(exp)
     }
-}
-
-/// The Trace shape panel's contents.
-pub struct TraceShape {
-    /// The statistics, or why the trace could not be read.
-    pub stats: Result<TraceStats, String>,
-    /// Milliseconds computing them (reading the trace included when it was read again).
-    pub ms: f64,
 }
 
 impl App {

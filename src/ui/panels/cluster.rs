@@ -1,8 +1,8 @@
 //! The "Cluster" panel: the cluster spec, its presets, and a table of its GPU types.
 
-use crate::cluster::ClusterSpec;
 use crate::experiment::Experiment;
-use crate::ui::app::ClusterMsg;
+use crate::model::cluster::ClusterSpec;
+use crate::ui::events::ClusterMsg;
 use crate::ui::shared::Shared;
 use crate::ui::{input_value, CLUSTER_PRESETS};
 use yew::prelude::*;

@@ -4,7 +4,7 @@
 
 use crate::experiment::{Experiment, NetworkSource};
 use crate::sim::Mechanism;
-use crate::ui::app::Dl2Msg;
+use crate::ui::events::Dl2Msg;
 use crate::ui::files::{chosen_file, read_text, FileText};
 use crate::ui::input_value;
 use crate::ui::shared::Shared;

@@ -3,7 +3,7 @@
 //! behind them. Shown for results of an elastic experiment.
 
 use super::chart;
-use crate::ui::app::{RunMsg, ViewMsg};
+use crate::ui::events::{RunMsg, ViewMsg};
 use crate::ui::shared::{Results, Shared};
 use crate::ui::worker::{PolicyResult, Resize};
 use crate::ui::{charts, plot};

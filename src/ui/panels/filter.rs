@@ -2,7 +2,7 @@
 //! clusters, statuses and a sample of at most so many jobs (the experiment's
 //! `trace_filter`, so a share link carries it).
 
-use crate::ui::app::{filter_field, WorkloadMsg};
+use crate::ui::events::{filter_field, WorkloadMsg};
 use crate::ui::input_value;
 use crate::workload::TraceFilter;
 use yew::prelude::*;

@@ -27,8 +27,8 @@ pub mod trace_shape;
 pub mod training;
 pub mod workload;
 
-use super::app::Refused;
 use super::plot::{export, Format};
+use crate::ui::events::Refused;
 use yew::prelude::*;
 
 /// A refused value's message, next to its field `id` (id `<id>-error`), if it has one.

@@ -1,7 +1,7 @@
 //! The Workload panel's block importing the Alibaba PAI tables: the job and task tables,
 //! the sampling's fields, and the Import button.
 
-use crate::ui::app::{PaiFile, PaiForm, PaiMsg, PaiTable};
+use crate::ui::events::{PaiFile, PaiForm, PaiMsg, PaiTable};
 use crate::ui::files::{chosen_file, read_text, FileText};
 use crate::ui::input_value;
 use crate::ui::shared::Shared;

@@ -4,7 +4,7 @@
 use super::pool::aryl_help;
 use crate::policy::catalog;
 use crate::sim::Mechanism;
-use crate::ui::app::PolicyMsg;
+use crate::ui::events::PolicyMsg;
 use crate::ui::input_value;
 use yew::prelude::*;
 

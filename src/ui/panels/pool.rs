@@ -1,11 +1,11 @@
 //! The "Inference pool" settings panel (Aryl): add or remove the pool, its diurnal load or
 //! an uploaded load CSV. Not shown for elastic and parameter-server experiments.
 
-use crate::cluster::ClusterSpec;
 use crate::experiment::{Experiment, InferenceSource};
+use crate::model::cluster::ClusterSpec;
 use crate::policy;
 use crate::sim::Mechanism;
-use crate::ui::app::PoolMsg;
+use crate::ui::events::PoolMsg;
 use crate::ui::files::{chosen_file, read_text};
 use crate::ui::input_value;
 use crate::ui::shared::Shared;

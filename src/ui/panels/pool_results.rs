@@ -4,7 +4,7 @@
 
 use super::chart;
 use super::pool::inference_servers;
-use crate::ui::app::RunMsg;
+use crate::ui::events::RunMsg;
 use crate::ui::shared::{Results, Shared};
 use crate::ui::worker::PoolSeries;
 use crate::ui::{charts, plot};

@@ -4,7 +4,7 @@
 
 use crate::experiment::Experiment;
 use crate::sim::Mechanism;
-use crate::ui::app::PreemptMsg;
+use crate::ui::events::PreemptMsg;
 use crate::ui::input_value;
 use crate::ui::shared::Shared;
 use yew::prelude::*;

@@ -3,8 +3,8 @@
 //! training times. Shown for results of a preemptive experiment.
 
 use super::chart;
-use crate::ui::app::{RunMsg, SortBy, ViewMsg};
 use crate::ui::charts::{self, SuspensionBar};
+use crate::ui::events::{RunMsg, SortBy, ViewMsg};
 use crate::ui::plot;
 use crate::ui::select_value;
 use crate::ui::shared::{Results, Shared};

@@ -6,7 +6,7 @@ use crate::experiment::Progress;
 use crate::metrics::glossary;
 use crate::metrics::{PoolFigures, PreemptionFigures, PsFigures};
 use crate::sim::Mechanism;
-use crate::ui::app::{Export, RunMsg, ViewMsg};
+use crate::ui::events::{Export, RunMsg, ViewMsg};
 use crate::ui::shared::{Results, Shared};
 use crate::ui::worker::PolicyResult;
 use crate::ui::{charts, plot};
@@ -348,10 +348,10 @@ fn paper_note(props: &Props) -> Html {
     let Some(results) = props.results.as_deref() else {
         return html! {};
     };
-    let Some(claim) = crate::workload::claims::claim_for(&results.exp) else {
+    let Some(claim) = crate::experiment::scenarios::claims::claim_for(&results.exp) else {
         return html! {};
     };
-    let summaries: Vec<crate::workload::claims::Figures> =
+    let summaries: Vec<crate::experiment::scenarios::claims::Figures> =
         results.runs.iter().map(|r| (&r.summary).into()).collect();
     let measured = claim.measure(&summaries);
     html! {

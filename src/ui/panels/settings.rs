@@ -5,7 +5,7 @@
 use super::{field_note, invalid, shown};
 use crate::experiment::Experiment;
 use crate::sim::Mechanism;
-use crate::ui::app::SettingsMsg;
+use crate::ui::events::SettingsMsg;
 use crate::ui::shared::Shared;
 use crate::ui::{input_checked, input_value};
 use yew::prelude::*;
@@ -20,7 +20,7 @@ pub struct Props {
     /// Edits.
     pub on_edit: Callback<SettingsMsg>,
     /// Refused values.
-    pub fields: Vec<crate::ui::app::Refused>,
+    pub fields: Vec<crate::ui::events::Refused>,
 }
 
 /// The "Run settings" panel.

@@ -5,7 +5,7 @@
 use super::state;
 use crate::experiment::stepping::Board;
 use crate::sim::Mechanism;
-use crate::ui::app::StepMsg;
+use crate::ui::events::StepMsg;
 use crate::ui::select_value;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;

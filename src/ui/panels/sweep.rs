@@ -9,13 +9,13 @@
 //! (`?sweep=10,20,40&metric=p99#x1...`); the panel starts with those values.
 
 use super::chart;
+use crate::experiment::scenarios::claims::load_claim_for;
 use crate::experiment::{Experiment, Progress, SweepPoint};
 use crate::ui::charts::{stacked, Panel};
 use crate::ui::plot;
 use crate::ui::shared::Shared;
 use crate::ui::worker::{FromWorker, ToWorker, WorkerHandle};
 use crate::ui::{input_checked, input_value};
-use crate::workload::claims::load_claim_for;
 use std::collections::VecDeque;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;

@@ -5,7 +5,7 @@
 
 use super::chart;
 use crate::format::thousands;
-use crate::ui::app::TraceShape;
+use crate::ui::events::TraceShape;
 use crate::ui::plot;
 use crate::ui::shared::Shared;
 use crate::ui::trace_charts::{self, span_label};

@@ -3,11 +3,11 @@
 //! downloads.
 
 use super::chart;
-use crate::policy::dl2::session::{TrainProgress, Trained};
-use crate::policy::dl2::train::{CurvePoint, TrainConfig};
+use crate::experiment::train::session::{TrainProgress, Trained};
+use crate::experiment::train::{CurvePoint, TrainConfig};
 use crate::sim::Mechanism;
-use crate::ui::app::TrainMsg;
 use crate::ui::charts::{self, Panel};
+use crate::ui::events::TrainMsg;
 use crate::ui::input_value;
 use crate::ui::plot;
 use crate::ui::shared::Shared;

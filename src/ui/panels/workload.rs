@@ -7,7 +7,7 @@ use super::pai::PaiImport;
 use super::{field_note, invalid, shown};
 use crate::experiment::{Experiment, JobTypes, ProfileSource, WorkloadSource};
 use crate::sim::Mechanism;
-use crate::ui::app::{PaiForm, PaiMsg, WorkloadMsg, PROFILE_FREE};
+use crate::ui::events::{PaiForm, PaiMsg, WorkloadMsg, PROFILE_FREE};
 use crate::ui::files::{chosen_file, read_folder, read_text, FileText, FolderFiles};
 use crate::ui::shared::Shared;
 use crate::ui::{input_checked, input_value, select_value};
@@ -29,7 +29,7 @@ pub struct Props {
     /// The workload's last error.
     pub workload_error: Option<String>,
     /// Refused values of the generator's fields.
-    pub fields: Vec<crate::ui::app::Refused>,
+    pub fields: Vec<crate::ui::events::Refused>,
     /// The profile's last error.
     pub profile_error: Option<String>,
     /// What the profile knows (GPU types, job types), when the experiment resolves.

@@ -2,7 +2,7 @@
 //! (Sia), one job's goodput in each GPU type and count at the last decision, as a chart (a
 //! line per GPU type, the chosen configuration ringed) and as a table.
 
-use crate::job::JobId;
+use crate::model::job::JobId;
 use crate::policy::pollux::{Explanation, Weighed};
 use crate::ui::plot::{self, line, look, Axis, Fig, Key, Swatch};
 use crate::ui::select_value;

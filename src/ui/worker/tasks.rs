@@ -5,7 +5,7 @@
 //! runs, so the results are those of one worker running the plan in order (and of the CLI,
 //! which runs the tasks on threads the same way).
 
-use super::worker::{policy_result, post, Final, FromWorker, PolicyResult, ToWorker};
+use super::{policy_result, post, Final, FromWorker, PolicyResult, ToWorker};
 use crate::experiment::{Experiment, Plan, Resolved, RunResult};
 use std::cell::RefCell;
 use web_sys::DedicatedWorkerGlobalScope;

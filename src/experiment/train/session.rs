@@ -3,7 +3,7 @@
 //! curve's points reported as they come, and the slots simulated per second. The caller
 //! gives the clock (the core reads none).
 
-use super::train::{CurvePoint, TrainConfig, Trainer};
+use super::{CurvePoint, TrainConfig, Trainer};
 use crate::experiment::Experiment;
 use serde::{Deserialize, Serialize};
 

@@ -2,7 +2,7 @@
 //! page asks and answers with the run's [`Board`], so a huge workload's set-up and steps
 //! never hold the page's thread.
 
-use super::worker::{post, FromWorker};
+use super::{post, FromWorker};
 use crate::experiment::stepping::StepRun;
 use crate::experiment::Experiment;
 use serde::{Deserialize, Serialize};

@@ -39,15 +39,16 @@
 mod branched;
 mod examples;
 mod rollouts;
+pub mod session;
 mod update;
 
 use examples::{Example, Recorder};
 
-use super::learned::{Dl2, Mode};
 use crate::experiment::{Experiment, ExperimentError, WorkloadSource};
 use crate::nn::{
     greedy_action, masked_softmax, smoothed_cross_entropy, Activation, Adam, Mlp, Optimizer,
 };
+use crate::policy::dl2::learned::{Dl2, Mode};
 use crate::rng::Rng;
 use crate::sim::slots::ACTIONS_PER_JOB;
 use serde::{Deserialize, Serialize};
@@ -334,14 +335,14 @@ impl Trainer {
         let ps =
             r.ps.as_ref()
                 .ok_or("training needs a DL2 (parameter-server) experiment")?;
-        if cfg.teacher.trim() == "dl2" || super::build(&cfg.teacher).is_err() {
+        if cfg.teacher.trim() == "dl2" || crate::policy::dl2::build(&cfg.teacher).is_err() {
             return Err(format!(
                 "training setting 'teacher': '{}' is not a dl2-family heuristic (drf, fifo, srtf, optimus)",
                 cfg.teacher
             ));
         }
         let types = ps.models.models.len();
-        let inputs = cfg.window * (types + super::learned::JOB_NUMBERS);
+        let inputs = cfg.window * (types + crate::policy::dl2::learned::JOB_NUMBERS);
         let outputs = cfg.window * ACTIONS_PER_JOB + 1;
         let mut rng = Rng::for_purpose(cfg.seed, "dl2-train");
         let mut sizes = vec![inputs];
@@ -384,7 +385,7 @@ impl Trainer {
 
     /// Input size of the networks.
     pub fn inputs(&self) -> usize {
-        self.cfg.window * (self.types + super::learned::JOB_NUMBERS)
+        self.cfg.window * (self.types + crate::policy::dl2::learned::JOB_NUMBERS)
     }
 
     /// Start reinforcement learning from `net` instead of the warm-up's result (for
@@ -508,7 +509,7 @@ impl Trainer {
         &mut self,
         mut progress: impl FnMut(usize, usize, &CurvePoint),
     ) -> Result<f64, String> {
-        let teacher = || super::build(&self.cfg.teacher).map_err(|e| e.to_string());
+        let teacher = || crate::policy::dl2::build(&self.cfg.teacher).map_err(|e| e.to_string());
         let mut train = Vec::new();
         for k in 0..self.cfg.warmup_episodes {
             train.extend(self.run(self.train_seed(k), teacher()?)?.examples);
@@ -570,7 +571,7 @@ impl Trainer {
     /// Evaluate the dl2-family policy `spec` (for example `drf`) on the held-out episodes:
     /// (reward per slot, average JCT).
     pub fn evaluate_heuristic(&self, spec: &str) -> Result<(f64, f64), String> {
-        self.evaluate_policy(&|| super::build(spec).map_err(|e| e.to_string()))
+        self.evaluate_policy(&|| crate::policy::dl2::build(spec).map_err(|e| e.to_string()))
     }
 
     #[allow(clippy::type_complexity)]

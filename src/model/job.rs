@@ -1,7 +1,7 @@
 //! Jobs: the immutable description from a trace ([`JobSpec`]) and the simulator's
 //! per-job state ([`JobState`]).
 
-use crate::cluster::TypeIdx;
+use crate::model::cluster::TypeIdx;
 use serde::{Deserialize, Serialize};
 
 /// Identifier of a job: its position in the trace (0-based).

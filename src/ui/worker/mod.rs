@@ -5,11 +5,14 @@
 //! [`worker_main`]. Messages are JSON strings; a run posts progress at most every 100 ms and
 //! then its results. Cancelling terminates the worker.
 
+pub(crate) mod step_worker;
+pub(crate) mod tasks;
+
+use crate::experiment::train::session::{train_with_events, TrainEvent, TrainProgress, Trained};
+use crate::experiment::train::{CurvePoint, TrainConfig};
 use crate::experiment::{Experiment, Progress, Resolved};
 use crate::metrics::Recorder;
 use crate::metrics::{SeriesPoint, Summary, SuspensionRecord};
-use crate::policy::dl2::session::{train_with_events, TrainEvent, TrainProgress, Trained};
-use crate::policy::dl2::train::{CurvePoint, TrainConfig};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -32,7 +35,7 @@ pub enum ToWorker {
     /// posted before the first request when the page has loaded it.
     Network(String),
     /// Step the stepping run (set it up first when the request carries an experiment).
-    Step(Box<super::step_worker::StepRequest>),
+    Step(Box<step_worker::StepRequest>),
 }
 
 /// One policy's results, as the charts and tables need them.
@@ -541,10 +544,10 @@ pub fn worker_main() {
                 }
             }
             ToWorker::RunTasks(exp, tasks) => {
-                super::tasks::run_tasks(&reply_scope, exp.map(|e| *e), &tasks)
+                tasks::run_tasks(&reply_scope, exp.map(|e| *e), &tasks)
             }
-            ToWorker::Finish(iso) => super::tasks::finish_tasks(&reply_scope, iso),
-            ToWorker::Step(req) => super::step_worker::answer(&reply_scope, *req),
+            ToWorker::Finish(iso) => tasks::finish_tasks(&reply_scope, iso),
+            ToWorker::Step(req) => step_worker::answer(&reply_scope, *req),
             ToWorker::Network(text) => {
                 if let Err(e) = crate::policy::dl2::bundled::provide(&text) {
                     post(&reply_scope, &FromWorker::Failed(e));

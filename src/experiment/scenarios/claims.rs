@@ -298,9 +298,9 @@ pub const DL2: Claim = Claim {
 /// gives something of.
 fn of_scenario<T: ?Sized>(
     exp: &Experiment,
-    pick: impl Fn(&super::presets::Scenario) -> Option<&'static T>,
+    pick: impl Fn(&super::Scenario) -> Option<&'static T>,
 ) -> Option<&'static T> {
-    super::presets::SCENARIOS
+    super::SCENARIOS
         .iter()
         .filter_map(|s| Some((pick(s)?, s)))
         .find(|(_, s)| s.experiment() == *exp)
@@ -321,7 +321,7 @@ pub fn load_claim_for(exp: &Experiment) -> Option<&'static LoadClaim> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::presets;
+    use crate::experiment::scenarios;
 
     fn summary(policy: &str, avg_jct_s: f64, avg_wait_s: f64) -> Figures<'_> {
         Figures {
@@ -358,7 +358,7 @@ mod tests {
     #[test]
     fn every_paper_preset_names_policies_it_runs_and_only_they_claim() {
         let mut n = 0;
-        for sc in presets::SCENARIOS {
+        for sc in scenarios::SCENARIOS {
             let exp = sc.experiment();
             assert_eq!(claim_for(&exp), sc.claim, "{}", sc.name);
             let Some(c) = sc.claim else { continue };
@@ -372,7 +372,7 @@ mod tests {
         assert_eq!(n, 5);
         // And the figures against the load: their policies run, and only their preset has them.
         let mut n = 0;
-        for sc in presets::SCENARIOS {
+        for sc in scenarios::SCENARIOS {
             let exp = sc.experiment();
             assert_eq!(load_claim_for(&exp), sc.load, "{}", sc.name);
             let Some(l) = sc.load else { continue };
@@ -389,14 +389,14 @@ mod tests {
         }
         assert_eq!(n, 1);
         // An edited experiment is no longer the preset's.
-        let mut exp = presets::gavel_paper_experiment();
+        let mut exp = scenarios::gavel_paper_experiment();
         exp.seed = 7;
         assert!(claim_for(&exp).is_none());
     }
 
     #[test]
     fn gavel_paper_preset_has_heterogeneity_aware_las_20_percent_below_las() {
-        let mut exp = presets::gavel_paper_experiment();
+        let mut exp = scenarios::gavel_paper_experiment();
         exp.policies = vec!["max_min_fairness".into(), "max_min_fairness_perf".into()];
         exp.fairness = false;
         let runs = crate::experiment::run(&exp).unwrap();
