@@ -12,6 +12,7 @@ mod dl2_page;
 mod fuzz_regressions;
 mod gavel_fidelity;
 mod hetero;
+mod layers;
 mod lp_invariants;
 mod lp_policies;
 mod packing;
