@@ -7,6 +7,7 @@
 //! - [`preemptive`]: PickyMan's event-driven preemption;
 //! - [`slots`]: DL2's slots of workers and parameter servers.
 
+pub mod board;
 pub mod elastic;
 pub mod events;
 pub mod pooled;

@@ -1,18 +1,11 @@
 //! One policy's run of an experiment, a step at a time (rounds, ticks, events or slots, as
 //! the policy's simulator goes), and what it looks like after each step ([`Board`]). The page
 //! steps it in a worker and draws the boards it gets back; tests step it natively.
-//!
-//! - `board`: the board's data;
-//! - `rounds`, `elastic`, `pooled`, `preemptive`, `slots`: each simulator's board.
+//! The board's data and each simulator's board live with the simulators
+//! ([`crate::sim::board`]).
 
-mod board;
-mod elastic;
-mod pooled;
-mod preemptive;
-mod rounds;
-mod slots;
-
-pub use board::{
+use crate::sim::board::BoardContext;
+pub use crate::sim::board::{
     shown, Area, Board, Cell, Choices, Gpu, GpuKind, Row, Server, ServerKind, Table, JOB_ROWS,
 };
 
@@ -146,51 +139,26 @@ impl StepRun {
     /// the first [`JOB_ROWS`].
     pub fn board(&self, all: bool) -> Board {
         let r = &self.resolved;
-        let finished = self.finished();
+        let ctx = BoardContext {
+            cluster: &r.cluster,
+            jobs: &r.trace.jobs,
+            finished: self.finished(),
+            events: self.last_events,
+            suspensions: self.rec.preemption.suspensions.len(),
+            round_s: self.round_s,
+            all,
+        };
         let mut b = match &self.sim {
-            StepSim::Rounds(s) => rounds::board(s, finished, self.last_events, all),
-            StepSim::Elastic(s) => elastic::board(s, finished, self.last_events, self.round_s, all),
-            StepSim::Pooled(s) => pooled::board(s, r, finished, self.last_events, all),
-            StepSim::Preemptive(s) => preemptive::board(
-                s,
-                r,
-                finished,
-                self.last_events,
-                self.rec.preemption.suspensions.len(),
-                all,
-            ),
-            StepSim::Slots(s) => slots::board(s, r, finished, self.last_events, all),
+            StepSim::Rounds(s) => crate::sim::rounds::board::board(s, &ctx),
+            StepSim::Elastic(s) => crate::sim::elastic::board::board(s, &ctx),
+            StepSim::Pooled(s) => crate::sim::pooled::board::board(s, &ctx),
+            StepSim::Preemptive(s) => crate::sim::preemptive::board::board(s, &ctx),
+            StepSim::Slots(s) => crate::sim::slots::board::board(s, &ctx),
         };
         b.now = self.now();
         b.steps = self.steps();
         b.done = self.is_done();
         b.mechanism = self.mechanism();
         b
-    }
-}
-
-/// A board with its picture, table and footer, the clock fields filled in by
-/// [`StepRun::board`].
-fn blank(id: Option<&str>, data: Vec<(&str, String)>, table: Table) -> Board {
-    Board {
-        now: 0.0,
-        steps: 0,
-        done: false,
-        mechanism: Mechanism::Rounds,
-        id: id.map(str::to_string),
-        data: data.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-        areas: Vec::new(),
-        table,
-        choices: None,
-        footer: String::new(),
-    }
-}
-
-/// A share done, `done` of `total`, between 0 and 1 (0 for no total).
-fn fraction(done: f64, total: f64) -> f64 {
-    if total > 0.0 {
-        (done / total).clamp(0.0, 1.0)
-    } else {
-        0.0
     }
 }

@@ -19,6 +19,8 @@
 //!    resumes or resizes spends the restart delay first; jobs checkpoint every
 //!    `checkpoint_s` of running.
 
+pub(crate) mod board;
+
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::{JobId, JobSpec};

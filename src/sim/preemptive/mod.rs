@@ -21,6 +21,8 @@
 //! on its victims' type. A job may resume on another type than it ran on (its checkpoint
 //! moves with it).
 
+pub(crate) mod board;
+
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::{JobId, JobSpec};

@@ -26,6 +26,7 @@
 //! The reward of a slot is DL2's: the sum over jobs of the fraction of their total work done
 //! in the slot ([`SlotStep::reward`], also in the [`SimEvent::SlotEnded`] event).
 
+pub(crate) mod board;
 mod setup;
 mod view;
 

@@ -2,20 +2,21 @@
 //! holds each) and CPUs in use, and the jobs' workers and parameter servers in the slot
 //! just simulated.
 
-use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table};
-use crate::experiment::Resolved;
+use super::SlotSimulator;
 use crate::model::job::JobId;
-use crate::sim::slots::SlotSimulator;
+use crate::sim::board::{
+    blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
+};
 
 /// The board of the slot simulator `sim` of the experiment `r`, `finished` jobs done and
 /// `events` in the last slot.
-pub(super) fn board(
-    sim: &SlotSimulator,
-    r: &Resolved,
-    finished: usize,
-    events: usize,
-    all: bool,
-) -> Board {
+pub(crate) fn board(sim: &SlotSimulator, ctx: &BoardContext) -> Board {
+    let BoardContext {
+        finished,
+        events,
+        all,
+        ..
+    } = *ctx;
     let jobs = sim.jobs();
     let models = sim.models();
     let servers = sim.servers();
@@ -53,7 +54,7 @@ pub(super) fn board(
         .iter()
         .filter_map(|&j| jobs.get(j))
         .fold((0, 0), |(w, p), j| (w + j.workers, p + j.ps));
-    let gpu_type = r.cluster.types.first().map_or("gpu", |t| t.name.as_str());
+    let gpu_type = ctx.cluster.types.first().map_or("gpu", |t| t.name.as_str());
     let boxes = servers
         .iter()
         .enumerate()

@@ -1,24 +1,25 @@
 //! The preemptive simulator (PickyMan) after an event: the cluster's GPUs with the jobs
 //! holding them (draining, checkpointing and reloading ones marked), and the active jobs.
 
-use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Table};
-use crate::experiment::Resolved;
+use super::{Phase, PreemptiveSimulator};
 use crate::model::job::JobId;
-use crate::sim::preemptive::{Phase, PreemptiveSimulator};
+use crate::sim::board::{
+    blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Table,
+};
 
 /// The board of the preemptive simulator `sim` of the experiment `r`, `finished` jobs done,
 /// `events` at the last step and `suspensions` so far.
-pub(super) fn board(
-    sim: &PreemptiveSimulator,
-    r: &Resolved,
-    finished: usize,
-    events: usize,
-    suspensions: usize,
-    all: bool,
-) -> Board {
+pub(crate) fn board(sim: &PreemptiveSimulator, ctx: &BoardContext) -> Board {
+    let BoardContext {
+        finished,
+        events,
+        suspensions,
+        all,
+        ..
+    } = *ctx;
     let jobs = sim.jobs();
-    let total = r.cluster.total_gpus() as usize;
-    let gpu_type = r.cluster.types.first().map_or("gpu", |t| t.name.as_str());
+    let total = ctx.cluster.total_gpus() as usize;
+    let gpu_type = ctx.cluster.types.first().map_or("gpu", |t| t.name.as_str());
     let mut gpus: Vec<Gpu> = Vec::new();
     for (id, j) in jobs.iter().enumerate().filter(|(_, j)| j.holds_gpus()) {
         let (kind, what) = match j.phase {
@@ -73,7 +74,7 @@ pub(super) fn board(
     );
     table.fill(&active, all, |j| {
         let job = &jobs[j];
-        let ty = r.trace.jobs.get(j).map_or("", |s| s.job_type.as_str());
+        let ty = ctx.jobs.get(j).map_or("", |s| s.job_type.as_str());
         let state = match job.phase {
             Phase::Waiting if job.victims_pending > 0 => {
                 format!("waiting for {} suspended job(s)", job.victims_pending)

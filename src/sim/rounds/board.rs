@@ -1,15 +1,23 @@
 //! The round-based simulator after a round: every GPU with the job (or the pair of jobs
 //! sharing it) on it, and the active jobs with their allocation rows.
 
-use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Table};
+use super::contract::Recompute;
+use super::Simulator;
 use crate::model::job::JobId;
-use crate::policy::Recompute;
-use crate::sim::Simulator;
+use crate::sim::board::{
+    blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Table,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The board of the round-based simulator `sim`, `finished` jobs done and `events` in the
 /// last round.
-pub(super) fn board(sim: &Simulator, finished: usize, events: usize, all: bool) -> Board {
+pub(crate) fn board(sim: &Simulator, ctx: &BoardContext) -> Board {
+    let BoardContext {
+        finished,
+        events,
+        all,
+        ..
+    } = *ctx;
     let cluster = sim.cluster();
     let owners = sim.gpu_owners();
     let sharers = sim.gpu_sharers();

@@ -2,21 +2,23 @@
 //! with their GPU type and count, batch size, epoch and progress, and, for policies that
 //! say why, each job's goodput in every configuration it was weighed in.
 
-use super::{
-    blank, fraction, Area, Board, Cell, Choices, Gpu, GpuKind, Row, Server, ServerKind, Table,
-};
+use super::ElasticSimulator;
 use crate::model::job::JobId;
-use crate::sim::elastic::ElasticSimulator;
+use crate::sim::board::{
+    blank, fraction, Area, Board, BoardContext, Cell, Choices, Gpu, GpuKind, Row, Server,
+    ServerKind, Table,
+};
 
 /// The board of the elastic simulator `sim`, `finished` jobs done and `events` in the last
 /// tick; the policy decides every `round_s` seconds.
-pub(super) fn board(
-    sim: &ElasticSimulator,
-    finished: usize,
-    events: usize,
-    round_s: f64,
-    all: bool,
-) -> Board {
+pub(crate) fn board(sim: &ElasticSimulator, ctx: &BoardContext) -> Board {
+    let BoardContext {
+        finished,
+        events,
+        round_s,
+        all,
+        ..
+    } = *ctx;
     // Real servers, each with its GPU type's name and size.
     let cluster = sim.cluster();
     let mut kinds: Vec<&str> = Vec::new();

@@ -1,20 +1,21 @@
 //! The pooled simulator (Aryl) after a tick: training and inference servers with the jobs
 //! on them (inference servers serving the load, loaned ones), and the active jobs.
 
-use super::{blank, fraction, Area, Board, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table};
-use crate::experiment::Resolved;
+use super::{Pool, PooledSimulator};
 use crate::model::job::JobId;
-use crate::sim::pooled::{Pool, PooledSimulator};
+use crate::sim::board::{
+    blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
+};
 
 /// The board of the pooled simulator `sim` of the experiment `r`, `finished` jobs done and
 /// `events` in the last tick.
-pub(super) fn board(
-    sim: &PooledSimulator,
-    r: &Resolved,
-    finished: usize,
-    events: usize,
-    all: bool,
-) -> Board {
+pub(crate) fn board(sim: &PooledSimulator, ctx: &BoardContext) -> Board {
+    let BoardContext {
+        finished,
+        events,
+        all,
+        ..
+    } = *ctx;
     let demand = sim.demand();
     let servers = sim.servers();
     // The first `demand` inference servers not on loan serve the load.
@@ -35,7 +36,7 @@ pub(super) fn board(
         .filter(|(i, j)| {
             j.finish.is_none()
                 && !j.dropped
-                && r.trace.jobs.get(*i).is_some_and(|s| s.arrival <= now)
+                && ctx.jobs.get(*i).is_some_and(|s| s.arrival <= now)
                 && (j.queued || j.running())
         })
         .map(|(i, _)| i)
@@ -105,7 +106,7 @@ pub(super) fn board(
     );
     table.fill(&active, all, |j| {
         let job = &jobs[j];
-        let ty = r.trace.jobs.get(j).map_or("", |s| s.job_type.as_str());
+        let ty = ctx.jobs.get(j).map_or("", |s| s.job_type.as_str());
         let on_loan: u32 = job
             .placement
             .iter()

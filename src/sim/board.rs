@@ -3,9 +3,10 @@
 //! chose ([`Choices`]) and a line of counts. A stepped run builds it where it runs (the
 //! page's worker) and the page draws it: the page never holds the simulation.
 
-use crate::model::job::JobId;
-use crate::policy::pollux::Explanation;
-use crate::sim::Mechanism;
+use super::elastic::contract::Explanation;
+use super::Mechanism;
+use crate::model::cluster::ClusterSpec;
+use crate::model::job::{JobId, JobSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -216,5 +217,51 @@ pub fn shown(n: usize, all: bool) -> usize {
         n
     } else {
         n.min(JOB_ROWS)
+    }
+}
+
+/// What a board shows beside its simulation's own state: the experiment's cluster and jobs
+/// (as its trace gives them) and the run's counts so far.
+#[derive(Debug, Clone, Copy)]
+pub struct BoardContext<'a> {
+    /// The experiment's cluster.
+    pub cluster: &'a ClusterSpec,
+    /// The experiment's jobs, as its trace gives them.
+    pub jobs: &'a [JobSpec],
+    /// Jobs finished so far.
+    pub finished: usize,
+    /// Events of the last step.
+    pub events: usize,
+    /// Suspensions so far.
+    pub suspensions: usize,
+    /// Seconds between the policies' decisions.
+    pub round_s: f64,
+    /// Carry every row of the jobs' table, not just the first [`JOB_ROWS`].
+    pub all: bool,
+}
+
+/// A board with its picture, table and footer, the clock fields filled in by
+/// the stepped run.
+pub(crate) fn blank(id: Option<&str>, data: Vec<(&str, String)>, table: Table) -> Board {
+    Board {
+        now: 0.0,
+        steps: 0,
+        done: false,
+        mechanism: Mechanism::Rounds,
+        id: id.map(str::to_string),
+        data: data.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        areas: Vec::new(),
+        table,
+        choices: None,
+        footer: String::new(),
+    }
+}
+
+/// A share done, `done` of `total`, between 0 and 1 (0 for no total).
+pub(crate) fn fraction(done: f64, total: f64) -> f64 {
+    if total > 0.0 {
+        (done / total).clamp(0.0, 1.0)
+    } else {
+        0.0
     }
 }
