@@ -40,7 +40,7 @@ use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
 use crate::sim::pooled::{PooledConfig, PooledSimulator};
 use crate::sim::preemptive::PreemptiveSimulator;
 use crate::sim::slots::{SlotConfig, SlotSimulator};
-use crate::sim::{Mechanism, RoundReport, SimConfig, SimError, Simulation, Simulator, Stepper};
+use crate::sim::{Mechanism, RoundReport, SimConfig, SimError, Simulator, Stepper};
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
 use crate::workload::overhead::{OverheadModel, Overheads, PreemptionConfig};
 use crate::workload::ps::generate_ps;

@@ -79,35 +79,28 @@ impl Resolved {
     /// policy has an implementation there; otherwise Gavel's rounds, PickyMan's events or
     /// Pollux's ticks, on the experiment's jobs as rigid ones ([`Resolved::rigid_jobs`]).
     pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
-        Ok(self.simulation(policy_spec)?.into_stepper())
-    }
-
-    /// [`Resolved::stepper`] as the concrete simulation of its mechanism.
-    pub fn simulation(&self, policy_spec: &str) -> Result<Simulation, ExperimentError> {
         let missing =
             |what: &str| ExperimentError::Invalid(format!("the experiment has no {what}"));
         Ok(
             match policy::catalog::runner_of(policy_spec, self.mechanism())? {
-                Mechanism::Rounds => Simulation::Rounds(Box::new(self.simulator(policy_spec)?)),
-                Mechanism::Elastic => {
-                    Simulation::Elastic(Box::new(self.elastic_simulator_of(policy_spec)?))
-                }
+                Mechanism::Rounds => Box::new(self.simulator(policy_spec)?),
+                Mechanism::Elastic => Box::new(self.elastic_simulator_of(policy_spec)?),
                 Mechanism::Pooled => {
                     let load = self
                         .load
                         .as_ref()
                         .ok_or_else(|| missing("inference load"))?;
-                    Simulation::Pooled(Box::new(self.pooled_simulator(policy_spec, load)?))
+                    Box::new(self.pooled_simulator(policy_spec, load)?)
                 }
-                Mechanism::Preemptive => Simulation::Preemptive(Box::new(
-                    self.preemptive_simulator(policy_spec, &self.overheads())?,
-                )),
+                Mechanism::Preemptive => {
+                    Box::new(self.preemptive_simulator(policy_spec, &self.overheads())?)
+                }
                 Mechanism::Slots => {
                     let ps = self
                         .ps
                         .as_ref()
                         .ok_or_else(|| missing("parameter-server setup"))?;
-                    Simulation::Slots(Box::new(self.slot_simulator(policy_spec, ps)?))
+                    Box::new(self.slot_simulator(policy_spec, ps)?)
                 }
             },
         )

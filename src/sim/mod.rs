@@ -18,7 +18,7 @@ pub mod slots;
 
 pub use events::SimEvent;
 pub use rounds::Simulator;
-pub use shell::{Mechanism, Simulation, Stepper};
+pub use shell::{Mechanism, Stepper};
 
 use crate::model::job::{JobId, JobSpec};
 use serde::{Deserialize, Serialize};

@@ -1,8 +1,10 @@
 //! The one stepping interface every mechanism implements, so that running, comparing,
 //! progress and the page's stepper need no knowledge of which mechanism runs a policy.
 //!
-//! Where each mechanism lives (each is the one its paper's fidelity needs):
-//! - [`Mechanism::Rounds`]: [`super::Simulator`] (this folder's `mod.rs`): Gavel's rounds,
+//! Each mechanism is a folder of `src/sim/` holding its simulator, the contract its policies
+//! implement and its `stepper.rs`: its [`Stepper`] and the board the page's stepper draws.
+//! Where each lives (each is the one its paper's fidelity needs):
+//! - [`Mechanism::Rounds`]: [`super::Simulator`] (`rounds/`): Gavel's rounds,
 //!   allocations turned into per-round placements by priorities; classic and Gavel policies.
 //! - [`Mechanism::Elastic`]: [`super::elastic::ElasticSimulator`]: Pollux's whole-second
 //!   ticks, goodput-driven GPU counts and batch sizes; Pollux and its baselines.
@@ -13,11 +15,8 @@
 //! - [`Mechanism::Slots`]: [`super::slots::SlotSimulator`]: DL2's slots of workers and
 //!   parameter servers on servers of GPUs and CPUs; DL2 and its heuristics.
 
-use super::elastic::ElasticSimulator;
-use super::pooled::PooledSimulator;
-use super::preemptive::PreemptiveSimulator;
-use super::slots::SlotSimulator;
-use super::{RoundReport, Simulator};
+use super::board::{Board, BoardContext};
+use super::RoundReport;
 use crate::model::job::JobId;
 use serde::{Deserialize, Serialize};
 
@@ -70,34 +69,6 @@ impl Mechanism {
     }
 }
 
-/// One policy's simulation in the mechanism that runs it, for callers that show each
-/// mechanism's own state (the page's stepper); [`Simulation::into_stepper`] for the rest.
-pub enum Simulation {
-    /// Gavel's rounds.
-    Rounds(Box<Simulator>),
-    /// Pollux's ticks.
-    Elastic(Box<ElasticSimulator>),
-    /// Aryl's pools.
-    Pooled(Box<PooledSimulator>),
-    /// PickyMan's events.
-    Preemptive(Box<PreemptiveSimulator>),
-    /// DL2's slots.
-    Slots(Box<SlotSimulator>),
-}
-
-impl Simulation {
-    /// The simulation behind the one stepping interface.
-    pub fn into_stepper(self) -> Box<dyn Stepper> {
-        match self {
-            Simulation::Rounds(s) => s,
-            Simulation::Elastic(s) => s,
-            Simulation::Pooled(s) => s,
-            Simulation::Preemptive(s) => s,
-            Simulation::Slots(s) => s,
-        }
-    }
-}
-
 /// A simulation of one policy, stepped one scheduling step at a time: a round, a tick, a
 /// slot or an event, depending on the mechanism.
 pub trait Stepper {
@@ -113,55 +84,11 @@ pub trait Stepper {
     fn policy_name(&self) -> &str;
     /// The mechanism.
     fn mechanism(&self) -> Mechanism;
-}
-
-impl Stepper for Simulator {
-    fn step(&mut self) -> Option<RoundReport> {
-        self.step_round()
-    }
-    fn now(&self) -> f64 {
-        Simulator::now(self)
-    }
-    fn is_done(&self) -> bool {
-        Simulator::is_done(self)
-    }
-    fn job_done(&self, job: JobId) -> bool {
-        self.states().get(job).is_none_or(|s| s.is_done())
-    }
-    fn policy_name(&self) -> &str {
-        Simulator::policy_name(self)
-    }
-    fn mechanism(&self) -> Mechanism {
-        Mechanism::Rounds
+    /// What the run looks like now, for the page's stepper.
+    fn board(&self, ctx: &BoardContext) -> Board;
+    /// Steps done, for the simulators that count their own (rounds, ticks); `None` for the
+    /// others, whose steps the caller counts.
+    fn steps_done(&self) -> Option<u64> {
+        None
     }
 }
-
-macro_rules! stepper {
-    ($t:ty, $m:expr) => {
-        impl Stepper for $t {
-            fn step(&mut self) -> Option<RoundReport> {
-                self.step_round()
-            }
-            fn now(&self) -> f64 {
-                <$t>::now(self)
-            }
-            fn is_done(&self) -> bool {
-                <$t>::is_done(self)
-            }
-            fn job_done(&self, job: JobId) -> bool {
-                <$t>::job_done(self, job)
-            }
-            fn policy_name(&self) -> &str {
-                <$t>::policy_name(self)
-            }
-            fn mechanism(&self) -> Mechanism {
-                $m
-            }
-        }
-    };
-}
-
-stepper!(ElasticSimulator, Mechanism::Elastic);
-stepper!(PooledSimulator, Mechanism::Pooled);
-stepper!(PreemptiveSimulator, Mechanism::Preemptive);
-stepper!(SlotSimulator, Mechanism::Slots);

@@ -11,48 +11,12 @@ pub use crate::sim::board::{
 
 use super::{ExperimentError, Resolved};
 use crate::metrics::Recorder;
-use crate::sim::elastic::ElasticSimulator;
-use crate::sim::pooled::PooledSimulator;
-use crate::sim::preemptive::PreemptiveSimulator;
-use crate::sim::slots::SlotSimulator;
-use crate::sim::{Mechanism, Simulation, Simulator, Stepper};
-
-/// The simulator being stepped, in its mechanism.
-enum StepSim {
-    Rounds(Box<Simulator>),
-    Elastic(Box<ElasticSimulator>),
-    Pooled(Box<PooledSimulator>),
-    Preemptive(Box<PreemptiveSimulator>),
-    Slots(Box<SlotSimulator>),
-}
-
-impl StepSim {
-    /// The simulation behind the one stepping interface.
-    fn sim(&self) -> &dyn Stepper {
-        match self {
-            StepSim::Rounds(s) => s.as_ref(),
-            StepSim::Elastic(s) => s.as_ref(),
-            StepSim::Pooled(s) => s.as_ref(),
-            StepSim::Preemptive(s) => s.as_ref(),
-            StepSim::Slots(s) => s.as_ref(),
-        }
-    }
-
-    fn sim_mut(&mut self) -> &mut dyn Stepper {
-        match self {
-            StepSim::Rounds(s) => s.as_mut(),
-            StepSim::Elastic(s) => s.as_mut(),
-            StepSim::Pooled(s) => s.as_mut(),
-            StepSim::Preemptive(s) => s.as_mut(),
-            StepSim::Slots(s) => s.as_mut(),
-        }
-    }
-}
+use crate::sim::{Mechanism, Stepper};
 
 /// One policy's run of a resolved experiment, stepped through, with what it recorded.
 pub struct StepRun {
     resolved: Resolved,
-    sim: StepSim,
+    sim: Box<dyn Stepper>,
     rec: Recorder,
     /// Events of the last step.
     last_events: usize,
@@ -66,13 +30,7 @@ impl StepRun {
     /// The run of `policy_spec` on the resolved experiment `r`, at its start; `round_s` is
     /// the experiment's round length (the elastic policies decide that often).
     pub fn new(r: Resolved, policy_spec: &str, round_s: f64) -> Result<Self, ExperimentError> {
-        let sim = match r.simulation(policy_spec)? {
-            Simulation::Rounds(s) => StepSim::Rounds(s),
-            Simulation::Elastic(s) => StepSim::Elastic(s),
-            Simulation::Pooled(s) => StepSim::Pooled(s),
-            Simulation::Preemptive(s) => StepSim::Preemptive(s),
-            Simulation::Slots(s) => StepSim::Slots(s),
-        };
+        let sim = r.stepper(policy_spec)?;
         let mut rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
         rec.preemption.enabled = r.preemption.is_some();
         Ok(StepRun {
@@ -87,7 +45,7 @@ impl StepRun {
 
     /// One step; false when the simulation is over.
     pub fn step(&mut self) -> bool {
-        match self.sim.sim_mut().step() {
+        match self.sim.step() {
             Some(report) => {
                 for e in &report.events {
                     self.rec.observe(e);
@@ -102,27 +60,23 @@ impl StepRun {
 
     /// Simulated seconds so far.
     pub fn now(&self) -> f64 {
-        self.sim.sim().now()
+        self.sim.now()
     }
 
     /// Steps done: rounds, ticks, events or slots.
     pub fn steps(&self) -> u64 {
-        match &self.sim {
-            StepSim::Rounds(s) => s.round(),
-            StepSim::Elastic(s) => s.round(),
-            _ => self.steps,
-        }
+        self.sim.steps_done().unwrap_or(self.steps)
     }
 
     /// Whether every job is done.
     pub fn is_done(&self) -> bool {
-        self.sim.sim().is_done()
+        self.sim.is_done()
     }
 
     /// The mechanism of the stepped policy (PickyMan steps from event to event in a
     /// round-based experiment too).
     pub fn mechanism(&self) -> Mechanism {
-        self.sim.sim().mechanism()
+        self.sim.mechanism()
     }
 
     /// What the run recorded so far.
@@ -148,13 +102,7 @@ impl StepRun {
             round_s: self.round_s,
             all,
         };
-        let mut b = match &self.sim {
-            StepSim::Rounds(s) => crate::sim::rounds::board::board(s, &ctx),
-            StepSim::Elastic(s) => crate::sim::elastic::board::board(s, &ctx),
-            StepSim::Pooled(s) => crate::sim::pooled::board::board(s, &ctx),
-            StepSim::Preemptive(s) => crate::sim::preemptive::board::board(s, &ctx),
-            StepSim::Slots(s) => crate::sim::slots::board::board(s, &ctx),
-        };
+        let mut b = self.sim.board(&ctx);
         b.now = self.now();
         b.steps = self.steps();
         b.done = self.is_done();

@@ -29,8 +29,8 @@
 //! A rigid job ([`crate::workload::as_elastic`]) runs only on its own GPU count and on a
 //! type it has a throughput on: any other allocation leaves it waiting and its GPUs idle.
 
-pub(crate) mod board;
 pub mod contract;
+pub(crate) mod stepper;
 
 use super::{RoundReport, SimEvent};
 use crate::model::cluster::ClusterSpec;

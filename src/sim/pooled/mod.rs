@@ -19,7 +19,7 @@
 //!    resumes or resizes spends the restart delay first; jobs checkpoint every
 //!    `checkpoint_s` of running.
 
-pub(crate) mod board;
+pub(crate) mod stepper;
 
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;

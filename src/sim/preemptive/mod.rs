@@ -21,7 +21,7 @@
 //! on its victims' type. A job may resume on another type than it ran on (its checkpoint
 //! moves with it).
 
-pub(crate) mod board;
+pub(crate) mod stepper;
 
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;

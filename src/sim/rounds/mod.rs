@@ -34,10 +34,10 @@
 //! simulator's state and run in that order; the other worlds, the events, the GPU pools and
 //! the shell live in files of their own.
 
-pub(crate) mod board;
 pub mod contract;
 pub mod placement;
 mod select;
+pub(crate) mod stepper;
 
 use super::{arrival_order, RoundReport, SimConfig, SimError, SimEvent};
 use crate::model::cluster::{ClusterSpec, TypeIdx};

@@ -26,8 +26,8 @@
 //! The reward of a slot is DL2's: the sum over jobs of the fraction of their total work done
 //! in the slot ([`SlotStep::reward`], also in the [`SimEvent::SlotEnded`] event).
 
-pub(crate) mod board;
 mod setup;
+pub(crate) mod stepper;
 mod view;
 
 pub use setup::check_jobs;

@@ -8,10 +8,11 @@ use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Choices, Gpu, GpuKind, Row, Server,
     ServerKind, Table,
 };
+use crate::sim::{Mechanism, RoundReport, Stepper};
 
 /// The board of the elastic simulator `sim`, `finished` jobs done and `events` in the last
 /// tick; the policy decides every `round_s` seconds.
-pub(crate) fn board(sim: &ElasticSimulator, ctx: &BoardContext) -> Board {
+fn board(sim: &ElasticSimulator, ctx: &BoardContext) -> Board {
     let BoardContext {
         finished,
         events,
@@ -186,4 +187,31 @@ pub(crate) fn board(sim: &ElasticSimulator, ctx: &BoardContext) -> Board {
         active.len()
     );
     b
+}
+
+impl Stepper for ElasticSimulator {
+    fn step(&mut self) -> Option<RoundReport> {
+        self.step_round()
+    }
+    fn now(&self) -> f64 {
+        ElasticSimulator::now(self)
+    }
+    fn is_done(&self) -> bool {
+        ElasticSimulator::is_done(self)
+    }
+    fn job_done(&self, job: JobId) -> bool {
+        ElasticSimulator::job_done(self, job)
+    }
+    fn policy_name(&self) -> &str {
+        ElasticSimulator::policy_name(self)
+    }
+    fn mechanism(&self) -> Mechanism {
+        Mechanism::Elastic
+    }
+    fn board(&self, ctx: &BoardContext) -> Board {
+        board(self, ctx)
+    }
+    fn steps_done(&self) -> Option<u64> {
+        Some(self.round())
+    }
 }

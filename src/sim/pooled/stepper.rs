@@ -6,10 +6,11 @@ use crate::model::job::JobId;
 use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
 };
+use crate::sim::{Mechanism, RoundReport, Stepper};
 
 /// The board of the pooled simulator `sim` of the experiment `r`, `finished` jobs done and
 /// `events` in the last tick.
-pub(crate) fn board(sim: &PooledSimulator, ctx: &BoardContext) -> Board {
+fn board(sim: &PooledSimulator, ctx: &BoardContext) -> Board {
     let BoardContext {
         finished,
         events,
@@ -169,4 +170,28 @@ pub(crate) fn board(sim: &PooledSimulator, ctx: &BoardContext) -> Board {
         sim.reclaim_preemptions
     );
     b
+}
+
+impl Stepper for PooledSimulator {
+    fn step(&mut self) -> Option<RoundReport> {
+        self.step_round()
+    }
+    fn now(&self) -> f64 {
+        PooledSimulator::now(self)
+    }
+    fn is_done(&self) -> bool {
+        PooledSimulator::is_done(self)
+    }
+    fn job_done(&self, job: JobId) -> bool {
+        PooledSimulator::job_done(self, job)
+    }
+    fn policy_name(&self) -> &str {
+        PooledSimulator::policy_name(self)
+    }
+    fn mechanism(&self) -> Mechanism {
+        Mechanism::Pooled
+    }
+    fn board(&self, ctx: &BoardContext) -> Board {
+        board(self, ctx)
+    }
 }

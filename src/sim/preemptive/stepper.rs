@@ -6,10 +6,11 @@ use crate::model::job::JobId;
 use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Table,
 };
+use crate::sim::{Mechanism, RoundReport, Stepper};
 
 /// The board of the preemptive simulator `sim` of the experiment `r`, `finished` jobs done,
 /// `events` at the last step and `suspensions` so far.
-pub(crate) fn board(sim: &PreemptiveSimulator, ctx: &BoardContext) -> Board {
+fn board(sim: &PreemptiveSimulator, ctx: &BoardContext) -> Board {
     let BoardContext {
         finished,
         events,
@@ -128,4 +129,28 @@ pub(crate) fn board(sim: &PreemptiveSimulator, ctx: &BoardContext) -> Board {
         active.len()
     );
     b
+}
+
+impl Stepper for PreemptiveSimulator {
+    fn step(&mut self) -> Option<RoundReport> {
+        self.step_round()
+    }
+    fn now(&self) -> f64 {
+        PreemptiveSimulator::now(self)
+    }
+    fn is_done(&self) -> bool {
+        PreemptiveSimulator::is_done(self)
+    }
+    fn job_done(&self, job: JobId) -> bool {
+        PreemptiveSimulator::job_done(self, job)
+    }
+    fn policy_name(&self) -> &str {
+        PreemptiveSimulator::policy_name(self)
+    }
+    fn mechanism(&self) -> Mechanism {
+        Mechanism::Preemptive
+    }
+    fn board(&self, ctx: &BoardContext) -> Board {
+        board(self, ctx)
+    }
 }

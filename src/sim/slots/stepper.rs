@@ -7,10 +7,11 @@ use crate::model::job::JobId;
 use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
 };
+use crate::sim::{Mechanism, RoundReport, Stepper};
 
 /// The board of the slot simulator `sim` of the experiment `r`, `finished` jobs done and
 /// `events` in the last slot.
-pub(crate) fn board(sim: &SlotSimulator, ctx: &BoardContext) -> Board {
+fn board(sim: &SlotSimulator, ctx: &BoardContext) -> Board {
     let BoardContext {
         finished,
         events,
@@ -163,4 +164,28 @@ pub(crate) fn board(sim: &SlotSimulator, ctx: &BoardContext) -> Board {
         sim.active().len()
     );
     b
+}
+
+impl Stepper for SlotSimulator {
+    fn step(&mut self) -> Option<RoundReport> {
+        self.step_round()
+    }
+    fn now(&self) -> f64 {
+        SlotSimulator::now(self)
+    }
+    fn is_done(&self) -> bool {
+        SlotSimulator::is_done(self)
+    }
+    fn job_done(&self, job: JobId) -> bool {
+        SlotSimulator::job_done(self, job)
+    }
+    fn policy_name(&self) -> &str {
+        SlotSimulator::policy_name(self)
+    }
+    fn mechanism(&self) -> Mechanism {
+        Mechanism::Slots
+    }
+    fn board(&self, ctx: &BoardContext) -> Board {
+        board(self, ctx)
+    }
 }

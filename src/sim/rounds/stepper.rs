@@ -7,11 +7,12 @@ use crate::model::job::JobId;
 use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Table,
 };
+use crate::sim::{Mechanism, RoundReport, Stepper};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The board of the round-based simulator `sim`, `finished` jobs done and `events` in the
 /// last round.
-pub(crate) fn board(sim: &Simulator, ctx: &BoardContext) -> Board {
+fn board(sim: &Simulator, ctx: &BoardContext) -> Board {
     let BoardContext {
         finished,
         events,
@@ -150,4 +151,31 @@ pub(crate) fn board(sim: &Simulator, ctx: &BoardContext) -> Board {
         }
     );
     b
+}
+
+impl Stepper for Simulator {
+    fn step(&mut self) -> Option<RoundReport> {
+        self.step_round()
+    }
+    fn now(&self) -> f64 {
+        Simulator::now(self)
+    }
+    fn is_done(&self) -> bool {
+        Simulator::is_done(self)
+    }
+    fn job_done(&self, job: JobId) -> bool {
+        self.states().get(job).is_none_or(|s| s.is_done())
+    }
+    fn policy_name(&self) -> &str {
+        Simulator::policy_name(self)
+    }
+    fn mechanism(&self) -> Mechanism {
+        Mechanism::Rounds
+    }
+    fn board(&self, ctx: &BoardContext) -> Board {
+        board(self, ctx)
+    }
+    fn steps_done(&self) -> Option<u64> {
+        Some(self.round())
+    }
 }
