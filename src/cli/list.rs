@@ -118,7 +118,7 @@ pub(crate) fn cmd_policies(a: ListArgs) -> CliResult<()> {
                 ));
             }
             s.push_str("\nSpecs: `name` or `name[key=value,...]`, e.g. --policy las. A name is one policy; the\nexperiment's mechanism picks its implementation:\n");
-            for m in Mechanism::ALL {
+            for m in catalog::mechanisms() {
                 s.push_str(&format!("  {:<mech_w$}  {}\n", m.name(), m.needs()));
             }
             s

@@ -17,7 +17,7 @@ use orrery::model::cluster::ClusterSpec;
 use orrery::model::job::JobSpec;
 use orrery::policy::gavel::max_min_fairness::MaxMinFairness;
 use orrery::policy::{self, catalog, JobView, PolicyError, PolicyView};
-use orrery::sim::{Mechanism, SimConfig, SimEvent, Simulator};
+use orrery::sim::{SimConfig, SimEvent, Simulator};
 use orrery::workload::csv::quote;
 use orrery::workload::{
     generate, presets, GeneratorConfig, Profile, TimePoint, Trace, TraceFilter, TraceStats,
@@ -309,9 +309,9 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         exp.round_s = 60.0;
         exp.restart_cost_s = 30.0;
         exp.cluster = "gpu:64/4".into();
-        exp.policies = catalog::names_for(Mechanism::Elastic)
-            .into_iter()
-            .map(String::from)
+        exp.policies = catalog::elastic_policies()
+            .iter()
+            .map(|p| p.name.to_string())
             .collect();
     }
     if exp.is_elastic() {

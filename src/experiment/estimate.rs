@@ -11,20 +11,6 @@ use crate::sim::Mechanism;
 /// Runs expected to take longer than this (milliseconds) ask first.
 pub const CONFIRM_ABOVE_MS: f64 = 20_000.0;
 
-/// Milliseconds one job costs one run of the page's worker, by mechanism, before any run
-/// on this machine was measured (the bundled scenarios and generated traces of 1,000 and
-/// 4,000 jobs, in Chromium on two cores: the cost of a job grows with how many wait with
-/// it, so these are the larger workloads' figures).
-fn default_ms_per_job(m: Mechanism) -> f64 {
-    match m {
-        Mechanism::Rounds => 10.0,
-        Mechanism::Elastic => 80.0,
-        Mechanism::Pooled => 0.5,
-        Mechanism::Preemptive => 0.2,
-        Mechanism::Slots => 0.2,
-    }
-}
-
 /// Measured cost of one job in one run, by mechanism (the last completed comparison's).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Calibration {
@@ -38,7 +24,7 @@ impl Calibration {
         self.measured
             .iter()
             .find(|(k, _)| *k == m)
-            .map_or((default_ms_per_job(m), false), |(_, v)| (*v, true))
+            .map_or((m.typical_ms_per_job(), false), |(_, v)| (*v, true))
     }
 
     /// Learn from a completed comparison: `wall_ms` for `jobs` × `runs` on `workers`.
@@ -145,11 +131,23 @@ fn significant(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::scenarios;
+
+    /// The mechanisms of the default scenario (Gavel's rounds), the Pollux scenario and the
+    /// DL2 scenario.
+    fn mechanisms() -> (Mechanism, Mechanism, Mechanism) {
+        let of = |e: Experiment| e.resolve().expect("a bundled scenario").mechanism();
+        (
+            of(scenarios::default_experiment()),
+            of(scenarios::pollux_experiment()),
+            of(scenarios::dl2_experiment()),
+        )
+    }
 
     fn estimate(jobs: usize, runs: usize, workers: usize, c: &Calibration) -> Estimate {
         Estimate::new(
             Experiment::default(),
-            Mechanism::Rounds,
+            mechanisms().0,
             jobs,
             runs,
             workers,
@@ -172,15 +170,17 @@ mod tests {
 
     #[test]
     fn a_measured_run_replaces_the_default_cost() {
+        let (rounds, elastic, slots) = mechanisms();
         let mut c = Calibration::default();
-        c.learn(Mechanism::Rounds, 1200.0, 120, 2, 2);
-        assert_eq!(c.ms_per_job(Mechanism::Rounds), (10.0, true));
-        c.learn(Mechanism::Rounds, 600.0, 120, 2, 1);
-        assert_eq!(c.ms_per_job(Mechanism::Rounds), (2.5, true));
-        assert!(!c.ms_per_job(Mechanism::Elastic).1);
+        assert_eq!(c.ms_per_job(rounds), (10.0, false));
+        c.learn(rounds, 1200.0, 120, 2, 2);
+        assert_eq!(c.ms_per_job(rounds), (10.0, true));
+        c.learn(rounds, 600.0, 120, 2, 1);
+        assert_eq!(c.ms_per_job(rounds), (2.5, true));
+        assert!(!c.ms_per_job(elastic).1);
         // Nothing learnt from an empty run.
-        c.learn(Mechanism::Slots, 100.0, 0, 2, 1);
-        assert!(!c.ms_per_job(Mechanism::Slots).1);
+        c.learn(slots, 100.0, 0, 2, 1);
+        assert!(!c.ms_per_job(slots).1);
         // Workers never outnumber the runs.
         assert_eq!(estimate(100, 1, 8, &c).workers, 1);
     }

@@ -61,13 +61,26 @@ impl Resolved {
 
     /// The mechanism that runs this experiment's policies.
     pub fn mechanism(&self) -> Mechanism {
-        if self.ps.is_some() {
+        Self::mechanism_of(
+            self.apps.is_some(),
+            self.load.is_some(),
+            self.preemption.is_some(),
+            self.ps.is_some(),
+        )
+    }
+
+    /// The mechanism of an experiment with elastic jobs, an inference pool, PickyMan's
+    /// preemption model or parameter-server jobs (the first that applies of DL2's slots,
+    /// PickyMan's events, Aryl's pools and Pollux's ticks), or with none of them (Gavel's
+    /// rounds).
+    pub(super) fn mechanism_of(elastic: bool, pool: bool, preemption: bool, ps: bool) -> Mechanism {
+        if ps {
             Mechanism::Slots
-        } else if self.preemption.is_some() {
+        } else if preemption {
             Mechanism::Preemptive
-        } else if self.load.is_some() {
+        } else if pool {
             Mechanism::Pooled
-        } else if self.apps.is_some() {
+        } else if elastic {
             Mechanism::Elastic
         } else {
             Mechanism::Rounds

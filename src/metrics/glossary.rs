@@ -122,8 +122,11 @@ pub fn term(key: &str) -> Option<&'static Term> {
     TERMS.iter().find(|t| t.key == key)
 }
 
-/// The summary table's column keys for results of `mechanism`, in order: the common
-/// columns, then the mechanism's own.
+/// How many of [`summary_columns`]' keys are common to every mechanism (the first ones).
+pub const COMMON_COLUMNS: usize = 7;
+
+/// The summary table's column keys for results of `mechanism`, in order: the
+/// [`COMMON_COLUMNS`] common columns, then the mechanism's own.
 pub fn summary_columns(mechanism: crate::sim::Mechanism) -> Vec<&'static str> {
     use crate::sim::Mechanism::*;
     let wait = if mechanism == Preemptive {
@@ -191,7 +194,10 @@ mod tests {
                 assert!(t.text.len() > 20 && t.text.ends_with('.'), "{k}");
             }
         }
-        assert_eq!(summary_columns(Mechanism::Rounds)[7], "max-rho");
+        assert_eq!(
+            summary_columns(Mechanism::Rounds)[COMMON_COLUMNS],
+            "max-rho"
+        );
         assert!(term("max-rho").unwrap().text.contains("isolated"));
         assert!(term("p99-jct").unwrap().text.contains("99"));
         assert!(term("nope").is_none());

@@ -411,6 +411,14 @@ pub fn entry(name: &str) -> Option<Entry> {
     catalog().into_iter().find(|e| e.name == name)
 }
 
+/// Every mechanism some policy runs in, in mechanism order.
+pub fn mechanisms() -> Vec<Mechanism> {
+    Mechanism::ALL
+        .into_iter()
+        .filter(|&m| all().any(|(_, i)| i.mechanism == m))
+        .collect()
+}
+
 /// The names of the policies `mechanism` runs, in its family's listing order.
 pub fn names_for(mechanism: Mechanism) -> Vec<&'static str> {
     all()

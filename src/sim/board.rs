@@ -3,7 +3,7 @@
 //! chose ([`Choices`]) and a line of counts. A stepped run builds it where it runs (the
 //! page's worker) and the page draws it: the page never holds the simulation.
 
-use super::elastic::contract::Explanation;
+use super::explanation::Explanation;
 use super::Mechanism;
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::{JobId, JobSpec};

@@ -10,6 +10,7 @@
 pub mod board;
 pub mod elastic;
 pub mod events;
+pub mod explanation;
 pub mod pooled;
 pub mod preemptive;
 pub mod rounds;
@@ -18,7 +19,7 @@ pub mod slots;
 
 pub use events::SimEvent;
 pub use rounds::Simulator;
-pub use shell::{Mechanism, Stepper};
+pub use shell::{JobModel, Mechanism, Stepper};
 
 use crate::model::job::{JobId, JobSpec};
 use serde::{Deserialize, Serialize};

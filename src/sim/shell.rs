@@ -20,11 +20,26 @@ use super::RoundReport;
 use crate::model::job::JobId;
 use serde::{Deserialize, Serialize};
 
+/// What a mechanism's jobs are: what the page offers as traces and profiles for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobModel {
+    /// Rigid jobs: a GPU count and a throughput per GPU type (Gavel's rounds, Aryl's
+    /// pools, PickyMan's events).
+    Rigid,
+    /// Elastic jobs of applications with a goodput model (Pollux's ticks).
+    Elastic,
+    /// Jobs of workers and parameter servers with a speed function (DL2's slots).
+    ParameterServer,
+}
+
 /// Which mechanism runs a policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Mechanism {
     /// Gavel's rounds (classic and Gavel policies).
+    #[default]
     Rounds,
     /// Pollux's ticks of elastic jobs.
     Elastic,
@@ -54,6 +69,83 @@ impl Mechanism {
             Mechanism::Pooled => "pooled",
             Mechanism::Preemptive => "preemptive",
             Mechanism::Slots => "slots",
+        }
+    }
+
+    /// What its jobs are.
+    pub fn jobs(self) -> JobModel {
+        match self {
+            Mechanism::Elastic => JobModel::Elastic,
+            Mechanism::Slots => JobModel::ParameterServer,
+            Mechanism::Rounds | Mechanism::Pooled | Mechanism::Preemptive => JobModel::Rigid,
+        }
+    }
+
+    /// Whether it runs an inference pool beside the training pool (Aryl's loans).
+    pub fn inference_pool(self) -> bool {
+        self == Mechanism::Pooled
+    }
+
+    /// Whether it runs PickyMan's overhead model: suspensions drain to the epoch's end,
+    /// checkpoint and reload.
+    pub fn preemption_model(self) -> bool {
+        self == Mechanism::Preemptive
+    }
+
+    /// Why finish-time fairness (rho) is not computed for its experiments, if it is not: rho
+    /// needs the isolated baseline, which only Gavel's rounds run.
+    pub fn fairness_note(self) -> Option<&'static str> {
+        match self {
+            Mechanism::Rounds => None,
+            Mechanism::Slots => Some("Not computed for parameter-server experiments: rho needs the isolated policy, which exists for round-based experiments only."),
+            Mechanism::Preemptive => Some("Not computed for preemptive experiments: rho needs the isolated policy, which exists for round-based experiments only."),
+            Mechanism::Pooled => Some("Not computed for experiments with an inference pool: rho needs the isolated policy, which exists for round-based experiments only."),
+            Mechanism::Elastic => Some("Not computed for elastic experiments: rho needs the isolated policy, which exists for round-based experiments only."),
+        }
+    }
+
+    /// What one step is, for people: `round`, `tick`, `event` or `slot`.
+    pub fn step_noun(self) -> &'static str {
+        match self {
+            Mechanism::Rounds => "round",
+            Mechanism::Elastic | Mechanism::Pooled => "tick",
+            Mechanism::Preemptive => "event",
+            Mechanism::Slots => "slot",
+        }
+    }
+
+    /// The heading of the page's stepper.
+    pub fn stepper_title(self) -> &'static str {
+        match self {
+            Mechanism::Preemptive => "Step through events",
+            Mechanism::Slots => "Step through slots",
+            Mechanism::Elastic | Mechanism::Pooled => "Step through ticks",
+            Mechanism::Rounds => "Step through rounds",
+        }
+    }
+
+    /// The page stepper's help line: its keys and what its picture shows.
+    pub fn stepper_help(self) -> &'static str {
+        match self {
+            Mechanism::Slots => "Keys: space plays or pauses, → steps one slot. Every server is shown with the jobs whose workers hold its GPUs, and every active job with its workers and parameter servers in the slot just simulated.",
+            Mechanism::Preemptive => "Keys: space plays or pauses, → steps to the next event (an arrival, a completion, the end of a suspension or a reload). Every GPU is shown with the job holding it.",
+            Mechanism::Pooled => "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined.",
+            Mechanism::Elastic => "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds.",
+            Mechanism::Rounds => "Keys: space plays or pauses, → steps one round.",
+        }
+    }
+
+    /// Milliseconds one job costs one run in the page's worker before any run was
+    /// measured (the bundled scenarios and generated traces of 1,000 and 4,000 jobs, in
+    /// Chromium on two cores: the cost of a job grows with how many wait with it, so these
+    /// are the larger workloads' figures).
+    pub fn typical_ms_per_job(self) -> f64 {
+        match self {
+            Mechanism::Rounds => 10.0,
+            Mechanism::Elastic => 80.0,
+            Mechanism::Pooled => 0.5,
+            Mechanism::Preemptive => 0.2,
+            Mechanism::Slots => 0.2,
         }
     }
 

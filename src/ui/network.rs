@@ -6,7 +6,7 @@
 
 use crate::experiment::Experiment;
 use crate::policy::dl2::bundled;
-use crate::sim::Mechanism;
+use crate::sim::{JobModel, Mechanism};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
@@ -27,7 +27,7 @@ pub fn text() -> Option<Rc<str>> {
 /// Whether experiment `exp`, running in `mech`, runs the bundled network and it has not been
 /// loaded yet.
 pub fn missing(exp: &Experiment, mech: Mechanism) -> bool {
-    mech == Mechanism::Slots && exp.network.is_none() && !bundled::available()
+    mech.jobs() == JobModel::ParameterServer && exp.network.is_none() && !bundled::available()
 }
 
 /// Whether a fetch is under way.

@@ -9,7 +9,7 @@ use super::App;
 use crate::experiment::{Experiment, ProfileSource, Resolved, WorkloadSource};
 use crate::model::cluster::ClusterSpec;
 use crate::policy::catalog;
-use crate::sim::Mechanism;
+use crate::sim::{JobModel, Mechanism};
 use crate::ui::shared::Shared;
 use crate::workload::presets;
 use std::rc::Rc;
@@ -78,10 +78,10 @@ impl Family {
 
     /// The family of experiments running in mechanism `m`.
     pub fn of_mechanism(m: Mechanism) -> Self {
-        match m {
-            Mechanism::Slots => Family::Ps,
-            Mechanism::Elastic => Family::Elastic,
-            _ => Family::Rounds,
+        match m.jobs() {
+            JobModel::ParameterServer => Family::Ps,
+            JobModel::Elastic => Family::Elastic,
+            JobModel::Rigid => Family::Rounds,
         }
     }
 

@@ -241,7 +241,8 @@ impl Component for App {
             .unwrap_or_default();
         let mech = resolved
             .first()
-            .map_or(Mechanism::Rounds, |(_, r)| r.mechanism());
+            .map(|(_, r)| r.mechanism())
+            .unwrap_or_default();
         let link = ctx.link().clone();
         let keys = Closure::<dyn FnMut(KeyboardEvent)>::new(move |e: KeyboardEvent| {
             link.send_message(Msg::Key(e))

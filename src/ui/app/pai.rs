@@ -5,7 +5,6 @@
 
 use super::{App, PaiMsg, PaiTable};
 use crate::experiment::WorkloadSource;
-use crate::sim::Mechanism;
 use crate::ui::events::{PaiFile, PaiForm};
 use crate::ui::shared::Shared;
 use crate::workload::pai::{read_pai, PaiSampling};
@@ -124,7 +123,7 @@ impl App {
         });
         let no_pool = "PAI job types (worker, tensorflow, ...) are not in the round-based profiles: they run only in experiments with an inference pool (Aryl), at one step per second on their traced GPUs; load the aryl scenario first";
         if let Err(e) = self.try_apply(candidate) {
-            return Err(if self.mech == Mechanism::Pooled {
+            return Err(if self.mech.inference_pool() {
                 e
             } else {
                 format!("{e}. {no_pool}")
@@ -132,7 +131,7 @@ impl App {
         }
         let jobs = if n == 1 { "job" } else { "jobs" };
         let mut notice = format!("{n} {jobs} imported from {files} as {SAMPLE_NAME}.");
-        if self.mech != Mechanism::Pooled {
+        if !self.mech.inference_pool() {
             notice.push_str(&format!(
                 " This experiment has no inference pool: {no_pool}."
             ));

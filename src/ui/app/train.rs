@@ -3,7 +3,7 @@
 
 use super::{App, Msg, TrainMsg};
 use crate::experiment::{Experiment, NetworkSource, WorkloadSource};
-use crate::sim::Mechanism;
+use crate::sim::JobModel;
 use crate::ui::files::download;
 use crate::ui::panels::training::TRAIN_FIELDS;
 use crate::ui::shared::Shared;
@@ -102,7 +102,7 @@ impl App {
     fn start_training(&mut self, ctx: &Context<Self>) {
         self.train.worker = None;
         self.train.error = None;
-        if self.mech != Mechanism::Slots {
+        if self.mech.jobs() != JobModel::ParameterServer {
             self.train.error = Some(
                 "training needs a parameter-server (DL2) experiment: load the dl2 scenario or a parameter-server profile".into(),
             );

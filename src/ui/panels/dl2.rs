@@ -3,7 +3,7 @@
 //! or an uploaded weights file).
 
 use crate::experiment::{Experiment, NetworkSource};
-use crate::sim::Mechanism;
+use crate::sim::{JobModel, Mechanism};
 use crate::ui::events::Dl2Msg;
 use crate::ui::files::{chosen_file, read_text, FileText};
 use crate::ui::input_value;
@@ -29,7 +29,7 @@ pub struct Props {
 /// The "DL2" settings panel.
 #[function_component]
 pub fn Dl2Settings(props: &Props) -> Html {
-    if props.mech != Mechanism::Slots {
+    if props.mech.jobs() != JobModel::ParameterServer {
         return html! {};
     }
     let on_edit = &props.on_edit;

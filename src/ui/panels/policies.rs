@@ -3,7 +3,7 @@
 
 use super::pool::aryl_help;
 use crate::policy::catalog;
-use crate::sim::Mechanism;
+use crate::sim::{JobModel, Mechanism};
 use crate::ui::events::PolicyMsg;
 use crate::ui::input_value;
 use yew::prelude::*;
@@ -28,10 +28,10 @@ pub fn PoliciesPanel(props: &Props) -> Html {
         <section class="panel" id="policy-panel">
             <h2>{ "Policies" }</h2>
             { super::intro("policies", "A policy decides which jobs get which GPUs, and for how long. Tick several to compare them on the same jobs. Each line says the idea in one sentence, and the paper it comes from is linked: LAS and max-min fairness share GPU time equally, the _perf forms do so knowing that some job types gain more from a fast GPU, SRTF runs the job closest to done, FIFO runs jobs in arrival order.") }
-            if mech == Mechanism::Elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model). Pollux and its baselines come first; the round-based and preemptive policies after them run the elastic jobs rigid, each at its user's GPU count and batch." }</p> }
-            if mech != Mechanism::Slots { <p class="hint" id="cross-family">{ "After the experiment's own policies come the other families' that take its jobs, each in its own mechanism: Gavel's and the classic policies in rounds, PickyMan's in its events, Pollux in its ticks (a rigid job runs there at its own GPU count, on one GPU type it can run on, or waits). An experiment with an inference pool runs them on its training pool; every one pays the experiment's restart model." }</p> }
-            if mech == Mechanism::Pooled { { aryl_help() } }
-            if mech == Mechanism::Preemptive { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
+            if mech.jobs() == JobModel::Elastic { <p class="hint">{ "Elastic policies: the profile is one of elastic applications (Pollux's model). Pollux and its baselines come first; the round-based and preemptive policies after them run the elastic jobs rigid, each at its user's GPU count and batch." }</p> }
+            if mech.jobs() != JobModel::ParameterServer { <p class="hint" id="cross-family">{ "After the experiment's own policies come the other families' that take its jobs, each in its own mechanism: Gavel's and the classic policies in rounds, PickyMan's in its events, Pollux in its ticks (a rigid job runs there at its own GPU count, on one GPU type it can run on, or waits). An experiment with an inference pool runs them on its training pool; every one pays the experiment's restart model." }</p> }
+            if mech.inference_pool() { { aryl_help() } }
+            if mech.preemption_model() { <p class="hint" id="preemptive-policies">{ "Preemptive policies: the experiment has PickyMan's overhead model (Preemption panel); each policy decides at every arrival, completion and end of a suspension." }</p> }
             <div class="ticked" id="policies-ticked" data-count={props.selected.len().to_string()}>
                 <span class="hint">{ format!("Ticked ({}): ", props.selected.len()) }</span>
                 if props.selected.is_empty() { <span class="hint">{ "none: tick at least one policy below" }</span> }
@@ -42,7 +42,7 @@ pub fn PoliciesPanel(props: &Props) -> Html {
                 }) }
             </div>
             <ul class="policies">
-            if mech == Mechanism::Slots { <p class="hint" id="ps-policies">{ "Parameter-server policies (family dl2): the profile is one of parameter-server models; each policy adds workers and parameter servers one action at a time in every slot." }</p> }
+            if mech.jobs() == JobModel::ParameterServer { <p class="hint" id="ps-policies">{ "Parameter-server policies (family dl2): the profile is one of parameter-server models; each policy adds workers and parameter servers one action at a time in every slot." }</p> }
             { for catalog::rows(mech).iter().map(|info| {
                 let name = info.spec.to_string();
                 let selected = props.selected.iter().find(|(n, _)| n == info.spec);

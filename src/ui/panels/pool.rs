@@ -4,7 +4,7 @@
 use crate::experiment::{Experiment, InferenceSource};
 use crate::model::cluster::ClusterSpec;
 use crate::policy;
-use crate::sim::Mechanism;
+use crate::sim::{JobModel, Mechanism};
 use crate::ui::events::PoolMsg;
 use crate::ui::files::{chosen_file, read_text};
 use crate::ui::input_value;
@@ -48,7 +48,7 @@ pub struct Props {
 #[function_component]
 pub fn PoolSettings(props: &Props) -> Html {
     let mech = props.mech;
-    if mech == Mechanism::Elastic || mech == Mechanism::Slots {
+    if mech.jobs() != JobModel::Rigid {
         return html! {};
     }
     let on_edit = &props.on_edit;
@@ -85,7 +85,7 @@ pub fn PoolSettings(props: &Props) -> Html {
         <section class="panel" id="inference-panel">
             <h2>{ "Inference pool" }</h2>
             { super::intro("pool", "Aryl's setting: besides the training GPUs, an inference pool serves a load that rises and falls over the day. When inference needs few servers, Aryl lends the idle ones to training, and takes them back (stopping the jobs on them) when the load comes back.") }
-            if mech != Mechanism::Pooled {
+            if !mech.inference_pool() {
                 <p class="hint">{ "No inference pool: jobs run on the training cluster only. An inference pool (Aryl) serves a daily load on the cluster's 'inference' GPU type and loans its idle servers to training." }</p>
                 <button id="inference-on" onclick={on_edit.reform(|_| PoolMsg::Enable(true))}>{ "Add an inference pool" }</button>
             } else {

@@ -3,7 +3,7 @@
 //! Not shown for elastic and parameter-server experiments.
 
 use crate::experiment::Experiment;
-use crate::sim::Mechanism;
+use crate::sim::{JobModel, Mechanism};
 use crate::ui::events::PreemptMsg;
 use crate::ui::input_value;
 use crate::ui::shared::Shared;
@@ -53,7 +53,7 @@ pub struct Props {
 /// The "Preemption" settings panel.
 #[function_component]
 pub fn PreemptionSettings(props: &Props) -> Html {
-    if props.mech == Mechanism::Elastic || props.mech == Mechanism::Slots {
+    if props.mech.jobs() != JobModel::Rigid {
         return html! {};
     }
     let on_edit = &props.on_edit;

@@ -128,7 +128,7 @@ pub fn ResultsPanel(props: &Props) -> Html {
             <div class="table-x">
             <table id="summary" class="summary" data-complete={props.complete.to_string()} data-stale={stale.to_string()}>
                 <thead><tr>
-                    { ths(&glossary::summary_columns(mech.unwrap_or(Mechanism::Rounds))) }
+                    { ths(&glossary::summary_columns(mech.unwrap_or_default())) }
                 </tr></thead>
                 <tbody>
                 { for runs.iter().enumerate().map(|(i, r)| row(i, r, mech, &pct)) }
@@ -197,57 +197,76 @@ fn row(
     }
 }
 
-/// A row's cells after the common ones: those of the results' mechanism.
+/// A row's cells after the common ones: those of the results' mechanism, by their columns'
+/// keys ([`glossary::summary_columns`]).
 fn cells(r: &PolicyResult, mech: Option<Mechanism>, pct: &dyn Fn(Option<f64>) -> String) -> Html {
+    let keys = glossary::summary_columns(mech.unwrap_or_default());
+    html! { <>{ for keys.iter().skip(glossary::COMMON_COLUMNS).map(|k| cell(r, k, pct)) }</> }
+}
+
+/// The cell of column `key` of a row.
+fn cell(r: &PolicyResult, key: &str, pct: &dyn Fn(Option<f64>) -> String) -> Html {
     let s = &r.summary;
     let dash = || "—".to_string();
-    match mech {
-        Some(Mechanism::Slots) => {
-            let psf = s.ps;
-            html! { <>
-                <td title={psf.map(|p| format!("largest: {} workers", p.max_workers)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_workers)).unwrap_or_else(dash) }</td>
-                <td title={psf.map(|p| format!("largest: {} parameter servers", p.max_ps)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_ps)).unwrap_or_else(dash) }</td>
-                <td>{ pct(psf.map(|p| p.cpu_utilization)) }</td>
-                <td title={psf.map(|p| format!("{:.2} over {} slots", p.total_reward, p.slots)).unwrap_or_default()}>{ psf.map(|p| format!("{:.3}", p.avg_reward)).unwrap_or_else(dash) }</td>
-                <td title={psf.map(|p| format!("{} policy actions applied, {} refused", p.actions, p.invalid_actions)).unwrap_or_default()}>{ psf.map(|p| p.reallocations.to_string()).unwrap_or_else(dash) }</td>
-            </> }
+    let (psf, pre, pool, sized) = (s.ps, s.preemption, s.pool, s.elastic);
+    match key {
+        "avg-workers" => {
+            html! { <td title={psf.map(|p| format!("largest: {} workers", p.max_workers)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_workers)).unwrap_or_else(dash) }</td> }
         }
-        Some(Mechanism::Preemptive) => {
-            let pre = s.preemption;
-            html! { <>
-                <td title={pre.map(|p| format!("first start: avg {} h, p99 {} h after arrival", hours(p.avg_first_wait_s), hours(p.p99_first_wait_s))).unwrap_or_default()}>{ hours(s.p99_wait_s) }</td>
-                <td title={pre.map(|p| format!("suspending (epoch ends and checkpoints) {} h, reloading {} h", hours(p.suspend_s), hours(p.resume_s))).unwrap_or_default()}>{ hours(s.time_lost_s) }</td>
-                <td title={pre.map(|p| format!("{} suspensions decided, {} of them finished before their epoch ended", p.suspensions, p.finished_instead)).unwrap_or_default()}>{ s.preemptions }</td>
-                <td title="Mean relative error of the predicted training times">{ pct(pre.and_then(|p| p.duration_error)) }</td>
-                <td title={format!("Mean relative error of the predicted time lost per suspension; the overhead model's own error (its noise): {}", pct(pre.and_then(|p| p.model_error)))}>{ pct(pre.and_then(|p| p.overhead_error)) }</td>
-            </> }
+        "avg-ps" => {
+            html! { <td title={psf.map(|p| format!("largest: {} parameter servers", p.max_ps)).unwrap_or_default()}>{ psf.map(|p| format!("{:.2}", p.avg_ps)).unwrap_or_else(dash) }</td> }
         }
-        Some(Mechanism::Pooled) => {
-            let pool = s.pool;
-            html! { <>
-                <td>{ pool.map(|p| format!("{:.1}%", p.cluster_usage * 100.0)).unwrap_or_else(dash) }</td>
-                <td>{ pool.map(|p| format!("{:.1}", p.avg_loaned_gpus)).unwrap_or_else(dash) }</td>
-                <td>{ pool.map(|p| p.loans.to_string()).unwrap_or_else(dash) }</td>
-                <td>{ pool.map(|p| p.reclaims.to_string()).unwrap_or_else(dash) }</td>
-                <td>{ s.preemptions }</td>
-                <td>{ s.restarts }</td>
-            </> }
+        "cpu-utilization" => html! { <td>{ pct(psf.map(|p| p.cpu_utilization)) }</td> },
+        "reward-per-slot" => {
+            html! { <td title={psf.map(|p| format!("{:.2} over {} slots", p.total_reward, p.slots)).unwrap_or_default()}>{ psf.map(|p| format!("{:.3}", p.avg_reward)).unwrap_or_else(dash) }</td> }
         }
-        Some(Mechanism::Elastic) => {
-            let sized = s.elastic;
-            html! { <>
-                <td>{ format!("{:.1}", s.gpu_hours) }</td>
-                <td title={sized.map(|x| format!("largest: {} GPUs", x.max_gpus)).unwrap_or_default()}>{ sized.map(|x| format!("{:.2}", x.avg_gpus)).unwrap_or_else(dash) }</td>
-                <td>{ sized.map(|x| format!("{:.0}", x.avg_batch_size)).unwrap_or_else(dash) }</td>
-                <td>{ s.restarts }</td>
-                <td>{ s.preemptions }</td>
-                <td>{ sized.map(|x| x.resizes.to_string()).unwrap_or_else(dash) }</td>
-            </> }
+        "reallocations" => {
+            html! { <td title={psf.map(|p| format!("{} policy actions applied, {} refused", p.actions, p.invalid_actions)).unwrap_or_default()}>{ psf.map(|p| p.reallocations.to_string()).unwrap_or_else(dash) }</td> }
         }
-        _ => html! { <>
-            <td>{ s.max_rho.map(|r| format!("{r:.2}")).unwrap_or_else(dash) }</td>
-            <td>{ s.restarts }</td>
-        </> },
+        "p99-wait" => {
+            html! { <td title={pre.map(|p| format!("first start: avg {} h, p99 {} h after arrival", hours(p.avg_first_wait_s), hours(p.p99_first_wait_s))).unwrap_or_default()}>{ hours(s.p99_wait_s) }</td> }
+        }
+        "time-lost" => {
+            html! { <td title={pre.map(|p| format!("suspending (epoch ends and checkpoints) {} h, reloading {} h", hours(p.suspend_s), hours(p.resume_s))).unwrap_or_default()}>{ hours(s.time_lost_s) }</td> }
+        }
+        "preemptions-preemptive" => {
+            html! { <td title={pre.map(|p| format!("{} suspensions decided, {} of them finished before their epoch ended", p.suspensions, p.finished_instead)).unwrap_or_default()}>{ s.preemptions }</td> }
+        }
+        "duration-error" => {
+            html! { <td title="Mean relative error of the predicted training times">{ pct(pre.and_then(|p| p.duration_error)) }</td> }
+        }
+        "overhead-error" => {
+            html! { <td title={format!("Mean relative error of the predicted time lost per suspension; the overhead model's own error (its noise): {}", pct(pre.and_then(|p| p.model_error)))}>{ pct(pre.and_then(|p| p.overhead_error)) }</td> }
+        }
+        "cluster-usage" => {
+            html! { <td>{ pool.map(|p| format!("{:.1}%", p.cluster_usage * 100.0)).unwrap_or_else(dash) }</td> }
+        }
+        "avg-loaned" => {
+            html! { <td>{ pool.map(|p| format!("{:.1}", p.avg_loaned_gpus)).unwrap_or_else(dash) }</td> }
+        }
+        "loans" => html! { <td>{ pool.map(|p| p.loans.to_string()).unwrap_or_else(dash) }</td> },
+        "reclaims" => {
+            html! { <td>{ pool.map(|p| p.reclaims.to_string()).unwrap_or_else(dash) }</td> }
+        }
+        "preemptions-pooled" => html! { <td>{ s.preemptions }</td> },
+        "restarts-pooled" => html! { <td>{ s.restarts }</td> },
+        "gpu-hours" => html! { <td>{ format!("{:.1}", s.gpu_hours) }</td> },
+        "avg-gpus-job" => {
+            html! { <td title={sized.map(|x| format!("largest: {} GPUs", x.max_gpus)).unwrap_or_default()}>{ sized.map(|x| format!("{:.2}", x.avg_gpus)).unwrap_or_else(dash) }</td> }
+        }
+        "avg-batch" => {
+            html! { <td>{ sized.map(|x| format!("{:.0}", x.avg_batch_size)).unwrap_or_else(dash) }</td> }
+        }
+        "restarts-elastic" => html! { <td>{ s.restarts }</td> },
+        "preemptions-elastic" => html! { <td>{ s.preemptions }</td> },
+        "resizes" => {
+            html! { <td>{ sized.map(|x| x.resizes.to_string()).unwrap_or_else(dash) }</td> }
+        }
+        "max-rho" => {
+            html! { <td>{ s.max_rho.map(|r| format!("{r:.2}")).unwrap_or_else(dash) }</td> }
+        }
+        "restarts" => html! { <td>{ s.restarts }</td> },
+        _ => html! { <td>{ dash() }</td> },
     }
 }
 
@@ -273,13 +292,7 @@ fn draw(canvases: &[NodeRef; 4], results: &Results, focus: usize) -> Result<(), 
     if let Some(c) = canvas(1) {
         let s = named(&|r| r.rhos.clone());
         let title = "Finish-time fairness rho (CDF)";
-        let not_computed = match results.mechanism() {
-            Some(Mechanism::Slots) => Some("Not computed for parameter-server experiments: rho needs the isolated policy, which exists for round-based experiments only."),
-            Some(Mechanism::Preemptive) => Some("Not computed for preemptive experiments: rho needs the isolated policy, which exists for round-based experiments only."),
-            Some(Mechanism::Pooled) => Some("Not computed for experiments with an inference pool: rho needs the isolated policy, which exists for round-based experiments only."),
-            Some(Mechanism::Elastic) => Some("Not computed for elastic experiments: rho needs the isolated policy, which exists for round-based experiments only."),
-            _ => None,
-        };
+        let not_computed = results.mechanism().and_then(|m| m.fairness_note());
         let message = if let Some(m) = not_computed {
             Some(m)
         } else if s.iter().all(|x| x.1.is_empty()) {

@@ -57,17 +57,12 @@ pub fn StepPanel(props: &Props) -> Html {
     let (now, round, done) = board.map_or((0.0, 0, false), |b| (b.now, b.steps, b.done));
     // What one step is: the mechanism of the policy being stepped (PickyMan steps from
     // event to event in a round-based experiment too).
-    let unit = match board.map_or(mech, |b| b.mechanism) {
-        Mechanism::Rounds => "round",
-        Mechanism::Elastic | Mechanism::Pooled => "tick",
-        Mechanism::Preemptive => "event",
-        Mechanism::Slots => "slot",
-    };
+    let unit = board.map_or(mech, |b| b.mechanism).step_noun();
     let all = props.all;
     let on_all = on_step.reform(move |_: Event| StepMsg::AllRows(!all));
     html! {
         <section class="panel wide" id="step-panel">
-            <h2>{ match mech { Mechanism::Preemptive => "Step through events", Mechanism::Slots => "Step through slots", Mechanism::Elastic | Mechanism::Pooled => "Step through ticks", Mechanism::Rounds => "Step through rounds" } }</h2>
+            <h2>{ mech.stepper_title() }</h2>
             { super::intro("stepper", "Replay one policy decision by decision: which job holds which GPUs after each round, tick, slot or event, and who waits. Space plays or pauses, the right arrow steps.") }
             <div class="controls">
                 <label>{ "policy " }
@@ -83,13 +78,7 @@ pub fn StepPanel(props: &Props) -> Html {
                 <span class="clock" id="clock" data-now-s={now.to_string()} data-round={round.to_string()}>{ format!("t = {} · {unit} {}", clock(now), round) }</span>
                 if done { <span class="done">{ "finished" }</span> }
             </div>
-            <p class="hint">{ match mech {
-                Mechanism::Slots => "Keys: space plays or pauses, → steps one slot. Every server is shown with the jobs whose workers hold its GPUs, and every active job with its workers and parameter servers in the slot just simulated.",
-                Mechanism::Preemptive => "Keys: space plays or pauses, → steps to the next event (an arrival, a completion, the end of a suspension or a reload). Every GPU is shown with the job holding it.",
-                Mechanism::Pooled => "Keys: space plays or pauses, → steps one tick. Training and inference servers are shown with the jobs on them; inference servers serving the load are hatched, loaned ones outlined.",
-                Mechanism::Elastic => "Keys: space plays or pauses, → steps one scheduling interval. Every job is shown on the servers it holds.",
-                Mechanism::Rounds => "Keys: space plays or pauses, → steps one round.",
-            } }</p>
+            <p class="hint">{ mech.stepper_help() }</p>
             <p class="hint" id="keys-hint">{ "The keys act when no field, list or button has the focus (Esc leaves it)." }</p>
             if let Some(e) = &props.error { <p class="error">{ e }</p> }
             if props.setting_up { <p class="hint" id="step-preparing">{ "Setting up the stepping run in the background…" }</p> }

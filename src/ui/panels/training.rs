@@ -5,7 +5,7 @@
 use super::chart;
 use crate::experiment::train::session::{TrainProgress, Trained};
 use crate::experiment::train::{CurvePoint, TrainConfig};
-use crate::sim::Mechanism;
+use crate::sim::{JobModel, Mechanism};
 use crate::ui::charts::{self, Panel};
 use crate::ui::events::TrainMsg;
 use crate::ui::input_value;
@@ -84,7 +84,7 @@ pub fn TrainingPanel(props: &Props) -> Html {
             }
         });
     }
-    if props.mech != Mechanism::Slots {
+    if props.mech.jobs() != JobModel::ParameterServer {
         return html! {};
     }
     let on_train = &props.on_train;

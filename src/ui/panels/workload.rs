@@ -6,7 +6,7 @@ use super::filter::TraceFilterBlock;
 use super::pai::PaiImport;
 use super::{field_note, invalid, shown};
 use crate::experiment::{Experiment, JobTypes, ProfileSource, WorkloadSource};
-use crate::sim::Mechanism;
+use crate::sim::{JobModel, Mechanism};
 use crate::ui::events::{PaiForm, PaiMsg, WorkloadMsg, PROFILE_FREE};
 use crate::ui::files::{chosen_file, read_folder, read_text, FileText, FolderFiles};
 use crate::ui::shared::Shared;
@@ -136,8 +136,8 @@ pub fn WorkloadPanel(props: &Props) -> Html {
             <h2>{ "Workload" }</h2>
             { super::intro("workload", "The jobs: when each arrives, what model it trains (its job type) and how much work it has. The profile says how fast each job type runs on each GPU type; the table below lists them. Jobs come from a bundled trace, the generator, or a file of your own.") }
             <p class="current" id="workload-label">{ &props.label }</p>
-            <label title={if mech == Mechanism::Elastic { "The bundled traces name round-based job types; elastic experiments use the generator or an uploaded Pollux workload" } else { "" }}>{ "Bundled trace " }
-                <select id="trace-preset" disabled={mech == Mechanism::Elastic || mech == Mechanism::Slots} onchange={on_edit.reform(|e: Event| WorkloadMsg::TracePreset(select_value(&e)))}>
+            <label title={if mech.jobs() == JobModel::Elastic { "The bundled traces name round-based job types; elastic experiments use the generator or an uploaded Pollux workload" } else { "" }}>{ "Bundled trace " }
+                <select id="trace-preset" disabled={mech.jobs() != JobModel::Rigid} onchange={on_edit.reform(|e: Event| WorkloadMsg::TracePreset(select_value(&e)))}>
                     <option value="" selected={preset_name.is_empty()} disabled=true>{ "—" }</option>
                     { for presets::TRACES.iter().map(|t| html! { <option value={t.name} selected={preset_name == t.name} title={t.description}>{ t.name }</option> }) }
                 </select>
@@ -148,9 +148,9 @@ pub fn WorkloadPanel(props: &Props) -> Html {
                 <label>{ "jobs/hour (0 = all at t=0) " }<input id="gen-rate" type="number" min="0" step="0.1" aria-invalid={invalid(f, "gen-rate")} value={shown(f, "gen-rate", g.jobs_per_hour.to_string())} onchange={generator("jobs_per_hour")} />{ field_note(f, "gen-rate") }</label>
                 <label>{ "seed " }<input id="gen-seed" type="number" min="0" aria-invalid={invalid(f, "gen-seed")} value={shown(f, "gen-seed", g.seed.to_string())} onchange={generator("seed")} />{ field_note(f, "gen-seed") }</label>
                 <label title="Factor on every job's drawn duration: 1 is Gavel's recipe (10^1.5 to 10^3 minutes for 80% of jobs, 10^3 to 10^4 for the rest); the pickyman scenario uses 0.1">{ "durations × " }<input id="gen-duration-scale" type="number" min="0.001" max="100" step="0.1" aria-invalid={invalid(f, "gen-duration-scale")} value={shown(f, "gen-duration-scale", g.duration_scale.to_string())} onchange={generator("duration_scale")} />{ field_note(f, "gen-duration-scale") }</label>
-                if mech == Mechanism::Elastic {
+                if mech.jobs() == JobModel::Elastic {
                     <p class="hint">{ "Elastic jobs: each draws an application by size class (Pollux's mix) and its user's GPU count and batch size." }</p>
-                } else if mech == Mechanism::Slots {
+                } else if mech.jobs() == JobModel::ParameterServer {
                     <p class="hint">{ "Parameter-server jobs: each draws a model type of the profile and its epochs in the model's range (times the durations factor)." }</p>
                 } else {
                     <label><input type="checkbox" checked={g.multi_gpu} onchange={generator_box("multi_gpu")} />{ " multi-GPU jobs" }</label>
