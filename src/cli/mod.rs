@@ -30,9 +30,6 @@ use std::time::Instant;
 
 mod args;
 mod bench;
-mod bench_dl2;
-mod bench_philly;
-mod bench_sia;
 mod dl2;
 mod format;
 mod generate;
@@ -44,9 +41,6 @@ mod trace_stats;
 
 use args::*;
 use bench::*;
-use bench_dl2::*;
-use bench_philly::*;
-use bench_sia::*;
 use dl2::*;
 use format::*;
 use generate::*;

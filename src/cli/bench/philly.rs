@@ -5,7 +5,7 @@
 
 use orrery::experiment::scenarios;
 
-use super::*;
+use crate::cli::*;
 
 /// The policies replayed, each against the same target.
 const POLICIES: [&str; 4] = ["las", "fifo", "tiresias", "max_min_fairness"];

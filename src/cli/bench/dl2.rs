@@ -2,7 +2,7 @@
 
 use orrery::experiment::scenarios;
 
-use super::*;
+use crate::cli::*;
 
 /// A slot policy that times every decision of the policy it wraps (seconds and decisions,
 /// shared with the caller).

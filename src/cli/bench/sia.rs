@@ -4,7 +4,7 @@
 
 use orrery::experiment::scenarios;
 
-use super::*;
+use crate::cli::*;
 use orrery::experiment::stepping::StepRun;
 use orrery::policy::pollux::{ElasticPolicy, ElasticView, Explanation};
 use orrery::policy::PolicyError;

@@ -2,6 +2,14 @@
 
 use orrery::experiment::scenarios;
 
+mod dl2;
+mod philly;
+mod sia;
+
+pub(crate) use dl2::*;
+pub(crate) use philly::*;
+pub(crate) use sia::*;
+
 use super::*;
 
 #[derive(serde::Serialize, Debug)]
