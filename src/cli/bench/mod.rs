@@ -289,7 +289,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         // same method over every job, for comparison, gives the same bits.
         let scale: Vec<f64> = view.jobs.iter().map(|j| f64::from(j.scale())).collect();
         let coef = MaxMinFairness::coefficients(&view, true);
-        let classes = orrery::policy::gavel::job_classes::JobClasses::new(&scale, &coef);
+        let classes = orrery::policy::gavel::solve::job_classes::JobClasses::new(&scale, &coef);
         rows.push(BenchRow::new(
             format!("LP max_min_fairness_perf, {n} jobs"),
             format!("{label}; {} classes of identical jobs", classes.first.len()),
@@ -299,7 +299,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         let counts = view.counts();
         let mut times = Vec::with_capacity(reps);
         for _ in 0..reps {
-            let lp = orrery::policy::gavel::ipm::BlockLp::max_min(&scale, &counts, &coef);
+            let lp = orrery::policy::gavel::solve::ipm::BlockLp::max_min(&scale, &counts, &coef);
             let (t, res) = time_it(|| lp.solve_lp());
             res.ok_or_else(|| CliError::Failure(format!("LP at {n} jobs stalled")))?;
             times.push(t);

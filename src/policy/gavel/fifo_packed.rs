@@ -9,7 +9,7 @@
 //! Allocations are whole: 1 on the chosen type for a single or a pair, 0 elsewhere, and
 //! jobs with no share do not fill leftover GPUs.
 
-use super::packed;
+use super::solve::packed;
 use crate::model::job::JobId;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};

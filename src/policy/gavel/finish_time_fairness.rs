@@ -10,8 +10,8 @@
 //! every demand at once bound it from both sides, then bisection over LP feasibility tests
 //! finishes, and the allocation is the feasible point at that `rho`.
 
-use super::ipm::BlockLp;
-use super::lp::Lp;
+use super::solve::ipm::BlockLp;
+use super::solve::lp::Lp;
 use crate::model::job::JobId;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
@@ -96,7 +96,7 @@ impl FinishTimeFairness {
                 let per = slack / job.steps_remaining;
                 coefs.push(thr[j].iter().map(|&t| t * per).collect::<Vec<f64>>());
             }
-            let x = super::lp::max_min(&scale, &counts, &coefs, true).ok()?;
+            let x = super::solve::lp::max_min(&scale, &counts, &coefs, true).ok()?;
             let got = view
                 .jobs
                 .iter()
@@ -172,7 +172,7 @@ impl FinishTimeFairness {
             .collect();
         let lo0 = a.iter().copied().fold(0.0, f64::max);
         let hi = rho_at(&iso);
-        if let Some(found) = super::rho_root::search_root(&a, lo0, hi, max_scale, feasible) {
+        if let Some(found) = super::solve::rho_root::search_root(&a, lo0, hi, max_scale, feasible) {
             return Ok(found);
         }
         let search = Search {

@@ -1,6 +1,6 @@
 //! Finish-time fairness with space sharing (Gavel's `finish_time_fairness_packed`):
 //! minimise the largest `rho_i(x) = (t_i + R_i / eff_i(x)) / (C_i + R_i / I_i)` over the
-//! packed layout ([`super::packed`]), where `eff_i` is job `i`'s throughput alone and in its
+//! packed layout ([`super::solve::packed`]), where `eff_i` is job `i`'s throughput alone and in its
 //! pairs divided by its priority weight (Gavel weighs the packed variant, unlike `_perf`),
 //! `t_i` the time since arrival, `R_i` the remaining steps, `I_i` the job's throughput under
 //! the isolated allocation (from its isolated throughputs, unweighted) and `C_i` the isolated
@@ -13,8 +13,8 @@
 //! packed LPs have a row per pair of jobs, so the bisection also takes the largest rho of
 //! each feasible point it finds as its new upper end (that point shows it feasible).
 
-use super::lp::Lp;
-use super::packed::{self, Rows};
+use super::solve::lp::Lp;
+use super::solve::packed::{self, Rows};
 use crate::model::job::JobId;
 use crate::policy::registry::Params;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
@@ -199,7 +199,7 @@ impl Policy for FinishTimeFairnessPacked {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lp::satisfies_packed;
+    use super::super::solve::lp::satisfies_packed;
     use super::super::testing::World;
     use super::*;
 
@@ -212,7 +212,7 @@ mod tests {
         // 0.8 p = b + 0.7 p: b = 1/11, p = 10/11, rho = 11/16.
         let w = World::new("a:1", &[(1, &[1.0]), (1, &[1.0])]).with_pairs(&[(0, 1, &[(0.8, 0.7)])]);
         let v = w.view();
-        let pl = super::super::packed::Layout::new(&v, 0);
+        let pl = super::super::solve::packed::Layout::new(&v, 0);
         let l = Rows::Pairs(pl.clone());
         let (x, rho) = FinishTimeFairnessPacked::solve(&v, &l, &[0.0, 0.0]).unwrap();
         assert!((rho - 11.0 / 16.0).abs() < 1e-4, "{rho}");

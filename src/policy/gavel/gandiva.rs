@@ -179,7 +179,7 @@ impl Policy for Gandiva {
     }
 
     fn traits(&self) -> PolicyTraits {
-        super::packed::traits(true)
+        super::solve::packed::traits(true)
     }
 }
 

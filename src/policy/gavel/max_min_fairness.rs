@@ -5,7 +5,7 @@
 //! `P_j = sum_t T[j][t] N_t / N` its throughput under an equal share of every type. Plain:
 //! every throughput is 1, so `c[j][t] = s_j / w_j` and all types are alike.
 
-use super::lp;
+use super::solve::lp;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
@@ -57,7 +57,7 @@ impl MaxMinFairness {
     }
 
     /// Solve the LP for `view` with the structured interior-point method
-    /// ([`super::ipm`]), or with Clarabel if that stalls.
+    /// ([`super::solve::ipm`]), or with Clarabel if that stalls.
     pub fn solve(view: &PolicyView, perf: bool) -> Result<Vec<Vec<f64>>, String> {
         Self::solve_with(view, perf, lp::max_min)
     }
@@ -100,7 +100,7 @@ impl Policy for MaxMinFairness {
 
 #[cfg(test)]
 mod tests {
-    use super::super::ipm::BlockLp;
+    use super::super::solve::ipm::BlockLp;
     use super::super::testing::World;
     use super::*;
 
@@ -131,7 +131,7 @@ mod tests {
             (x[2][0] - 0.3 / 2.6).abs() < 1e-6 && (x[2][1] - 0.5).abs() < 1e-6,
             "{x:?}"
         );
-        assert!(super::super::lp::satisfies_base(
+        assert!(super::super::solve::lp::satisfies_base(
             &x,
             &[1.0; 4],
             &[1.0, 1.0],
@@ -191,7 +191,7 @@ mod tests {
                 };
                 let b = MaxMinFairness::solve_general(&view, perf).unwrap();
                 assert!(
-                    super::super::lp::satisfies_base(&a, &scale, &counts, 1e-7),
+                    super::super::solve::lp::satisfies_base(&a, &scale, &counts, 1e-7),
                     "case {case}: {a:?}"
                 );
                 let (ta, tb) = (least(&a), least(&b));
@@ -259,8 +259,10 @@ mod tests {
         let a = BlockLp::max_min(&scale, &counts, &coef)
             .solve_lp()
             .expect("the structured method returns a point");
-        assert!(super::super::lp::satisfies_base(&a, &scale, &counts, 1e-7));
-        let b = super::super::lp::max_min_clarabel(&scale, &counts, &coef, true).unwrap();
+        assert!(super::super::solve::lp::satisfies_base(
+            &a, &scale, &counts, 1e-7
+        ));
+        let b = super::super::solve::lp::max_min_clarabel(&scale, &counts, &coef, true).unwrap();
         let (ta, tb) = (least(&a), least(&b));
         assert!((ta - tb).abs() <= 1e-7 * tb, "{ta} vs {tb}");
     }
@@ -277,7 +279,7 @@ mod tests {
         scale.resize(40, 1.0);
         let coef: Vec<Vec<f64>> = scale.iter().map(|&s| vec![s; 3]).collect();
         let counts = [12.0; 3];
-        let classes = super::super::job_classes::JobClasses::new(&scale, &coef);
+        let classes = super::super::solve::job_classes::JobClasses::new(&scale, &coef);
         assert_eq!(classes.first.len(), 4);
         let (c_scale, c_coef) = (classes.firsts(&scale), classes.firsts(&coef));
         let by_class = BlockLp::max_min(&c_scale, &counts, &c_coef)

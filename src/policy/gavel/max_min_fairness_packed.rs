@@ -1,6 +1,6 @@
 //! Max-min fairness with space sharing (Gavel's `max_min_fairness_packed`).
 //!
-//! Over the packed layout ([`super::packed`]): maximise `min_i eff_i(x) s_i / (w_i P_i)`,
+//! Over the packed layout ([`super::solve::packed`]): maximise `min_i eff_i(x) s_i / (w_i P_i)`,
 //! where `eff_i` is job `i`'s throughput alone and in its pairs, `s_i` its scale factor,
 //! `w_i` its priority weight and `P_i = sum_t T[i][t] N_t / N` its throughput under an equal
 //! share of every type (from its isolated throughputs). Without pairs this is exactly
@@ -18,8 +18,8 @@
 //! would not be fair and the per-job LP is solved instead; so it is with `by_class=false`
 //! or `partners > 0`.
 
-use super::lp::Lp;
-use super::packed::{self, Layout, PairRates};
+use super::solve::lp::Lp;
+use super::solve::packed::{self, Layout, PairRates};
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
@@ -258,8 +258,8 @@ impl Policy for MaxMinFairnessPacked {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::super::lp::satisfies_packed;
     use super::super::max_min_fairness::MaxMinFairness;
+    use super::super::solve::lp::satisfies_packed;
     use super::super::testing::World;
     use super::*;
 

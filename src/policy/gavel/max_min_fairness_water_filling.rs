@@ -36,7 +36,7 @@
 //! Priority weights can be reweighted per round (Gavel's entity reweighting, used by
 //! [`super::hierarchical`]); here they are the jobs' own.
 
-use super::lp::Lp;
+use super::solve::lp::Lp;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
@@ -385,8 +385,8 @@ impl Policy for WaterFilling {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lp::satisfies_base;
     use super::super::max_min_fairness::MaxMinFairness;
+    use super::super::solve::lp::satisfies_base;
     use super::super::testing::World;
     use super::*;
 

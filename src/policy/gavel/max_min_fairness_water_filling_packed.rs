@@ -7,11 +7,11 @@
 //! isolated rates; the constraints are the packed base constraints (a pair's GPUs counted
 //! once, a job's own and pair rows at most 1). Every round's LP and bottleneck tests are
 //! solved over classes of interchangeable jobs with a row per pair of classes
-//! ([`super::packed::ClassPairs`]); when two jobs of one type train at different rates
+//! ([`super::solve::packed::ClassPairs`]); when two jobs of one type train at different rates
 //! together, every job is a class of its own (pairs of jobs, as in Gavel's layout).
 
 use super::max_min_fairness_water_filling::{fill, normalised, ClassLayout, Problem};
-use super::packed::{self, ClassPairs};
+use super::solve::packed::{self, ClassPairs};
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;

@@ -1,8 +1,8 @@
 //! Maximise the cluster's total throughput: `max sum_j sum_t T[j][t] x[j][t]` under the base
 //! constraints (heterogeneity-aware).
 
-use super::ipm::BlockLp;
-use super::lp::Lp;
+use super::solve::ipm::BlockLp;
+use super::solve::lp::Lp;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 use good_lp::Expression;
@@ -104,7 +104,7 @@ mod tests {
                 obj += lp.row_expr(j, job.throughput);
             }
             let b = lp.maximise(obj).unwrap();
-            assert!(super::super::lp::satisfies_base(
+            assert!(super::super::solve::lp::satisfies_base(
                 &a,
                 &scale,
                 &view.counts(),

@@ -12,7 +12,7 @@
 //! `sum_t T[j][t] x[j][t] >= steps left / seconds left`. When no allocation meets every
 //! deadline the LP is solved again without them (Gavel's fallback).
 
-use super::lp::Lp;
+use super::solve::lp::Lp;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 use good_lp::Expression;

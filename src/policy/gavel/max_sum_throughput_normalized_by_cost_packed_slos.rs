@@ -7,12 +7,12 @@
 //! [`super::max_sum_throughput_normalized_by_cost`]; every job whose deadline has not passed
 //! gets `eff_i >= steps left / seconds left`, and the deadlines are dropped when they cannot
 //! all be met. The LP is symmetric in interchangeable jobs without a deadline, so it is
-//! solved over classes of them ([`super::packed::ClassPairs`]; a job with a deadline is a
+//! solved over classes of them ([`super::solve::packed::ClassPairs`]; a job with a deadline is a
 //! class of its own): the same optimum from far fewer rows.
 
-use super::lp::Lp;
 use super::max_sum_throughput_normalized_by_cost::{costs, slo_rates};
-use super::packed::{self, ClassPairs};
+use super::solve::lp::Lp;
+use super::solve::packed::{self, ClassPairs};
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;

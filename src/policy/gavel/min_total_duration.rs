@@ -3,8 +3,8 @@
 //! constraints. Found by bisection over `T` with an LP feasibility test, as Gavel does
 //! (start [100 s, 10^6 s], widened tenfold until feasible; stop when the bracket is within 5%).
 
-use super::ipm::BlockLp;
-use super::lp::Lp;
+use super::solve::ipm::BlockLp;
+use super::solve::lp::Lp;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 

@@ -1,12 +1,12 @@
 //! Makespan minimisation with space sharing (Gavel's `min_total_duration_packed`): the
 //! smallest `T` such that every job can finish its remaining steps `R_i` within `T`, i.e.
-//! `eff_i(x) >= R_i / T` over the packed layout ([`super::packed`]; `eff_i` counts a job's
+//! `eff_i(x) >= R_i / T` over the packed layout ([`super::solve::packed`]; `eff_i` counts a job's
 //! throughput alone and in its pairs, without priority weights). Found by bisection over `T`
 //! with an LP feasibility test, as Gavel does and as `min_total_duration_perf` (start
 //! [100 s, 10^6 s], widened tenfold until feasible; stop when the bracket is within 5%).
 
-use super::lp::Lp;
-use super::packed::{self, Rows};
+use super::solve::lp::Lp;
+use super::solve::packed::{self, Rows};
 use crate::policy::registry::Params;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
@@ -103,7 +103,7 @@ impl Policy for MinTotalDurationPacked {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lp::satisfies_packed;
+    use super::super::solve::lp::satisfies_packed;
     use super::super::testing::World;
     use super::*;
 
@@ -115,7 +115,7 @@ mod tests {
         // both 8/11 steps/s (as in the max-min case): 1375 s, the optimum.
         let w = World::new("a:1", &[(1, &[1.0]), (1, &[1.0])]).with_pairs(&[(0, 1, &[(0.8, 0.7)])]);
         let v = w.view();
-        let pl = super::super::packed::Layout::new(&v, 0);
+        let pl = super::super::solve::packed::Layout::new(&v, 0);
         let l = Rows::Pairs(pl.clone());
         let (x, t) = MinTotalDurationPacked::solve(&v, &l).unwrap();
         let opt = 1375.0;

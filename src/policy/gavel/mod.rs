@@ -2,7 +2,7 @@
 //! spends on each GPU type, turned into rounds by the mechanism's priorities.
 //!
 //! Every LP shares the variables `x[job][type] >= 0` and the base constraints of
-//! [`lp::Lp::base`]: for every type, `sum_j scale_j x[j][type] <= GPUs of the type`; for every
+//! [`solve::lp::Lp::base`]: for every type, `sum_j scale_j x[j][type] <= GPUs of the type`; for every
 //! job, `sum_type x[j][type] <= 1`. LPs are solved by interior-point methods, which like
 //! Gavel's ECOS end inside the optimal face when the optimum is not unique, which is what
 //! makes Orrery's rounds match Gavel's: LPs with one row per job and at most one shared
@@ -19,10 +19,7 @@ pub mod finish_time_fairness;
 pub mod finish_time_fairness_packed;
 pub mod gandiva;
 pub mod hierarchical;
-pub mod ipm;
 pub mod isolated;
-pub mod job_classes;
-pub mod lp;
 pub mod max_min_fairness;
 pub mod max_min_fairness_packed;
 pub mod max_min_fairness_water_filling;
@@ -32,9 +29,7 @@ pub mod max_sum_throughput_normalized_by_cost;
 pub mod max_sum_throughput_normalized_by_cost_packed_slos;
 pub mod min_total_duration;
 pub mod min_total_duration_packed;
-pub mod packed;
-pub mod partner_classes;
-mod rho_root;
+pub mod solve;
 
 use super::{PolicyTraits, PolicyView, Recompute};
 use crate::policy::registry::{entry, PolicyInfo, NO_PARAMS};
@@ -135,9 +130,9 @@ pub const POLICIES: &[PolicyInfo] = &[
             |p| Ok(Box::new(fifo::GavelFifo::new(p.spec(), true)))),
         entry!("max_min_fairness_packed", "gavel", "Max-min fairness with space sharing: pairs of jobs may share GPUs at their colocated throughputs.", max_min_fairness_packed::PARAMS,
             max_min_fairness_packed::MaxMinFairnessPacked::build),
-        entry!("finish_time_fairness_packed", "gavel", "Finish-time fairness with space sharing: minimise the largest rho over single and paired time.", packed::BISECTION_PARAMS,
+        entry!("finish_time_fairness_packed", "gavel", "Finish-time fairness with space sharing: minimise the largest rho over single and paired time.", solve::packed::BISECTION_PARAMS,
             finish_time_fairness_packed::FinishTimeFairnessPacked::build),
-        entry!("min_total_duration_packed", "gavel", "Makespan minimisation with space sharing (bisection over T).", packed::BISECTION_PARAMS,
+        entry!("min_total_duration_packed", "gavel", "Makespan minimisation with space sharing (bisection over T).", solve::packed::BISECTION_PARAMS,
             min_total_duration_packed::MinTotalDurationPacked::build),
         entry!("fifo_packed", "gavel", "FIFO_Perf, then queued jobs packed onto placed ones whose pair's normalised throughput beats a threshold.", fifo_packed::PARAMS,
             fifo_packed::FifoPacked::build),

@@ -581,11 +581,11 @@ mod tests {
     /// job the throughput its rows promised, within the packed constraints.
     #[test]
     fn class_rows_reach_the_per_pair_optimum() {
-        use super::super::finish_time_fairness_packed::FinishTimeFairnessPacked;
+        use super::super::super::finish_time_fairness_packed::FinishTimeFairnessPacked;
+        use super::super::super::min_total_duration_packed::MinTotalDurationPacked;
+        use super::super::super::testing::World;
         use super::super::lp::satisfies_packed;
-        use super::super::min_total_duration_packed::MinTotalDurationPacked;
         use super::super::packed::{Layout, Rows};
-        use super::super::testing::World;
         let mut rng = crate::rng::Rng::new(11);
         let mut shared = 0.0;
         for case in 0..6 {

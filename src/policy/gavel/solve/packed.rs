@@ -584,7 +584,7 @@ fn solution(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::World;
+    use super::super::super::testing::World;
     use super::*;
 
     #[test]

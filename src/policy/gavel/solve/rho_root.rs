@@ -20,7 +20,7 @@
 //! about 21 for Dinkelbach steps followed by bisection.
 
 /// A scaling LP's answer at a trial: the allocation and its factor `z`.
-pub(super) type Scaled = Option<(Vec<Vec<f64>>, f64)>;
+pub(in crate::policy::gavel) type Scaled = Option<(Vec<Vec<f64>>, f64)>;
 
 /// Relative precision of the answer.
 const PRECISION: f64 = 1e-5;
@@ -37,7 +37,7 @@ const TRIALS: usize = 40;
 /// The root search's answer: the allocation at the smallest clearly feasible trial and
 /// that trial. `None` when no trial was clearly feasible or the LP failed, for callers to
 /// search another way.
-pub(super) fn search_root(
+pub(in crate::policy::gavel) fn search_root(
     a: &[f64],
     lo: f64,
     hi: f64,
