@@ -4,4 +4,5 @@
 
 pub mod cluster;
 pub mod goodput;
+pub mod interp;
 pub mod job;

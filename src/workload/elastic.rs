@@ -18,8 +18,8 @@
 //! given parameters, a dataset size, and a gradient noise scale that grows geometrically
 //! over training.
 
-use super::interp::LinearNd;
 use crate::model::goodput::{GoodputFunction, GradParams, PerfParams};
+use crate::model::interp::LinearNd;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -7,8 +7,8 @@ use super::elastic::{
     AppModel, Apps, BatchRows, ElasticApp, MeasuredApp, ModelledApp, ShapeRows, StepTable,
     ValidationRow,
 };
-use super::interp::LinearNd;
 use super::{parse_nonneg, WorkloadError};
+use crate::model::interp::LinearNd;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

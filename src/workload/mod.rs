@@ -15,7 +15,6 @@ mod elastic_files;
 pub mod filter;
 pub mod generator;
 pub mod inference;
-pub mod interp;
 pub mod load;
 pub mod overhead;
 pub mod pai;
