@@ -46,7 +46,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("a directory entry").path())
         .collect();
-    entries.sort();
+    entries.sort_unstable();
     for p in entries {
         if p.is_dir() {
             rust_files(&p, out);
@@ -403,7 +403,7 @@ fn cycles(edges: &BTreeMap<(Module, Module), String>) -> Vec<Vec<Module>> {
                 }
             }
             if comp.len() > 1 {
-                comp.sort();
+                comp.sort_unstable();
                 t.out.push(comp);
             }
         }

@@ -5,6 +5,29 @@
 use super::*;
 
 impl Simulator {
+    /// The policy's decision (a new one when due) turned into this round's placements.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    pub(super) fn select(
+        &mut self,
+        report: &mut RoundReport,
+    ) -> Vec<(JobId, Option<JobId>, Placement, bool)> {
+        self.decide(report);
+        // About one `Ran` and at most one other event per active job.
+        report.events.reserve(2 * self.active.len() + 4);
+
+        // Which jobs run where.
+        let decision = self.mech.last_decision.take();
+        let picks = match &decision {
+            Some(Decision::Order(order)) => self.select_from_order(order),
+            Some(Decision::Assignment(a)) => self.select_from_assignment(a),
+            _ if self.traits.packing => self.select_packed(),
+            _ => self.select_from_allocation(),
+        };
+        self.mech.last_decision = decision;
+        let picks = self.keep_restarting(picks);
+        self.place(picks)
+    }
+
     /// The passes of a round's selection over the types in `order`, each with whether it
     /// takes only entries of positive priority. Gavel-compatible mode (and a policy that
     /// does not fill with zero priority) makes one pass in which every type takes its
