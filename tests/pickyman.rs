@@ -198,7 +198,7 @@ fn gpus_are_never_over_committed_and_every_job_finishes() {
     let model = r.overheads();
     assert!(model.checkpoint().is_some());
     for policy in &exp.policies {
-        let mut sim = r.preemptive_simulator(policy, &model).unwrap();
+        let mut sim = r.preemptive_simulator(policy).unwrap();
         while sim.step_round().is_some() {
             let held: u32 = sim
                 .jobs()

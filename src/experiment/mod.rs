@@ -26,6 +26,8 @@ pub use link::{base64url_decode, base64url_encode, linked_scenario, LinkError, L
 pub use run::{run, run_with_progress, Outcome, Plan, Progress, Task};
 pub use sweep::SweepPoint;
 
+pub use crate::sim::setup::PsSetup;
+
 use base64::alphabet;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};
 use base64::engine::DecodePaddingMode;
@@ -36,11 +38,13 @@ use crate::model::cluster::{ClusterError, ClusterSpec};
 use crate::model::job::JobSpec;
 use crate::nn::Mlp;
 use crate::policy::{self, PolicyError};
-use crate::sim::elastic::{ElasticConfig, ElasticSimulator};
-use crate::sim::pooled::{PooledConfig, PooledSimulator};
+use crate::sim::elastic::ElasticSimulator;
+use crate::sim::pooled::PooledSimulator;
 use crate::sim::preemptive::PreemptiveSimulator;
-use crate::sim::slots::{SlotConfig, SlotSimulator};
-use crate::sim::{Mechanism, RoundReport, SimConfig, SimError, Simulator, Stepper};
+use crate::sim::slots::SlotSimulator;
+use crate::sim::{
+    BuildError, Mechanism, RoundReport, Setup, SimConfig, SimError, Simulator, Stepper,
+};
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
 use crate::workload::overhead::{OverheadModel, Overheads, PreemptionConfig};
 use crate::workload::ps::generate_ps;
@@ -247,6 +251,15 @@ pub enum ExperimentError {
     Invalid(String),
 }
 
+impl From<BuildError> for ExperimentError {
+    fn from(e: BuildError) -> Self {
+        match e {
+            BuildError::Policy(p) => ExperimentError::Policy(p),
+            BuildError::Sim(s) => ExperimentError::Sim(s),
+        }
+    }
+}
+
 /// An experiment with its inputs parsed and checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
@@ -277,17 +290,6 @@ pub struct Resolved {
     /// profile-free run, job types drawn from the profile. The CLI's summary and the page
     /// show them.
     pub notes: Vec<String>,
-}
-
-/// The parameter-server world of a DL2 experiment.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PsSetup {
-    /// The job types.
-    pub models: Arc<PsModels>,
-    /// CPUs per server and per-job caps.
-    pub config: PsConfig,
-    /// The `dl2` policy's network when the experiment brings its own (else the bundled one).
-    pub network: Option<Arc<Mlp>>,
 }
 
 /// The outcome of one policy's run.

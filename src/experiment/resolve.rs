@@ -106,7 +106,7 @@ impl Experiment {
                 }
                 check_elastic(&mut trace, apps, &cluster)?;
                 for p in &self.policies {
-                    policy::catalog::check(p, Resolved::mechanism_of(true, false, false, false))?;
+                    policy::catalog::check(p, Mechanism::of_world(true, false, false, false))?;
                 }
             }
             None if self.inference.is_some() => {
@@ -117,7 +117,7 @@ impl Experiment {
                     ));
                 }
                 for p in &self.policies {
-                    policy::catalog::check(p, Resolved::mechanism_of(false, true, false, false))?;
+                    policy::catalog::check(p, Mechanism::of_world(false, true, false, false))?;
                 }
             }
             None if self.preemption.is_some() => {
@@ -129,13 +129,13 @@ impl Experiment {
                 }
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
-                    policy::catalog::check(p, Resolved::mechanism_of(false, false, true, false))?;
+                    policy::catalog::check(p, Mechanism::of_world(false, false, true, false))?;
                 }
             }
             None => {
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
-                    policy::catalog::check(p, Resolved::mechanism_of(false, false, false, false))?;
+                    policy::catalog::check(p, Mechanism::of_world(false, false, false, false))?;
                 }
             }
         }
@@ -273,7 +273,7 @@ impl Experiment {
             }
         };
         for p in &self.policies {
-            policy::catalog::check(p, Resolved::mechanism_of(false, false, false, true))?;
+            policy::catalog::check(p, Mechanism::of_world(false, false, false, true))?;
             policy::dl2::check_with(p, network.as_deref(), models.models.len()).map_err(
                 |e| match e {
                     PolicyError::Failed { reason, .. } => ExperimentError::Invalid(format!(

@@ -7,15 +7,20 @@ impl Resolved {
     /// Whether finish-time fairness (rho) can be computed: it needs the isolated policy,
     /// which exists for round-based experiments only.
     pub fn supports_fairness(&self) -> bool {
-        self.mechanism() == Mechanism::Rounds
+        self.mechanism().fairness_note().is_none()
     }
 
-    /// The simulator settings for a policy with its own scheduling interval, if it has
-    /// one.
-    fn sim_config(&self, interval: Option<f64>) -> SimConfig {
-        SimConfig {
-            round_len: interval.unwrap_or(self.sim.round_len),
-            ..self.sim.clone()
+    /// The world every mechanism is built from, borrowed from the resolved experiment.
+    pub fn setup(&self) -> Setup<'_> {
+        Setup {
+            cluster: &self.cluster,
+            jobs: &self.trace.jobs,
+            profile: &self.profile,
+            sim: &self.sim,
+            apps: self.apps.as_ref(),
+            load: self.load.as_ref(),
+            preemption: self.preemption.as_ref(),
+            ps: self.ps.as_ref(),
         }
     }
 
@@ -61,111 +66,31 @@ impl Resolved {
 
     /// The mechanism that runs this experiment's policies.
     pub fn mechanism(&self) -> Mechanism {
-        Self::mechanism_of(
-            self.apps.is_some(),
-            self.load.is_some(),
-            self.preemption.is_some(),
-            self.ps.is_some(),
-        )
-    }
-
-    /// The mechanism of an experiment with elastic jobs, an inference pool, PickyMan's
-    /// preemption model or parameter-server jobs (the first that applies of DL2's slots,
-    /// PickyMan's events, Aryl's pools and Pollux's ticks), or with none of them (Gavel's
-    /// rounds).
-    pub(super) fn mechanism_of(elastic: bool, pool: bool, preemption: bool, ps: bool) -> Mechanism {
-        if ps {
-            Mechanism::Slots
-        } else if preemption {
-            Mechanism::Preemptive
-        } else if pool {
-            Mechanism::Pooled
-        } else if elastic {
-            Mechanism::Elastic
-        } else {
-            Mechanism::Rounds
-        }
+        self.setup().mechanism()
     }
 
     /// A simulation of one policy, ready to step, in the mechanism the catalog says runs it
     /// for this experiment ([`policy::catalog::runner`]): the experiment's own when the
     /// policy has an implementation there; otherwise Gavel's rounds, PickyMan's events or
-    /// Pollux's ticks, on the experiment's jobs as rigid ones ([`Resolved::rigid_jobs`]).
+    /// Pollux's ticks, on the experiment's jobs as rigid ones ([`Setup::rigid_jobs`]). The
+    /// catalog's implementation builds it from the experiment's [`Setup`].
     pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
-        let missing =
-            |what: &str| ExperimentError::Invalid(format!("the experiment has no {what}"));
-        Ok(
-            match policy::catalog::runner_of(policy_spec, self.mechanism())? {
-                Mechanism::Rounds => Box::new(self.simulator(policy_spec)?),
-                Mechanism::Elastic => Box::new(self.elastic_simulator_of(policy_spec)?),
-                Mechanism::Pooled => {
-                    let load = self
-                        .load
-                        .as_ref()
-                        .ok_or_else(|| missing("inference load"))?;
-                    Box::new(self.pooled_simulator(policy_spec, load)?)
-                }
-                Mechanism::Preemptive => {
-                    Box::new(self.preemptive_simulator(policy_spec, &self.overheads())?)
-                }
-                Mechanism::Slots => {
-                    let ps = self
-                        .ps
-                        .as_ref()
-                        .ok_or_else(|| missing("parameter-server setup"))?;
-                    Box::new(self.slot_simulator(policy_spec, ps)?)
-                }
-            },
-        )
+        let imp = policy::catalog::implementation_of(policy_spec, self.mechanism())?;
+        let split = policy::catalog::split_interval(policy_spec)?;
+        Ok((imp.build)(&self.setup(), &split.spec, split.interval)?)
     }
 
-    /// The experiment's jobs as rigid ones, on the cluster the rigid mechanisms (rounds,
-    /// events, and ticks for rigid jobs) run them on, with the profile of their
-    /// throughputs:
-    /// - elastic jobs run at their user's GPU count and batch, with the throughput their
-    ///   application's model gives there ([`crate::workload::rigid`]);
-    /// - an experiment with an inference pool runs its training pool only: the inference
-    ///   types keep their place in the cluster with no GPUs (they serve inference);
-    /// - under PickyMan's checkpoint model, mechanisms that preempt at round, tick or slot
-    ///   boundaries (`drains` false) charge a job its checkpoint write and reload at each
-    ///   start and change ([`OverheadModel::change_delay`]); the preemptive mechanism
-    ///   charges the model itself.
+    /// The experiment's jobs as rigid ones ([`Setup::rigid_jobs`]).
     pub fn rigid_jobs(&self, drains: bool) -> (ClusterSpec, Vec<JobSpec>, Profile) {
-        let mut cluster = self.cluster.clone();
-        let (mut jobs, profile) = match &self.apps {
-            Some(apps) => crate::workload::rigid::rigid_workload(apps, &self.trace.jobs, &cluster),
-            None => (self.trace.jobs.clone(), self.profile.clone()),
-        };
-        if self.load.is_some() {
-            for t in cluster.types.iter_mut().filter(|t| t.is_inference()) {
-                t.count = 0;
-            }
-        }
-        if let (Some(model), false) = (&self.preemption, drains) {
-            for j in jobs.iter_mut().filter(|j| j.restart_s.is_none()) {
-                let costs = profile
-                    .job_types
-                    .get(&j.job_type)
-                    .and_then(|p| p.preemption.as_ref());
-                j.restart_s = Some(model.change_delay(costs, j.scale_factor));
-            }
-        }
-        (cluster, jobs, profile)
+        self.setup().rigid_jobs(drains)
     }
 
     /// A round-based simulator for one policy, on the experiment's jobs as rigid ones
-    /// ([`Resolved::rigid_jobs`]).
+    /// ([`Setup::rigid_jobs`]).
     pub fn simulator(&self, policy_spec: &str) -> Result<Simulator, ExperimentError> {
         let split = policy::catalog::split_interval(policy_spec)?;
         let p = policy::build(&split.spec)?;
-        let (cluster, jobs, profile) = self.rigid_jobs(false);
-        Ok(Simulator::new(
-            self.sim_config(split.interval),
-            cluster,
-            jobs,
-            profile,
-            p,
-        )?)
+        Ok(crate::sim::rounds::build(&self.setup(), p, split.interval)?)
     }
 
     /// Run one policy to the end (or until the window's jobs are done), calling `progress`
@@ -180,7 +105,7 @@ impl Resolved {
         let mut rec = Recorder::new(&self.trace.jobs, self.cluster.num_types());
         let split = policy::catalog::split_interval(policy_spec)?;
         let mut sim = self.stepper(policy_spec)?;
-        rec.preemption.enabled = sim.mechanism() == Mechanism::Preemptive;
+        rec.preemption.enabled = sim.mechanism().preemption_model();
         while let Some(report) = sim.step() {
             for e in &report.events {
                 rec.observe(e);
@@ -198,7 +123,8 @@ impl Resolved {
         })
     }
 
-    /// A slot (DL2) simulator for one policy of the `dl2` family.
+    /// A slot (DL2) simulator for one policy of the `dl2` family, in the parameter-server
+    /// world `ps`.
     pub fn slot_simulator(
         &self,
         policy_spec: &str,
@@ -207,75 +133,44 @@ impl Resolved {
         let split = policy::catalog::split_interval(policy_spec)?;
         let p =
             policy::dl2::build_with(&split.spec, ps.network.as_deref(), ps.models.models.len())?;
-        self.slot_simulator_at(p, ps, split.interval)
+        let setup = Setup {
+            ps: Some(ps),
+            ..self.setup()
+        };
+        Ok(crate::sim::slots::build(&setup, p, split.interval)?)
     }
 
     /// A slot (DL2) simulator running `policy` (one built outside the registry, such as a
-    /// policy being trained).
+    /// policy being trained), in the parameter-server world `ps`.
     pub fn slot_simulator_with(
         &self,
         policy: Box<dyn crate::sim::slots::SlotPolicy>,
         ps: &PsSetup,
     ) -> Result<SlotSimulator, ExperimentError> {
-        self.slot_simulator_at(policy, ps, None)
-    }
-
-    /// [`Resolved::slot_simulator_with`] with the policy's own slot length, if it has one.
-    fn slot_simulator_at(
-        &self,
-        policy: Box<dyn crate::sim::slots::SlotPolicy>,
-        ps: &PsSetup,
-        interval: Option<f64>,
-    ) -> Result<SlotSimulator, ExperimentError> {
-        let cfg = SlotConfig {
-            slot_s: interval.unwrap_or(self.sim.round_len),
-            restart_s: self.sim.restart_cost,
-            ps: ps.config,
-            seed: self.sim.seed,
-            ..SlotConfig::default()
+        let setup = Setup {
+            ps: Some(ps),
+            ..self.setup()
         };
-        Ok(SlotSimulator::new(
-            cfg,
-            &self.cluster,
-            self.trace.jobs.clone(),
-            Arc::clone(&ps.models),
-            policy,
-        )?)
+        Ok(crate::sim::slots::build(&setup, policy, None)?)
     }
 
-    /// What starts, suspensions and resumptions cost in the preemptive mechanism under the
-    /// experiment's restart model: PickyMan's checkpoint model when the experiment has one,
-    /// else its delays (none, fixed or per type: every start costs the job's delay and a
-    /// suspension is immediate).
+    /// What starts, suspensions and resumptions cost in the preemptive mechanism
+    /// ([`Setup::overheads`]).
     pub fn overheads(&self) -> Overheads {
-        match self.preemption {
-            Some(m) => Overheads::Checkpoint(m),
-            None => Overheads::Delay {
-                default_s: self.sim.restart_cost,
-            },
-        }
+        self.setup().overheads()
     }
 
     /// A preemptive (PickyMan) simulator for one policy, on the experiment's jobs as rigid
-    /// ones ([`Resolved::rigid_jobs`]).
+    /// ones ([`Setup::rigid_jobs`]), with the experiment's overheads.
     pub fn preemptive_simulator(
         &self,
         policy_spec: &str,
-        overheads: &Overheads,
     ) -> Result<PreemptiveSimulator, ExperimentError> {
         let p = policy::pickyman::build(policy_spec)?;
-        let (cluster, jobs, profile) = self.rigid_jobs(true);
-        Ok(PreemptiveSimulator::new(
-            &cluster,
-            jobs,
-            profile,
-            *overheads,
-            self.sim.seed,
-            p,
-        )?)
+        Ok(crate::sim::preemptive::build(&self.setup(), p)?)
     }
 
-    /// A pooled (Aryl) simulator for one policy.
+    /// A pooled (Aryl) simulator for one policy, with the inference load `load`.
     pub fn pooled_simulator(
         &self,
         policy_spec: &str,
@@ -283,66 +178,26 @@ impl Resolved {
     ) -> Result<PooledSimulator, ExperimentError> {
         let split = policy::catalog::split_interval(policy_spec)?;
         let p = policy::aryl::build(&split.spec)?;
-        let cfg = PooledConfig {
-            tick: split.interval.unwrap_or(self.sim.round_len),
-            restart_s: self.sim.restart_cost,
-            ..PooledConfig::default()
+        let setup = Setup {
+            load: Some(load),
+            ..self.setup()
         };
-        Ok(PooledSimulator::new(
-            cfg,
-            self.cluster.clone(),
-            self.trace.jobs.clone(),
-            &self.profile,
-            load.clone(),
-            p,
-        )?)
+        Ok(crate::sim::pooled::build(&setup, p, split.interval)?)
     }
 
-    /// An elastic simulator for one policy of an experiment whose profile is elastic.
+    /// An elastic simulator for one policy, on the elastic applications `apps`.
     pub fn elastic_simulator(
         &self,
         policy_spec: &str,
         apps: &Arc<Apps>,
     ) -> Result<ElasticSimulator, ExperimentError> {
-        self.elastic_on(
-            policy_spec,
-            self.cluster.clone(),
-            self.trace.jobs.clone(),
-            Arc::clone(apps),
-        )
-    }
-
-    /// An elastic simulator for one policy: of the experiment's elastic applications, or
-    /// of its jobs as rigid ones ([`Resolved::rigid_jobs`]), each an application that runs
-    /// only at its GPU count ([`crate::workload::as_elastic`]).
-    pub fn elastic_simulator_of(
-        &self,
-        policy_spec: &str,
-    ) -> Result<ElasticSimulator, ExperimentError> {
-        if let Some(apps) = &self.apps {
-            return self.elastic_simulator(policy_spec, apps);
-        }
-        let (cluster, jobs, profile) = self.rigid_jobs(false);
-        let (jobs, apps) = crate::workload::as_elastic::elastic_workload(&jobs, &profile, &cluster);
-        self.elastic_on(policy_spec, cluster, jobs, Arc::new(apps))
-    }
-
-    fn elastic_on(
-        &self,
-        policy_spec: &str,
-        cluster: ClusterSpec,
-        jobs: Vec<JobSpec>,
-        apps: Arc<Apps>,
-    ) -> Result<ElasticSimulator, ExperimentError> {
         let split = policy::catalog::split_interval(policy_spec)?;
         let p = policy::catalog::build_elastic(&split.spec)?;
-        let cfg = ElasticConfig {
-            interval: split.interval.unwrap_or(self.sim.round_len),
-            restart_s: self.sim.restart_cost,
-            seed: self.sim.seed,
-            ..ElasticConfig::default()
+        let setup = Setup {
+            apps: Some(apps),
+            ..self.setup()
         };
-        Ok(ElasticSimulator::new(cfg, cluster, jobs, apps, p)?)
+        Ok(crate::sim::elastic::build(&setup, p, split.interval)?)
     }
 
     /// [`Resolved::run_policy`] as run `run` of `runs`, reporting [`Progress`] after every

@@ -16,7 +16,8 @@ use super::registry::{
 use super::{aryl, classic, dl2, gavel, pickyman, pollux, sia, PolicyError};
 use crate::sim::elastic::contract::ElasticPolicy;
 use crate::sim::rounds::contract::Policy;
-use crate::sim::Mechanism;
+use crate::sim::{elastic, pooled, preemptive, rounds, slots};
+use crate::sim::{BuildError, Mechanism, Setup, Stepper};
 
 /// The policy whose JCTs are the denominators of finish-time fairness (rho): Gavel's
 /// isolated, each job on a static 1/n share of the cluster (round-based experiments).
@@ -86,17 +87,35 @@ pub fn split_interval(spec: &str) -> Result<Split, PolicyError> {
     })
 }
 
+/// How a mechanism's simulation of a policy is built: from the experiment's setup, the
+/// policy's spec (without its interval) and its own interval, if it has one.
+pub type Builder = fn(&Setup, &str, Option<f64>) -> Result<Box<dyn Stepper>, BuildError>;
+
 /// One mechanism's implementation of a catalog entry.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy)]
 pub struct Implementation {
     /// The mechanism that runs it.
     pub mechanism: Mechanism,
+    /// How its simulation is built.
+    pub build: Builder,
     /// The family it comes from (classic, gavel, pollux, aryl, pickyman, dl2).
     pub family: &'static str,
     /// One-line description.
     pub description: &'static str,
     /// Its parameters.
     pub params: &'static [ParamInfo],
+}
+
+/// Two implementations are the same when they run in the same mechanism, of the same
+/// family, with the same description and parameters (builders are functions, compared by
+/// their mechanism).
+impl PartialEq for Implementation {
+    fn eq(&self, other: &Self) -> bool {
+        self.mechanism == other.mechanism
+            && self.family == other.family
+            && self.description == other.description
+            && self.params == other.params
+    }
 }
 
 /// One policy name with every mechanism's implementation of it.
@@ -133,6 +152,7 @@ fn implementations<P: ?Sized + 'static>(
             p.name,
             Implementation {
                 mechanism,
+                build: builder(mechanism),
                 family: p.family,
                 description: p.description,
                 params: p.params,
@@ -368,6 +388,50 @@ pub fn elastic_policies() -> Vec<ElasticPolicyInfo> {
 /// Build a policy of Pollux's ticks from its spec.
 pub fn build_elastic(spec: &str) -> Result<Box<dyn ElasticPolicy>, PolicyError> {
     build_from(&elastic_policies(), spec)
+}
+
+/// The builder of `mechanism`'s simulations: the policy built by its family, handed to the
+/// mechanism with the setup.
+fn builder(mechanism: Mechanism) -> Builder {
+    match mechanism {
+        Mechanism::Rounds => {
+            |setup, spec, interval| Ok(Box::new(rounds::build(setup, build(spec)?, interval)?))
+        }
+        Mechanism::Elastic => |setup, spec, interval| {
+            Ok(Box::new(elastic::build(
+                setup,
+                build_elastic(spec)?,
+                interval,
+            )?))
+        },
+        Mechanism::Pooled => |setup, spec, interval| {
+            Ok(Box::new(pooled::build(
+                setup,
+                aryl::build(spec)?,
+                interval,
+            )?))
+        },
+        Mechanism::Preemptive => {
+            |setup, spec, _| Ok(Box::new(preemptive::build(setup, pickyman::build(spec)?)?))
+        }
+        Mechanism::Slots => |setup, spec, interval| {
+            let ps = setup
+                .ps
+                .ok_or_else(|| Setup::missing("parameter-server setup"))?;
+            let policy = dl2::build_with(spec, ps.network.as_deref(), ps.models.models.len())?;
+            Ok(Box::new(slots::build(setup, policy, interval)?))
+        },
+    }
+}
+
+/// The implementation that runs `spec` in an experiment of `mechanism` ([`runner_of`]).
+pub fn implementation_of(spec: &str, mechanism: Mechanism) -> Result<Implementation, PolicyError> {
+    let (name, _) = super::parse_spec(spec)?;
+    let e = entry(&name).ok_or_else(|| PolicyError::Unknown(name.clone()))?;
+    let m = runner(&e, mechanism).ok_or_else(|| unsupported(&e, mechanism))?;
+    e.for_mechanism(m)
+        .copied()
+        .ok_or_else(|| unsupported(&e, mechanism))
 }
 
 /// Every implementation with its policy's name, mechanism by mechanism.

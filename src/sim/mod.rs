@@ -14,11 +14,13 @@ pub mod explanation;
 pub mod pooled;
 pub mod preemptive;
 pub mod rounds;
+pub mod setup;
 pub mod shell;
 pub mod slots;
 
 pub use events::SimEvent;
 pub use rounds::Simulator;
+pub use setup::Setup;
 pub use shell::{JobModel, Mechanism, Stepper};
 
 use crate::model::job::{JobId, JobSpec};
@@ -65,6 +67,17 @@ pub enum PolicyError {
         /// What went wrong.
         reason: String,
     },
+}
+
+/// Why a policy's simulation cannot be built: its policy or its setup.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum BuildError {
+    /// The policy cannot be built from its spec.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// The simulation cannot be set up.
+    #[error(transparent)]
+    Sim(#[from] SimError),
 }
 
 /// Simulator settings.

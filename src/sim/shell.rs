@@ -72,6 +72,24 @@ impl Mechanism {
         }
     }
 
+    /// The mechanism of a world with elastic jobs, an inference pool, PickyMan's
+    /// preemption model or parameter-server jobs (the first that applies of DL2's slots,
+    /// PickyMan's events, Aryl's pools and Pollux's ticks), or with none of them (Gavel's
+    /// rounds).
+    pub fn of_world(elastic: bool, pool: bool, preemption: bool, ps: bool) -> Mechanism {
+        if ps {
+            Mechanism::Slots
+        } else if preemption {
+            Mechanism::Preemptive
+        } else if pool {
+            Mechanism::Pooled
+        } else if elastic {
+            Mechanism::Elastic
+        } else {
+            Mechanism::Rounds
+        }
+    }
+
     /// What its jobs are.
     pub fn jobs(self) -> JobModel {
         match self {

@@ -30,7 +30,9 @@
 //! type it has a throughput on: any other allocation leaves it waiting and its GPUs idle.
 
 pub mod contract;
-pub(crate) mod stepper;
+pub mod stepper;
+
+pub use stepper::build;
 
 use super::{RoundReport, SimEvent};
 use crate::model::cluster::ClusterSpec;

@@ -1,14 +1,48 @@
-//! The elastic simulator after a tick: its servers with the jobs on them, the active jobs
+//! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
+//! [`Stepper`], and its board for the page's stepper.
+//!
+//! The board: The elastic simulator after a tick: its servers with the jobs on them, the active jobs
 //! with their GPU type and count, batch size, epoch and progress, and, for policies that
 //! say why, each job's goodput in every configuration it was weighed in.
 
+use super::contract::ElasticPolicy;
+use super::ElasticConfig;
 use super::ElasticSimulator;
 use crate::model::job::JobId;
 use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Choices, Gpu, GpuKind, Row, Server,
     ServerKind, Table,
 };
+use crate::sim::setup::Setup;
+use crate::sim::SimError;
 use crate::sim::{Mechanism, RoundReport, Stepper};
+use std::sync::Arc;
+
+/// Pollux's ticks of `policy` every `interval` seconds (the setup's when `None`): on the
+/// setup's elastic applications, or on its jobs as rigid ones ([`Setup::rigid_jobs`]), each
+/// an application that runs only at its GPU count ([`crate::workload::as_elastic`]).
+pub fn build(
+    setup: &Setup,
+    policy: Box<dyn ElasticPolicy>,
+    interval: Option<f64>,
+) -> Result<ElasticSimulator, SimError> {
+    let (cluster, jobs, apps) = match setup.apps {
+        Some(apps) => (setup.cluster.clone(), setup.jobs.to_vec(), Arc::clone(apps)),
+        None => {
+            let (cluster, jobs, profile) = setup.rigid_jobs(false);
+            let (jobs, apps) =
+                crate::workload::as_elastic::elastic_workload(&jobs, &profile, &cluster);
+            (cluster, jobs, Arc::new(apps))
+        }
+    };
+    let cfg = ElasticConfig {
+        interval: interval.unwrap_or(setup.sim.round_len),
+        restart_s: setup.sim.restart_cost,
+        seed: setup.sim.seed,
+        ..ElasticConfig::default()
+    };
+    ElasticSimulator::new(cfg, cluster, jobs, apps, policy)
+}
 
 /// The board of the elastic simulator `sim`, `finished` jobs done and `events` in the last
 /// tick; the policy decides every `round_s` seconds.

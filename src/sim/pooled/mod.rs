@@ -19,7 +19,9 @@
 //!    resumes or resizes spends the restart delay first; jobs checkpoint every
 //!    `checkpoint_s` of running.
 
-pub(crate) mod stepper;
+pub mod stepper;
+
+pub use stepper::build;
 
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;

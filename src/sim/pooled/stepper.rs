@@ -1,12 +1,41 @@
-//! The pooled simulator (Aryl) after a tick: training and inference servers with the jobs
+//! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
+//! [`Stepper`], and its board for the page's stepper.
+//!
+//! The board: The pooled simulator (Aryl) after a tick: training and inference servers with the jobs
 //! on them (inference servers serving the load, loaned ones), and the active jobs.
 
 use super::{Pool, PooledSimulator};
+use super::{PooledConfig, PooledPolicy};
 use crate::model::job::JobId;
 use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
 };
+use crate::sim::setup::Setup;
+use crate::sim::SimError;
 use crate::sim::{Mechanism, RoundReport, Stepper};
+
+/// Aryl's pools of `policy`, a tick every `interval` seconds (the setup's when `None`); the
+/// setup must have an inference load.
+pub fn build(
+    setup: &Setup,
+    policy: Box<dyn PooledPolicy>,
+    interval: Option<f64>,
+) -> Result<PooledSimulator, SimError> {
+    let load = setup.load.ok_or_else(|| Setup::missing("inference load"))?;
+    let cfg = PooledConfig {
+        tick: interval.unwrap_or(setup.sim.round_len),
+        restart_s: setup.sim.restart_cost,
+        ..PooledConfig::default()
+    };
+    PooledSimulator::new(
+        cfg,
+        setup.cluster.clone(),
+        setup.jobs.to_vec(),
+        setup.profile,
+        load.clone(),
+        policy,
+    )
+}
 
 /// The board of the pooled simulator `sim` of the experiment `r`, `finished` jobs done and
 /// `events` in the last tick.

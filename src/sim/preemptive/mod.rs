@@ -21,7 +21,9 @@
 //! on its victims' type. A job may resume on another type than it ran on (its checkpoint
 //! moves with it).
 
-pub(crate) mod stepper;
+pub mod stepper;
+
+pub use stepper::build;
 
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;

@@ -1,12 +1,35 @@
-//! The preemptive simulator (PickyMan) after an event: the cluster's GPUs with the jobs
+//! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
+//! [`Stepper`], and its board for the page's stepper.
+//!
+//! The board: The preemptive simulator (PickyMan) after an event: the cluster's GPUs with the jobs
 //! holding them (draining, checkpointing and reloading ones marked), and the active jobs.
 
+use super::PreemptivePolicy;
 use super::{Phase, PreemptiveSimulator};
 use crate::model::job::JobId;
 use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Table,
 };
+use crate::sim::setup::Setup;
+use crate::sim::SimError;
 use crate::sim::{Mechanism, RoundReport, Stepper};
+
+/// PickyMan's events of `policy` on the setup's jobs as rigid ones ([`Setup::rigid_jobs`]),
+/// with the setup's overheads ([`Setup::overheads`]).
+pub fn build(
+    setup: &Setup,
+    policy: Box<dyn PreemptivePolicy>,
+) -> Result<PreemptiveSimulator, SimError> {
+    let (cluster, jobs, profile) = setup.rigid_jobs(true);
+    PreemptiveSimulator::new(
+        &cluster,
+        jobs,
+        profile,
+        setup.overheads(),
+        setup.sim.seed,
+        policy,
+    )
+}
 
 /// The board of the preemptive simulator `sim` of the experiment `r`, `finished` jobs done,
 /// `events` at the last step and `suspensions` so far.

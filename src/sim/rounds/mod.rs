@@ -38,7 +38,9 @@ pub mod contract;
 pub mod placement;
 mod progress;
 mod select;
-pub(crate) mod stepper;
+pub mod stepper;
+
+pub use stepper::build;
 
 use super::{arrival_order, RoundReport, SimConfig, SimError, SimEvent};
 use crate::model::cluster::{ClusterSpec, TypeIdx};

@@ -1,14 +1,35 @@
-//! The round-based simulator after a round: every GPU with the job (or the pair of jobs
+//! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
+//! [`Stepper`], and its board for the page's stepper.
+//!
+//! The board: The round-based simulator after a round: every GPU with the job (or the pair of jobs
 //! sharing it) on it, and the active jobs with their allocation rows.
 
+use super::contract::Policy;
 use super::contract::Recompute;
 use super::Simulator;
 use crate::model::job::JobId;
 use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Table,
 };
+use crate::sim::setup::Setup;
 use crate::sim::{Mechanism, RoundReport, Stepper};
+use crate::sim::{SimConfig, SimError};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Gavel's rounds of `policy` on the setup's jobs as rigid ones ([`Setup::rigid_jobs`]),
+/// every `interval` seconds (the setup's when `None`).
+pub fn build(
+    setup: &Setup,
+    policy: Box<dyn Policy>,
+    interval: Option<f64>,
+) -> Result<Simulator, SimError> {
+    let (cluster, jobs, profile) = setup.rigid_jobs(false);
+    let cfg = SimConfig {
+        round_len: interval.unwrap_or(setup.sim.round_len),
+        ..setup.sim.clone()
+    };
+    Simulator::new(cfg, cluster, jobs, profile, policy)
+}
 
 /// The board of the round-based simulator `sim`, `finished` jobs done and `events` in the
 /// last round.

@@ -27,8 +27,10 @@
 //! in the slot ([`SlotStep::reward`], also in the [`SimEvent::SlotEnded`] event).
 
 mod setup;
-pub(crate) mod stepper;
+pub mod stepper;
 mod view;
+
+pub use stepper::build;
 
 pub use setup::check_jobs;
 use setup::{cfg_err, compute_factors, servers_of};
@@ -41,6 +43,8 @@ use crate::model::job::{JobId, JobSpec};
 use crate::rng::Rng;
 use crate::workload::ps::{PsConfig, PsModels};
 use std::sync::Arc;
+
+pub use crate::sim::setup::PsSetup;
 
 /// Settings of the slot simulator.
 #[derive(Debug, Clone, PartialEq)]

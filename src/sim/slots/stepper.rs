@@ -1,13 +1,46 @@
-//! The slot simulator (DL2) after a slot: every server's GPUs (with the job whose worker
+//! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
+//! [`Stepper`], and its board for the page's stepper.
+//!
+//! The board: The slot simulator (DL2) after a slot: every server's GPUs (with the job whose worker
 //! holds each) and CPUs in use, and the jobs' workers and parameter servers in the slot
 //! just simulated.
 
 use super::SlotSimulator;
+use super::{SlotConfig, SlotPolicy};
 use crate::model::job::JobId;
 use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
 };
+use crate::sim::setup::Setup;
+use crate::sim::SimError;
 use crate::sim::{Mechanism, RoundReport, Stepper};
+use std::sync::Arc;
+
+/// DL2's slots of `policy`, a slot every `interval` seconds (the setup's when `None`); the
+/// setup must have a parameter-server world.
+pub fn build(
+    setup: &Setup,
+    policy: Box<dyn SlotPolicy>,
+    interval: Option<f64>,
+) -> Result<SlotSimulator, SimError> {
+    let ps = setup
+        .ps
+        .ok_or_else(|| Setup::missing("parameter-server setup"))?;
+    let cfg = SlotConfig {
+        slot_s: interval.unwrap_or(setup.sim.round_len),
+        restart_s: setup.sim.restart_cost,
+        ps: ps.config,
+        seed: setup.sim.seed,
+        ..SlotConfig::default()
+    };
+    SlotSimulator::new(
+        cfg,
+        setup.cluster,
+        setup.jobs.to_vec(),
+        Arc::clone(&ps.models),
+        policy,
+    )
+}
 
 /// The board of the slot simulator `sim` of the experiment `r`, `finished` jobs done and
 /// `events` in the last slot.
