@@ -9,7 +9,8 @@
 //! implementation for that mechanism is refused with a message naming the policy and what
 //! it needs. The CLI, the page and the tests read policies only through this catalog.
 
-use super::papers::{self, paper_of, Paper};
+use super::papers::Paper;
+pub use super::registry::Variant;
 use super::registry::{
     build_from, spec_text, ElasticPolicyInfo, ParamInfo, PolicyInfo, Registered,
 };
@@ -98,12 +99,16 @@ pub struct Implementation {
     pub mechanism: Mechanism,
     /// How its simulation is built.
     pub build: Builder,
+    /// The paper its idea comes from.
+    pub paper: &'static Paper,
     /// The family it comes from (classic, gavel, pollux, aryl, pickyman, dl2).
     pub family: &'static str,
     /// One-line description.
     pub description: &'static str,
     /// Its parameters.
     pub params: &'static [ParamInfo],
+    /// The rows the page offers it as beside its own (ablations from its paper).
+    pub variants: &'static [Variant],
 }
 
 /// Two implementations are the same when they run in the same mechanism, of the same
@@ -115,6 +120,7 @@ impl PartialEq for Implementation {
             && self.family == other.family
             && self.description == other.description
             && self.params == other.params
+            && self.paper == other.paper
     }
 }
 
@@ -153,6 +159,8 @@ fn implementations<P: ?Sized + 'static>(
             Implementation {
                 mechanism,
                 build: builder(mechanism),
+                paper: p.paper,
+                variants: p.variants,
                 family: p.family,
                 description: p.description,
                 params: p.params,
@@ -160,56 +168,6 @@ fn implementations<P: ?Sized + 'static>(
         )
     })
 }
-
-/// A spec of a policy that the page lists as a row of its own beside the policy: the policy
-/// with some parameters fixed (an ablation from its paper).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Variant {
-    /// The spec the row runs.
-    pub spec: &'static str,
-    /// The parameters the spec fixes (key, value).
-    pub fixed: &'static [(&'static str, &'static str)],
-    /// What the row is, for people.
-    pub description: &'static str,
-}
-
-/// The rows a policy is offered as, when they are more than its own: Aryl with its three
-/// ablations (its own row among them), PickyMan with its overhead-blind form.
-const VARIANTS: &[(&str, &[Variant])] = &[
-    (
-        "aryl",
-        &[
-            Variant {
-                spec: "aryl",
-                fixed: &[],
-                description: "Aryl: loans idle inference servers to training (loaning = yes), reclaims the loaned servers whose loss costs training least, and grows elastic jobs by a knapsack over predicted JCT reduction (elastic = yes).",
-            },
-            Variant {
-                spec: "aryl[loaning=false]",
-                fixed: &[("loaning", "false")],
-                description: "Ablation: loaning = no (training servers only), elastic = yes.",
-            },
-            Variant {
-                spec: "aryl[elastic=false]",
-                fixed: &[("elastic", "false")],
-                description: "Ablation: loaning = yes, elastic = no (every job runs at its minimum GPUs).",
-            },
-            Variant {
-                spec: "aryl[elastic=false,loaning=false]",
-                fixed: &[("elastic", "false"), ("loaning", "false")],
-                description: "Ablation: loaning = no, elastic = no.",
-            },
-        ],
-    ),
-    (
-        "pickyman",
-        &[Variant {
-            spec: "pickyman[overhead_aware=false]",
-            fixed: &[("overhead_aware", "false")],
-            description: "Ablation: PickyMan's predictions with victims chosen blind to what suspending costs (longest predicted remaining first) and no test against waiting.",
-        }],
-    ),
-];
 
 /// One row of a policy panel: a spec to tick, with its description and the parameters a
 /// person may still set.
@@ -227,12 +185,11 @@ pub struct Row {
     pub paper: &'static Paper,
 }
 
-/// The variants of policy `name` (empty for most).
+/// The variants of policy `name` (empty for most): those its family's entry lists.
 pub fn variants(name: &str) -> &'static [Variant] {
-    VARIANTS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map_or(&[], |(_, v)| v)
+    all()
+        .find(|(n, i)| *n == name && !i.variants.is_empty())
+        .map_or(&[], |(_, i)| i.variants)
 }
 
 /// Keys that some variant of `name` fixes.
@@ -264,7 +221,7 @@ pub fn rows(mechanism: Mechanism) -> Vec<Row> {
     {
         let vs = variants(name);
         let keys = variant_keys(name);
-        let paper = paper_of(name, imp.family).unwrap_or(&papers::GAVEL);
+        let paper = imp.paper;
         let without = |fixed: &[&str]| -> Vec<ParamInfo> {
             imp.params
                 .iter()
@@ -462,7 +419,7 @@ pub fn catalog() -> Vec<Entry> {
             None => out.push(Entry {
                 name,
                 implementations: vec![imp],
-                paper: paper_of(name, imp.family).unwrap_or(&papers::GAVEL),
+                paper: imp.paper,
             }),
         }
     }
@@ -780,15 +737,13 @@ mod tests {
             assert!(p.url.starts_with("https://"), "{}: {}", e.name, p.url);
             assert!(!p.title.is_empty() && !p.venue.is_empty(), "{}", e.name);
             assert!((1950..=2030).contains(&p.year), "{}: {}", e.name, p.year);
-            // Every entry is in the table or takes Gavel's by family; none falls through.
-            let family = e.implementations[0].family;
-            assert_eq!(paper_of(e.name, family), Some(p), "{}", e.name);
+            // Every implementation of a name says the same paper.
+            assert!(e.implementations.iter().all(|i| i.paper == p), "{}", e.name);
         }
         assert_eq!(entry("pollux").unwrap().paper.short, "Pollux");
         assert_eq!(entry("max_min_fairness_perf").unwrap().paper.short, "Gavel");
         assert_eq!(entry("finish_time_fairness").unwrap().paper.short, "Themis");
         assert_eq!(entry("drf").unwrap().paper.year, 2011);
-        assert!(paper_of("nope", "classic").is_none());
         for m in Mechanism::ALL {
             for r in rows(m) {
                 assert!(r.paper.url.starts_with("https://"), "{}", r.spec);
@@ -798,7 +753,9 @@ mod tests {
             .iter()
             .take(4)
             .all(|r| r.paper.short == "Aryl"));
-        assert!(papers::GAVEL.line().contains("(OSDI 2020) https://"));
+        assert!(super::super::papers::GAVEL
+            .line()
+            .contains("(OSDI 2020) https://"));
     }
 
     #[test]

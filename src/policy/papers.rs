@@ -1,5 +1,5 @@
-//! The paper behind each policy of the catalog: title, venue, year and address, so a
-//! listing can say where an idea comes from and link to it.
+//! The papers behind the catalog's policies (each family's entries name theirs): title,
+//! venue, year and address, so a listing can say where an idea comes from and link to it.
 
 /// A published paper.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,33 +138,3 @@ pub const SCHRAGE: Paper = Paper {
     year: 1968,
     url: "https://doi.org/10.1287/opre.16.3.687",
 };
-
-/// Each policy name with the paper its idea (and Orrery's implementation of it) comes
-/// from. FIFO is Gavel's baseline; LAS on GPU-time is the discipline Tiresias' discretised
-/// two-dimensional LAS starts from; finish-time fairness is Themis' objective, which Gavel
-/// made heterogeneity-aware (`_perf`).
-const PAPERS: &[(&str, &Paper)] = &[
-    ("sjf", &SMITH),
-    ("srtf", &SCHRAGE),
-    ("las", &TIRESIAS),
-    ("tiresias", &TIRESIAS),
-    ("optimus", &OPTIMUS),
-    ("drf", &DRF),
-    ("finish_time_fairness", &THEMIS),
-    ("allox", &ALLOX),
-    ("gandiva", &GANDIVA),
-    ("pollux", &POLLUX),
-    ("sia", &SIA),
-    ("aryl", &ARYL),
-    ("pickyman", &PICKYMAN),
-    ("dl2", &DL2),
-];
-
-/// The paper of policy `name`: its own entry, else Gavel's for the policies of Gavel's
-/// family and FIFO (`None` for a name of no family Orrery knows).
-pub fn paper_of(name: &str, family: &str) -> Option<&'static Paper> {
-    if let Some((_, p)) = PAPERS.iter().find(|(n, _)| *n == name) {
-        return Some(p);
-    }
-    (family == "gavel" || name == "fifo").then_some(&GAVEL)
-}

@@ -1,6 +1,7 @@
 //! The policy registry: every policy by name, with a one-line description and its
 //! parameters, built from `name[key=value,...]` specs.
 
+use super::papers::Paper;
 use super::{Policy, PolicyError};
 use crate::sim::elastic::contract::ElasticPolicy;
 use std::collections::BTreeMap;
@@ -24,10 +25,15 @@ pub struct Registered<P: ?Sized + 'static> {
     pub name: &'static str,
     /// Family (classic, gavel, ...), for grouping in listings.
     pub family: &'static str,
+    /// The paper its idea comes from.
+    pub paper: &'static Paper,
     /// One-line description.
     pub description: &'static str,
     /// Its parameters.
     pub params: &'static [ParamInfo],
+    /// The rows the page offers it as beside its own (ablations from its paper); a policy
+    /// whose variants include its plain name is offered as those variants only.
+    pub variants: &'static [Variant],
     builder: fn(&Params) -> Result<Box<P>, PolicyError>,
 }
 
@@ -51,6 +57,7 @@ impl<P: ?Sized> Registered<P> {
     pub const fn new(
         name: &'static str,
         family: &'static str,
+        paper: &'static Paper,
         description: &'static str,
         params: &'static [ParamInfo],
         builder: fn(&Params) -> Result<Box<P>, PolicyError>,
@@ -58,11 +65,31 @@ impl<P: ?Sized> Registered<P> {
         Registered {
             name,
             family,
+            paper,
             description,
             params,
+            variants: &[],
             builder,
         }
     }
+
+    /// The entry with the rows the page offers it as beside its own.
+    pub const fn with_variants(mut self, variants: &'static [Variant]) -> Self {
+        self.variants = variants;
+        self
+    }
+}
+
+/// A spec of a policy that the page lists as a row of its own beside the policy: the policy
+/// with some parameters fixed (an ablation from its paper).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variant {
+    /// The spec the row runs.
+    pub spec: &'static str,
+    /// The parameters the spec fixes (key, value).
+    pub fixed: &'static [(&'static str, &'static str)],
+    /// What the row is, for people.
+    pub description: &'static str,
 }
 
 /// A registered round-based policy.
@@ -197,11 +224,11 @@ pub fn parse_spec(spec: &str) -> Result<(String, BTreeMap<String, String>), Poli
     Ok((name, values))
 }
 
-/// A round-based policy's entry in its family's list: name, family, description, parameters
-/// and builder.
+/// A round-based policy's entry in its family's list: name, family, paper, description,
+/// parameters and builder.
 macro_rules! entry {
-    ($name:expr, $family:expr, $desc:expr, $params:expr, $build:expr) => {
-        $crate::policy::registry::PolicyInfo::new($name, $family, $desc, $params, $build)
+    ($name:expr, $family:expr, $paper:expr, $desc:expr, $params:expr, $build:expr) => {
+        $crate::policy::registry::PolicyInfo::new($name, $family, $paper, $desc, $params, $build)
     };
 }
 pub(crate) use entry;

@@ -8,6 +8,7 @@ pub mod optimus;
 pub mod tiresias;
 
 use super::{Decision, Policy, PolicyError, PolicyView};
+use crate::policy::papers;
 use crate::policy::registry::{entry, PolicyInfo, NO_PARAMS};
 use crate::rng::Rng;
 
@@ -107,16 +108,16 @@ impl Policy for OrderPolicy {
 /// The classic family's round-based policies, in listing order (the catalog joins every
 /// family's lists).
 pub const POLICIES: &[PolicyInfo] = &[
-        entry!("sjf", "classic", "Shortest job first by oracle total duration on the fastest GPU type.", NO_PARAMS,
+        entry!("sjf", "classic", &papers::SMITH, "Shortest job first by oracle total duration on the fastest GPU type.", NO_PARAMS,
             |p| Ok(Box::new(OrderPolicy::sjf(p.spec())))),
-        entry!("srtf", "classic", "Shortest remaining time first (oracle), preemptive every round.", NO_PARAMS,
+        entry!("srtf", "classic", &papers::SCHRAGE, "Shortest remaining time first (oracle), preemptive every round.", NO_PARAMS,
             |p| Ok(Box::new(OrderPolicy::srtf(p.spec())))),
-        entry!("las", "classic", "Least attained service (GPU-seconds) first, preemptive every round.", NO_PARAMS,
+        entry!("las", "classic", &papers::TIRESIAS, "Least attained service (GPU-seconds) first, preemptive every round.", NO_PARAMS,
             |p| Ok(Box::new(OrderPolicy::las(p.spec())))),
-        entry!("tiresias", "classic", "Tiresias: two-queue discretised LAS on GPU-hours (threshold 16), first come first served within a queue.", tiresias::PARAMS,
+        entry!("tiresias", "classic", &papers::TIRESIAS, "Tiresias: two-queue discretised LAS on GPU-hours (threshold 16), first come first served within a queue.", tiresias::PARAMS,
             tiresias::Tiresias::build),
-        entry!("optimus", "classic", "Optimus in rounds: jobs placed in submission order, then free GPUs to the move onto a faster type that cuts predicted remaining time most per GPU.", NO_PARAMS,
+        entry!("optimus", "classic", &papers::OPTIMUS, "Optimus in rounds: jobs placed in submission order, then free GPUs to the move onto a faster type that cuts predicted remaining time most per GPU.", NO_PARAMS,
             |p| Ok(Box::new(optimus::Optimus::new(p.spec())))),
-        entry!("drf", "classic", "Dominant resource fairness over GPU types and time: smallest dominant share of GPU-seconds first, on the type that keeps it smallest.", NO_PARAMS,
+        entry!("drf", "classic", &papers::DRF, "Dominant resource fairness over GPU types and time: smallest dominant share of GPU-seconds first, on the type that keeps it smallest.", NO_PARAMS,
             |p| Ok(Box::new(drf::Drf::new(p.spec())))),
 ];

@@ -20,6 +20,7 @@ use super::registry::{build_from, checked_params, parse_spec, ParamInfo, Params,
 use super::PolicyError;
 use crate::model::job::JobId;
 use crate::nn::Mlp;
+use crate::policy::papers;
 use crate::sim::slots::{SlotAction, SlotPolicy, SlotView};
 
 /// A registered slot policy.
@@ -38,6 +39,7 @@ pub fn policies() -> &'static [SlotPolicyInfo] {
         Registered::new(
             "dl2",
             "dl2",
+            &papers::DL2,
             "DL2: a neural network over the first jobs' states picks one action at a time (a worker, a parameter server or both for a job, or stop); warmed up on DRF's decisions, tuned by actor-critic reinforcement learning (the bundled network, trained by orrery dl2 train).",
             learned::PARAMS,
             learned::Dl2::build,
@@ -45,6 +47,7 @@ pub fn policies() -> &'static [SlotPolicyInfo] {
         Registered::new(
             "drf",
             "dl2",
+            &papers::DRF,
             "Dominant resource fairness: each action goes to the job with the smallest dominant share (GPUs or CPUs), as a worker or a parameter server, whichever speeds it up more.",
             &[],
             drf::Drf::build,
@@ -52,6 +55,7 @@ pub fn policies() -> &'static [SlotPolicyInfo] {
         Registered::new(
             "fifo",
             "dl2",
+            &papers::GAVEL,
             "First in, first out: the oldest job gets workers and parameter servers while each speeds it up by at least min_gain (0.05), then the next.",
             GAIN_PARAMS,
             fifo::Fifo::build,
@@ -59,6 +63,7 @@ pub fn policies() -> &'static [SlotPolicyInfo] {
         Registered::new(
             "srtf",
             "dl2",
+            &papers::SCHRAGE,
             "Shortest remaining time first (oracle, at one worker and one parameter server): the shortest job gets tasks while each speeds it up by at least min_gain (0.05), then the next.",
             GAIN_PARAMS,
             srtf::Srtf::build,
@@ -66,6 +71,7 @@ pub fn policies() -> &'static [SlotPolicyInfo] {
         Registered::new(
             "optimus",
             "dl2",
+            &papers::OPTIMUS,
             "Optimus: each action is the worker or parameter server that cuts some job's remaining time the most, over all jobs, while any cuts it.",
             &[],
             optimus::Optimus::build,

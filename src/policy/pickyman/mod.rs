@@ -14,10 +14,19 @@ pub mod victims;
 
 use super::registry::{build_from, Registered};
 use super::PolicyError;
+use crate::policy::papers;
+use crate::policy::registry::Variant;
 use crate::sim::preemptive::PreemptivePolicy;
 
 /// A registered preemptive policy.
 pub type PreemptivePolicyInfo = Registered<dyn PreemptivePolicy>;
+
+/// PickyMan's rows on the page beside its own: its overhead-blind form.
+const VARIANTS: &[Variant] = &[Variant {
+    spec: "pickyman[overhead_aware=false]",
+    fixed: &[("overhead_aware", "false")],
+    description: "Ablation: PickyMan's predictions with victims chosen blind to what suspending costs (longest predicted remaining first) and no test against waiting.",
+}];
 
 /// Policies for preemptive experiments, in listing order.
 pub fn policies() -> &'static [PreemptivePolicyInfo] {
@@ -25,13 +34,16 @@ pub fn policies() -> &'static [PreemptivePolicyInfo] {
         Registered::new(
             "pickyman",
             "pickyman",
+            &papers::PICKYMAN,
             "PickyMan: shortest predicted remaining time first; to admit a waiting job it suspends the running jobs that lose the least time (epoch end, checkpoint, reload), and only when that beats waiting.",
             scheduler::PARAMS,
             scheduler::PickyMan::build,
-        ),
+        )
+        .with_variants(VARIANTS),
         Registered::new(
             "srtf",
             "pickyman",
+            &papers::SCHRAGE,
             "Preemptive shortest remaining time first (oracle); suspends the longest-remaining running jobs, blind to what suspending costs.",
             &[],
             baselines::Srtf::build,
@@ -39,6 +51,7 @@ pub fn policies() -> &'static [PreemptivePolicyInfo] {
         Registered::new(
             "las",
             "pickyman",
+            &papers::TIRESIAS,
             "Preemptive least attained service in quanta of GPU-hours; suspends the running jobs with the most service, blind to what suspending costs.",
             baselines::LAS_PARAMS,
             baselines::Las::build,
@@ -46,6 +59,7 @@ pub fn policies() -> &'static [PreemptivePolicyInfo] {
         Registered::new(
             "fifo",
             "pickyman",
+            &papers::GAVEL,
             "Non-preemptive first in, first out: the oldest waiting job starts when its GPUs are free, none overtakes it.",
             baselines::FIFO_PARAMS,
             baselines::Fifo::build,

@@ -18,6 +18,7 @@ pub use crate::sim::elastic::contract::{
 };
 
 use super::registry::Registered;
+use crate::policy::papers;
 
 pub use super::registry::ElasticPolicyInfo;
 
@@ -27,6 +28,7 @@ pub const POLICIES: &[ElasticPolicyInfo] = &[
     Registered::new(
         "pollux",
         "pollux",
+        &papers::POLLUX,
         "Pollux: GPU counts, placements and batch sizes chosen for goodput by a genetic algorithm over the cluster; fairness as a power mean of speedups over the fair share.",
         scheduler::PARAMS,
         scheduler::Pollux::build,
@@ -34,6 +36,7 @@ pub const POLICIES: &[ElasticPolicyInfo] = &[
     Registered::new(
         "tiresias",
         "pollux",
+        &papers::TIRESIAS,
         "Tiresias as Pollux's evaluation ran it: two-queue discretised LAS (16 GPU-hours), each job with its user's GPU count and batch size, all or nothing.",
         tiresias::PARAMS,
         tiresias::Tiresias::build,
@@ -41,6 +44,7 @@ pub const POLICIES: &[ElasticPolicyInfo] = &[
     Registered::new(
         "optimus",
         "pollux",
+        &papers::OPTIMUS,
         "Optimus+Oracle: fixed batch sizes; GPUs given one at a time to the job whose remaining time drops most.",
         &[],
         optimus::Optimus::build,

@@ -24,6 +24,7 @@ pub mod layout;
 pub mod matrix;
 pub mod mip;
 
+use crate::policy::papers;
 use crate::policy::registry::{ElasticPolicyInfo, ParamInfo, Params, Registered};
 use crate::policy::PolicyError;
 use crate::rng::Rng;
@@ -36,6 +37,7 @@ pub const POLICIES: &[ElasticPolicyInfo] = &[
     Registered::new(
         "sia",
         "sia",
+        &papers::SIA,
         "Sia: every interval, each job's goodput in every GPU type x count from per-type models, normalised per job; an integer program picks one configuration per job within each type's GPUs (sum of goodput^p, p = -0.5, lambda_n for a job left out); batch sizes tuned per type.",
         PARAMS,
         Sia::build,
