@@ -37,7 +37,7 @@ use crate::metrics::{Recorder, Summary};
 use crate::model::cluster::{ClusterError, ClusterSpec};
 use crate::model::job::JobSpec;
 use crate::nn::Mlp;
-use crate::policy::{self, PolicyError};
+use crate::policy::{self, PolicyError, Spec, Split};
 use crate::sim::elastic::ElasticSimulator;
 use crate::sim::pooled::PooledSimulator;
 use crate::sim::preemptive::PreemptiveSimulator;

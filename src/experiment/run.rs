@@ -75,9 +75,15 @@ impl Resolved {
     /// Pollux's ticks, on the experiment's jobs as rigid ones ([`Setup::rigid_jobs`]). The
     /// catalog's implementation builds it from the experiment's [`Setup`].
     pub fn stepper(&self, policy_spec: &str) -> Result<Box<dyn Stepper>, ExperimentError> {
-        let imp = policy::catalog::implementation_of(policy_spec, self.mechanism())?;
-        let split = policy::catalog::split_interval(policy_spec)?;
-        Ok((imp.build)(&self.setup(), &split.spec, split.interval)?)
+        Ok(self.stepper_of(Spec::parse(policy_spec)?)?.0)
+    }
+
+    /// [`Resolved::stepper`] of a parsed spec, with the spec split into the policy's own
+    /// and its interval.
+    fn stepper_of(&self, spec: Spec) -> Result<(Box<dyn Stepper>, Split), ExperimentError> {
+        let imp = policy::catalog::implementation(&spec, self.mechanism())?;
+        let split = spec.split()?;
+        Ok(((imp.build)(&self.setup(), &split)?, split))
     }
 
     /// The experiment's jobs as rigid ones ([`Setup::rigid_jobs`]).
@@ -88,8 +94,8 @@ impl Resolved {
     /// A round-based simulator for one policy, on the experiment's jobs as rigid ones
     /// ([`Setup::rigid_jobs`]).
     pub fn simulator(&self, policy_spec: &str) -> Result<Simulator, ExperimentError> {
-        let split = policy::catalog::split_interval(policy_spec)?;
-        let p = policy::build(&split.spec)?;
+        let split = Split::parse(policy_spec)?;
+        let p = policy::catalog::build_spec(&split.spec)?;
         Ok(crate::sim::rounds::build(&self.setup(), p, split.interval)?)
     }
 
@@ -103,8 +109,7 @@ impl Resolved {
         mut progress: impl FnMut(&RoundReport),
     ) -> Result<RunResult, ExperimentError> {
         let mut rec = Recorder::new(&self.trace.jobs, self.cluster.num_types());
-        let split = policy::catalog::split_interval(policy_spec)?;
-        let mut sim = self.stepper(policy_spec)?;
+        let (mut sim, split) = self.stepper_of(Spec::parse(policy_spec)?)?;
         rec.preemption.enabled = sim.mechanism().preemption_model();
         while let Some(report) = sim.step() {
             for e in &report.events {
@@ -130,9 +135,12 @@ impl Resolved {
         policy_spec: &str,
         ps: &PsSetup,
     ) -> Result<SlotSimulator, ExperimentError> {
-        let split = policy::catalog::split_interval(policy_spec)?;
-        let p =
-            policy::dl2::build_with(&split.spec, ps.network.as_deref(), ps.models.models.len())?;
+        let split = Split::parse(policy_spec)?;
+        let p = policy::dl2::build_with_spec(
+            &split.spec,
+            ps.network.as_deref(),
+            ps.models.models.len(),
+        )?;
         let setup = Setup {
             ps: Some(ps),
             ..self.setup()
@@ -176,8 +184,8 @@ impl Resolved {
         policy_spec: &str,
         load: &LoadCurve,
     ) -> Result<PooledSimulator, ExperimentError> {
-        let split = policy::catalog::split_interval(policy_spec)?;
-        let p = policy::aryl::build(&split.spec)?;
+        let split = Split::parse(policy_spec)?;
+        let p = policy::aryl::build_spec(&split.spec)?;
         let setup = Setup {
             load: Some(load),
             ..self.setup()
@@ -191,8 +199,8 @@ impl Resolved {
         policy_spec: &str,
         apps: &Arc<Apps>,
     ) -> Result<ElasticSimulator, ExperimentError> {
-        let split = policy::catalog::split_interval(policy_spec)?;
-        let p = policy::catalog::build_elastic(&split.spec)?;
+        let split = Split::parse(policy_spec)?;
+        let p = policy::catalog::build_elastic_spec(&split.spec)?;
         let setup = Setup {
             apps: Some(apps),
             ..self.setup()

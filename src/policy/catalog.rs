@@ -11,9 +11,8 @@
 
 use super::papers::Paper;
 pub use super::registry::Variant;
-use super::registry::{
-    build_from, spec_text, ElasticPolicyInfo, ParamInfo, PolicyInfo, Registered,
-};
+use super::registry::{self, build_from, ElasticPolicyInfo, ParamInfo, PolicyInfo, Registered};
+use super::spec::{Spec, Split, INTERVAL_KEY};
 use super::{aryl, classic, dl2, gavel, pickyman, pollux, sia, PolicyError};
 use crate::sim::elastic::contract::ElasticPolicy;
 use crate::sim::rounds::contract::Policy;
@@ -26,71 +25,14 @@ pub const BASELINE: &str = "isolated";
 
 /// The parameter every policy takes: its own scheduling interval.
 pub const INTERVAL: ParamInfo = ParamInfo {
-    name: "round_s",
+    name: INTERVAL_KEY,
     default: "the experiment's",
     help: "this policy's scheduling interval in seconds (its round, tick or slot) instead of the experiment's, e.g. max_sum_throughput_perf[round_s=360] beside pollux at 60 s",
 };
 
-/// A spec split into the policy's own spec and its scheduling interval.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Split {
-    /// The spec without `round_s`.
-    pub spec: String,
-    /// The interval (s), when the spec sets one.
-    pub interval: Option<f64>,
-    /// The interval as written, for the run's name.
-    interval_text: Option<String>,
-}
-
-impl Split {
-    /// The run's name: the policy's canonical spec `name` with the interval put back in
-    /// (keys sorted), e.g. `max_sum_throughput_perf[round_s=360]`.
-    pub fn name_with_interval(&self, name: &str) -> String {
-        let Some(text) = &self.interval_text else {
-            return name.to_string();
-        };
-        let Ok((base, mut kv)) = super::parse_spec(name) else {
-            return name.to_string();
-        };
-        kv.insert(INTERVAL.name.to_string(), text.clone());
-        spec_text(&base, &kv)
-    }
-}
-
-/// Take the `round_s` parameter out of `spec`: it is the mechanism's business (the policy
-/// is asked for a decision every `round_s` seconds), not the policy's. Refused unless a
-/// number of seconds from 1 to 86,400.
-pub fn split_interval(spec: &str) -> Result<Split, PolicyError> {
-    let (name, mut kv) = super::parse_spec(spec)?;
-    let Some(text) = kv.remove(INTERVAL.name) else {
-        return Ok(Split {
-            spec: spec.trim().to_string(),
-            interval: None,
-            interval_text: None,
-        });
-    };
-    let v: f64 = text.parse().map_err(|_| PolicyError::Param {
-        policy: name.clone(),
-        param: INTERVAL.name.into(),
-        reason: format!("'{text}' is not a number of seconds"),
-    })?;
-    if !(v.is_finite() && (1.0..=86_400.0).contains(&v)) {
-        return Err(PolicyError::Param {
-            policy: name,
-            param: INTERVAL.name.into(),
-            reason: format!("{text} s is outside 1 to 86,400 s"),
-        });
-    }
-    Ok(Split {
-        spec: spec_text(&name, &kv),
-        interval: Some(v),
-        interval_text: Some(text),
-    })
-}
-
-/// How a mechanism's simulation of a policy is built: from the experiment's setup, the
-/// policy's spec (without its interval) and its own interval, if it has one.
-pub type Builder = fn(&Setup, &str, Option<f64>) -> Result<Box<dyn Stepper>, BuildError>;
+/// How a mechanism's simulation of a policy is built: from the experiment's setup and the
+/// policy's spec split into its own and its interval.
+pub type Builder = fn(&Setup, &Split) -> Result<Box<dyn Stepper>, BuildError>;
 
 /// One mechanism's implementation of a catalog entry.
 #[derive(Debug, Clone, Copy)]
@@ -332,6 +274,11 @@ pub fn build(spec: &str) -> Result<Box<dyn Policy>, PolicyError> {
     build_from(&policies(), spec)
 }
 
+/// [`build`] from a parsed spec.
+pub fn build_spec(spec: &Spec) -> Result<Box<dyn Policy>, PolicyError> {
+    registry::build_spec(&policies(), spec)
+}
+
 /// The policies Pollux's ticks run, every family's list joined (Pollux's, then Sia), in
 /// listing order.
 pub fn elastic_policies() -> Vec<ElasticPolicyInfo> {
@@ -347,44 +294,46 @@ pub fn build_elastic(spec: &str) -> Result<Box<dyn ElasticPolicy>, PolicyError> 
     build_from(&elastic_policies(), spec)
 }
 
+/// [`build_elastic`] from a parsed spec.
+pub fn build_elastic_spec(spec: &Spec) -> Result<Box<dyn ElasticPolicy>, PolicyError> {
+    registry::build_spec(&elastic_policies(), spec)
+}
+
 /// The builder of `mechanism`'s simulations: the policy built by its family, handed to the
 /// mechanism with the setup.
 fn builder(mechanism: Mechanism) -> Builder {
     match mechanism {
-        Mechanism::Rounds => {
-            |setup, spec, interval| Ok(Box::new(rounds::build(setup, build(spec)?, interval)?))
-        }
-        Mechanism::Elastic => |setup, spec, interval| {
-            Ok(Box::new(elastic::build(
-                setup,
-                build_elastic(spec)?,
-                interval,
-            )?))
+        Mechanism::Rounds => |setup, split| {
+            let policy = build_spec(&split.spec)?;
+            Ok(Box::new(rounds::build(setup, policy, split.interval)?))
         },
-        Mechanism::Pooled => |setup, spec, interval| {
-            Ok(Box::new(pooled::build(
-                setup,
-                aryl::build(spec)?,
-                interval,
-            )?))
+        Mechanism::Elastic => |setup, split| {
+            let policy = build_elastic_spec(&split.spec)?;
+            Ok(Box::new(elastic::build(setup, policy, split.interval)?))
         },
-        Mechanism::Preemptive => {
-            |setup, spec, _| Ok(Box::new(preemptive::build(setup, pickyman::build(spec)?)?))
-        }
-        Mechanism::Slots => |setup, spec, interval| {
+        Mechanism::Pooled => |setup, split| {
+            let policy = aryl::build_spec(&split.spec)?;
+            Ok(Box::new(pooled::build(setup, policy, split.interval)?))
+        },
+        Mechanism::Preemptive => |setup, split| {
+            let policy = pickyman::build_spec(&split.spec)?;
+            Ok(Box::new(preemptive::build(setup, policy)?))
+        },
+        Mechanism::Slots => |setup, split| {
             let ps = setup
                 .ps
                 .ok_or_else(|| Setup::missing("parameter-server setup"))?;
-            let policy = dl2::build_with(spec, ps.network.as_deref(), ps.models.models.len())?;
-            Ok(Box::new(slots::build(setup, policy, interval)?))
+            let types = ps.models.models.len();
+            let policy = dl2::build_with_spec(&split.spec, ps.network.as_deref(), types)?;
+            Ok(Box::new(slots::build(setup, policy, split.interval)?))
         },
     }
 }
 
-/// The implementation that runs `spec` in an experiment of `mechanism` ([`runner_of`]).
-pub fn implementation_of(spec: &str, mechanism: Mechanism) -> Result<Implementation, PolicyError> {
-    let (name, _) = super::parse_spec(spec)?;
-    let e = entry(&name).ok_or_else(|| PolicyError::Unknown(name.clone()))?;
+/// The implementation that runs `spec` in an experiment of `mechanism` ([`runner`]), or why
+/// none does.
+pub fn implementation(spec: &Spec, mechanism: Mechanism) -> Result<Implementation, PolicyError> {
+    let e = entry(&spec.name).ok_or_else(|| PolicyError::Unknown(spec.name.clone()))?;
     let m = runner(&e, mechanism).ok_or_else(|| unsupported(&e, mechanism))?;
     e.for_mechanism(m)
         .copied()
@@ -491,32 +440,32 @@ pub fn runnable_names(mechanism: Mechanism) -> Vec<&'static str> {
 /// [`runner`] for a spec: the mechanism that runs it in an experiment of `mechanism`, or
 /// why nothing does.
 pub fn runner_of(spec: &str, mechanism: Mechanism) -> Result<Mechanism, PolicyError> {
-    let (name, _) = super::parse_spec(spec)?;
-    let e = entry(&name).ok_or_else(|| PolicyError::Unknown(name.clone()))?;
-    runner(&e, mechanism).ok_or_else(|| unsupported(&e, mechanism))
+    Ok(implementation(&Spec::parse(spec)?, mechanism)?.mechanism)
 }
 
 /// Check that `spec` names a policy that an experiment of `mechanism` can run (see
 /// [`runner`]), with parameters it knows: an unknown name, a name only other mechanisms
-/// run (the message says which and what they need) and a bad parameter are refused.
+/// run (the message says which and what they need) and a bad parameter are refused. The
+/// spec is parsed once.
 pub fn check(spec: &str, mechanism: Mechanism) -> Result<(), PolicyError> {
-    let (name, _) = super::parse_spec(spec)?;
-    let runs = runner_of(spec, mechanism)?;
-    let split = split_interval(spec)?;
-    if split.interval.is_some() && runs == Mechanism::Preemptive {
+    let parsed = Spec::parse(spec)?;
+    let imp = implementation(&parsed, mechanism)?;
+    let name = parsed.name.clone();
+    let split = parsed.split()?;
+    if split.interval.is_some() && imp.mechanism == Mechanism::Preemptive {
         return Err(PolicyError::Param {
             policy: name,
             param: INTERVAL.name.into(),
             reason: "the preemptive mechanism is event-driven: it has no interval".into(),
         });
     }
-    let spec = split.spec.as_str();
-    match runs {
-        Mechanism::Rounds => build(spec).map(drop),
-        Mechanism::Elastic => build_elastic(spec).map(drop),
-        Mechanism::Pooled => aryl::build(spec).map(drop),
-        Mechanism::Preemptive => pickyman::build(spec).map(drop),
-        Mechanism::Slots => dl2::check(spec),
+    let spec = &split.spec;
+    match imp.mechanism {
+        Mechanism::Rounds => build_spec(spec).map(drop),
+        Mechanism::Elastic => build_elastic_spec(spec).map(drop),
+        Mechanism::Pooled => aryl::build_spec(spec).map(drop),
+        Mechanism::Preemptive => pickyman::build_spec(spec).map(drop),
+        Mechanism::Slots => dl2::check_spec(spec),
     }
 }
 
@@ -760,25 +709,25 @@ mod tests {
 
     #[test]
     fn every_policy_takes_its_own_interval() {
-        let s = split_interval("max_sum_throughput_perf[round_s=360]").unwrap();
-        assert_eq!(s.spec, "max_sum_throughput_perf");
+        let s = Split::parse("max_sum_throughput_perf[round_s=360]").unwrap();
+        assert_eq!(s.spec.text(), "max_sum_throughput_perf");
         assert_eq!(s.interval, Some(360.0));
         assert_eq!(
             s.name_with_interval("max_sum_throughput_perf"),
             "max_sum_throughput_perf[round_s=360]"
         );
-        let s = split_interval("tiresias[threshold_gpu_h=8, round_s=60]").unwrap();
-        assert_eq!(s.spec, "tiresias[threshold_gpu_h=8]");
+        let s = Split::parse("tiresias[threshold_gpu_h=8, round_s=60]").unwrap();
+        assert_eq!(s.spec.text(), "tiresias[threshold_gpu_h=8]");
         assert_eq!(
             s.name_with_interval("tiresias[threshold_gpu_h=8]"),
             "tiresias[round_s=60,threshold_gpu_h=8]"
         );
-        let s = split_interval("las").unwrap();
-        assert_eq!((s.spec.as_str(), s.interval), ("las", None));
+        let s = Split::parse("las").unwrap();
+        assert_eq!((s.spec.text(), s.interval), ("las".to_string(), None));
         assert_eq!(s.name_with_interval("las"), "las");
         for bad in ["las[round_s=0]", "las[round_s=x]", "las[round_s=1e9]"] {
             assert!(
-                matches!(split_interval(bad), Err(PolicyError::Param { .. })),
+                matches!(Split::parse(bad), Err(PolicyError::Param { .. })),
                 "{bad}"
             );
         }

@@ -13,9 +13,11 @@ pub mod pickyman;
 pub mod pollux;
 pub mod registry;
 pub mod sia;
+pub mod spec;
 
 pub use catalog::{build, policies, BASELINE};
 pub use registry::{parse_spec, ParamInfo, PolicyInfo};
+pub use spec::{Spec, Split};
 
 pub use crate::sim::rounds::contract::{
     Allocation, Assignment, Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute,

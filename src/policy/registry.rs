@@ -2,6 +2,8 @@
 //! parameters, built from `name[key=value,...]` specs.
 
 use super::papers::Paper;
+pub use super::spec::spec_text;
+use super::spec::Spec;
 use super::{Policy, PolicyError};
 use crate::sim::elastic::contract::ElasticPolicy;
 use std::collections::BTreeMap;
@@ -100,12 +102,16 @@ pub type ElasticPolicyInfo = Registered<dyn ElasticPolicy>;
 
 /// Build a policy from `spec` with the entry of `list` it names.
 pub fn build_from<P: ?Sized>(list: &[Registered<P>], spec: &str) -> Result<Box<P>, PolicyError> {
-    let (name, _) = parse_spec(spec)?;
+    build_spec(list, &Spec::parse(spec)?)
+}
+
+/// Build a policy from a parsed spec with the entry of `list` it names.
+pub fn build_spec<P: ?Sized>(list: &[Registered<P>], spec: &Spec) -> Result<Box<P>, PolicyError> {
     let info = list
         .iter()
-        .find(|p| p.name == name)
-        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
-    (info.builder)(&checked_params(spec, info.params)?)
+        .find(|p| p.name == spec.name)
+        .ok_or_else(|| PolicyError::Unknown(spec.name.clone()))?;
+    (info.builder)(&checked(spec, info.params)?)
 }
 
 /// Parsed parameters of a spec, checked against the policy's declared parameters.
@@ -179,49 +185,9 @@ impl Params {
     }
 }
 
-/// The spec text of `name` with `values`: `name`, or `name[k=v,...]` with the keys in
-/// order.
-pub fn spec_text(name: &str, values: &BTreeMap<String, String>) -> String {
-    if values.is_empty() {
-        return name.to_string();
-    }
-    let kv: Vec<String> = values.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    format!("{name}[{}]", kv.join(","))
-}
-
-/// Split `name[k=v,...]` into the name and its key/value pairs.
+/// Split `name[k=v,...]` into the name and its key/value pairs ([`Spec::parse`]).
 pub fn parse_spec(spec: &str) -> Result<(String, BTreeMap<String, String>), PolicyError> {
-    let s = spec.trim();
-    let (name, rest) = match s.find('[') {
-        Some(i) => {
-            let inner = s[i + 1..]
-                .strip_suffix(']')
-                .ok_or_else(|| PolicyError::Syntax(spec.to_string()))?;
-            (&s[..i], Some(inner))
-        }
-        None => (s, None),
-    };
-    let name = name.trim().to_ascii_lowercase();
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        return Err(PolicyError::Syntax(spec.to_string()));
-    }
-    let mut values = BTreeMap::new();
-    if let Some(inner) = rest {
-        for kv in inner.split(',').map(str::trim).filter(|kv| !kv.is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| PolicyError::Syntax(spec.to_string()))?;
-            let k = k.trim().to_ascii_lowercase();
-            if k.is_empty() || values.insert(k, v.trim().to_string()).is_some() {
-                return Err(PolicyError::Syntax(spec.to_string()));
-            }
-        }
-    }
-    Ok((name, values))
+    Spec::parse(spec).map(|s| (s.name, s.params))
 }
 
 /// A round-based policy's entry in its family's list: name, family, paper, description,
@@ -236,9 +202,9 @@ pub(crate) use entry;
 /// The parameters of a policy that takes none.
 pub(crate) const NO_PARAMS: &[ParamInfo] = &[];
 
-/// Parse `spec` and check its keys against `known`, giving the canonical spec.
-pub(crate) fn checked_params(spec: &str, known: &[ParamInfo]) -> Result<Params, PolicyError> {
-    let (name, values) = parse_spec(spec)?;
+/// The parameters of `spec` checked against the policy's declared parameters `known`.
+pub(crate) fn checked(spec: &Spec, known: &[ParamInfo]) -> Result<Params, PolicyError> {
+    let (name, values) = (spec.name.clone(), spec.params.clone());
     for k in values.keys() {
         if !known.iter().any(|p| p.name == k) {
             return Err(PolicyError::Param {
@@ -261,18 +227,4 @@ pub(crate) fn checked_params(spec: &str, known: &[ParamInfo]) -> Result<Params, 
         spec: canonical,
         values,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn specs_parse_and_validate() {
-        let (n, v) = parse_spec("Max_Min_Fairness_perf[ solver_tol = 1e-9 ]").unwrap();
-        assert_eq!(n, "max_min_fairness_perf");
-        assert_eq!(v["solver_tol"], "1e-9");
-        assert!(matches!(parse_spec("las[x]"), Err(PolicyError::Syntax(_))));
-        assert!(matches!(parse_spec("las[x=1"), Err(PolicyError::Syntax(_))));
-    }
 }

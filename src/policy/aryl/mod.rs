@@ -5,10 +5,11 @@ pub mod knapsack;
 pub mod reclaim;
 pub mod scheduler;
 
-use super::registry::{build_from, Registered};
+use super::registry::{build_from, build_spec as build_spec_from, Registered};
 use super::PolicyError;
 use crate::policy::papers;
 use crate::policy::registry::Variant;
+use crate::policy::spec::Spec;
 use crate::sim::pooled::PooledPolicy;
 
 /// A registered pooled policy.
@@ -55,4 +56,9 @@ pub fn policies() -> &'static [PooledPolicyInfo] {
 /// Build a pooled (Aryl) policy from its spec: `aryl[loaning=true|false,elastic=true|false]`.
 pub fn build(spec: &str) -> Result<Box<dyn PooledPolicy>, PolicyError> {
     build_from(policies(), spec)
+}
+
+/// [`build`] from a parsed spec.
+pub fn build_spec(spec: &Spec) -> Result<Box<dyn PooledPolicy>, PolicyError> {
+    build_spec_from(policies(), spec)
 }

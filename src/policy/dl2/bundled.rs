@@ -99,8 +99,9 @@ mod tests {
             let built = build_with("dl2", None, types)
                 .map(|_| ())
                 .map_err(|e| e.to_string());
+            let spec = crate::policy::Spec::parse("dl2").unwrap();
             let params =
-                crate::policy::registry::checked_params("dl2", crate::policy::dl2::learned::PARAMS)
+                crate::policy::registry::checked(&spec, crate::policy::dl2::learned::PARAMS)
                     .unwrap();
             let checked = crate::policy::dl2::learned::Dl2::check_bundled(&params, types)
                 .map_err(|e| e.to_string());

@@ -16,7 +16,8 @@ pub mod learned;
 pub mod optimus;
 pub mod srtf;
 
-use super::registry::{build_from, checked_params, parse_spec, ParamInfo, Params, Registered};
+use super::registry::{build_from, build_spec, checked, ParamInfo, Params, Registered};
+use super::spec::Spec;
 use super::PolicyError;
 use crate::model::job::JobId;
 use crate::nn::Mlp;
@@ -37,7 +38,7 @@ pub const GAIN_PARAMS: &[ParamInfo] = &[ParamInfo {
 pub fn policies() -> &'static [SlotPolicyInfo] {
     const LIST: &[SlotPolicyInfo] = &[
         Registered::new(
-            "dl2",
+            LEARNED,
             "dl2",
             &papers::DL2,
             "DL2: a neural network over the first jobs' states picks one action at a time (a worker, a parameter server or both for a job, or stop); warmed up on DRF's decisions, tuned by actor-critic reinforcement learning (the bundled network, trained by orrery dl2 train).",
@@ -93,26 +94,47 @@ pub fn build_with(
     network: Option<&Mlp>,
     types: usize,
 ) -> Result<Box<dyn SlotPolicy>, PolicyError> {
-    let (name, _) = parse_spec(spec)?;
-    if name != "dl2" {
-        return build(spec);
+    build_with_spec(&Spec::parse(spec)?, network, types)
+}
+
+/// [`build_with`] from a parsed spec.
+pub fn build_with_spec(
+    spec: &Spec,
+    network: Option<&Mlp>,
+    types: usize,
+) -> Result<Box<dyn SlotPolicy>, PolicyError> {
+    let info = learned_entry()?;
+    if spec.name != info.name {
+        return build_spec(policies(), spec);
     }
-    let info = policies()
-        .iter()
-        .find(|p| p.name == "dl2")
-        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
-    let params = checked_params(spec, info.params)?;
+    let params = checked(spec, info.params)?;
     Ok(Box::new(learned::Dl2::from_params(
         &params, network, types,
     )?))
 }
 
+/// The name of the learned policy.
+const LEARNED: &str = "dl2";
+
+/// The entry of the learned policy.
+fn learned_entry() -> Result<&'static SlotPolicyInfo, PolicyError> {
+    policies()
+        .iter()
+        .find(|p| p.name == LEARNED)
+        .ok_or_else(|| PolicyError::Unknown(LEARNED.into()))
+}
+
 /// Check a slot policy's spec as [`build`] would; `dl2` with the bundled network is checked
 /// without building it when the network is not loaded yet (the page fetches it when needed).
 pub fn check(spec: &str) -> Result<(), PolicyError> {
+    check_spec(&Spec::parse(spec)?)
+}
+
+/// [`check`] of a parsed spec.
+pub fn check_spec(spec: &Spec) -> Result<(), PolicyError> {
     match unloaded_dl2(spec)? {
         Some(params) => learned::Dl2::check_params(&params),
-        None => build(spec).map(drop),
+        None => build_spec(policies(), spec).map(drop),
     }
 }
 
@@ -120,23 +142,20 @@ pub fn check(spec: &str) -> Result<(), PolicyError> {
 /// would; `dl2` with the bundled network not loaded yet is checked against the network's
 /// shape ([`bundled::SHAPE`]).
 pub fn check_with(spec: &str, network: Option<&Mlp>, types: usize) -> Result<(), PolicyError> {
-    match unloaded_dl2(spec)? {
+    let spec = Spec::parse(spec)?;
+    match unloaded_dl2(&spec)? {
         Some(params) if network.is_none() => learned::Dl2::check_bundled(&params, types),
-        _ => build_with(spec, network, types).map(drop),
+        _ => build_with_spec(&spec, network, types).map(drop),
     }
 }
 
 /// The parameters of a `dl2` spec when the bundled network is not loaded yet.
-fn unloaded_dl2(spec: &str) -> Result<Option<Params>, PolicyError> {
-    let (name, _) = parse_spec(spec)?;
-    if name != "dl2" || bundled::available() {
+fn unloaded_dl2(spec: &Spec) -> Result<Option<Params>, PolicyError> {
+    let info = learned_entry()?;
+    if spec.name != info.name || bundled::available() {
         return Ok(None);
     }
-    let info = policies()
-        .iter()
-        .find(|p| p.name == "dl2")
-        .ok_or_else(|| PolicyError::Unknown(name.clone()))?;
-    checked_params(spec, info.params).map(Some)
+    checked(spec, info.params).map(Some)
 }
 
 /// The action that lets job `id` train at all when it lacks a worker or a parameter

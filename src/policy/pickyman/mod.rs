@@ -12,10 +12,11 @@ pub mod predict;
 pub mod scheduler;
 pub mod victims;
 
-use super::registry::{build_from, Registered};
+use super::registry::{build_from, build_spec as build_spec_from, Registered};
 use super::PolicyError;
 use crate::policy::papers;
 use crate::policy::registry::Variant;
+use crate::policy::spec::Spec;
 use crate::sim::preemptive::PreemptivePolicy;
 
 /// A registered preemptive policy.
@@ -71,4 +72,9 @@ pub fn policies() -> &'static [PreemptivePolicyInfo] {
 /// Build a preemptive policy from its spec.
 pub fn build(spec: &str) -> Result<Box<dyn PreemptivePolicy>, PolicyError> {
     build_from(policies(), spec)
+}
+
+/// [`build`] from a parsed spec.
+pub fn build_spec(spec: &Spec) -> Result<Box<dyn PreemptivePolicy>, PolicyError> {
+    build_spec_from(policies(), spec)
 }
