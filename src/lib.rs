@@ -17,9 +17,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod axis;
 pub mod experiment;
-pub mod format;
 pub mod math;
 pub mod metrics;
 pub mod model;
@@ -30,6 +28,7 @@ pub mod rng;
 pub mod sim;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
+pub mod view;
 pub mod workload;
 
 /// The WebAssembly module's allocator: Talc, smaller than the target's default (dlmalloc)

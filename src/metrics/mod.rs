@@ -2,7 +2,6 @@
 //! [`Summary`] (JCT statistics, makespan, queueing delay, utilization, fairness, restarts,
 //! GPU-hours and cost), per-job records and per-round series for charts.
 
-pub mod glossary;
 pub mod numbers;
 mod records;
 mod summary;

@@ -1,9 +1,9 @@
-//! The comparison's estimate in the page ([`crate::experiment::estimate`]): a run expected to
+//! The comparison's estimate in the page ([`crate::view::estimate`]): a run expected to
 //! be long waits for the person to confirm it in the page.
 
 use super::{App, RunMsg};
-pub use crate::experiment::estimate::{duration, Calibration, Estimate};
 use crate::experiment::Experiment;
+pub use crate::view::estimate::{duration, Calibration, Estimate};
 use yew::prelude::*;
 
 impl App {

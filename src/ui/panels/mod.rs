@@ -76,7 +76,7 @@ fn chart(name: &'static str, canvas: &NodeRef, wide: bool) -> Html {
         <figure class={classes!("chart", wide.then_some("wide-chart"))} data-chart={name}>
             <canvas id={id.clone()} ref={canvas.clone()} />
             <span class="export">{ button(Format::Png, "PNG", "png") }{ button(Format::Svg, "SVG", "svg") }</span>
-            if let Some(a) = crate::metrics::glossary::chart_axes(name) {
+            if let Some(a) = crate::view::glossary::chart_axes(name) {
                 <figcaption class="axes">
                     { "across: " }<abbr title={a.across.1} aria-description={a.across.1} data-axis="x">{ a.across.0 }</abbr>
                     { " · up: " }<abbr title={a.up.1} aria-description={a.up.1} data-axis="y">{ a.up.0 }</abbr>
@@ -86,10 +86,10 @@ fn chart(name: &'static str, canvas: &NodeRef, wide: bool) -> Html {
     }
 }
 
-/// A table header of glossary term `key` ([`crate::metrics::glossary`]): its label, with the
+/// A table header of glossary term `key` ([`crate::view::glossary`]): its label, with the
 /// term's text as tooltip and accessible description.
 fn th(key: &'static str) -> Html {
-    match crate::metrics::glossary::term(key) {
+    match crate::view::glossary::term(key) {
         Some(t) => html! {
             <th title={t.text} aria-description={t.text} data-term={key}>{ t.label }</th>
         },

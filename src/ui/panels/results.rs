@@ -3,7 +3,6 @@
 
 use super::{chart, intro, ths};
 use crate::experiment::Progress;
-use crate::metrics::glossary;
 use crate::metrics::{PoolFigures, PreemptionFigures, PsFigures};
 use crate::sim::Mechanism;
 use crate::ui::events::{Export, RunMsg, ViewMsg};
@@ -11,6 +10,7 @@ use crate::ui::shared::{Results, Shared};
 use crate::ui::worker::PolicyResult;
 use crate::ui::{charts, plot};
 use crate::ui::{hours, now_ms, select_value};
+use crate::view::glossary;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 

@@ -4,11 +4,11 @@
 //! day or week, whichever gives a readable number of bars. Hidden for generated workloads.
 
 use super::chart;
-use crate::format::thousands;
 use crate::ui::events::TraceShape;
 use crate::ui::plot;
 use crate::ui::shared::Shared;
 use crate::ui::trace_charts::{self, span_label};
+use crate::view::format::thousands;
 use crate::workload::dates::{format_time, parse_time};
 use crate::workload::TraceStats;
 use web_sys::HtmlCanvasElement;

@@ -1,8 +1,8 @@
-//! The page's axes as plotters coordinates: [`crate::axis::Axis`] (its ticks and labels,
+//! The page's axes as plotters coordinates: [`crate::view::axis::Axis`] (its ticks and labels,
 //! tested natively) maps values to pixels and names its ticks for plotters.
 
-pub use crate::axis::{tick_count, Axis};
-pub use crate::format::{compact, short, span_label};
+pub use crate::view::axis::{tick_count, Axis};
+pub use crate::view::format::{compact, short, span_label};
 use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
 use std::ops::Range;
 

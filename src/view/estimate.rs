@@ -4,9 +4,9 @@
 //! completed run of each mechanism (the caller measures it: the core reads no clock). A run
 //! expected to take longer than [`CONFIRM_ABOVE_MS`] asks first.
 
-use super::Experiment;
-use crate::format::thousands;
+use crate::experiment::Experiment;
 use crate::sim::Mechanism;
+use crate::view::format::thousands;
 
 /// Runs expected to take longer than this (milliseconds) ask first.
 pub const CONFIRM_ABOVE_MS: f64 = 20_000.0;

@@ -3,7 +3,7 @@
 //! repeat and each shows as many decimals as its step needs. Pure arithmetic: the page's
 //! charts draw with it (`ui::plot` makes it a plotters coordinate), and it is tested here.
 
-use crate::format::{compact, span_label};
+use crate::view::format::{compact, span_label};
 
 /// An axis: its range, whether it is logarithmic, and its ticks with their labels.
 #[derive(Debug, Clone, PartialEq)]
