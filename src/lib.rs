@@ -7,12 +7,16 @@
 //! numbers on both.
 //!
 //! One shell runs every policy: [`experiment::Experiment`] is the one description of a run;
-//! [`experiment::Resolved`] checks it, says which mechanism runs it
-//! ([`sim::Mechanism`]; [`sim::shell`] says where each mechanism lives) and builds any
-//! policy's simulation behind one stepping interface ([`sim::Stepper`]);
-//! [`experiment::Plan`] is the one orchestration of runs (policies, then the isolated
-//! baseline) for the CLI, the page's worker and the tests; [`policy::catalog`] is the one
-//! list of policies, one entry per name with an implementation per mechanism.
+//! [`experiment::Resolved`] checks it and hands every mechanism the same world
+//! ([`sim::Setup`]); [`policy::catalog`] is the one list of policies, one entry per name
+//! with an implementation per mechanism that builds the policy's simulation from that setup
+//! behind one stepping interface ([`sim::Stepper`]; [`sim::shell`] says where each mechanism
+//! lives); [`experiment::Plan`] is the one orchestration of runs (policies, then the
+//! isolated baseline) for the CLI, the page's worker and the tests.
+//!
+//! Modules depend downward only: `math`, `rng`, `order`; `model`, `nn`; `workload`; `sim`;
+//! `policy`; `metrics`; `experiment`; `view`; the CLI and `ui` on top (see
+//! `docs/architecture.md`).
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]

@@ -1,6 +1,6 @@
 //! What only the page shows, tested natively: the glossary of the summary's columns and
 //! charts ([`glossary`]), how long a comparison is expected to take ([`estimate`]), chart
-//! axes with readable ticks ([`axis`]) and numbers as people read them ([`format`]).
+//! axes with readable ticks ([`axis`]) and numbers as people read them ([`format`](mod@format)).
 
 pub mod axis;
 pub mod estimate;

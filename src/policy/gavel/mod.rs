@@ -2,15 +2,15 @@
 //! spends on each GPU type, turned into rounds by the mechanism's priorities.
 //!
 //! Every LP shares the variables `x[job][type] >= 0` and the base constraints of
-//! [`solve::lp::Lp::base`]: for every type, `sum_j scale_j x[j][type] <= GPUs of the type`; for every
-//! job, `sum_type x[j][type] <= 1`. LPs are solved by interior-point methods, which like
+//! [`solve::lp::Lp::base`]: for every type, `sum_j scale_j x[j][type] <= GPUs of the
+//! type`; for every job, `sum_type x[j][type] <= 1`. LPs are solved by interior-point methods, which like
 //! Gavel's ECOS end inside the optimal face when the optimum is not unique, which is what
 //! makes Orrery's rounds match Gavel's: LPs with one row per job and at most one shared
-//! variable by the structured method of [`ipm`], the rest (and those it cannot finish) by
+//! variable by the structured method of [`solve::ipm`], the rest (and those it cannot finish) by
 //! Clarabel (pure Rust, through good_lp).
 //!
 //! The `_packed` policies add space sharing: rows for pairs of jobs that share the same GPUs
-//! at their colocated throughputs (see [`packed`]).
+//! at their colocated throughputs (see [`solve::packed`]).
 
 pub mod allox;
 pub mod fifo;

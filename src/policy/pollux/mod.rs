@@ -4,8 +4,8 @@
 //! These policies run in the elastic simulator ([`crate::sim::elastic`]): they see jobs
 //! with their applications, epochs, progress and fitted models, and answer with a list of
 //! server ids per job, one entry per GPU (the order decides which servers a placement
-//! lists first). They are built from `name[k=v,...]` specs by [`build`] and listed by
-//! [`policies`].
+//! lists first). They are listed in [`POLICIES`]; the catalog joins them with Sia and builds
+//! them from `name[k=v,...]` specs ([`crate::policy::catalog::build_elastic`]).
 
 pub mod ga;
 pub mod optimus;

@@ -164,7 +164,7 @@ impl Drop for WorkerHandle {
     /// then finds its module instantiated and its memory grown (the default scenario run
     /// again: a median 217 ms from the click to the results, against 250 ms in new workers);
     /// any other ends. So does a worker whose results came to more than
-    /// [`KEEP_BELOW_BYTES`], or one beyond [`MAX_SPARES`]: memory a WebAssembly instance
+    /// `KEEP_BELOW_BYTES`, or one beyond `MAX_SPARES`: memory a WebAssembly instance
     /// has grown is not given back while it lives.
     fn drop(&mut self) {
         if self.done.get() && self.received.get() <= KEEP_BELOW_BYTES {

@@ -37,7 +37,7 @@ pub struct PolicyResult {
     pub jcts: Vec<f64>,
     /// rho of finished measured jobs, sorted.
     pub rhos: Vec<f64>,
-    /// Per-round series (numbers beside the message's JSON: [`crate::ui::wire`]).
+    /// Per-round series (numbers beside the message's JSON: `ui::wire`).
     #[serde(with = "crate::ui::wire")]
     pub series: Vec<SeriesPoint>,
     /// Per-job CSV.
