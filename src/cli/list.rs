@@ -94,7 +94,7 @@ pub(crate) fn cmd_policies(a: ListArgs) -> CliResult<()> {
                 "{:<name_w$}  {:<mech_w$}  FAMILY: DESCRIPTION (parameters: key=default  help)\n",
                 "POLICY", "MECHANISM"
             );
-            for e in &list {
+            for e in list {
                 for (k, i) in e.implementations.iter().enumerate() {
                     s.push_str(&format!(
                         "{:<name_w$}  {:<mech_w$}  {}: {}\n",

@@ -18,6 +18,7 @@ use crate::sim::elastic::contract::ElasticPolicy;
 use crate::sim::rounds::contract::Policy;
 use crate::sim::{elastic, pooled, preemptive, rounds, slots};
 use crate::sim::{BuildError, Mechanism, Setup, Stepper};
+use std::sync::OnceLock;
 
 /// The policy whose JCTs are the denominators of finish-time fairness (rho): Gavel's
 /// isolated, each job on a static 1/n share of the cluster (round-based experiments).
@@ -334,10 +335,10 @@ fn builder(mechanism: Mechanism) -> Builder {
 /// none does.
 pub fn implementation(spec: &Spec, mechanism: Mechanism) -> Result<Implementation, PolicyError> {
     let e = entry(&spec.name).ok_or_else(|| PolicyError::Unknown(spec.name.clone()))?;
-    let m = runner(&e, mechanism).ok_or_else(|| unsupported(&e, mechanism))?;
+    let m = runner(e, mechanism).ok_or_else(|| unsupported(e, mechanism))?;
     e.for_mechanism(m)
         .copied()
-        .ok_or_else(|| unsupported(&e, mechanism))
+        .ok_or_else(|| unsupported(e, mechanism))
 }
 
 /// Every implementation with its policy's name, mechanism by mechanism.
@@ -360,25 +361,29 @@ fn all() -> impl Iterator<Item = (&'static str, Implementation)> {
 
 /// Every policy, in listing order (the order of first appearance over the mechanisms:
 /// rounds, elastic, pooled, preemptive, slots).
-pub fn catalog() -> Vec<Entry> {
-    let mut out: Vec<Entry> = Vec::new();
-    for (name, imp) in all() {
-        match out.iter_mut().find(|e| e.name == name) {
-            Some(e) => e.implementations.push(imp),
-            None => out.push(Entry {
-                name,
-                implementations: vec![imp],
-                paper: imp.paper,
-            }),
+/// The families' lists are joined once, on first use.
+pub fn catalog() -> &'static [Entry] {
+    static CATALOG: OnceLock<Vec<Entry>> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        let mut out: Vec<Entry> = Vec::new();
+        for (name, imp) in all() {
+            match out.iter_mut().find(|e| e.name == name) {
+                Some(e) => e.implementations.push(imp),
+                None => out.push(Entry {
+                    name,
+                    implementations: vec![imp],
+                    paper: imp.paper,
+                }),
+            }
         }
-    }
-    out
+        out
+    })
 }
 
 /// The entry named `name` (case-insensitive), if any.
-pub fn entry(name: &str) -> Option<Entry> {
+pub fn entry(name: &str) -> Option<&'static Entry> {
     let name = name.trim().to_ascii_lowercase();
-    catalog().into_iter().find(|e| e.name == name)
+    catalog().iter().find(|e| e.name == name)
 }
 
 /// Every mechanism some policy runs in, in mechanism order.
@@ -430,7 +435,7 @@ pub fn runner(e: &Entry, mechanism: Mechanism) -> Option<Mechanism> {
 pub fn runnable_names(mechanism: Mechanism) -> Vec<&'static str> {
     let mut out = names_for(mechanism);
     for e in catalog() {
-        if runner(&e, mechanism).is_some() && !out.contains(&e.name) {
+        if runner(e, mechanism).is_some() && !out.contains(&e.name) {
             out.push(e.name);
         }
     }
