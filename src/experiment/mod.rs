@@ -8,6 +8,7 @@
 //! - `link`: the share-link codec (deflate, base64url, in the URL fragment);
 //! - `sweep`: an experiment at one point of a sweep ([`SweepPoint`]).
 
+pub mod edit;
 mod job_types;
 mod link;
 mod resolve;
