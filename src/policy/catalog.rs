@@ -714,25 +714,12 @@ mod tests {
 
     #[test]
     fn every_policy_takes_its_own_interval() {
-        let s = Split::parse("max_sum_throughput_perf[round_s=360]").unwrap();
-        assert_eq!(s.spec.text(), "max_sum_throughput_perf");
-        assert_eq!(s.interval, Some(360.0));
-        assert_eq!(
-            s.name_with_interval("max_sum_throughput_perf"),
-            "max_sum_throughput_perf[round_s=360]"
-        );
-        let s = Split::parse("tiresias[threshold_gpu_h=8, round_s=60]").unwrap();
-        assert_eq!(s.spec.text(), "tiresias[threshold_gpu_h=8]");
-        assert_eq!(
-            s.name_with_interval("tiresias[threshold_gpu_h=8]"),
-            "tiresias[round_s=60,threshold_gpu_h=8]"
-        );
-        let s = Split::parse("las").unwrap();
-        assert_eq!((s.spec.text(), s.interval), ("las".to_string(), None));
-        assert_eq!(s.name_with_interval("las"), "las");
         for bad in ["las[round_s=0]", "las[round_s=x]", "las[round_s=1e9]"] {
             assert!(
-                matches!(Split::parse(bad), Err(PolicyError::Param { .. })),
+                matches!(
+                    check(bad, Mechanism::Rounds),
+                    Err(PolicyError::Param { .. })
+                ),
                 "{bad}"
             );
         }

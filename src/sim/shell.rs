@@ -202,3 +202,49 @@ pub trait Stepper {
         None
     }
 }
+
+/// `impl Stepper` for a mechanism's simulator, whose inherent methods carry the trait's
+/// names (`step_round`, `now`, `is_done`, `job_done`, `policy_name`): its mechanism, its
+/// board function and, with `counts_steps`, its own count of steps (`round`).
+macro_rules! stepper {
+    ($t:ty, $m:expr, $board:path) => {
+        $crate::sim::shell::stepper!(@impl $t, $m, $board, {});
+    };
+    ($t:ty, $m:expr, $board:path, counts_steps) => {
+        $crate::sim::shell::stepper!(@impl $t, $m, $board, {
+            fn steps_done(&self) -> Option<u64> {
+                Some(self.round())
+            }
+        });
+    };
+    (@impl $t:ty, $m:expr, $board:path, { $($extra:tt)* }) => {
+        impl $crate::sim::Stepper for $t {
+            fn step(&mut self) -> Option<$crate::sim::RoundReport> {
+                self.step_round()
+            }
+            fn now(&self) -> f64 {
+                <$t>::now(self)
+            }
+            fn is_done(&self) -> bool {
+                <$t>::is_done(self)
+            }
+            fn job_done(&self, job: $crate::model::job::JobId) -> bool {
+                <$t>::job_done(self, job)
+            }
+            fn policy_name(&self) -> &str {
+                <$t>::policy_name(self)
+            }
+            fn mechanism(&self) -> $crate::sim::Mechanism {
+                $m
+            }
+            fn board(
+                &self,
+                ctx: &$crate::sim::board::BoardContext,
+            ) -> $crate::sim::board::Board {
+                $board(self, ctx)
+            }
+            $($extra)*
+        }
+    };
+}
+pub(crate) use stepper;

@@ -76,25 +76,8 @@ pub enum PolicyMsg {
     Params(String, String),
 }
 
-/// Edits of the Run settings panel.
-pub enum SettingsMsg {
-    /// Set the seed.
-    Seed(String),
-    /// Set the round length.
-    Round(String),
-    /// Toggle Gavel-compatible mode.
-    GavelCompat(bool),
-    /// Set the restart cost.
-    RestartCost(String),
-    /// Per-type restart delays, `type=seconds, ...`.
-    RestartTypes(String),
-    /// Per-application slowdowns, `app=factor, ...`.
-    Slowdowns(String),
-    /// Set the measurement window (`A:B` or empty).
-    Window(String),
-    /// Toggle the isolated baseline (rho).
-    Fairness(bool),
-}
+/// Edits of the Run settings panel: the core's edits of an experiment, values as typed.
+pub use crate::experiment::edit::Edit as SettingsMsg;
 
 /// Edits of the Inference pool panel.
 pub enum PoolMsg {

@@ -14,8 +14,9 @@ use crate::sim::board::{
     ServerKind, Table,
 };
 use crate::sim::setup::Setup;
+use crate::sim::shell::stepper;
+use crate::sim::Mechanism;
 use crate::sim::SimError;
-use crate::sim::{Mechanism, RoundReport, Stepper};
 use std::sync::Arc;
 
 /// Pollux's ticks of `policy` every `interval` seconds (the setup's when `None`): on the
@@ -223,29 +224,4 @@ fn board(sim: &ElasticSimulator, ctx: &BoardContext) -> Board {
     b
 }
 
-impl Stepper for ElasticSimulator {
-    fn step(&mut self) -> Option<RoundReport> {
-        self.step_round()
-    }
-    fn now(&self) -> f64 {
-        ElasticSimulator::now(self)
-    }
-    fn is_done(&self) -> bool {
-        ElasticSimulator::is_done(self)
-    }
-    fn job_done(&self, job: JobId) -> bool {
-        ElasticSimulator::job_done(self, job)
-    }
-    fn policy_name(&self) -> &str {
-        ElasticSimulator::policy_name(self)
-    }
-    fn mechanism(&self) -> Mechanism {
-        Mechanism::Elastic
-    }
-    fn board(&self, ctx: &BoardContext) -> Board {
-        board(self, ctx)
-    }
-    fn steps_done(&self) -> Option<u64> {
-        Some(self.round())
-    }
-}
+stepper!(ElasticSimulator, Mechanism::Elastic, board, counts_steps);

@@ -11,8 +11,9 @@ use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
 };
 use crate::sim::setup::Setup;
+use crate::sim::shell::stepper;
+use crate::sim::Mechanism;
 use crate::sim::SimError;
-use crate::sim::{Mechanism, RoundReport, Stepper};
 
 /// Aryl's pools of `policy`, a tick every `interval` seconds (the setup's when `None`); the
 /// setup must have an inference load.
@@ -201,26 +202,4 @@ fn board(sim: &PooledSimulator, ctx: &BoardContext) -> Board {
     b
 }
 
-impl Stepper for PooledSimulator {
-    fn step(&mut self) -> Option<RoundReport> {
-        self.step_round()
-    }
-    fn now(&self) -> f64 {
-        PooledSimulator::now(self)
-    }
-    fn is_done(&self) -> bool {
-        PooledSimulator::is_done(self)
-    }
-    fn job_done(&self, job: JobId) -> bool {
-        PooledSimulator::job_done(self, job)
-    }
-    fn policy_name(&self) -> &str {
-        PooledSimulator::policy_name(self)
-    }
-    fn mechanism(&self) -> Mechanism {
-        Mechanism::Pooled
-    }
-    fn board(&self, ctx: &BoardContext) -> Board {
-        board(self, ctx)
-    }
-}
+stepper!(PooledSimulator, Mechanism::Pooled, board);

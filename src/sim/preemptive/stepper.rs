@@ -11,8 +11,9 @@ use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Table,
 };
 use crate::sim::setup::Setup;
+use crate::sim::shell::stepper;
+use crate::sim::Mechanism;
 use crate::sim::SimError;
-use crate::sim::{Mechanism, RoundReport, Stepper};
 
 /// PickyMan's events of `policy` on the setup's jobs as rigid ones ([`Setup::rigid_jobs`]),
 /// with the setup's overheads ([`Setup::overheads`]).
@@ -154,26 +155,4 @@ fn board(sim: &PreemptiveSimulator, ctx: &BoardContext) -> Board {
     b
 }
 
-impl Stepper for PreemptiveSimulator {
-    fn step(&mut self) -> Option<RoundReport> {
-        self.step_round()
-    }
-    fn now(&self) -> f64 {
-        PreemptiveSimulator::now(self)
-    }
-    fn is_done(&self) -> bool {
-        PreemptiveSimulator::is_done(self)
-    }
-    fn job_done(&self, job: JobId) -> bool {
-        PreemptiveSimulator::job_done(self, job)
-    }
-    fn policy_name(&self) -> &str {
-        PreemptiveSimulator::policy_name(self)
-    }
-    fn mechanism(&self) -> Mechanism {
-        Mechanism::Preemptive
-    }
-    fn board(&self, ctx: &BoardContext) -> Board {
-        board(self, ctx)
-    }
-}
+stepper!(PreemptiveSimulator, Mechanism::Preemptive, board);

@@ -12,7 +12,8 @@ use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Table,
 };
 use crate::sim::setup::Setup;
-use crate::sim::{Mechanism, RoundReport, Stepper};
+use crate::sim::shell::stepper;
+use crate::sim::Mechanism;
 use crate::sim::{SimConfig, SimError};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -174,29 +175,11 @@ fn board(sim: &Simulator, ctx: &BoardContext) -> Board {
     b
 }
 
-impl Stepper for Simulator {
-    fn step(&mut self) -> Option<RoundReport> {
-        self.step_round()
-    }
-    fn now(&self) -> f64 {
-        Simulator::now(self)
-    }
-    fn is_done(&self) -> bool {
-        Simulator::is_done(self)
-    }
-    fn job_done(&self, job: JobId) -> bool {
+impl Simulator {
+    /// Whether job `job` has finished (or was dropped).
+    pub fn job_done(&self, job: JobId) -> bool {
         self.states().get(job).is_none_or(|s| s.is_done())
     }
-    fn policy_name(&self) -> &str {
-        Simulator::policy_name(self)
-    }
-    fn mechanism(&self) -> Mechanism {
-        Mechanism::Rounds
-    }
-    fn board(&self, ctx: &BoardContext) -> Board {
-        board(self, ctx)
-    }
-    fn steps_done(&self) -> Option<u64> {
-        Some(self.round())
-    }
 }
+
+stepper!(Simulator, Mechanism::Rounds, board, counts_steps);

@@ -12,8 +12,9 @@ use crate::sim::board::{
     blank, fraction, Area, Board, BoardContext, Cell, Gpu, GpuKind, Row, Server, ServerKind, Table,
 };
 use crate::sim::setup::Setup;
+use crate::sim::shell::stepper;
+use crate::sim::Mechanism;
 use crate::sim::SimError;
-use crate::sim::{Mechanism, RoundReport, Stepper};
 use std::sync::Arc;
 
 /// DL2's slots of `policy`, a slot every `interval` seconds (the setup's when `None`); the
@@ -199,26 +200,4 @@ fn board(sim: &SlotSimulator, ctx: &BoardContext) -> Board {
     b
 }
 
-impl Stepper for SlotSimulator {
-    fn step(&mut self) -> Option<RoundReport> {
-        self.step_round()
-    }
-    fn now(&self) -> f64 {
-        SlotSimulator::now(self)
-    }
-    fn is_done(&self) -> bool {
-        SlotSimulator::is_done(self)
-    }
-    fn job_done(&self, job: JobId) -> bool {
-        SlotSimulator::job_done(self, job)
-    }
-    fn policy_name(&self) -> &str {
-        SlotSimulator::policy_name(self)
-    }
-    fn mechanism(&self) -> Mechanism {
-        Mechanism::Slots
-    }
-    fn board(&self, ctx: &BoardContext) -> Board {
-        board(self, ctx)
-    }
-}
+stepper!(SlotSimulator, Mechanism::Slots, board);

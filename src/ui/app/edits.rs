@@ -183,6 +183,10 @@ impl App {
             SettingsMsg::Slowdowns(v) => (Some("slowdowns"), v.clone(), Edit::Slowdowns(v)),
             SettingsMsg::Window(v) => (Some("window"), v.trim().to_string(), Edit::Window(v)),
             SettingsMsg::Fairness(on) => (None, String::new(), Edit::Fairness(on)),
+            SettingsMsg::Cluster(text) => {
+                self.set_cluster_text(text);
+                return true;
+            }
         };
         let refused = match edit::apply(&self.exp, &change) {
             Err(why) => Some(why),
