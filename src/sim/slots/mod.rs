@@ -26,10 +26,14 @@
 //! The reward of a slot is DL2's: the sum over jobs of the fraction of their total work done
 //! in the slot ([`SlotStep::reward`], also in the [`SimEvent::SlotEnded`] event).
 
+pub mod contract;
 mod setup;
 pub mod stepper;
 mod view;
 
+pub use contract::{
+    NoObserver, SlotAction, SlotObserver, SlotPolicy, SlotStep, ACTIONS_PER_JOB, STATE_FEATURES,
+};
 pub use stepper::build;
 
 pub use setup::check_jobs;
@@ -69,39 +73,6 @@ impl Default for SlotConfig {
             ps: PsConfig::default(),
             seed: 0,
             max_slots: 10_000_000,
-        }
-    }
-}
-
-/// One decision of a slot policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SlotAction {
-    /// One more worker for the job.
-    AddWorker(JobId),
-    /// One more parameter server for the job.
-    AddPs(JobId),
-    /// One more worker and one more parameter server for the job.
-    AddBoth(JobId),
-    /// No more changes in this slot.
-    Stop,
-}
-
-impl SlotAction {
-    /// The job it concerns (None for [`SlotAction::Stop`]).
-    pub fn job(self) -> Option<JobId> {
-        match self {
-            SlotAction::AddWorker(j) | SlotAction::AddPs(j) | SlotAction::AddBoth(j) => Some(j),
-            SlotAction::Stop => None,
-        }
-    }
-
-    /// Workers and parameter servers it adds.
-    pub fn adds(self) -> (u32, u32) {
-        match self {
-            SlotAction::AddWorker(_) => (1, 0),
-            SlotAction::AddPs(_) => (0, 1),
-            SlotAction::AddBoth(_) => (1, 1),
-            SlotAction::Stop => (0, 0),
         }
     }
 }
@@ -178,56 +149,6 @@ impl SlotJob {
         self.workers >= 1 && self.ps >= 1
     }
 }
-
-/// Per-job features of DL2's state, in this order: type index, slots since arrival, share of
-/// the work left, dominant resource share, workers, parameter servers.
-pub const STATE_FEATURES: usize = 6;
-
-/// Actions per job in DL2's action layout: worker, parameter server, both.
-pub const ACTIONS_PER_JOB: usize = 3;
-
-/// A scheduler for the slot simulator: asked for one action at a time.
-pub trait SlotPolicy {
-    /// Its spec.
-    fn name(&self) -> &str;
-    /// The next action in this slot.
-    fn act(&mut self, view: &SlotView, rng: &mut Rng) -> SlotAction;
-}
-
-/// What one slot did.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SlotStep {
-    /// Its events (with the slot's start and end).
-    pub report: RoundReport,
-    /// DL2's reward: the sum over jobs of the fraction of their work done in the slot.
-    pub reward: f64,
-    /// Actions of the policy applied.
-    pub actions: u32,
-    /// Actions of the policy that could not be applied (at most one; it ends the slot's
-    /// decisions).
-    pub invalid_actions: u32,
-    /// Jobs that trained.
-    pub running: usize,
-}
-
-/// Sees every decision of a slot policy (for example to record what a heuristic does, so
-/// that a neural policy can learn to imitate it).
-pub trait SlotObserver {
-    /// The policy answered `action` to `view`; `applied` says whether it could be applied.
-    fn decision(&mut self, view: &SlotView, action: SlotAction, applied: bool) {
-        let _ = (view, action, applied);
-    }
-    /// A slot ended.
-    fn slot_end(&mut self, step: &SlotStep) {
-        let _ = step;
-    }
-}
-
-/// An observer that does nothing.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoObserver;
-
-impl SlotObserver for NoObserver {}
 
 /// One recorded decision: DL2's state of the window and the action's index.
 #[derive(Debug, Clone, PartialEq)]
