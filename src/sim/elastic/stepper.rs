@@ -1,5 +1,5 @@
 //! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
-//! [`Stepper`], and its board for the page's stepper.
+//! [`Stepper`](crate::sim::Stepper), and its board for the page's stepper.
 //!
 //! The board: The elastic simulator after a tick: its servers with the jobs on them, the active jobs
 //! with their GPU type and count, batch size, epoch and progress, and, for policies that

@@ -1,5 +1,5 @@
 //! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
-//! [`Stepper`], and its board for the page's stepper.
+//! [`Stepper`](crate::sim::Stepper), and its board for the page's stepper.
 //!
 //! The board: The preemptive simulator (PickyMan) after an event: the cluster's GPUs with the jobs
 //! holding them (draining, checkpointing and reloading ones marked), and the active jobs.

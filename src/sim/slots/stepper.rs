@@ -1,5 +1,5 @@
 //! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
-//! [`Stepper`], and its board for the page's stepper.
+//! [`Stepper`](crate::sim::Stepper), and its board for the page's stepper.
 //!
 //! The board: The slot simulator (DL2) after a slot: every server's GPUs (with the job whose worker
 //! holds each) and CPUs in use, and the jobs' workers and parameter servers in the slot
