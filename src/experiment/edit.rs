@@ -5,6 +5,7 @@
 
 use super::Experiment;
 use crate::model::cluster::ClusterSpec;
+use crate::policy::catalog;
 use std::collections::BTreeMap;
 
 /// An edit of the Run settings or the Cluster panel, with the values as typed.
@@ -28,6 +29,9 @@ pub enum Edit {
     Fairness(bool),
     /// The cluster as text (`type:count[/per_server][@price],...`).
     Cluster(String),
+    /// The policies to compare, as the Policies panel's rows: each row's spec and the
+    /// parameters typed beside it ([`crate::policy::catalog::spec_of_row`]).
+    Policies(Vec<(String, String)>),
 }
 
 /// An edit of the cluster's table.
@@ -121,6 +125,13 @@ pub fn apply(exp: &Experiment, edit: &Edit) -> Result<Edited, String> {
                 .map_err(|err| err.to_string())?
                 .to_string();
             (true, true)
+        }
+        Edit::Policies(rows) => {
+            e.policies = rows
+                .iter()
+                .map(|(row, params)| catalog::spec_of_row(row, params))
+                .collect();
+            (false, true)
         }
     };
     Ok(Edited {
@@ -279,6 +290,28 @@ mod tests {
             },
             e
         );
+    }
+
+    #[test]
+    fn policy_rows_become_the_experiment_s_specs() {
+        let rows = vec![
+            ("las".to_string(), String::new()),
+            ("tiresias".to_string(), " threshold_gpu_h=8 ".to_string()),
+            (
+                "pickyman[overhead_aware=false]".to_string(),
+                "max_preemptions=1".to_string(),
+            ),
+        ];
+        let got = apply(&base(), &Edit::Policies(rows)).unwrap();
+        assert_eq!(
+            got.exp.policies,
+            [
+                "las",
+                "tiresias[threshold_gpu_h=8]",
+                "pickyman[overhead_aware=false,max_preemptions=1]"
+            ]
+        );
+        assert!(!got.resolve && got.restarts_stepping);
     }
 
     #[test]

@@ -341,6 +341,20 @@ pub fn implementation(spec: &Spec, mechanism: Mechanism) -> Result<Implementatio
         .ok_or_else(|| unsupported(e, mechanism))
 }
 
+/// A policy's spec from its panel row and the parameters typed beside it: the inverse of
+/// [`row_of`]. A row that is itself a spec with parameters (`pickyman[overhead_aware=false]`)
+/// takes the others inside its brackets.
+pub fn spec_of_row(row: &str, params: &str) -> String {
+    let params = params.trim();
+    if params.is_empty() {
+        row.to_string()
+    } else if let Some(head) = row.strip_suffix(']') {
+        format!("{head},{params}]")
+    } else {
+        format!("{row}[{params}]")
+    }
+}
+
 /// Every implementation with its policy's name, mechanism by mechanism.
 fn all() -> impl Iterator<Item = (&'static str, Implementation)> {
     implementations(policies(), Mechanism::Rounds)
@@ -681,6 +695,13 @@ mod tests {
             ("las", "las", ""),
         ] {
             assert_eq!(row_of(spec), (row.to_string(), rest.to_string()), "{spec}");
+            // A row and its parameters give the spec back (as a spec that names the same
+            // row and parameters).
+            assert_eq!(
+                row_of(&spec_of_row(row, rest)),
+                (row.to_string(), rest.to_string()),
+                "{spec}"
+            );
         }
     }
 

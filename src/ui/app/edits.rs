@@ -187,6 +187,11 @@ impl App {
                 self.set_cluster_text(text);
                 return true;
             }
+            SettingsMsg::Policies(rows) => {
+                self.forms.policy_params = rows;
+                self.sync_policies();
+                return true;
+            }
         };
         let refused = match edit::apply(&self.exp, &change) {
             Err(why) => Some(why),

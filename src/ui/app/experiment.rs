@@ -6,6 +6,7 @@
 use crate::experiment::scenarios;
 
 use super::App;
+use crate::experiment::edit::{self, Edit};
 use crate::experiment::{Experiment, ProfileSource, Resolved, WorkloadSource};
 use crate::model::cluster::ClusterSpec;
 use crate::policy::catalog;
@@ -17,19 +18,6 @@ use std::rc::Rc;
 /// The selected policies' rows with their parameters, from the experiment's specs.
 pub fn parse_policy_list(policies: &[String]) -> Vec<(String, String)> {
     policies.iter().map(|p| catalog::row_of(p)).collect()
-}
-
-/// A policy's spec from its row name and parameters text; a row that is itself a spec with
-/// parameters (`pickyman[overhead_aware=false]`) takes the others inside its brackets.
-fn spec_of(name: &str, params: &str) -> String {
-    let params = params.trim();
-    if params.is_empty() {
-        name.to_string()
-    } else if let Some(head) = name.strip_suffix(']') {
-        format!("{head},{params}]")
-    } else {
-        format!("{name}[{params}]")
-    }
 }
 
 /// The experiment's workload, for people.
@@ -227,13 +215,10 @@ impl App {
     /// The experiment's policies from the rows as edited; the stepped policy stays if it is
     /// still selected, else the first one is stepped.
     pub(super) fn sync_policies(&mut self) {
-        let specs = self
-            .forms
-            .policy_params
-            .iter()
-            .map(|(n, p)| spec_of(n, p))
-            .collect();
-        self.edit(|e| e.policies = specs);
+        let rows = Edit::Policies(self.forms.policy_params.clone());
+        if let Ok(edited) = edit::apply(&self.exp, &rows) {
+            self.edit(|e| *e = edited.exp);
+        }
         if !self
             .forms
             .policy_params
@@ -259,7 +244,7 @@ impl App {
             .policy_params
             .iter()
             .find(|(n, _)| *n == self.step.policy)
-            .map(|(n, p)| spec_of(n, p))
+            .map(|(n, p)| catalog::spec_of_row(n, p))
             .unwrap_or_else(|| self.step.policy.clone())
     }
 
