@@ -6,6 +6,7 @@
 use super::Experiment;
 use crate::model::cluster::ClusterSpec;
 use crate::policy::catalog;
+use crate::workload::TimePoint;
 use std::collections::BTreeMap;
 
 /// An edit of the Run settings or the Cluster panel, with the values as typed.
@@ -29,6 +30,9 @@ pub enum Edit {
     Fairness(bool),
     /// The cluster as text (`type:count[/per_server][@price],...`).
     Cluster(String),
+    /// A field of the trace filter (`from`, `to`, `vcs`, `statuses` or `max_jobs`) as typed;
+    /// an empty field filters nothing.
+    Filter(String, String),
     /// The policies to compare, as the Policies panel's rows: each row's spec and the
     /// parameters typed beside it ([`crate::policy::catalog::spec_of_row`]).
     Policies(Vec<(String, String)>),
@@ -126,6 +130,35 @@ pub fn apply(exp: &Experiment, edit: &Edit) -> Result<Edited, String> {
                 .to_string();
             (true, true)
         }
+        Edit::Filter(field, v) => {
+            let mut f = exp.trace_filter.clone().unwrap_or_default();
+            let t = v.trim();
+            let point = |what: &str| -> Result<Option<TimePoint>, String> {
+                if t.is_empty() {
+                    return Ok(None);
+                }
+                TimePoint::parse(t).map(Some).ok_or_else(|| {
+                    format!("trace filter {what}: '{t}' is neither seconds nor a date-time (YYYY-MM-DD[ HH:MM:SS])")
+                })
+            };
+            match field.as_str() {
+                "from" => f.from = point("from")?,
+                "to" => f.to = point("to")?,
+                "vcs" => f.vcs = list(t),
+                "statuses" => f.statuses = list(t),
+                _ if t.is_empty() => f.max_jobs = None,
+                _ => match t.parse::<usize>() {
+                    Ok(n) if n >= 1 => f.max_jobs = Some(n),
+                    _ => {
+                        return Err(format!(
+                            "trace filter max jobs: '{t}' is not a whole number of at least 1"
+                        ))
+                    }
+                },
+            }
+            e.trace_filter = (!f.is_empty()).then_some(f);
+            (true, true)
+        }
         Edit::Policies(rows) => {
             e.policies = rows
                 .iter()
@@ -211,6 +244,15 @@ fn named_numbers(
     Ok(map)
 }
 
+/// A comma-separated list, trimmed, without empty entries.
+fn list(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
 /// A measurement window `A:B`, if the text is one.
 fn window(v: &str) -> Option<(usize, usize)> {
     v.split_once(':').and_then(|(a, b)| {
@@ -290,6 +332,33 @@ mod tests {
             },
             e
         );
+    }
+
+    #[test]
+    fn filter_fields_build_the_trace_filter_or_say_why_not() {
+        let e = base();
+        let f = |field: &str, v: &str| Edit::Filter(field.into(), v.into());
+        let got = apply(&e, &f("vcs", " a, ,b ")).unwrap();
+        assert!(got.resolve);
+        let filter = got.exp.trace_filter.clone().unwrap();
+        assert_eq!(filter.vcs, ["a", "b"]);
+        let got = apply(&got.exp, &f("max_jobs", "100")).unwrap();
+        assert_eq!(got.exp.trace_filter.as_ref().unwrap().max_jobs, Some(100));
+        let got = apply(&got.exp, &f("from", "3600")).unwrap();
+        assert!(got.exp.trace_filter.as_ref().unwrap().from.is_some());
+        // Emptying every field leaves no filter.
+        let mut cleared = got.exp;
+        for field in ["vcs", "max_jobs", "from"] {
+            cleared = apply(&cleared, &f(field, "")).unwrap().exp;
+        }
+        assert_eq!(cleared.trace_filter, None);
+        assert_eq!(
+            apply(&e, &f("max_jobs", "0")).unwrap_err(),
+            "trace filter max jobs: '0' is not a whole number of at least 1"
+        );
+        assert!(apply(&e, &f("to", "yesterday"))
+            .unwrap_err()
+            .starts_with("trace filter to: 'yesterday' is neither seconds nor a date-time"));
     }
 
     #[test]

@@ -187,6 +187,10 @@ impl App {
                 self.set_cluster_text(text);
                 return true;
             }
+            SettingsMsg::Filter(field, v) => {
+                self.set_filter_field(&field, &v);
+                return true;
+            }
             SettingsMsg::Policies(rows) => {
                 self.forms.policy_params = rows;
                 self.sync_policies();

@@ -4,64 +4,17 @@
 
 use super::experiment::{adopt_family, Family};
 use super::App;
+use crate::experiment::edit::{self, Edit};
 use crate::experiment::{ProfileSource, WorkloadSource};
 use crate::model::cluster::ClusterSpec;
-use crate::workload::TimePoint;
-
-/// A comma-separated list, trimmed, without empty entries.
-fn list(v: &str) -> Vec<String> {
-    v.split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
 
 impl App {
     /// Edit a field of the trace filter (`from`, `to`, `vcs`, `statuses`, `max_jobs`); an
     /// empty field filters nothing. A bad value, or a filter that keeps no job, keeps the
     /// previous filter and says why.
     pub(super) fn set_filter_field(&mut self, field: &str, v: &str) {
-        let mut f = self.exp.trace_filter.clone().unwrap_or_default();
-        let t = v.trim();
-        let point = |what: &str| -> Result<Option<TimePoint>, String> {
-            if t.is_empty() {
-                return Ok(None);
-            }
-            TimePoint::parse(t).map(Some).ok_or_else(|| {
-                format!("trace filter {what}: '{t}' is neither seconds nor a date-time (YYYY-MM-DD[ HH:MM:SS])")
-            })
-        };
-        let parsed = match field {
-            "from" => point("from").map(|p| f.from = p),
-            "to" => point("to").map(|p| f.to = p),
-            "vcs" => {
-                f.vcs = list(t);
-                Ok(())
-            }
-            "statuses" => {
-                f.statuses = list(t);
-                Ok(())
-            }
-            _ if t.is_empty() => {
-                f.max_jobs = None;
-                Ok(())
-            }
-            _ => match t.parse::<usize>() {
-                Ok(n) if n >= 1 => {
-                    f.max_jobs = Some(n);
-                    Ok(())
-                }
-                _ => Err(format!(
-                    "trace filter max jobs: '{t}' is not a whole number of at least 1"
-                )),
-            },
-        };
-        let filter = (!f.is_empty()).then_some(f);
-        let result = parsed.and_then(|()| {
-            let candidate = self.with(|e| e.trace_filter = filter);
-            self.try_apply(candidate)
-        });
+        let change = Edit::Filter(field.to_string(), v.to_string());
+        let result = edit::apply(&self.exp, &change).and_then(|e| self.try_apply(e.exp));
         self.errors.workload = result
             .err()
             .map(|e| format!("{e} — the previous filter is kept"));
