@@ -17,6 +17,7 @@ mod run;
 pub mod scenarios;
 pub mod stepping;
 mod sweep;
+pub mod switch;
 pub mod train;
 
 pub use restart::{RestartModel, MAX_RESTART_S};

@@ -3,16 +3,15 @@
 //! trace of another family (round-based, elastic applications, parameter-server models)
 //! brings that family's settings.
 
-use crate::experiment::scenarios;
-
 use super::App;
 use crate::experiment::edit::{self, Edit};
+use crate::experiment::switch;
+pub use crate::experiment::switch::workload_label as workload_label_of;
+pub(super) use crate::experiment::switch::Family;
 use crate::experiment::{Experiment, ProfileSource, Resolved, WorkloadSource};
 use crate::model::cluster::ClusterSpec;
 use crate::policy::catalog;
-use crate::sim::{JobModel, Mechanism};
 use crate::ui::shared::Shared;
-use crate::workload::presets;
 use std::rc::Rc;
 
 /// The selected policies' rows with their parameters, from the experiment's specs.
@@ -20,145 +19,16 @@ pub fn parse_policy_list(policies: &[String]) -> Vec<(String, String)> {
     policies.iter().map(|p| catalog::row_of(p)).collect()
 }
 
-/// The experiment's workload, for people.
-pub fn workload_label_of(exp: &Experiment) -> String {
-    match &exp.workload {
-        WorkloadSource::Preset { name } => format!("bundled trace '{name}'"),
-        WorkloadSource::Generated(g) => format!(
-            "generated{}: {} jobs, {} jobs/h,{} seed {}",
-            if exp.is_elastic() { " (elastic)" } else { "" },
-            g.num_jobs,
-            g.jobs_per_hour,
-            if g.duration_scale == 1.0 {
-                String::new()
-            } else {
-                format!(" durations × {},", g.duration_scale)
-            },
-            g.seed
-        ),
-        WorkloadSource::Inline { name, .. } => format!("uploaded '{name}'"),
-    }
-}
-
-/// The kind of simulation an experiment's profile implies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// Throughputs per GPU type: the round-based simulator (or the pooled and preemptive
-    /// ones).
-    Rounds,
-    /// Elastic applications: the elastic simulator (Pollux).
-    Elastic,
-    /// Parameter-server models: the slot simulator (DL2).
-    Ps,
-}
-
-impl Family {
-    /// The family of an experiment's profile.
-    pub(super) fn of(c: &Experiment) -> Self {
-        if c.is_ps() {
-            Family::Ps
-        } else if c.is_elastic() {
-            Family::Elastic
-        } else {
-            Family::Rounds
-        }
-    }
-
-    /// The family of experiments running in mechanism `m`.
-    pub fn of_mechanism(m: Mechanism) -> Self {
-        match m.jobs() {
-            JobModel::ParameterServer => Family::Ps,
-            JobModel::Elastic => Family::Elastic,
-            JobModel::Rigid => Family::Rounds,
-        }
-    }
-
-    /// The bundled scenario of the family, whose settings a switch adopts.
-    fn scenario(self) -> Experiment {
-        match self {
-            Family::Rounds => scenarios::default_experiment(),
-            Family::Elastic => scenarios::pollux_experiment(),
-            Family::Ps => scenarios::dl2_experiment(),
-        }
-    }
-
-    /// Name for people.
-    fn label(self) -> &'static str {
-        match self {
-            Family::Rounds => "Round-based",
-            Family::Elastic => "Elastic-applications",
-            Family::Ps => "Parameter-server (DL2)",
-        }
-    }
-}
-
-/// Give `c` the settings of its profile's family (Pollux's for elastic applications, DL2's
-/// for parameter-server models, the default scenario's otherwise): policies, round length,
-/// restart cost, fairness, DL2's server settings, and for elastic and parameter-server
-/// experiments a one-type cluster. Returns what changed, for people.
-pub(super) fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
-    let d = family.scenario();
-    let mut changed = vec![
-        format!("policies {}", d.policies.join(", ")),
-        format!(
-            "{} {} s",
-            if family == Family::Ps {
-                "slot"
-            } else {
-                "round"
-            },
-            d.round_s
-        ),
-        format!("restart cost {} s", d.restart_cost_s),
-    ];
-    c.policies = d.policies;
-    c.round_s = d.round_s;
-    c.restart_cost_s = d.restart_cost_s;
-    c.fairness = d.fairness;
-    c.gavel_compat = false;
-    c.window = None;
-    if family != Family::Rounds && c.preemption.take().is_some() {
-        changed.push("no preemption model (it goes with round-based profiles)".into());
-    }
-    if family == Family::Ps {
-        if c.inference.take().is_some() {
-            changed.push("no inference pool (it goes with round-based profiles)".into());
-        }
-        c.ps = d.ps;
-        if let Some(p) = d.ps {
-            changed.push(format!("{} CPUs per server", p.cpus_per_server));
-        }
-    } else {
-        c.ps = None;
-        if c.network.take().is_some() {
-            changed.push("the dl2 policy's network dropped".into());
-        }
-    }
-    let types = ClusterSpec::parse(&c.cluster).map_or(0, |k| k.types.len());
-    if family != Family::Rounds && types != 1 {
-        changed.push(format!("cluster {}", d.cluster));
-        c.cluster = d.cluster;
-    }
-    changed
-}
-
 impl App {
     /// The workload, then the cluster, of scenario `d` in `c` while `c` does not resolve
-    /// without them; what changed is added to `changed`.
+    /// without them ([`switch::fit_to_scenario`]); what changed is added to `changed`.
     pub(super) fn fit_to_scenario(
         &mut self,
         c: &mut Experiment,
         d: Experiment,
         changed: &mut Vec<String>,
     ) {
-        if self.resolve_cached(c).is_err() && c.workload != d.workload {
-            c.workload = d.workload;
-            changed.push(format!("workload: {}", workload_label_of(c)));
-        }
-        if self.resolve_cached(c).is_err() && c.cluster != d.cluster {
-            changed.push(format!("cluster {}", d.cluster));
-            c.cluster = d.cluster;
-        }
+        switch::fit_to_scenario(c, d, changed, &mut |e| self.resolve_cached(e).map(drop));
     }
 
     /// The experiment resolved, from the cache when it was resolved before.
@@ -264,66 +134,38 @@ impl App {
         Family::of_mechanism(self.mech)
     }
 
-    /// Try a new profile. When it changes the family (round-based, elastic applications or
-    /// parameter-server models), the experiment takes that family's settings, and the
-    /// family's default workload if its own does not fit. Returns a note saying what
-    /// changed.
+    /// Try a new profile ([`switch::with_profile`]): a profile of another family brings that
+    /// family's settings. Returns a note saying what changed.
     fn try_profile(&mut self, profile: ProfileSource) -> Result<Option<String>, String> {
-        let mut c = self.with(|e| e.profile = profile);
-        let family = Family::of(&c);
-        if family == self.family() {
-            return self.try_apply(c).map(|()| None);
-        }
-        let mut changed = adopt_family(&mut c, family);
-        self.fit_to_scenario(&mut c, family.scenario(), &mut changed);
+        let exp = Experiment::clone(&self.exp);
+        let current = self.family();
+        let (c, note) = switch::with_profile(&exp, current, profile, &mut |e| {
+            self.resolve_cached(e).map(drop)
+        });
         self.try_apply(c)?;
-        self.sync_cluster_text();
-        Ok(Some(format!(
-            "{} profile: switched to {}.",
-            family.label(),
-            changed.join("; ")
-        )))
+        if note.is_some() {
+            self.sync_cluster_text();
+        }
+        Ok(note)
     }
 
-    /// Try an uploaded trace. If its jobs do not fit the current profile but do fit a
-    /// bundled profile of the other family (a Pollux workload on a throughput profile, say),
-    /// switch to that profile and its family's settings.
+    /// Try an uploaded trace ([`switch::with_trace`]): one whose jobs fit a bundled profile
+    /// of another family switches to it. Returns a note saying so.
     pub(super) fn try_trace(
         &mut self,
         name: String,
         text: String,
     ) -> Result<Option<String>, String> {
-        let c = self.with(|e| e.workload = WorkloadSource::Inline { name, text });
-        let first_error = match self.try_apply(c.clone()) {
-            Ok(()) => return Ok(None),
-            Err(e) => e,
-        };
-        let named = |list: &[presets::Bundled], f: Family| {
-            list.iter().map(|p| (p.name, f)).collect::<Vec<_>>()
-        };
-        let others: Vec<(&str, Family)> = match self.family() {
-            Family::Rounds => [
-                named(presets::ELASTIC_PROFILES, Family::Elastic),
-                named(presets::PS_PROFILES, Family::Ps),
-            ]
-            .concat(),
-            Family::Elastic | Family::Ps => named(presets::PROFILES, Family::Rounds),
-        };
-        for (other, family) in others {
-            let mut alt = Experiment {
-                profile: ProfileSource::Preset { name: other.into() },
-                ..c.clone()
-            };
-            let changed = adopt_family(&mut alt, family);
-            if self.try_apply(alt).is_ok() {
-                self.sync_cluster_text();
-                return Ok(Some(format!(
-                    "The trace's jobs fit the bundled profile '{other}': switched to it, with {}.",
-                    changed.join("; ")
-                )));
-            }
+        let exp = Experiment::clone(&self.exp);
+        let current = self.family();
+        let (c, note) = switch::with_trace(&exp, current, name, text, &mut |e| {
+            self.resolve_cached(e).map(drop)
+        })?;
+        self.try_apply(c)?;
+        if note.is_some() {
+            self.sync_cluster_text();
         }
-        Err(first_error)
+        Ok(note)
     }
 
     /// Try a profile, keeping the previous one on error (the error is returned for the
