@@ -3,7 +3,7 @@
 //! applies what it returns (resolving the experiment first when [`Edited::resolve`] says the
 //! edit changes what resolution reads); the reducer itself is tested natively.
 
-use super::Experiment;
+use super::{Experiment, WorkloadSource};
 use crate::model::cluster::ClusterSpec;
 use crate::policy::catalog;
 use crate::workload::TimePoint;
@@ -30,6 +30,8 @@ pub enum Edit {
     Fairness(bool),
     /// The cluster as text (`type:count[/per_server][@price],...`).
     Cluster(String),
+    /// The workload: a bundled trace, a generated one or an uploaded one.
+    Workload(WorkloadSource),
     /// A field of the trace filter (`from`, `to`, `vcs`, `statuses` or `max_jobs`) as typed;
     /// an empty field filters nothing.
     Filter(String, String),
@@ -128,6 +130,10 @@ pub fn apply(exp: &Experiment, edit: &Edit) -> Result<Edited, String> {
             e.cluster = ClusterSpec::parse(text)
                 .map_err(|err| err.to_string())?
                 .to_string();
+            (true, true)
+        }
+        Edit::Workload(w) => {
+            e.workload = w.clone();
             (true, true)
         }
         Edit::Filter(field, v) => {
@@ -359,6 +365,15 @@ mod tests {
         assert!(apply(&e, &f("to", "yesterday"))
             .unwrap_err()
             .starts_with("trace filter to: 'yesterday' is neither seconds nor a date-time"));
+    }
+
+    #[test]
+    fn a_new_workload_is_resolved_before_it_is_taken() {
+        let w = WorkloadSource::Preset {
+            name: "default".into(),
+        };
+        let got = apply(&scenarios::pollux_experiment(), &Edit::Workload(w.clone())).unwrap();
+        assert_eq!((got.exp.workload, got.resolve), (w, true));
     }
 
     #[test]

@@ -12,8 +12,8 @@ impl App {
     pub(super) fn workload_update(&mut self, msg: WorkloadMsg) -> bool {
         match msg {
             WorkloadMsg::TracePreset(name) => {
-                let candidate = self.with(|e| e.workload = WorkloadSource::Preset { name });
-                self.errors.workload = self.try_apply(candidate).err();
+                let change = Edit::Workload(WorkloadSource::Preset { name });
+                self.errors.workload = self.apply_resolved(&change);
             }
             WorkloadMsg::Generator(field, v) => {
                 let refused = self.forms.generator.set_field(field, &v).err();
@@ -25,9 +25,9 @@ impl App {
                 );
             }
             WorkloadMsg::Generate => {
-                let g = self.forms.generator.clone();
-                let candidate = self.with(|e| e.workload = WorkloadSource::Generated(g));
-                self.errors.workload = self.try_apply(candidate).err();
+                let change =
+                    Edit::Workload(WorkloadSource::Generated(self.forms.generator.clone()));
+                self.errors.workload = self.apply_resolved(&change);
             }
             WorkloadMsg::TraceFile(name, text) => {
                 self.errors.workload = match Trace::parse(&text, &name) {
@@ -103,6 +103,14 @@ impl App {
             WorkloadMsg::ProfileFileError(e) => self.errors.profile = Some(e),
         }
         true
+    }
+
+    /// Apply `change` ([`edit::apply`]) and keep the edited experiment if it resolves; why
+    /// not, if it does not.
+    fn apply_resolved(&mut self, change: &Edit) -> Option<String> {
+        edit::apply(&self.exp, change)
+            .and_then(|edited| self.try_apply(edited.exp))
+            .err()
     }
 
     /// Set the cluster spec text; the experiment takes it when it is valid.
@@ -189,6 +197,10 @@ impl App {
             }
             SettingsMsg::Filter(field, v) => {
                 self.set_filter_field(&field, &v);
+                return true;
+            }
+            SettingsMsg::Workload(w) => {
+                self.errors.workload = self.apply_resolved(&Edit::Workload(w));
                 return true;
             }
             SettingsMsg::Policies(rows) => {
