@@ -7,7 +7,7 @@
 use super::{scenarios, Experiment, ProfileSource, WorkloadSource};
 use crate::model::cluster::ClusterSpec;
 use crate::sim::{JobModel, Mechanism};
-use crate::workload::presets;
+use crate::workload::{presets, Apps, Profile, PsModels};
 
 /// Whether an experiment resolves, and why not.
 pub type Resolves<'a> = dyn FnMut(&Experiment) -> Result<(), String> + 'a;
@@ -132,6 +132,22 @@ pub fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
         c.cluster = d.cluster;
     }
     changed
+}
+
+/// An uploaded profile, read as whichever kind it is (elastic applications,
+/// parameter-server models or throughputs per GPU type), as the experiment's profile source;
+/// why it cannot be read, if it cannot.
+pub fn uploaded_profile(name: String, text: String) -> Result<ProfileSource, String> {
+    let parsed = if Apps::is_apps_json(&text) {
+        Apps::from_json(&text, &name).map(drop)
+    } else if PsModels::is_ps_json(&text) {
+        PsModels::from_json(&text, &name).map(drop)
+    } else {
+        Profile::parse(&text, &name).map(drop)
+    };
+    parsed
+        .map(|()| ProfileSource::Inline { name, text })
+        .map_err(|e| e.to_string())
 }
 
 /// The workload, then the cluster, of scenario `d` in `c` while `c` does not resolve
@@ -309,6 +325,19 @@ mod tests {
         assert_eq!(c.policies, scenarios::pollux_experiment().policies);
         let r = c.resolve().expect("the switched experiment resolves");
         assert_eq!(Family::of_mechanism(r.mechanism()), Family::Elastic);
+    }
+
+    #[test]
+    fn an_uploaded_profile_is_read_as_its_kind() {
+        for b in presets::PROFILES
+            .iter()
+            .chain(presets::ELASTIC_PROFILES)
+            .chain(presets::PS_PROFILES)
+        {
+            let source = uploaded_profile(b.name.into(), b.text.into()).unwrap();
+            assert!(matches!(source, ProfileSource::Inline { .. }), "{}", b.name);
+        }
+        assert!(uploaded_profile("x.json".into(), "{".into()).is_err());
     }
 
     #[test]

@@ -2,10 +2,11 @@
 
 use super::{App, ClusterMsg, PolicyMsg, SettingsMsg, WorkloadMsg};
 use crate::experiment::edit::{self, ClusterEdit, Edit};
+use crate::experiment::switch;
 use crate::experiment::{ProfileSource, WorkloadSource};
 use crate::policy::catalog;
 use crate::ui::events::PROFILE_FREE;
-use crate::workload::{Apps, Profile, PsModels, Trace};
+use crate::workload::{Apps, Trace};
 
 impl App {
     /// An edit of the Workload panel.
@@ -60,16 +61,9 @@ impl App {
                 self.errors.profile = self.apply_profile(ProfileSource::Preset { name });
             }
             WorkloadMsg::ProfileFile(name, text) => {
-                let parsed = if Apps::is_apps_json(&text) {
-                    Apps::from_json(&text, &name).map(drop)
-                } else if PsModels::is_ps_json(&text) {
-                    PsModels::from_json(&text, &name).map(drop)
-                } else {
-                    Profile::parse(&text, &name).map(drop)
-                };
-                self.errors.profile = match parsed {
+                self.errors.profile = match switch::uploaded_profile(name, text) {
                     Err(e) => Some(format!("{e} — the previous profile is kept")),
-                    Ok(()) => self.apply_profile(ProfileSource::Inline { name, text }),
+                    Ok(source) => self.apply_profile(source),
                 };
             }
             WorkloadMsg::ProfileFolder(name, files, skipped) => {
