@@ -44,7 +44,7 @@ use crate::sim::pooled::PooledSimulator;
 use crate::sim::preemptive::PreemptiveSimulator;
 use crate::sim::slots::SlotSimulator;
 use crate::sim::{
-    BuildError, Mechanism, RoundReport, Setup, SimConfig, SimError, Simulator, Stepper,
+    BuildError, JobModel, Mechanism, RoundReport, Setup, SimConfig, SimError, Simulator, Stepper,
 };
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
 use crate::workload::overhead::{OverheadModel, Overheads, PreemptionConfig};

@@ -10,11 +10,11 @@ impl Experiment {
     /// Parse and check every input.
     pub fn resolve(&self) -> Result<Resolved, ExperimentError> {
         let cluster = ClusterSpec::parse(&self.cluster)?;
+        let kind = self.profile.job_model();
         let ps_models = match &self.profile {
+            _ if kind != JobModel::ParameterServer => None,
             ProfileSource::Preset { name } => presets::ps_models(name).transpose()?,
-            ProfileSource::Inline { name, text } if PsModels::is_ps_json(text) => {
-                Some(PsModels::from_json(text, name)?)
-            }
+            ProfileSource::Inline { name, text } => Some(PsModels::from_json(text, name)?),
             _ => None,
         };
         if let Some(models) = ps_models {
@@ -35,7 +35,7 @@ impl Experiment {
                 Some(apps) => (Profile::default(), Some(apps?)),
                 None => (presets::profile(name)?, None),
             },
-            ProfileSource::Inline { name, text } if Apps::is_apps_json(text) => {
+            ProfileSource::Inline { name, text } if kind == JobModel::Elastic => {
                 (Profile::default(), Some(Apps::from_json(text, name)?))
             }
             ProfileSource::Inline { name, text } => (Profile::parse(text, name)?, None),
@@ -412,23 +412,50 @@ impl Experiment {
         Ok(())
     }
 
-    /// Whether the experiment's profile is one of elastic applications (Pollux-style).
+    /// Whether the experiment's profile is one of elastic applications (Pollux-style)
+    /// ([`ProfileSource::job_model`]).
     pub fn is_elastic(&self) -> bool {
-        match &self.profile {
-            ProfileSource::Preset { name } => presets::elastic_apps(name).is_some(),
-            ProfileSource::Inline { text, .. } => Apps::is_apps_json(text),
-            ProfileSource::Files { .. } => true,
-            ProfileSource::ProfileFree => false,
-        }
+        self.profile.job_model() == JobModel::Elastic
     }
 
     /// Whether the experiment's profile is one of parameter-server models (DL2-style): it
-    /// then runs in the slot simulator.
+    /// then runs in the slot simulator ([`ProfileSource::job_model`]).
     pub fn is_ps(&self) -> bool {
-        match &self.profile {
-            ProfileSource::Preset { name } => presets::PS_PROFILES.iter().any(|b| b.name == name),
-            ProfileSource::Inline { text, .. } => PsModels::is_ps_json(text),
-            ProfileSource::Files { .. } | ProfileSource::ProfileFree => false,
+        self.profile.job_model() == JobModel::ParameterServer
+    }
+}
+
+impl ProfileSource {
+    /// The kind of jobs the profile describes: parameter-server models, elastic
+    /// applications, or throughputs of rigid jobs (a profile-free run's too). Decided here
+    /// once, from the bundled profiles' lists or an uploaded file's format marker, for the
+    /// resolution, the page and the CLI.
+    pub fn job_model(&self) -> JobModel {
+        match self {
+            ProfileSource::Preset { name }
+                if presets::PS_PROFILES.iter().any(|b| b.name == name) =>
+            {
+                JobModel::ParameterServer
+            }
+            ProfileSource::Preset { name }
+                if presets::ELASTIC_PROFILES.iter().any(|b| b.name == name) =>
+            {
+                JobModel::Elastic
+            }
+            ProfileSource::Inline { text, .. } => Self::inline_job_model(text),
+            ProfileSource::Files { .. } => JobModel::Elastic,
+            ProfileSource::Preset { .. } | ProfileSource::ProfileFree => JobModel::Rigid,
+        }
+    }
+
+    /// The kind of jobs an uploaded profile's text describes, from its format marker.
+    pub fn inline_job_model(text: &str) -> JobModel {
+        if PsModels::is_ps_json(text) {
+            JobModel::ParameterServer
+        } else if Apps::is_apps_json(text) {
+            JobModel::Elastic
+        } else {
+            JobModel::Rigid
         }
     }
 }

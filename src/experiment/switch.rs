@@ -45,24 +45,23 @@ pub enum Family {
 }
 
 impl Family {
-    /// The family of an experiment's profile.
+    /// The family of an experiment's profile ([`ProfileSource::job_model`]).
     pub fn of(c: &Experiment) -> Self {
-        if c.is_ps() {
-            Family::Ps
-        } else if c.is_elastic() {
-            Family::Elastic
-        } else {
-            Family::Rounds
+        Family::of_jobs(c.profile.job_model())
+    }
+
+    /// The family of experiments whose jobs are of `jobs`' model.
+    pub fn of_jobs(jobs: JobModel) -> Self {
+        match jobs {
+            JobModel::ParameterServer => Family::Ps,
+            JobModel::Elastic => Family::Elastic,
+            JobModel::Rigid => Family::Rounds,
         }
     }
 
     /// The family of experiments running in mechanism `m`.
     pub fn of_mechanism(m: Mechanism) -> Self {
-        match m.jobs() {
-            JobModel::ParameterServer => Family::Ps,
-            JobModel::Elastic => Family::Elastic,
-            JobModel::Rigid => Family::Rounds,
-        }
+        Family::of_jobs(m.jobs())
     }
 
     /// The bundled scenario of the family, whose settings a switch adopts.
@@ -138,12 +137,10 @@ pub fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
 /// parameter-server models or throughputs per GPU type), as the experiment's profile source;
 /// why it cannot be read, if it cannot.
 pub fn uploaded_profile(name: String, text: String) -> Result<ProfileSource, String> {
-    let parsed = if Apps::is_apps_json(&text) {
-        Apps::from_json(&text, &name).map(drop)
-    } else if PsModels::is_ps_json(&text) {
-        PsModels::from_json(&text, &name).map(drop)
-    } else {
-        Profile::parse(&text, &name).map(drop)
+    let parsed = match ProfileSource::inline_job_model(&text) {
+        JobModel::Elastic => Apps::from_json(&text, &name).map(drop),
+        JobModel::ParameterServer => PsModels::from_json(&text, &name).map(drop),
+        JobModel::Rigid => Profile::parse(&text, &name).map(drop),
     };
     parsed
         .map(|()| ProfileSource::Inline { name, text })
@@ -338,6 +335,23 @@ mod tests {
             assert!(matches!(source, ProfileSource::Inline { .. }), "{}", b.name);
         }
         assert!(uploaded_profile("x.json".into(), "{".into()).is_err());
+        // A bundled profile is of the same kind by name as by its text.
+        for (list, kind) in [
+            (presets::PROFILES, JobModel::Rigid),
+            (presets::ELASTIC_PROFILES, JobModel::Elastic),
+            (presets::PS_PROFILES, JobModel::ParameterServer),
+        ] {
+            for b in list {
+                assert_eq!(preset(b.name).job_model(), kind, "{}", b.name);
+                assert_eq!(ProfileSource::inline_job_model(b.text), kind, "{}", b.name);
+            }
+        }
+        assert_eq!(ProfileSource::ProfileFree.job_model(), JobModel::Rigid);
+        let folder = ProfileSource::Files {
+            name: "apps".into(),
+            files: Vec::new(),
+        };
+        assert_eq!(folder.job_model(), JobModel::Elastic);
     }
 
     #[test]
