@@ -1,7 +1,8 @@
 //! Orrery: a deep-learning cluster scheduling playground.
 //!
-//! One crate holds a round-based simulator of a heterogeneous GPU cluster and the
-//! scheduling policies of Gavel, Pollux, DL2, Aryl and PickyMan plus classic baselines. The
+//! One crate holds simulators of a heterogeneous GPU cluster in five mechanisms (rounds,
+//! ticks, pools, events, slots) and the scheduling policies of Gavel, Pollux, Sia, DL2, Aryl
+//! and PickyMan plus classic baselines. The
 //! core (everything but `cli` and `ui`) does no I/O, reads no clock and starts no threads, so
 //! it runs the same natively and in WebAssembly: the same experiment and seed give the same
 //! numbers on both.

@@ -5,7 +5,7 @@
 //!
 //! Each case draws a family's policy, a cluster of its mechanism's shape, a generated
 //! workload of 1 to 6 jobs, and seeds. The case count is `PROPTEST_CASES` per family when
-//! set (the README's 10,000-case run), else [`DEFAULT_CASES`]; the policy of each case is
+//! set (docs/hardening.md's 10,000-case run), else [`DEFAULT_CASES`]; the policy of each case is
 //! drawn from the family's catalog entries, so every policy of a family is exercised.
 
 use orrery::experiment::scenarios;

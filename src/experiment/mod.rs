@@ -6,7 +6,14 @@
 //! - `resolve`: parsing and checking every input, and which mechanism runs the experiment;
 //! - `run`: the simulations of each policy and the one orchestration of a run ([`Plan`]);
 //! - `link`: the share-link codec (deflate, base64url, in the URL fragment);
-//! - `sweep`: an experiment at one point of a sweep ([`SweepPoint`]).
+//! - `sweep`: an experiment at one point of a sweep ([`SweepPoint`]);
+//! - `restart`: the experiment's restart model, by name ([`RestartModel`]);
+//! - `job_types`: the job types a trace and profile give ([`JobTypes`]);
+//! - [`scenarios`]: the bundled scenarios and the paper claims they reproduce;
+//! - [`stepping`]: one policy's run a step at a time, for the page's stepper;
+//! - [`train`]: DL2's training in the experiment's world;
+//! - [`edit`] and [`switch`]: the page's editing as pure functions (an edit as typed, and a
+//!   profile or trace of another family).
 
 pub mod edit;
 mod job_types;

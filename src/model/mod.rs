@@ -1,6 +1,7 @@
 //! The models every mechanism and policy shares, below anything that simulates: the
-//! cluster and its GPU types ([`cluster`]), jobs and their state ([`job`]), and the goodput
-//! model of elastic jobs and its fitting ([`goodput`]).
+//! cluster and its GPU types ([`cluster`]), jobs and their state ([`job`]), the goodput
+//! model of elastic jobs and its fitting ([`goodput`]), and interpolation over measured
+//! points ([`interp`]).
 
 pub mod cluster;
 pub mod goodput;

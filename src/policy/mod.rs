@@ -1,6 +1,7 @@
 //! Scheduling policies: each family implements the contract of the mechanism that runs it
 //! (Gavel's rounds' [`Policy`], [`PolicyView`] and [`Decision`] are re-exported here from
-//! [`crate::sim::rounds::contract`]), and the registry of `name[k=v,...]` specs.
+//! [`crate::sim::rounds::contract`]); specs parsed once ([`spec`]), each family's entries
+//! ([`registry`]), the papers ([`papers`]) and the [`catalog`] that joins them.
 
 pub mod aryl;
 pub mod catalog;

@@ -1,8 +1,9 @@
-//! The policy registry: every policy by name, with a one-line description and its
-//! parameters, built from `name[key=value,...]` specs.
+//! A family's entries: the entry type ([`Registered`], with its [`Variant`]s), a spec's
+//! parameters checked against an entry's ([`Params`]), and building a policy from a list of
+//! entries; [`super::catalog`] joins the families' lists.
 
 use super::papers::Paper;
-pub use super::spec::spec_text;
+use super::spec::spec_text;
 use super::spec::Spec;
 use super::{Policy, PolicyError};
 use crate::sim::elastic::contract::ElasticPolicy;

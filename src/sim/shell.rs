@@ -1,5 +1,8 @@
-//! The one stepping interface every mechanism implements, so that running, comparing,
-//! progress and the page's stepper need no knowledge of which mechanism runs a policy.
+//! The one stepping interface every mechanism implements ([`Stepper`], with the `stepper!`
+//! macro that implements it for a simulator), so that running, comparing, progress and the
+//! page's stepper need no knowledge of which mechanism runs a policy; and [`Mechanism`] with
+//! what the rest of the code asks of one as data (its [`JobModel`], capabilities, words for
+//! the page, typical cost).
 //!
 //! Each mechanism is a folder of `src/sim/` holding its simulator, the contract its policies
 //! implement and its `stepper.rs`: its [`Stepper`] and the board the page's stepper draws.
@@ -7,7 +10,7 @@
 //! - [`Mechanism::Rounds`]: [`super::Simulator`] (`rounds/`): Gavel's rounds,
 //!   allocations turned into per-round placements by priorities; classic and Gavel policies.
 //! - [`Mechanism::Elastic`]: [`super::elastic::ElasticSimulator`]: Pollux's whole-second
-//!   ticks, goodput-driven GPU counts and batch sizes; Pollux and its baselines.
+//!   ticks, goodput-driven GPU counts and batch sizes; Pollux, its baselines and Sia.
 //! - [`Mechanism::Pooled`]: [`super::pooled::PooledSimulator`]: a training pool and an
 //!   inference pool whose idle servers are loaned out; Aryl.
 //! - [`Mechanism::Preemptive`]: [`super::preemptive::PreemptiveSimulator`]: event-driven,

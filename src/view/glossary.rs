@@ -1,7 +1,7 @@
 //! The glossary: what each figure of a summary means, in plain words, one entry per column
 //! of every mechanism's summary table (and the result tables beside it). The page puts the
-//! text in each header's tooltip and accessible description; the README's glossary is the
-//! same list.
+//! text in each header's tooltip and accessible description; docs/playground.md describes
+//! the same list.
 
 /// One term.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -66,7 +66,7 @@ try {
     await ctx.close();
   }
   const files = [...wasmFiles].sort();
-  // GNU gzip -9, the README's measure; Node's zlib (another deflate) gives other sizes, about
+  // GNU gzip -9, docs/benchmarks.md's measure; Node's zlib (another deflate) gives other sizes, about
   // 0.5% larger for this module, and is the fallback only where gzip is missing.
   const gzip = (f) => {
     try {

@@ -5,7 +5,7 @@ use crate::policy::dl2::learned::encode;
 use crate::sim::slots::{SlotAction, SlotObserver, SlotStep, SlotView, ACTIONS_PER_JOB};
 
 /// Probability that job-aware exploration picks `action` under `mask` (see
-/// [`super::learned::explore`]).
+/// [`crate::policy::dl2::learned::explore`]).
 pub(super) fn explore_probability(mask: &[bool], window: usize, action: usize) -> f64 {
     let valid = |k: usize| {
         (0..ACTIONS_PER_JOB)

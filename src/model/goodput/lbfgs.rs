@@ -1,5 +1,5 @@
 //! Bounded limited-memory quasi-Newton minimisation over seven variables, the method that
-//! fits Pollux's throughput model ([`super::goodput::fit_perf_params`]).
+//! fits Pollux's throughput model ([`super::fit_perf_params`]).
 //!
 //! Each iteration frees the variables not held at a bound by the gradient, takes the
 //! quasi-Newton direction on them, and backtracks along the projected path `P(x + t d)`

@@ -1,9 +1,9 @@
 //! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
 //! [`Stepper`](crate::sim::Stepper), and its board for the page's stepper.
 //!
-//! The board: The elastic simulator after a tick: its servers with the jobs on them, the active jobs
-//! with their GPU type and count, batch size, epoch and progress, and, for policies that
-//! say why, each job's goodput in every configuration it was weighed in.
+//! The board shows the elastic simulator after a tick: its servers with the jobs on them,
+//! the active jobs with their GPU type and count, batch size, epoch and progress, and, for
+//! policies that say why, each job's goodput in every configuration it was weighed in.
 
 use super::contract::ElasticPolicy;
 use super::ElasticConfig;

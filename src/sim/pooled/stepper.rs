@@ -1,8 +1,9 @@
 //! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
 //! [`Stepper`](crate::sim::Stepper), and its board for the page's stepper.
 //!
-//! The board: The pooled simulator (Aryl) after a tick: training and inference servers with the jobs
-//! on them (inference servers serving the load, loaned ones), and the active jobs.
+//! The board shows the pooled simulator (Aryl) after a tick: training and inference servers
+//! with the jobs on them (inference servers serving the load, loaned ones), and the active
+//! jobs.
 
 use super::{Pool, PooledSimulator};
 use super::{PooledConfig, PooledPolicy};

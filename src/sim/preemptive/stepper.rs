@@ -1,8 +1,9 @@
 //! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
 //! [`Stepper`](crate::sim::Stepper), and its board for the page's stepper.
 //!
-//! The board: The preemptive simulator (PickyMan) after an event: the cluster's GPUs with the jobs
-//! holding them (draining, checkpointing and reloading ones marked), and the active jobs.
+//! The board shows the preemptive simulator (PickyMan) after an event: the cluster's GPUs
+//! with the jobs holding them (draining, checkpointing and reloading ones marked), and the
+//! active jobs.
 
 use super::PreemptivePolicy;
 use super::{Phase, PreemptiveSimulator};

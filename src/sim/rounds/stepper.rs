@@ -1,8 +1,8 @@
 //! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
 //! [`Stepper`](crate::sim::Stepper), and its board for the page's stepper.
 //!
-//! The board: The round-based simulator after a round: every GPU with the job (or the pair of jobs
-//! sharing it) on it, and the active jobs with their allocation rows.
+//! The board shows the round-based simulator after a round: every GPU with the job (or the
+//! pair of jobs sharing it) on it, and the active jobs with their allocation rows.
 
 use super::contract::Policy;
 use super::contract::Recompute;

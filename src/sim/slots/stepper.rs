@@ -1,9 +1,9 @@
 //! What the shell sees of this mechanism: how it is built from a [`Setup`] ([`build`]), its
 //! [`Stepper`](crate::sim::Stepper), and its board for the page's stepper.
 //!
-//! The board: The slot simulator (DL2) after a slot: every server's GPUs (with the job whose worker
-//! holds each) and CPUs in use, and the jobs' workers and parameter servers in the slot
-//! just simulated.
+//! The board shows the slot simulator (DL2) after a slot: every server's GPUs (with the job
+//! whose worker holds each) and CPUs in use, and the jobs' workers and parameter servers in
+//! the slot just simulated.
 
 use super::SlotSimulator;
 use super::{SlotConfig, SlotPolicy};

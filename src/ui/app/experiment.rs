@@ -6,7 +6,6 @@
 use super::App;
 use crate::experiment::edit::{self, Edit};
 use crate::experiment::switch;
-pub use crate::experiment::switch::workload_label as workload_label_of;
 pub(super) use crate::experiment::switch::Family;
 use crate::experiment::{Experiment, ProfileSource, Resolved, WorkloadSource};
 use crate::model::cluster::ClusterSpec;
@@ -50,7 +49,7 @@ impl App {
         let r = self.resolve_cached(&candidate)?;
         self.mech = r.mechanism();
         let policies_changed = candidate.policies != self.exp.policies;
-        self.forms.workload_label = workload_label_of(&candidate);
+        self.forms.workload_label = switch::workload_label(&candidate);
         if let WorkloadSource::Generated(g) = &candidate.workload {
             self.forms.generator = g.clone();
         }

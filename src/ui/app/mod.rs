@@ -38,12 +38,13 @@ use super::shared::{Results, Shared};
 use super::stepper::StepSession;
 use super::worker::{PolicyResult, WorkerHandle};
 use super::{now_ms, select_value};
+use crate::experiment::switch::workload_label;
 use crate::experiment::train::session::{page_train_config, TrainProgress, Trained};
 use crate::experiment::train::{CurvePoint, TrainConfig};
 use crate::experiment::{Experiment, Progress, Resolved, WorkloadSource};
 use crate::sim::Mechanism;
 use crate::workload::GeneratorConfig;
-use experiment::{parse_policy_list, workload_label_of};
+use experiment::parse_policy_list;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -266,7 +267,7 @@ impl Component for App {
         let mut app = App {
             forms: Forms {
                 cluster_text: exp.cluster.clone(),
-                workload_label: workload_label_of(&exp),
+                workload_label: workload_label(&exp),
                 generator,
                 policy_params,
                 pai: PaiForm::default(),

@@ -2,7 +2,7 @@
 //! worker is handed the plan's next task when it is free (the first policy, then the
 //! isolated baseline, since every policy's rho waits for it), results are shown in the
 //! experiment's order as soon as the policies before them have run, and once every task has
-//! run the baseline's JCTs go to every worker for rho ([`crate::ui::tasks`]).
+//! run the baseline's JCTs go to every worker for rho ([`crate::ui::worker::tasks`]).
 
 use super::{App, Msg, RunMsg};
 use crate::experiment::{Experiment, Progress};

@@ -1,5 +1,5 @@
 //! Stepping in a worker: the worker holds one policy's run ([`StepRun`]), steps it as the
-//! page asks and answers with the run's [`Board`], so a huge workload's set-up and steps
+//! page asks and answers with the run's [`Board`](crate::experiment::stepping::Board), so a huge workload's set-up and steps
 //! never hold the page's thread.
 
 use super::{post, FromWorker};

@@ -541,7 +541,7 @@ impl<'l, 'a, const K: usize> Kernels<'l, 'a, K> {
         // Start (as CVXOPT's): z minimises |G z - h| and y is the least-norm solution of
         // G' y + q = 0, both shifted into the interior. Not the last solve's point: from
         // there the method ends elsewhere on the optimal face, which Gavel's rounds follow
-        // (see the README's benchmarks).
+        // (see docs/benchmarks.md).
         let mut w = vec![1.0; rows_len];
         self.factor(&w, &mut f, &mut sc.block)?;
         let mut gth = Point::zeros(n * k);
