@@ -6,7 +6,7 @@
 
 use super::{scenarios, Experiment, ProfileSource, WorkloadSource};
 use crate::model::cluster::ClusterSpec;
-use crate::sim::{JobModel, Mechanism};
+use crate::sim::JobModel;
 use crate::workload::{presets, Apps, Profile, PsModels};
 
 /// Whether an experiment resolves, and why not.
@@ -32,54 +32,22 @@ pub fn workload_label(exp: &Experiment) -> String {
     }
 }
 
-/// The kind of simulation an experiment's profile implies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// Throughputs per GPU type: the round-based simulator (or the pooled and preemptive
-    /// ones).
-    Rounds,
-    /// Elastic applications: the elastic simulator (Pollux).
-    Elastic,
-    /// Parameter-server models: the slot simulator (DL2).
-    Ps,
+/// The bundled scenario of the family of experiments whose jobs are of `family`'s model,
+/// whose settings a switch adopts.
+pub fn family_scenario(family: JobModel) -> Experiment {
+    match family {
+        JobModel::Rigid => scenarios::default_experiment(),
+        JobModel::Elastic => scenarios::pollux_experiment(),
+        JobModel::ParameterServer => scenarios::dl2_experiment(),
+    }
 }
 
-impl Family {
-    /// The family of an experiment's profile ([`ProfileSource::job_model`]).
-    pub fn of(c: &Experiment) -> Self {
-        Family::of_jobs(c.profile.job_model())
-    }
-
-    /// The family of experiments whose jobs are of `jobs`' model.
-    pub fn of_jobs(jobs: JobModel) -> Self {
-        match jobs {
-            JobModel::ParameterServer => Family::Ps,
-            JobModel::Elastic => Family::Elastic,
-            JobModel::Rigid => Family::Rounds,
-        }
-    }
-
-    /// The family of experiments running in mechanism `m`.
-    pub fn of_mechanism(m: Mechanism) -> Self {
-        Family::of_jobs(m.jobs())
-    }
-
-    /// The bundled scenario of the family, whose settings a switch adopts.
-    pub fn scenario(self) -> Experiment {
-        match self {
-            Family::Rounds => scenarios::default_experiment(),
-            Family::Elastic => scenarios::pollux_experiment(),
-            Family::Ps => scenarios::dl2_experiment(),
-        }
-    }
-
-    /// Name for people.
-    pub fn label(self) -> &'static str {
-        match self {
-            Family::Rounds => "Round-based",
-            Family::Elastic => "Elastic-applications",
-            Family::Ps => "Parameter-server (DL2)",
-        }
+/// The family's name for people.
+pub fn family_label(family: JobModel) -> &'static str {
+    match family {
+        JobModel::Rigid => "Round-based",
+        JobModel::Elastic => "Elastic-applications",
+        JobModel::ParameterServer => "Parameter-server (DL2)",
     }
 }
 
@@ -87,13 +55,13 @@ impl Family {
 /// for parameter-server models, the default scenario's otherwise): policies, round length,
 /// restart cost, fairness, DL2's server settings, and for elastic and parameter-server
 /// experiments a one-type cluster. Returns what changed, for people.
-pub fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
-    let d = family.scenario();
+pub fn adopt_family(c: &mut Experiment, family: JobModel) -> Vec<String> {
+    let d = family_scenario(family);
     let mut changed = vec![
         format!("policies {}", d.policies.join(", ")),
         format!(
             "{} {} s",
-            if family == Family::Ps {
+            if family == JobModel::ParameterServer {
                 "slot"
             } else {
                 "round"
@@ -108,10 +76,10 @@ pub fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
     c.fairness = d.fairness;
     c.gavel_compat = false;
     c.window = None;
-    if family != Family::Rounds && c.preemption.take().is_some() {
+    if family != JobModel::Rigid && c.preemption.take().is_some() {
         changed.push("no preemption model (it goes with round-based profiles)".into());
     }
-    if family == Family::Ps {
+    if family == JobModel::ParameterServer {
         if c.inference.take().is_some() {
             changed.push("no inference pool (it goes with round-based profiles)".into());
         }
@@ -126,7 +94,7 @@ pub fn adopt_family(c: &mut Experiment, family: Family) -> Vec<String> {
         }
     }
     let types = ClusterSpec::parse(&c.cluster).map_or(0, |k| k.types.len());
-    if family != Family::Rounds && types != 1 {
+    if family != JobModel::Rigid && types != 1 {
         changed.push(format!("cluster {}", d.cluster));
         c.cluster = d.cluster;
     }
@@ -170,7 +138,7 @@ pub fn fit_to_scenario(
 /// not fit; the note says what changed. The caller resolves what it gets back.
 pub fn with_profile(
     exp: &Experiment,
-    current: Family,
+    current: JobModel,
     profile: ProfileSource,
     resolves: &mut Resolves,
 ) -> (Experiment, Option<String>) {
@@ -178,15 +146,15 @@ pub fn with_profile(
         profile,
         ..exp.clone()
     };
-    let family = Family::of(&c);
+    let family = c.profile.job_model();
     if family == current {
         return (c, None);
     }
     let mut changed = adopt_family(&mut c, family);
-    fit_to_scenario(&mut c, family.scenario(), &mut changed, resolves);
+    fit_to_scenario(&mut c, family_scenario(family), &mut changed, resolves);
     let note = format!(
         "{} profile: switched to {}.",
-        family.label(),
+        family_label(family),
         changed.join("; ")
     );
     (c, Some(note))
@@ -198,7 +166,7 @@ pub fn with_profile(
 /// else the error is the trace's own.
 pub fn with_trace(
     exp: &Experiment,
-    current: Family,
+    current: JobModel,
     name: String,
     text: String,
     resolves: &mut Resolves,
@@ -211,15 +179,16 @@ pub fn with_trace(
         Ok(()) => return Ok((c, None)),
         Err(e) => e,
     };
-    let named =
-        |list: &[presets::Bundled], f: Family| list.iter().map(|p| (p.name, f)).collect::<Vec<_>>();
-    let others: Vec<(&str, Family)> = match current {
-        Family::Rounds => [
-            named(presets::ELASTIC_PROFILES, Family::Elastic),
-            named(presets::PS_PROFILES, Family::Ps),
+    let named = |list: &[presets::Bundled], f: JobModel| {
+        list.iter().map(|p| (p.name, f)).collect::<Vec<_>>()
+    };
+    let others: Vec<(&str, JobModel)> = match current {
+        JobModel::Rigid => [
+            named(presets::ELASTIC_PROFILES, JobModel::Elastic),
+            named(presets::PS_PROFILES, JobModel::ParameterServer),
         ]
         .concat(),
-        Family::Elastic | Family::Ps => named(presets::PROFILES, Family::Rounds),
+        JobModel::Elastic | JobModel::ParameterServer => named(presets::PROFILES, JobModel::Rigid),
     };
     for (other, family) in others {
         let mut alt = Experiment {
@@ -244,7 +213,7 @@ pub fn with_trace(
 /// no GPU type as large as the largest job.
 pub fn with_timed_trace(
     exp: &Experiment,
-    current: Family,
+    current: JobModel,
     name: String,
     text: String,
     largest: u32,
@@ -258,10 +227,10 @@ pub fn with_timed_trace(
         profile: ProfileSource::ProfileFree,
         ..exp.clone()
     };
-    let changed = if current == Family::Rounds {
+    let changed = if current == JobModel::Rigid {
         Vec::new()
     } else {
-        adopt_family(&mut c, Family::Rounds)
+        adopt_family(&mut c, JobModel::Rigid)
     };
     let was_free = exp.is_profile_free();
     // The cluster's largest GPU type: a trace of durations needs one as large as its
@@ -309,9 +278,10 @@ mod tests {
     #[test]
     fn a_profile_of_another_family_brings_its_settings() {
         let exp = scenarios::default_experiment();
-        let (same, note) = with_profile(&exp, Family::Rounds, preset("gavel-types"), &mut resolves);
+        let (same, note) =
+            with_profile(&exp, JobModel::Rigid, preset("gavel-types"), &mut resolves);
         assert_eq!((same.policies.clone(), note), (exp.policies.clone(), None));
-        let (c, note) = with_profile(&exp, Family::Rounds, preset("pollux-apps"), &mut resolves);
+        let (c, note) = with_profile(&exp, JobModel::Rigid, preset("pollux-apps"), &mut resolves);
         let note = note.expect("a family switch says so");
         assert!(
             note.starts_with(
@@ -321,7 +291,7 @@ mod tests {
         );
         assert_eq!(c.policies, scenarios::pollux_experiment().policies);
         let r = c.resolve().expect("the switched experiment resolves");
-        assert_eq!(Family::of_mechanism(r.mechanism()), Family::Elastic);
+        assert_eq!(r.mechanism().jobs(), JobModel::Elastic);
     }
 
     #[test]
@@ -364,7 +334,7 @@ mod tests {
         let text = presets::TRACES[0].text.to_string();
         let (c, note) = with_trace(
             &exp,
-            Family::Elastic,
+            JobModel::Elastic,
             "default.csv".into(),
             text,
             &mut resolves,
@@ -375,12 +345,12 @@ mod tests {
             note.starts_with("The trace's jobs fit the bundled profile 'gavel-types'"),
             "{note}"
         );
-        assert_eq!(Family::of(&c), Family::Rounds);
+        assert_eq!(c.profile.job_model(), JobModel::Rigid);
         assert!(c.resolve().is_ok());
         // A text no family takes gives its own error.
         assert!(with_trace(
             &exp,
-            Family::Elastic,
+            JobModel::Elastic,
             "x.csv".into(),
             "not a trace".into(),
             &mut resolves
@@ -399,7 +369,7 @@ mod tests {
         };
         let err = with_timed_trace(
             &exp,
-            Family::Rounds,
+            JobModel::Rigid,
             "helios.csv".into(),
             text.into(),
             16,
@@ -418,7 +388,7 @@ mod tests {
         };
         let (c, note) = with_timed_trace(
             &big,
-            Family::Rounds,
+            JobModel::Rigid,
             "helios.csv".into(),
             text.into(),
             16,

@@ -130,9 +130,11 @@ pub struct Row {
 
 /// The variants of policy `name` (empty for most): those its family's entry lists.
 pub fn variants(name: &str) -> &'static [Variant] {
-    all()
-        .find(|(n, i)| *n == name && !i.variants.is_empty())
-        .map_or(&[], |(_, i)| i.variants)
+    catalog()
+        .iter()
+        .find(|e| e.name == name)
+        .and_then(|e| e.implementations.iter().find(|i| !i.variants.is_empty()))
+        .map_or(&[], |i| i.variants)
 }
 
 /// Keys that some variant of `name` fixes.

@@ -6,7 +6,6 @@
 use super::App;
 use crate::experiment::edit::{self, Edit};
 use crate::experiment::switch;
-pub(super) use crate::experiment::switch::Family;
 use crate::experiment::{Experiment, ProfileSource, Resolved, WorkloadSource};
 use crate::model::cluster::ClusterSpec;
 use crate::policy::catalog;
@@ -128,16 +127,11 @@ impl App {
         }
     }
 
-    /// The family of the current experiment.
-    fn family(&self) -> Family {
-        Family::of_mechanism(self.mech)
-    }
-
     /// Try a new profile ([`switch::with_profile`]): a profile of another family brings that
     /// family's settings. Returns a note saying what changed.
     fn try_profile(&mut self, profile: ProfileSource) -> Result<Option<String>, String> {
         let exp = Experiment::clone(&self.exp);
-        let current = self.family();
+        let current = self.mech.jobs();
         let (c, note) = switch::with_profile(&exp, current, profile, &mut |e| {
             self.resolve_cached(e).map(drop)
         });
@@ -156,7 +150,7 @@ impl App {
         text: String,
     ) -> Result<Option<String>, String> {
         let exp = Experiment::clone(&self.exp);
-        let current = self.family();
+        let current = self.mech.jobs();
         let (c, note) = switch::with_trace(&exp, current, name, text, &mut |e| {
             self.resolve_cached(e).map(drop)
         })?;

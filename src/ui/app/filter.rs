@@ -2,7 +2,6 @@
 //! submission times, virtual clusters, statuses and a sample drawn with the experiment's
 //! seed), and uploads of traces of durations, which run profile-free.
 
-use super::experiment::Family;
 use super::App;
 use crate::experiment::edit::{self, Edit};
 use crate::experiment::switch;
@@ -31,7 +30,7 @@ impl App {
         largest: u32,
     ) -> Result<String, String> {
         let exp = Experiment::clone(&self.exp);
-        let current = Family::of_mechanism(self.mech);
+        let current = self.mech.jobs();
         let (c, note) = switch::with_timed_trace(&exp, current, name, text, largest, &mut |e| {
             self.resolve_cached(e).map(drop)
         })?;
