@@ -301,9 +301,9 @@ fn an_allocation_spanning_types_keeps_the_larger_part() {
 fn preemptive_pools_start_jobs_on_their_fastest_free_type() {
     use orrery::model::cluster::ClusterSpec;
     use orrery::model::job::JobSpec;
+    use orrery::model::restart::{OverheadModel, PreemptionConfig};
     use orrery::sim::preemptive::PreemptiveSimulator;
     use orrery::sim::SimEvent;
-    use orrery::workload::overhead::{OverheadModel, PreemptionConfig};
     use orrery::workload::Profile;
     let profile = Profile::parse(
         r#"{"format": "orrery-profile", "version": 1,

@@ -7,10 +7,10 @@ use orrery::experiment::scenarios;
 use orrery::experiment::{run, Experiment, ProfileSource, WorkloadSource};
 use orrery::model::cluster::ClusterSpec;
 use orrery::model::job::JobSpec;
+use orrery::model::restart::{OverheadModel, PreemptionConfig, PreemptionCosts};
 use orrery::policy::pickyman;
 use orrery::sim::preemptive::{Phase, PreemptiveSimulator};
 use orrery::sim::SimEvent;
-use orrery::workload::overhead::{OverheadModel, PreemptionConfig, PreemptionCosts};
 use orrery::workload::Profile;
 
 /// One GPU type with one GPU; job type "A" makes 10 steps/s with 100-step epochs, a 1 GB
@@ -364,7 +364,7 @@ fn finishes(ev: &[SimEvent], n: usize) -> Vec<f64> {
 
 #[test]
 fn under_a_delay_model_every_start_costs_the_delay_and_suspensions_are_immediate() {
-    use orrery::workload::overhead::Overheads;
+    use orrery::model::restart::Overheads;
     let (cluster, profile, _) = tiny();
     // A long job (1,000 steps at 10 steps/s) at 0 and a short one (50 steps) at 23 s under
     // preemptive SRTF on one GPU.

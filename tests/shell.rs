@@ -284,7 +284,7 @@ fn pickyman_runs_a_rigid_workload_beside_round_based_policies() {
     // PickyMan's checkpoint model: PickyMan drains, checkpoints and reloads; the
     // round-based policies pay a checkpoint write and reload at each start and change.
     let ckpt = mixed(
-        Some(orrery::workload::overhead::PreemptionConfig::default()),
+        Some(orrery::model::restart::PreemptionConfig::default()),
         0.0,
     );
     assert!(ckpt[2].summary.time_lost_s > 0.0);

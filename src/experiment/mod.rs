@@ -44,6 +44,7 @@ use base64::{DecodeError, Engine as _};
 use crate::metrics::{Recorder, Summary};
 use crate::model::cluster::{ClusterError, ClusterSpec};
 use crate::model::job::JobSpec;
+use crate::model::restart::{OverheadModel, Overheads, PreemptionConfig};
 use crate::nn::Mlp;
 use crate::policy::{self, PolicyError, Spec, Split};
 use crate::sim::elastic::ElasticSimulator;
@@ -54,7 +55,6 @@ use crate::sim::{
     BuildError, JobModel, Mechanism, RoundReport, Setup, SimConfig, SimError, Simulator, Stepper,
 };
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
-use crate::workload::overhead::{OverheadModel, Overheads, PreemptionConfig};
 use crate::workload::ps::generate_ps;
 use crate::workload::{
     generate, presets, Apps, GeneratorConfig, InlineFile, Profile, PsConfig, PsModels, Trace,

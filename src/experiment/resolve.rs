@@ -198,7 +198,7 @@ impl Experiment {
                         .into(),
                 )),
                 Some(c) => {
-                    c.check()?;
+                    c.check().map_err(WorkloadError::from)?;
                     Some(OverheadModel { config: *c })
                 }
                 None => None,

@@ -11,7 +11,7 @@
 
 use super::{Experiment, ExperimentError};
 use crate::model::job::JobSpec;
-use crate::workload::overhead::PreemptionConfig;
+use crate::model::restart::PreemptionConfig;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

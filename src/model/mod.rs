@@ -1,9 +1,10 @@
 //! The models every mechanism and policy shares, below anything that simulates: the
 //! cluster and its GPU types ([`cluster`]), jobs and their state ([`job`]), the goodput
-//! model of elastic jobs and its fitting ([`goodput`]), and interpolation over measured
-//! points ([`interp`]).
+//! model of elastic jobs and its fitting ([`goodput`]), interpolation over measured
+//! points ([`interp`]), and what restarts and preemptions cost ([`restart`]).
 
 pub mod cluster;
 pub mod goodput;
 pub mod interp;
 pub mod job;
+pub mod restart;

@@ -6,9 +6,9 @@
 use super::{Mechanism, SimConfig, SimError};
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::JobSpec;
+use crate::model::restart::{OverheadModel, Overheads};
 use crate::nn::Mlp;
 use crate::workload::inference::LoadCurve;
-use crate::workload::overhead::{OverheadModel, Overheads};
 use crate::workload::ps::{PsConfig, PsModels};
 use crate::workload::{Apps, Profile};
 use std::sync::Arc;

@@ -16,7 +16,6 @@ pub mod filter;
 pub mod generator;
 pub mod inference;
 pub mod load;
-pub mod overhead;
 pub mod pai;
 pub mod philly;
 pub mod presets;
@@ -62,6 +61,12 @@ pub enum WorkloadError {
         /// What is wrong.
         reason: String,
     },
+}
+
+impl From<crate::model::restart::RestartError> for WorkloadError {
+    fn from(e: crate::model::restart::RestartError) -> Self {
+        WorkloadError::field("experiment", 0, e.field, e.reason)
+    }
 }
 
 impl WorkloadError {

@@ -44,7 +44,7 @@ pub struct JobTypeProfile {
     pub colocated: Vec<ColocatedEntry>,
     /// What preempting a job of this type costs (preemptive experiments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preemption: Option<super::overhead::PreemptionCosts>,
+    pub preemption: Option<crate::model::restart::PreemptionCosts>,
 }
 
 /// A throughput profile.
@@ -214,20 +214,8 @@ impl Profile {
                 }
             }
             if let Some(c) = &p.preemption {
-                c.check(file, name).map_err(|e| match e {
-                    WorkloadError::Field {
-                        file,
-                        field,
-                        reason,
-                        ..
-                    } => WorkloadError::Field {
-                        file,
-                        line: line_of(name),
-                        field,
-                        reason,
-                    },
-                    e => e,
-                })?;
+                c.check(name)
+                    .map_err(|e| WorkloadError::field(file, line_of(name), e.field, e.reason))?;
             }
             for c in &p.colocated {
                 if !(c.this.is_finite() && c.other.is_finite() && c.this >= 0.0 && c.other >= 0.0) {

@@ -200,7 +200,7 @@ pub fn pickyman_experiment() -> Experiment {
         .map(String::from)
         .to_vec(),
         fairness: false,
-        preemption: Some(crate::workload::overhead::PreemptionConfig::default()),
+        preemption: Some(crate::model::restart::PreemptionConfig::default()),
         ..default_experiment()
     }
 }

@@ -3,8 +3,8 @@
 
 use super::PreemptJob;
 use crate::model::job::{JobId, JobSpec};
+use crate::model::restart::Overheads;
 use crate::rng::Rng;
-use crate::workload::overhead::Overheads;
 use crate::workload::Profile;
 
 /// A suspension the policy asks for.

@@ -30,8 +30,8 @@ pub use stepper::build;
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::{JobId, JobSpec};
+use crate::model::restart::{JobOverhead, Overheads};
 use crate::rng::Rng;
-use crate::workload::overhead::{JobOverhead, Overheads};
 use crate::workload::Profile;
 
 /// Where a job is in its life.

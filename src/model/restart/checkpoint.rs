@@ -3,11 +3,11 @@
 //! and the training data before it makes progress again.
 //!
 //! Per job type, a profile may give a [`PreemptionCosts`] entry (steps per epoch,
-//! checkpoint size, data to reload, start-up time); [`OverheadModel`] turns those and the
-//! experiment's storage bandwidths ([`PreemptionConfig`]) into seconds. The simulator draws
-//! the actual costs around the model's values with the configured noise.
+//! checkpoint size, data to reload, start-up time); [`PreemptionConfig`] turns those and
+//! the experiment's storage bandwidths into seconds. The simulator draws the actual costs
+//! around the model's values with the configured noise.
 
-use super::WorkloadError;
+use super::RestartError;
 use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -27,7 +27,7 @@ pub struct PreemptionCosts {
 
 impl PreemptionCosts {
     /// Check the values, naming the field.
-    pub fn check(&self, file: &str, job_type: &str) -> Result<(), WorkloadError> {
+    pub fn check(&self, job_type: &str) -> Result<(), RestartError> {
         let fields = [
             ("epoch_steps", self.epoch_steps, 1e-9),
             ("checkpoint_gb", self.checkpoint_gb, 0.0),
@@ -36,12 +36,10 @@ impl PreemptionCosts {
         ];
         for (name, v, lo) in fields {
             if !(v.is_finite() && v >= lo && v <= 1e12) {
-                return Err(WorkloadError::field(
-                    file,
-                    0,
-                    format!("{job_type}/preemption/{name}"),
-                    format!("{v} must be a finite number, at least {lo}"),
-                ));
+                return Err(RestartError {
+                    field: format!("{job_type}/preemption/{name}"),
+                    reason: format!("{v} must be a finite number, at least {lo}"),
+                });
             }
         }
         Ok(())
@@ -94,14 +92,12 @@ impl Default for PreemptionConfig {
 
 impl PreemptionConfig {
     /// Check every field, naming the first bad one.
-    pub fn check(&self) -> Result<(), WorkloadError> {
+    pub fn check(&self) -> Result<(), RestartError> {
         let bad = |field: &str, reason: &str| {
-            Err(WorkloadError::field(
-                "experiment",
-                0,
-                format!("preemption.{field}"),
-                reason,
-            ))
+            Err(RestartError {
+                field: format!("preemption.{field}"),
+                reason: reason.to_string(),
+            })
         };
         if !(self.read_gbps.is_finite() && self.read_gbps > 0.0 && self.read_gbps <= 1e6) {
             return bad("read_gbps", "must be a positive number of GB/s");
@@ -215,19 +211,17 @@ impl Overheads {
     }
 
     /// Check the settings, naming the first bad one.
-    pub fn check(&self) -> Result<(), WorkloadError> {
+    pub fn check(&self) -> Result<(), RestartError> {
         match self {
             Overheads::Checkpoint(m) => m.config.check(),
             Overheads::Delay { default_s } => {
                 if default_s.is_finite() && (0.0..=86_400.0).contains(default_s) {
                     Ok(())
                 } else {
-                    Err(WorkloadError::field(
-                        "experiment",
-                        0,
-                        "restart_cost_s",
-                        "must be between 0 and 86,400 s",
-                    ))
+                    Err(RestartError {
+                        field: "restart_cost_s".into(),
+                        reason: "must be between 0 and 86,400 s".into(),
+                    })
                 }
             }
         }
@@ -376,7 +370,7 @@ mod tests {
             init_s: 1.0,
         };
         assert!(p
-            .check("f", "T")
+            .check("T")
             .unwrap_err()
             .to_string()
             .contains("epoch_steps"));
