@@ -169,7 +169,7 @@ fn hand_sim(
     let models = Arc::new(PsModels::from_json(HAND, "hand.json").unwrap());
     let cfg = SlotConfig {
         slot_s,
-        restart_s: 10.0,
+        restart: orrery::model::restart::RestartModel::delay(10.0),
         ps: PsConfig {
             cpus_per_server: cpus,
             max_workers: 16,
@@ -358,7 +358,7 @@ fn dl2_resolved() -> orrery::experiment::Resolved {
 #[test]
 fn resources_are_never_over_committed_and_bundles_come_first() {
     let r = dl2_resolved();
-    let ps = r.ps.clone().unwrap();
+    let ps = r.ps().cloned().unwrap();
     for info in dl2::policies() {
         let mut sim = r.slot_simulator(info.name, &ps).unwrap();
         let mut inv = Invariants::default();
@@ -453,7 +453,7 @@ fn runs_are_deterministic() {
 #[test]
 fn the_decision_log_records_drf_for_imitation() {
     let r = dl2_resolved();
-    let ps = r.ps.clone().unwrap();
+    let ps = r.ps().cloned().unwrap();
     let mut sim = r.slot_simulator("drf", &ps).unwrap();
     let window = 20;
     let mut log = DecisionLog::new(window);
@@ -623,7 +623,7 @@ fn bad_setups_are_refused_with_clear_messages() {
 #[test]
 fn the_step_report_carries_the_reward_and_the_slot() {
     let r = dl2_resolved();
-    let ps = r.ps.clone().unwrap();
+    let ps = r.ps().cloned().unwrap();
     let mut sim = r.slot_simulator("optimus", &ps).unwrap();
     struct Count(u64, f64);
     impl SlotObserver for Count {
@@ -713,7 +713,7 @@ fn a_fork_with_the_same_policy_replays_the_original() {
     // The sampling neural policy draws from the simulator's random stream, so a fork must
     // carry the stream as well as the jobs and servers.
     let r = dl2_resolved();
-    let ps = r.ps.clone().unwrap();
+    let ps = r.ps().cloned().unwrap();
     let policy = || dl2::build("dl2[sample=true]").unwrap();
     let mut sim = r.slot_simulator_with(policy(), &ps).unwrap();
     for _ in 0..3 {

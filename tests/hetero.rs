@@ -301,7 +301,7 @@ fn an_allocation_spanning_types_keeps_the_larger_part() {
 fn preemptive_pools_start_jobs_on_their_fastest_free_type() {
     use orrery::model::cluster::ClusterSpec;
     use orrery::model::job::JobSpec;
-    use orrery::model::restart::{OverheadModel, PreemptionConfig};
+    use orrery::model::restart::{PreemptionConfig, RestartModel};
     use orrery::sim::preemptive::PreemptiveSimulator;
     use orrery::sim::SimEvent;
     use orrery::workload::Profile;
@@ -316,9 +316,7 @@ fn preemptive_pools_start_jobs_on_their_fastest_free_type() {
         &ClusterSpec::parse("f:1,s:1").unwrap(),
         jobs,
         profile,
-        OverheadModel {
-            config: PreemptionConfig::default(),
-        },
+        RestartModel::with_checkpoint(PreemptionConfig::default()),
         0,
         orrery::policy::pickyman::build("fifo").unwrap(),
     )

@@ -7,7 +7,7 @@ use orrery::experiment::scenarios;
 use orrery::experiment::{run, Experiment, ProfileSource, WorkloadSource};
 use orrery::model::cluster::ClusterSpec;
 use orrery::model::job::JobSpec;
-use orrery::model::restart::{OverheadModel, PreemptionConfig, PreemptionCosts};
+use orrery::model::restart::{PreemptionConfig, PreemptionCosts, RestartModel};
 use orrery::policy::pickyman;
 use orrery::sim::preemptive::{Phase, PreemptiveSimulator};
 use orrery::sim::SimEvent;
@@ -16,7 +16,7 @@ use orrery::workload::Profile;
 /// One GPU type with one GPU; job type "A" makes 10 steps/s with 100-step epochs, a 1 GB
 /// checkpoint written at 0.5 GB/s (2 s) and read back with 3 GB of data at 1 GB/s after a
 /// 6 s start (10 s).
-fn tiny() -> (ClusterSpec, Profile, OverheadModel) {
+fn tiny() -> (ClusterSpec, Profile, RestartModel) {
     let mut profile = Profile::default();
     profile.set("A", 1, "v100", 10.0);
     profile.job_types.get_mut("A").unwrap().preemption = Some(PreemptionCosts {
@@ -25,14 +25,12 @@ fn tiny() -> (ClusterSpec, Profile, OverheadModel) {
         data_gb: 3.0,
         init_s: 6.0,
     });
-    let model = OverheadModel {
-        config: PreemptionConfig {
-            read_gbps: 1.0,
-            write_gbps: 0.5,
-            noise: 0.0,
-            default_epoch_s: 300.0,
-        },
-    };
+    let model = RestartModel::with_checkpoint(PreemptionConfig {
+        read_gbps: 1.0,
+        write_gbps: 0.5,
+        noise: 0.0,
+        default_epoch_s: 300.0,
+    });
     (ClusterSpec::parse("v100:1").unwrap(), profile, model)
 }
 
@@ -195,8 +193,8 @@ fn small_preset(n: usize) -> Experiment {
 fn gpus_are_never_over_committed_and_every_job_finishes() {
     let exp = small_preset(150);
     let r = exp.resolve().unwrap();
-    let model = r.overheads();
-    assert!(model.checkpoint().is_some());
+    let model = r.sim.restart;
+    assert!(model.checkpoint.is_some());
     for policy in &exp.policies {
         let mut sim = r.preemptive_simulator(policy).unwrap();
         while sim.step_round().is_some() {
@@ -364,7 +362,6 @@ fn finishes(ev: &[SimEvent], n: usize) -> Vec<f64> {
 
 #[test]
 fn under_a_delay_model_every_start_costs_the_delay_and_suspensions_are_immediate() {
-    use orrery::model::restart::Overheads;
     let (cluster, profile, _) = tiny();
     // A long job (1,000 steps at 10 steps/s) at 0 and a short one (50 steps) at 23 s under
     // preemptive SRTF on one GPU.
@@ -372,7 +369,7 @@ fn under_a_delay_model_every_start_costs_the_delay_and_suspensions_are_immediate
         JobSpec::new("A", 0.0, 1000.0),
         JobSpec::new("A", 23.0, 50.0),
     ];
-    let run = |overheads: Overheads, jobs: Vec<JobSpec>| {
+    let run = |overheads: RestartModel, jobs: Vec<JobSpec>| {
         let sim = PreemptiveSimulator::new(
             &cluster,
             jobs,
@@ -386,7 +383,7 @@ fn under_a_delay_model_every_start_costs_the_delay_and_suspensions_are_immediate
     };
     // None: A is suspended at 23 s with nothing to drain or write, the short job runs
     // 23-28 s, A resumes at 28 s with 770 steps left: 105 s.
-    let ev = run(Overheads::Delay { default_s: 0.0 }, jobs.clone());
+    let ev = run(RestartModel::delay(0.0), jobs.clone());
     let f = finishes(&ev, 2);
     assert!(
         (f[1] - 28.0).abs() < 1e-6 && (f[0] - 105.0).abs() < 1e-6,
@@ -394,7 +391,7 @@ fn under_a_delay_model_every_start_costs_the_delay_and_suspensions_are_immediate
     );
     // A fixed 4 s: A starts at 0 and trains from 4 s (190 steps by 23 s); the short job
     // trains 27-32 s; A resumes at 32 s, trains from 36 s, 810 steps: 117 s.
-    let ev = run(Overheads::Delay { default_s: 4.0 }, jobs.clone());
+    let ev = run(RestartModel::delay(4.0), jobs.clone());
     let f = finishes(&ev, 2);
     assert!(
         (f[1] - 32.0).abs() < 1e-6 && (f[0] - 117.0).abs() < 1e-6,
@@ -407,7 +404,7 @@ fn under_a_delay_model_every_start_costs_the_delay_and_suspensions_are_immediate
     // A job's own delay (per type) wins over the default: the short job's 1 s.
     let mut own = jobs;
     own[1].restart_s = Some(1.0);
-    let f = finishes(&run(Overheads::Delay { default_s: 4.0 }, own), 2);
+    let f = finishes(&run(RestartModel::delay(4.0), own), 2);
     assert!(
         (f[1] - 29.0).abs() < 1e-6 && (f[0] - 114.0).abs() < 1e-6,
         "{f:?}"

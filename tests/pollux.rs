@@ -83,7 +83,7 @@ fn mechanism_invariants_hold_for_every_elastic_policy() {
     for policy in ["pollux[generations=30]", "tiresias", "optimus"] {
         let exp = small(&[policy], 0);
         let r = exp.resolve().unwrap();
-        let apps = r.apps.clone().unwrap();
+        let apps = r.apps().cloned().unwrap();
         let mut sim = r.elastic_simulator(policy, &apps).unwrap();
         let (nodes, per_node) = sim.shape();
         let mut rounds = 0;

@@ -299,7 +299,7 @@ fn time_alone(r: &Resolved, mechanism: Mechanism) -> Option<Vec<f64>> {
             )
         }
         Mechanism::Slots => {
-            let ps = r.ps.as_ref()?;
+            let ps = r.ps()?;
             let compute = r
                 .cluster
                 .types
@@ -337,7 +337,7 @@ fn time_alone(r: &Resolved, mechanism: Mechanism) -> Option<Vec<f64>> {
 /// earlier than exact, allowed for. `None` for applications measured in tables rather than
 /// modelled (their synchronisation time depends on the placement).
 fn elastic_time_alone(r: &Resolved) -> Option<Vec<f64>> {
-    let apps = r.apps.as_ref()?;
+    let apps = r.apps()?;
     let mut out = Vec::new();
     for j in &r.trace.jobs {
         let app = &apps.apps[apps.index(&j.job_type)?];

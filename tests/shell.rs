@@ -325,7 +325,7 @@ fn pickyman_runs_a_rigid_workload_beside_round_based_policies() {
 /// application slows every mechanism's runs of it, and the CLI and page name the model.
 #[test]
 fn per_type_restart_delays_apply_in_every_mechanism() {
-    use orrery::experiment::RestartModel;
+    use orrery::experiment::RestartKind;
     let pollux = scenarios::scenario("pollux").unwrap().experiment();
     let with = |by_type: &[(&str, f64)], policies: &[&str]| {
         let exp = Experiment {
@@ -334,10 +334,10 @@ fn per_type_restart_delays_apply_in_every_mechanism() {
             fairness: false,
             ..pollux.clone()
         };
-        (exp.restart_model(), experiment::run(&exp).unwrap())
+        (exp.restart_kind(), experiment::run(&exp).unwrap())
     };
     let (m0, base) = with(&[], &["tiresias", "las"]);
-    assert_eq!(m0, RestartModel::Fixed { seconds: 30.0 });
+    assert_eq!(m0, RestartKind::Fixed { seconds: 30.0 });
     let (m1, slow) = with(&[("cifar10", 900.0)], &["tiresias", "las"]);
     assert_eq!(m1.name(), "per_type");
     // Elastic ticks (tiresias) and rounds (las, rigid): both pay cifar10's 900 s.

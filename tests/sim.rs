@@ -4,6 +4,7 @@ use orrery::experiment::{self, Experiment, ProfileSource, WorkloadSource};
 use orrery::metrics::Recorder;
 use orrery::model::cluster::ClusterSpec;
 use orrery::model::job::JobSpec;
+use orrery::model::restart::RestartModel;
 use orrery::policy;
 use orrery::sim::{SimConfig, SimEvent, Simulator};
 use orrery::workload::{GeneratorConfig, Profile};
@@ -146,7 +147,7 @@ fn restart_cost_is_paid_when_a_job_moves() {
     let run = |cost: f64| {
         let cfg = SimConfig {
             round_len: 360.0,
-            restart_cost: cost,
+            restart: RestartModel::delay(cost),
             ..SimConfig::default()
         };
         let mut sim = Simulator::new(
@@ -192,7 +193,7 @@ fn a_restart_delay_longer_than_a_round_carries_on() {
     let run = |job: JobSpec| {
         let cfg = SimConfig {
             round_len: 360.0,
-            restart_cost: 500.0,
+            restart: RestartModel::delay(500.0),
             ..SimConfig::default()
         };
         let jobs = vec![job];

@@ -80,7 +80,7 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
         )?,
         OutputFormat::Csv => summaries_csv(&summaries),
         OutputFormat::Table => {
-            let preemptive = r.preemption.is_some();
+            let preemptive = r.sim.restart.checkpoint.is_some();
             let mut s = format!(
                 "workload: {}; cluster: {} ({} GPUs); seed {}; {}{}{}\nrestarts: {}\n\n",
                 workload_label(&exp, &r),
@@ -103,14 +103,14 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                 if exp.gavel_compat {
                     "none (Gavel-compatible mode)".to_string()
                 } else {
-                    exp.restart_model().describe()
+                    exp.restart_kind().describe()
                 }
             );
             // Applications' own slowdowns and restart delays (Sia's folders carry Sia's,
             // `--slowdown` and `--restart-type` set them).
             let own: Vec<String> = r
-                .apps
-                .iter()
+                .apps()
+                .into_iter()
                 .flat_map(|apps| apps.apps.iter())
                 .filter(|a| a.slowdown != 1.0 || a.restart_s.is_some())
                 .map(|a| {

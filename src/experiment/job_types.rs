@@ -23,7 +23,7 @@ impl Resolved {
     /// second at their initial batch, a parameter-server profile's models with the steps per
     /// second of one worker and one parameter server on each named GPU type.
     pub fn job_types(&self) -> JobTypes {
-        if let Some(apps) = &self.apps {
+        if let Some(apps) = self.apps() {
             let gpu_types = apps.gpu_types();
             let rows = apps
                 .apps
@@ -50,7 +50,7 @@ impl Resolved {
                 rows,
             };
         }
-        if let Some(ps) = &self.ps {
+        if let Some(ps) = self.ps() {
             let gpu_types = ps.models.gpu_types();
             let rows = ps
                 .models

@@ -7,7 +7,7 @@
 //! - `run`: the simulations of each policy and the one orchestration of a run ([`Plan`]);
 //! - `link`: the share-link codec (deflate, base64url, in the URL fragment);
 //! - `sweep`: an experiment at one point of a sweep ([`SweepPoint`]);
-//! - `restart`: the experiment's restart model, by name ([`RestartModel`]);
+//! - `restart`: the experiment's restart model and its name ([`RestartKind`]);
 //! - `job_types`: the job types a trace and profile give ([`JobTypes`]);
 //! - [`scenarios`]: the bundled scenarios and the paper claims they reproduce;
 //! - [`stepping`]: one policy's run a step at a time, for the page's stepper;
@@ -27,7 +27,8 @@ mod sweep;
 pub mod switch;
 pub mod train;
 
-pub use restart::{RestartModel, MAX_RESTART_S};
+pub use crate::model::restart::{RestartModel, MAX_RESTART_S};
+pub use restart::RestartKind;
 
 pub use job_types::JobTypes;
 pub use link::{base64url_decode, base64url_encode, linked_scenario, LinkError, LINK_CODEC};
@@ -44,7 +45,7 @@ use base64::{DecodeError, Engine as _};
 use crate::metrics::{Recorder, Summary};
 use crate::model::cluster::{ClusterError, ClusterSpec};
 use crate::model::job::JobSpec;
-use crate::model::restart::{OverheadModel, Overheads, PreemptionConfig};
+use crate::model::restart::PreemptionConfig;
 use crate::nn::Mlp;
 use crate::policy::{self, PolicyError, Spec, Split};
 use crate::sim::elastic::ElasticSimulator;
@@ -52,7 +53,8 @@ use crate::sim::pooled::PooledSimulator;
 use crate::sim::preemptive::PreemptiveSimulator;
 use crate::sim::slots::SlotSimulator;
 use crate::sim::{
-    BuildError, JobModel, Mechanism, RoundReport, Setup, SimConfig, SimError, Simulator, Stepper,
+    BuildError, JobModel, JobModels, Mechanism, RoundReport, Setup, SimConfig, SimError, Simulator,
+    Stepper,
 };
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
 use crate::workload::ps::generate_ps;
@@ -277,20 +279,17 @@ pub struct Resolved {
     pub trace: Trace,
     /// The throughputs.
     pub profile: Profile,
-    /// Simulator settings.
+    /// Simulator settings, the restart model among them: when it has PickyMan's checkpoint
+    /// model, the experiment is preemptive and runs in the preemptive simulator with
+    /// PickyMan and its baselines.
     pub sim: SimConfig,
-    /// Elastic applications, when the profile is one: the experiment then runs in the
-    /// elastic simulator with the elastic policies (Pollux and its baselines).
-    pub apps: Option<Arc<Apps>>,
+    /// What the jobs are: rigid (the profile's), elastic applications (the experiment
+    /// then runs in the elastic simulator with the elastic policies: Pollux and its
+    /// baselines) or parameter-server models (the slot simulator with the `dl2` family).
+    pub models: JobModels,
     /// The inference load, when the experiment has an inference pool: it then runs in the
     /// pooled simulator with Aryl.
     pub load: Option<LoadCurve>,
-    /// The overhead model, when the experiment is preemptive: it then runs in the
-    /// preemptive simulator with PickyMan and its baselines.
-    pub preemption: Option<OverheadModel>,
-    /// Parameter-server job types and settings, when the profile is one of them: the
-    /// experiment then runs in the slot simulator with the `dl2` family.
-    pub ps: Option<PsSetup>,
     /// What the experiment runs but probably should not (a GPU type no job can use),
     /// one sentence each; the CLI prints them and the page shows them.
     pub warnings: Vec<String>,

@@ -106,7 +106,10 @@ impl Experiment {
                 }
                 check_elastic(&mut trace, apps, &cluster)?;
                 for p in &self.policies {
-                    policy::catalog::check(p, Mechanism::of_world(true, false, false, false))?;
+                    policy::catalog::check(
+                        p,
+                        Mechanism::of_world(JobModel::Elastic, false, false),
+                    )?;
                 }
             }
             None if self.inference.is_some() => {
@@ -117,7 +120,7 @@ impl Experiment {
                     ));
                 }
                 for p in &self.policies {
-                    policy::catalog::check(p, Mechanism::of_world(false, true, false, false))?;
+                    policy::catalog::check(p, Mechanism::of_world(JobModel::Rigid, true, false))?;
                 }
             }
             None if self.preemption.is_some() => {
@@ -129,13 +132,13 @@ impl Experiment {
                 }
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
-                    policy::catalog::check(p, Mechanism::of_world(false, false, true, false))?;
+                    policy::catalog::check(p, Mechanism::of_world(JobModel::Rigid, false, true))?;
                 }
             }
             None => {
                 trace.check_against(&profile, &cluster)?;
                 for p in &self.policies {
-                    policy::catalog::check(p, Mechanism::of_world(false, false, false, false))?;
+                    policy::catalog::check(p, Mechanism::of_world(JobModel::Rigid, false, false))?;
                 }
             }
         }
@@ -182,7 +185,7 @@ impl Experiment {
         let sim = SimConfig {
             round_len: self.round_s,
             gavel_compat: self.gavel_compat,
-            restart_cost: self.restart_cost_s,
+            restart: self.restart_model(),
             seed: self.seed,
             ..SimConfig::default()
         };
@@ -191,18 +194,15 @@ impl Experiment {
                 "round_s must be a positive number".into(),
             ));
         }
-        let preemption =
-            match &self.preemption {
-                Some(_) if apps.is_some() => return Err(ExperimentError::Invalid(
+        if let Some(c) = &self.preemption {
+            if apps.is_some() {
+                return Err(ExperimentError::Invalid(
                     "a preemption model goes with a round-based profile, not elastic applications"
                         .into(),
-                )),
-                Some(c) => {
-                    c.check().map_err(WorkloadError::from)?;
-                    Some(OverheadModel { config: *c })
-                }
-                None => None,
-            };
+                ));
+            }
+            c.check().map_err(WorkloadError::from)?;
+        }
         warnings.extend(if apps.is_none() {
             unused_types(&cluster, &trace, &profile)
         } else {
@@ -213,10 +213,8 @@ impl Experiment {
             trace,
             profile,
             sim,
-            apps: apps.map(Arc::new),
+            models: apps.map_or(JobModels::Rigid, |a| JobModels::Elastic(Arc::new(a))),
             load,
-            preemption,
-            ps: None,
             warnings,
             notes,
         })
@@ -273,7 +271,10 @@ impl Experiment {
             }
         };
         for p in &self.policies {
-            policy::catalog::check(p, Mechanism::of_world(false, false, false, true))?;
+            policy::catalog::check(
+                p,
+                Mechanism::of_world(JobModel::ParameterServer, false, false),
+            )?;
             policy::dl2::check_with(p, network.as_deref(), models.models.len()).map_err(
                 |e| match e {
                     PolicyError::Failed { reason, .. } => ExperimentError::Invalid(format!(
@@ -305,7 +306,7 @@ impl Experiment {
         let sim = SimConfig {
             round_len: self.round_s,
             gavel_compat: false,
-            restart_cost: self.restart_cost_s,
+            restart: RestartModel::delay(self.restart_cost_s),
             seed: self.seed,
             ..SimConfig::default()
         };
@@ -314,10 +315,8 @@ impl Experiment {
             trace,
             profile: Profile::default(),
             sim,
-            apps: None,
             load: None,
-            preemption: None,
-            ps: Some(PsSetup {
+            models: JobModels::ParameterServer(PsSetup {
                 models: Arc::new(models),
                 config,
                 network,

@@ -1,27 +1,23 @@
-//! The restart and preemption-overhead model of an experiment, by name.
+//! An experiment's restart model: the one model every mechanism charges
+//! ([`RestartModel`], built from the experiment's fields), and what the page and the CLI
+//! call it ([`RestartKind`]).
 //!
 //! An experiment has one: no cost (Gavel), a fixed delay per change (Pollux), a delay per
-//! job type or application (Sia), or PickyMan's drain, checkpoint and reload. The first
-//! three mean the same in every mechanism: a job pays its delay, without progress, each
-//! time it starts on GPUs or its GPUs change (its first start included), and a delay
-//! longer than a round, tick or slot carries on into the next. Gavel-compatible mode
-//! charges nothing, as Gavel does. PickyMan's model makes the experiment preemptive;
-//! PickyMan's mechanism charges it to every policy (in experiments of another model,
-//! PickyMan runs with its default settings).
+//! job type or application (Sia), or PickyMan's drain, checkpoint and reload. Gavel-
+//! compatible mode charges nothing, as Gavel does. PickyMan's model makes the experiment
+//! preemptive; PickyMan's mechanism charges it to every policy (in experiments of another
+//! model, PickyMan runs with its default settings).
 
 use super::{Experiment, ExperimentError};
 use crate::model::job::JobSpec;
-use crate::model::restart::PreemptionConfig;
+use crate::model::restart::{PreemptionConfig, RestartModel, MAX_RESTART_S};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Longest restart delay accepted (s).
-pub const MAX_RESTART_S: f64 = 86_400.0;
-
-/// An experiment's restart model.
+/// What an experiment's restart model is called, with its settings.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RestartModel {
+pub enum RestartKind {
     /// Starts and changes cost nothing (Gavel).
     None,
     /// Every start and change costs `seconds` (Pollux).
@@ -42,32 +38,32 @@ pub enum RestartModel {
     Checkpoint(PreemptionConfig),
 }
 
-impl RestartModel {
+impl RestartKind {
     /// Short name (`none`, `fixed`, `per_type`, `checkpoint`).
     pub fn name(&self) -> &'static str {
         match self {
-            RestartModel::None => "none",
-            RestartModel::Fixed { .. } => "fixed",
-            RestartModel::PerType { .. } => "per_type",
-            RestartModel::Checkpoint(_) => "checkpoint",
+            RestartKind::None => "none",
+            RestartKind::Fixed { .. } => "fixed",
+            RestartKind::PerType { .. } => "per_type",
+            RestartKind::Checkpoint(_) => "checkpoint",
         }
     }
 
     /// One line for people.
     pub fn describe(&self) -> String {
         match self {
-            RestartModel::None => "none: starts and changes cost nothing (Gavel)".into(),
-            RestartModel::Fixed { seconds } => {
+            RestartKind::None => "none: starts and changes cost nothing (Gavel)".into(),
+            RestartKind::Fixed { seconds } => {
                 format!("fixed: every start and change of a job's GPUs costs {seconds} s (Pollux)")
             }
-            RestartModel::PerType { default_s, seconds } => {
+            RestartKind::PerType { default_s, seconds } => {
                 let list: Vec<String> = seconds.iter().map(|(t, s)| format!("{t} {s} s")).collect();
                 format!(
                     "per type: every start and change costs the job type's delay ({}; others {default_s} s) (Sia)",
                     list.join(", ")
                 )
             }
-            RestartModel::Checkpoint(c) => format!(
+            RestartKind::Checkpoint(c) => format!(
                 "checkpoint: a suspension trains to the epoch's end and writes a checkpoint at {} GB/s, a resumption reloads at {} GB/s (PickyMan)",
                 c.write_gbps, c.read_gbps
             ),
@@ -76,22 +72,33 @@ impl RestartModel {
 }
 
 impl Experiment {
-    /// The experiment's restart model, from its fields: `preemption` (checkpoint),
-    /// `restart_by_type` (per type, `restart_cost_s` for the others), `restart_cost_s`.
+    /// The restart model every mechanism charges: `restart_cost_s` for jobs without a
+    /// delay of their own (`restart_by_type` gives theirs, [`Self::apply_restart_delays`]),
+    /// and PickyMan's checkpoint model when `preemption` is set.
     pub fn restart_model(&self) -> RestartModel {
+        RestartModel {
+            delay_s: self.restart_cost_s,
+            checkpoint: self.preemption,
+        }
+    }
+
+    /// What the experiment's restart model is called, from its fields: `preemption`
+    /// (checkpoint), `restart_by_type` (per type, `restart_cost_s` for the others),
+    /// `restart_cost_s`.
+    pub fn restart_kind(&self) -> RestartKind {
         if let Some(c) = self.preemption {
-            RestartModel::Checkpoint(c)
+            RestartKind::Checkpoint(c)
         } else if !self.restart_by_type.is_empty() {
-            RestartModel::PerType {
+            RestartKind::PerType {
                 default_s: self.restart_cost_s,
                 seconds: self.restart_by_type.clone(),
             }
         } else if self.restart_cost_s > 0.0 {
-            RestartModel::Fixed {
+            RestartKind::Fixed {
                 seconds: self.restart_cost_s,
             }
         } else {
-            RestartModel::None
+            RestartKind::None
         }
     }
 
@@ -122,16 +129,18 @@ mod tests {
             restart_cost_s: 0.0,
             ..Experiment::default()
         };
-        assert_eq!(e.restart_model(), RestartModel::None);
+        assert_eq!(e.restart_kind(), RestartKind::None);
         e.restart_cost_s = 30.0;
-        assert_eq!(e.restart_model(), RestartModel::Fixed { seconds: 30.0 });
+        assert_eq!(e.restart_kind(), RestartKind::Fixed { seconds: 30.0 });
         e.restart_by_type.insert("cifar10".into(), 50.0);
-        assert_eq!(e.restart_model().name(), "per_type");
+        assert_eq!(e.restart_kind().name(), "per_type");
         assert!(e
-            .restart_model()
+            .restart_kind()
             .describe()
             .contains("cifar10 50 s; others 30 s"));
+        assert_eq!(e.restart_model(), RestartModel::delay(30.0));
         e.preemption = Some(PreemptionConfig::default());
-        assert_eq!(e.restart_model().name(), "checkpoint");
+        assert_eq!(e.restart_kind().name(), "checkpoint");
+        assert_eq!(e.restart_model().checkpoint, e.preemption);
     }
 }

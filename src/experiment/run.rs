@@ -10,6 +10,16 @@ impl Resolved {
         self.mechanism().fairness_note().is_none()
     }
 
+    /// The elastic applications, when the jobs are elastic.
+    pub fn apps(&self) -> Option<&Arc<Apps>> {
+        self.models.apps()
+    }
+
+    /// The parameter-server world, when the jobs are parameter-server ones.
+    pub fn ps(&self) -> Option<&PsSetup> {
+        self.models.ps()
+    }
+
     /// The world every mechanism is built from, borrowed from the resolved experiment.
     pub fn setup(&self) -> Setup<'_> {
         Setup {
@@ -17,17 +27,15 @@ impl Resolved {
             jobs: &self.trace.jobs,
             profile: &self.profile,
             sim: &self.sim,
-            apps: self.apps.as_ref(),
             load: self.load.as_ref(),
-            preemption: self.preemption.as_ref(),
-            ps: self.ps.as_ref(),
+            models: &self.models,
         }
     }
 
     /// What the profile knows, in one line for people: its GPU types (a per-type profile)
     /// or that its models run on any one GPU type, and its job types.
     pub fn profile_types(&self) -> String {
-        if let Some(apps) = &self.apps {
+        if let Some(apps) = self.apps() {
             let named = apps.gpu_types();
             let types = if named.is_empty() {
                 "any one GPU type".to_string()
@@ -41,7 +49,7 @@ impl Resolved {
                 "elastic applications {} on {types}",
                 apps.names().join(", ")
             )
-        } else if let Some(ps) = &self.ps {
+        } else if let Some(ps) = self.ps() {
             let named = ps.models.gpu_types();
             format!(
                 "parameter-server models {} on {}",
@@ -141,8 +149,9 @@ impl Resolved {
             ps.network.as_deref(),
             ps.models.models.len(),
         )?;
+        let models = JobModels::ParameterServer(ps.clone());
         let setup = Setup {
-            ps: Some(ps),
+            models: &models,
             ..self.setup()
         };
         Ok(crate::sim::slots::build(&setup, p, split.interval)?)
@@ -155,21 +164,16 @@ impl Resolved {
         policy: Box<dyn crate::sim::slots::SlotPolicy>,
         ps: &PsSetup,
     ) -> Result<SlotSimulator, ExperimentError> {
+        let models = JobModels::ParameterServer(ps.clone());
         let setup = Setup {
-            ps: Some(ps),
+            models: &models,
             ..self.setup()
         };
         Ok(crate::sim::slots::build(&setup, policy, None)?)
     }
 
-    /// What starts, suspensions and resumptions cost in the preemptive mechanism
-    /// ([`Setup::overheads`]).
-    pub fn overheads(&self) -> Overheads {
-        self.setup().overheads()
-    }
-
     /// A preemptive (PickyMan) simulator for one policy, on the experiment's jobs as rigid
-    /// ones ([`Setup::rigid_jobs`]), with the experiment's overheads.
+    /// ones ([`Setup::rigid_jobs`]), with the experiment's restart model.
     pub fn preemptive_simulator(
         &self,
         policy_spec: &str,
@@ -201,8 +205,9 @@ impl Resolved {
     ) -> Result<ElasticSimulator, ExperimentError> {
         let split = Split::parse(policy_spec)?;
         let p = policy::catalog::build_elastic_spec(&split.spec)?;
+        let models = JobModels::Elastic(Arc::clone(apps));
         let setup = Setup {
-            apps: Some(apps),
+            models: &models,
             ..self.setup()
         };
         Ok(crate::sim::elastic::build(&setup, p, split.interval)?)

@@ -324,7 +324,8 @@ fn builder(mechanism: Mechanism) -> Builder {
         },
         Mechanism::Slots => |setup, split| {
             let ps = setup
-                .ps
+                .models
+                .ps()
                 .ok_or_else(|| Setup::missing("parameter-server setup"))?;
             let types = ps.models.models.len();
             let policy = dl2::build_with_spec(&split.spec, ps.network.as_deref(), types)?;

@@ -20,7 +20,7 @@ pub mod slots;
 
 pub use events::SimEvent;
 pub use rounds::Simulator;
-pub use setup::Setup;
+pub use setup::{JobModels, Setup};
 pub use shell::{JobModel, Mechanism, Stepper};
 
 use crate::model::job::{JobId, JobSpec};
@@ -87,8 +87,8 @@ pub struct SimConfig {
     pub round_len: f64,
     /// Reproduce Gavel's simulator's mechanism.
     pub gavel_compat: bool,
-    /// Seconds lost when a job's placement changes (default mode only).
-    pub restart_cost: f64,
+    /// What a job pays when it starts or its placement changes (default mode only).
+    pub restart: crate::model::restart::RestartModel,
     /// Minimum seconds between allocation resets; `None` = 1920 in Gavel-compatible mode, 0
     /// otherwise.
     pub min_reset_interval: Option<f64>,
@@ -103,7 +103,7 @@ impl Default for SimConfig {
         SimConfig {
             round_len: 360.0,
             gavel_compat: false,
-            restart_cost: 0.0,
+            restart: crate::model::restart::RestartModel::default(),
             min_reset_interval: None,
             seed: 0,
             max_rounds: 50_000_000,

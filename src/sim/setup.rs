@@ -1,12 +1,10 @@
 //! What every mechanism is handed: the experiment's world as resolution built it (its
-//! cluster, its jobs as the trace gives them, the profile, the optional parts that make a
-//! world elastic, pooled, preemptive or parameter-server, and the settings: interval,
-//! restart cost, seed), borrowed from the resolved experiment.
+//! cluster and inference load, its jobs as the trace gives them in their job model, and the
+//! settings: interval, restart model, seed), borrowed from the resolved experiment.
 
-use super::{Mechanism, SimConfig, SimError};
+use super::{JobModel, Mechanism, SimConfig, SimError};
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::JobSpec;
-use crate::model::restart::{OverheadModel, Overheads};
 use crate::nn::Mlp;
 use crate::workload::inference::LoadCurve;
 use crate::workload::ps::{PsConfig, PsModels};
@@ -22,26 +20,21 @@ pub struct Setup<'a> {
     pub jobs: &'a [JobSpec],
     /// The throughputs of rigid jobs.
     pub profile: &'a Profile,
-    /// The settings: interval, restart cost, seed, Gavel-compatible mode.
+    /// What the jobs are: rigid (the profile's), elastic or parameter-server.
+    pub models: &'a JobModels,
+    /// The settings: interval, restart model, seed, Gavel-compatible mode.
     pub sim: &'a SimConfig,
-    /// Elastic applications, when the jobs are elastic.
-    pub apps: Option<&'a Arc<Apps>>,
     /// The inference load, when the cluster has an inference pool.
     pub load: Option<&'a LoadCurve>,
-    /// PickyMan's overhead model, when suspensions drain, checkpoint and reload.
-    pub preemption: Option<&'a OverheadModel>,
-    /// The parameter-server world, when the jobs are parameter-server ones.
-    pub ps: Option<&'a PsSetup>,
 }
 
 impl Setup<'_> {
     /// The mechanism that runs the experiment's own policies.
     pub fn mechanism(&self) -> Mechanism {
         Mechanism::of_world(
-            self.apps.is_some(),
+            self.models.kind(),
             self.load.is_some(),
-            self.preemption.is_some(),
-            self.ps.is_some(),
+            self.sim.restart.checkpoint.is_some(),
         )
     }
 
@@ -53,11 +46,11 @@ impl Setup<'_> {
     ///   keep their place in the cluster with no GPUs (they serve inference);
     /// - under PickyMan's checkpoint model, mechanisms that preempt at round, tick or slot
     ///   boundaries (`drains` false) charge a job its checkpoint write and reload at each
-    ///   start and change ([`OverheadModel::change_delay`]); the preemptive mechanism
-    ///   charges the model itself.
+    ///   start and change ([`crate::model::restart::RestartModel::change_delay`]); the
+    ///   preemptive mechanism charges the model itself.
     pub fn rigid_jobs(&self, drains: bool) -> (ClusterSpec, Vec<JobSpec>, Profile) {
         let mut cluster = self.cluster.clone();
-        let (mut jobs, profile) = match self.apps {
+        let (mut jobs, profile) = match self.models.apps() {
             Some(apps) => crate::workload::rigid::rigid_workload(apps, self.jobs, &cluster),
             None => (self.jobs.to_vec(), self.profile.clone()),
         };
@@ -66,28 +59,16 @@ impl Setup<'_> {
                 t.count = 0;
             }
         }
-        if let (Some(model), false) = (self.preemption, drains) {
+        if !drains {
             for j in jobs.iter_mut().filter(|j| j.restart_s.is_none()) {
                 let costs = profile
                     .job_types
                     .get(&j.job_type)
                     .and_then(|p| p.preemption.as_ref());
-                j.restart_s = Some(model.change_delay(costs, j.scale_factor));
+                j.restart_s = self.sim.restart.change_delay(costs, j.scale_factor);
             }
         }
         (cluster, jobs, profile)
-    }
-
-    /// What starts, suspensions and resumptions cost in the preemptive mechanism: PickyMan's
-    /// checkpoint model when the world has one, else the restart delay (every start costs
-    /// the job's delay and a suspension is immediate).
-    pub fn overheads(&self) -> Overheads {
-        match self.preemption {
-            Some(m) => Overheads::Checkpoint(*m),
-            None => Overheads::Delay {
-                default_s: self.sim.restart_cost,
-            },
-        }
     }
 
     /// A part of the world a mechanism needs and this one lacks.
@@ -95,6 +76,44 @@ impl Setup<'_> {
         SimError::Config {
             field: what.to_string(),
             reason: format!("the experiment has no {what}"),
+        }
+    }
+}
+
+/// What an experiment's jobs are beyond what the trace gives: their job model and its data.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobModels {
+    /// Rigid jobs: a GPU count and the profile's throughput per GPU type.
+    Rigid,
+    /// Jobs of elastic applications, each with its goodput model.
+    Elastic(Arc<Apps>),
+    /// Jobs of workers and parameter servers, with their models' speed functions.
+    ParameterServer(PsSetup),
+}
+
+impl JobModels {
+    /// Which job model this is.
+    pub fn kind(&self) -> JobModel {
+        match self {
+            JobModels::Rigid => JobModel::Rigid,
+            JobModels::Elastic(_) => JobModel::Elastic,
+            JobModels::ParameterServer(_) => JobModel::ParameterServer,
+        }
+    }
+
+    /// The elastic applications, when the jobs are elastic.
+    pub fn apps(&self) -> Option<&Arc<Apps>> {
+        match self {
+            JobModels::Elastic(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The parameter-server world, when the jobs are parameter-server ones.
+    pub fn ps(&self) -> Option<&PsSetup> {
+        match self {
+            JobModels::ParameterServer(p) => Some(p),
+            _ => None,
         }
     }
 }

@@ -75,21 +75,17 @@ impl Mechanism {
         }
     }
 
-    /// The mechanism of a world with elastic jobs, an inference pool, PickyMan's
-    /// preemption model or parameter-server jobs (the first that applies of DL2's slots,
-    /// PickyMan's events, Aryl's pools and Pollux's ticks), or with none of them (Gavel's
-    /// rounds).
-    pub fn of_world(elastic: bool, pool: bool, preemption: bool, ps: bool) -> Mechanism {
-        if ps {
-            Mechanism::Slots
-        } else if preemption {
-            Mechanism::Preemptive
-        } else if pool {
-            Mechanism::Pooled
-        } else if elastic {
-            Mechanism::Elastic
-        } else {
-            Mechanism::Rounds
+    /// The mechanism of a world whose jobs are `jobs`, with or without an inference `pool`
+    /// and PickyMan's `checkpoint` model: DL2's slots for parameter-server jobs, else
+    /// PickyMan's events under the checkpoint model, Aryl's pools beside an inference pool,
+    /// Pollux's ticks for elastic jobs, Gavel's rounds for rigid ones.
+    pub fn of_world(jobs: JobModel, pool: bool, checkpoint: bool) -> Mechanism {
+        match jobs {
+            JobModel::ParameterServer => Mechanism::Slots,
+            _ if checkpoint => Mechanism::Preemptive,
+            _ if pool => Mechanism::Pooled,
+            JobModel::Elastic => Mechanism::Elastic,
+            JobModel::Rigid => Mechanism::Rounds,
         }
     }
 

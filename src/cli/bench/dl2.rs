@@ -58,9 +58,7 @@ pub(crate) fn bench_dl2(
             spent: std::rc::Rc::clone(&spent),
         };
         let r = exp.resolve().map_err(|e| fail(e.to_string()))?;
-        let ps =
-            r.ps.as_ref()
-                .ok_or_else(|| fail("not a DL2 experiment".into()))?;
+        let ps = r.ps().ok_or_else(|| fail("not a DL2 experiment".into()))?;
         let mut sim = r
             .slot_simulator_with(Box::new(policy), ps)
             .map_err(|e| fail(e.to_string()))?;

@@ -54,8 +54,8 @@ fn timed_decisions(exp: &Experiment, spec: &str, until_s: f64) -> CliResult<Vec<
     let fail = |e: String| CliError::Failure(format!("sia bench: {e}"));
     let r = exp.resolve().map_err(|e| fail(e.to_string()))?;
     let apps = r
-        .apps
-        .clone()
+        .apps()
+        .cloned()
         .ok_or_else(|| fail("not an elastic experiment".into()))?;
     let decisions = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
     let policy = TimedElastic {
@@ -64,7 +64,7 @@ fn timed_decisions(exp: &Experiment, spec: &str, until_s: f64) -> CliResult<Vec<
     };
     let cfg = ElasticConfig {
         interval: exp.round_s,
-        restart_s: exp.restart_cost_s,
+        restart: exp.restart_model(),
         seed: exp.seed,
         ..ElasticConfig::default()
     };

@@ -32,7 +32,7 @@ impl StepRun {
     pub fn new(r: Resolved, policy_spec: &str, round_s: f64) -> Result<Self, ExperimentError> {
         let sim = r.stepper(policy_spec)?;
         let mut rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
-        rec.preemption.enabled = r.preemption.is_some();
+        rec.preemption.enabled = r.sim.restart.checkpoint.is_some();
         Ok(StepRun {
             resolved: r,
             sim,

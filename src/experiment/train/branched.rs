@@ -62,7 +62,7 @@ impl Trainer {
         let choices = self.rng.next_u64();
         let exp = self.episode_with(workload, choices);
         let r = exp.resolve().map_err(lift)?;
-        let ps = r.ps.as_ref().ok_or("not a DL2 experiment")?;
+        let ps = r.ps().ok_or("not a DL2 experiment")?;
         let net = self.policy.clone();
         let greedy = || -> Result<Box<dyn SlotPolicy>, String> {
             Ok(Box::new(Dl2::new("dl2", net.clone(), Mode::Greedy)?))

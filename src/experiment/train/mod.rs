@@ -332,9 +332,9 @@ impl Trainer {
         base.policies = vec!["drf".into()];
         base.network = None;
         let r = base.resolve().map_err(lift)?;
-        let ps =
-            r.ps.as_ref()
-                .ok_or("training needs a DL2 (parameter-server) experiment")?;
+        let ps = r
+            .ps()
+            .ok_or("training needs a DL2 (parameter-server) experiment")?;
         if cfg.teacher.trim() == "dl2" || crate::policy::dl2::build(&cfg.teacher).is_err() {
             return Err(format!(
                 "training setting 'teacher': '{}' is not a dl2-family heuristic (drf, fifo, srtf, optimus)",
@@ -445,7 +445,7 @@ impl Trainer {
         gains: bool,
     ) -> Result<Recorder, String> {
         let r = exp.resolve().map_err(lift)?;
-        let ps = r.ps.as_ref().ok_or("not a DL2 experiment")?;
+        let ps = r.ps().ok_or("not a DL2 experiment")?;
         let mut sim = r.slot_simulator_with(policy, ps).map_err(lift)?;
         let mut rec = Recorder {
             window: self.cfg.window,

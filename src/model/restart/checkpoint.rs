@@ -59,9 +59,9 @@ fn default_epoch() -> f64 {
     300.0
 }
 
-/// The experiment's side of the overhead model: storage speeds, noise, and the epoch length
-/// of job types the profile gives no costs for. Its presence in an experiment selects the
-/// preemptive simulator.
+/// PickyMan's checkpoint model: storage speeds, noise, and the epoch length of job types
+/// the profile gives no costs for. Its presence in an experiment selects the preemptive
+/// simulator for PickyMan's policies.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PreemptionConfig {
     /// Read bandwidth from storage when resuming (GB/s).
@@ -153,113 +153,22 @@ impl JobOverhead {
     }
 }
 
-/// What starting, suspending and resuming a job cost in the preemptive mechanism: the
-/// experiment's restart model ([`crate::experiment::RestartModel`]) seen from there.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Overheads {
-    /// PickyMan's: a suspension trains to the epoch's end and writes a checkpoint, a
-    /// resumption reloads (drawn with the model's noise); a first start is free.
-    Checkpoint(OverheadModel),
-    /// A delay, without progress, at every start (the first included) and resumption: the
-    /// job's own (`JobSpec::restart_s`) or `default_s`; a suspension frees the GPUs at once
-    /// and keeps the progress made, as at the end of a round.
-    Delay {
-        /// The delay of jobs without their own (s).
-        default_s: f64,
-    },
-}
-
-impl From<OverheadModel> for Overheads {
-    fn from(m: OverheadModel) -> Self {
-        Overheads::Checkpoint(m)
-    }
-}
-
-impl Overheads {
-    /// The costs of a job of a type with `costs` (None = not profiled) on `scale` GPUs
-    /// making `speed` steps/s, with its own delay `restart_s` (the delay model's).
-    pub fn job(
-        &self,
-        costs: Option<&PreemptionCosts>,
-        scale: u32,
-        speed: f64,
-        restart_s: Option<f64>,
-    ) -> JobOverhead {
-        match self {
-            Overheads::Checkpoint(m) => m.job(costs, scale, speed),
-            Overheads::Delay { default_s } => {
-                let d = restart_s.unwrap_or(*default_s);
-                JobOverhead {
-                    epoch_steps: costs
-                        .map_or(1.0, |p| (p.epoch_steps / f64::from(scale.max(1))).max(1.0)),
-                    save_s: 0.0,
-                    reload_s: d,
-                    start_s: d,
-                    drains: false,
-                }
-            }
-        }
-    }
-
-    /// An actual cost for the modelled `seconds`: drawn with the checkpoint model's noise,
-    /// exact under a delay.
-    pub fn draw(&self, seconds: f64, rng: &mut Rng) -> f64 {
-        match self {
-            Overheads::Checkpoint(m) => m.draw(seconds, rng),
-            Overheads::Delay { .. } => seconds.max(0.0),
-        }
-    }
-
-    /// Check the settings, naming the first bad one.
-    pub fn check(&self) -> Result<(), RestartError> {
-        match self {
-            Overheads::Checkpoint(m) => m.config.check(),
-            Overheads::Delay { default_s } => {
-                if default_s.is_finite() && (0.0..=86_400.0).contains(default_s) {
-                    Ok(())
-                } else {
-                    Err(RestartError {
-                        field: "restart_cost_s".into(),
-                        reason: "must be between 0 and 86,400 s".into(),
-                    })
-                }
-            }
-        }
-    }
-
-    /// The checkpoint model, if it is one.
-    pub fn checkpoint(&self) -> Option<&OverheadModel> {
-        match self {
-            Overheads::Checkpoint(m) => Some(m),
-            Overheads::Delay { .. } => None,
-        }
-    }
-}
-
-/// The overhead model: per-type costs and the experiment's storage.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OverheadModel {
-    /// Storage, noise and the default epoch.
-    pub config: PreemptionConfig,
-}
-
-impl OverheadModel {
+impl PreemptionConfig {
     /// The modelled costs of a job of a type with `costs` (None = not profiled) on `scale`
     /// GPUs making `speed` steps/s.
     pub fn job(&self, costs: Option<&PreemptionCosts>, scale: u32, speed: f64) -> JobOverhead {
-        let c = &self.config;
         match costs {
             Some(p) => JobOverhead {
                 epoch_steps: (p.epoch_steps / f64::from(scale.max(1))).max(1.0),
-                save_s: p.checkpoint_gb / c.write_gbps,
-                reload_s: p.init_s + (p.checkpoint_gb + p.data_gb) / c.read_gbps,
+                save_s: p.checkpoint_gb / self.write_gbps,
+                reload_s: p.init_s + (p.checkpoint_gb + p.data_gb) / self.read_gbps,
                 start_s: 0.0,
                 drains: true,
             },
             None => JobOverhead {
-                epoch_steps: (c.default_epoch_s * speed).max(1.0),
-                save_s: 0.5 / c.write_gbps,
-                reload_s: 10.0 + 1.5 / c.read_gbps,
+                epoch_steps: (self.default_epoch_s * speed).max(1.0),
+                save_s: 0.5 / self.write_gbps,
+                reload_s: 10.0 + 1.5 / self.read_gbps,
                 start_s: 0.0,
                 drains: true,
             },
@@ -278,7 +187,7 @@ impl OverheadModel {
     /// An actual cost drawn around the modelled `seconds`: a log-normal factor with mean 1
     /// and spread `noise`.
     pub fn draw(&self, seconds: f64, rng: &mut Rng) -> f64 {
-        let s = self.config.noise;
+        let s = self.noise;
         if s <= 0.0 || seconds <= 0.0 {
             return seconds.max(0.0);
         }
@@ -292,10 +201,8 @@ impl OverheadModel {
 mod tests {
     use super::*;
 
-    fn model() -> OverheadModel {
-        OverheadModel {
-            config: PreemptionConfig::default(),
-        }
+    fn model() -> PreemptionConfig {
+        PreemptionConfig::default()
     }
 
     #[test]
@@ -315,12 +222,6 @@ mod tests {
         assert!((o.drain_s(950.0, 960.0, 10.0) - 1.0).abs() < 1e-12);
         // Stopped job: no drain.
         assert_eq!(o.drain_s(50.0, 1000.0, 0.0), 0.0);
-        // A delay model's suspension does not drain.
-        let d = Overheads::Delay { default_s: 30.0 }.job(None, 2, 10.0, None);
-        assert_eq!(d.drain_s(230.0, 1000.0, 10.0), 0.0);
-        assert_eq!((d.save_s, d.reload_s, d.start_s), (0.0, 30.0, 30.0));
-        let own = Overheads::Delay { default_s: 30.0 }.job(None, 2, 10.0, Some(5.0));
-        assert_eq!((own.reload_s, own.start_s), (5.0, 5.0));
     }
 
     #[test]
@@ -347,11 +248,9 @@ mod tests {
         let n = 20_000;
         let mean: f64 = (0..n).map(|_| m.draw(10.0, &mut rng)).sum::<f64>() / f64::from(n);
         assert!((mean - 10.0).abs() < 0.05, "{mean}");
-        let quiet = OverheadModel {
-            config: PreemptionConfig {
-                noise: 0.0,
-                ..Default::default()
-            },
+        let quiet = PreemptionConfig {
+            noise: 0.0,
+            ..Default::default()
         };
         assert_eq!(quiet.draw(10.0, &mut rng), 10.0);
     }

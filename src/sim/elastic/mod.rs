@@ -40,6 +40,7 @@ use crate::model::goodput::{
     fit_perf_params, GoodputFunction, GradParams, Observation, PerfParams,
 };
 use crate::model::job::{JobId, JobSpec};
+use crate::model::restart::RestartModel;
 use crate::rng::Rng;
 use crate::workload::{Apps, ElasticApp};
 use contract::{ElasticJobView, ElasticPolicy, ElasticView};
@@ -50,8 +51,9 @@ use std::sync::Arc;
 pub struct ElasticConfig {
     /// Seconds between scheduling decisions.
     pub interval: f64,
-    /// Seconds without progress after every change of a job's allocation.
-    pub restart_s: f64,
+    /// What a job pays, without progress, at every change of its allocation: its own
+    /// delay, or the model's.
+    pub restart: RestartModel,
     /// Experiment seed.
     pub seed: u64,
     /// Stop after this many ticks even if jobs remain.
@@ -62,7 +64,7 @@ impl Default for ElasticConfig {
     fn default() -> Self {
         ElasticConfig {
             interval: 60.0,
-            restart_s: 30.0,
+            restart: RestartModel::delay(30.0),
             seed: 0,
             max_ticks: 500_000,
         }
@@ -297,7 +299,9 @@ impl ElasticSimulator {
         }
         let num_nodes = vnodes.len() as u32;
         let gpus_per_node = vsize;
-        if !(config.restart_s.is_finite() && (0.0..=86_400.0).contains(&config.restart_s)) {
+        if !(config.restart.delay_s.is_finite()
+            && (0.0..=86_400.0).contains(&config.restart.delay_s))
+        {
             return Err(config_err(
                 "restart_cost_s",
                 "the restart delay must be between 0 and 86,400 s".into(),
@@ -587,7 +591,9 @@ impl ElasticSimulator {
             }
         }
         let now = self.now;
-        let restart = self.specs[id].restart_s.unwrap_or(self.config.restart_s);
+        let restart = self.specs[id]
+            .restart_s
+            .unwrap_or(self.config.restart.delay_s);
         let st = &mut self.states[id];
         let was_running = !st.placement.is_empty();
         st.allocation = allocation;
@@ -735,7 +741,7 @@ impl ElasticSimulator {
     /// The policy's view of the active jobs.
     pub fn view(&self) -> ElasticView<'_> {
         build_view(
-            (self.now, self.config.restart_s),
+            (self.now, self.config.restart.delay_s),
             (self.num_nodes, self.gpus_per_node),
             (&self.vnode_types, &self.vnode_servers, &self.type_names),
             &self.specs,
@@ -817,7 +823,7 @@ impl ElasticSimulator {
             }
         }
         let view = build_view(
-            (self.now, self.config.restart_s),
+            (self.now, self.config.restart.delay_s),
             (self.num_nodes, self.gpus_per_node),
             (&self.vnode_types, &self.vnode_servers, &self.type_names),
             &self.specs,

@@ -27,7 +27,7 @@ pub fn build(
     policy: Box<dyn ElasticPolicy>,
     interval: Option<f64>,
 ) -> Result<ElasticSimulator, SimError> {
-    let (cluster, jobs, apps) = match setup.apps {
+    let (cluster, jobs, apps) = match setup.models.apps() {
         Some(apps) => (setup.cluster.clone(), setup.jobs.to_vec(), Arc::clone(apps)),
         None => {
             let (cluster, jobs, profile) = setup.rigid_jobs(false);
@@ -38,7 +38,7 @@ pub fn build(
     };
     let cfg = ElasticConfig {
         interval: interval.unwrap_or(setup.sim.round_len),
-        restart_s: setup.sim.restart_cost,
+        restart: setup.sim.restart,
         seed: setup.sim.seed,
         ..ElasticConfig::default()
     };

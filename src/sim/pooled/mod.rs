@@ -28,6 +28,7 @@ pub use stepper::build;
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::{JobId, JobSpec};
+use crate::model::restart::RestartModel;
 use crate::workload::inference::LoadCurve;
 use crate::workload::trace::MAX_JOB_S;
 use crate::workload::Profile;
@@ -38,8 +39,9 @@ use std::collections::BTreeMap;
 pub struct PooledConfig {
     /// Seconds per tick.
     pub tick: f64,
-    /// Seconds without progress when a job starts, resumes or changes its GPU count.
-    pub restart_s: f64,
+    /// What a job pays, without progress, when it starts, resumes or changes its GPU count:
+    /// its own delay, or the model's.
+    pub restart: RestartModel,
     /// Seconds of running between checkpoints.
     pub checkpoint_s: f64,
     /// Stop after this many ticks even if jobs remain.
@@ -50,7 +52,7 @@ impl Default for PooledConfig {
     fn default() -> Self {
         PooledConfig {
             tick: 60.0,
-            restart_s: 30.0,
+            restart: RestartModel::delay(30.0),
             checkpoint_s: 1800.0,
             max_ticks: 2_000_000,
         }
@@ -247,7 +249,7 @@ impl PooledSimulator {
         self.specs
             .get(j)
             .and_then(|s| s.restart_s)
-            .unwrap_or(self.config.restart_s)
+            .unwrap_or(self.config.restart.delay_s)
     }
 
     /// A simulator of `specs` on `cluster`, whose type named `inference` (or
@@ -294,7 +296,9 @@ impl PooledSimulator {
         if !(config.tick.is_finite() && config.tick >= 1.0) {
             return Err(cfg_err("round_s", "the tick must be at least 1 s"));
         }
-        if !(config.restart_s.is_finite() && (0.0..=86_400.0).contains(&config.restart_s)) {
+        if !(config.restart.delay_s.is_finite()
+            && (0.0..=86_400.0).contains(&config.restart.delay_s))
+        {
             return Err(cfg_err("restart_cost_s", "between 0 and 86,400 s"));
         }
         let mut servers = Vec::new();
@@ -537,7 +541,7 @@ impl PooledSimulator {
                 running,
                 must_reclaim,
                 idle_inference,
-                restart_s: self.config.restart_s,
+                restart_s: self.config.restart.delay_s,
                 checkpoint_s: self.config.checkpoint_s,
             };
             self.policy.plan(&view)

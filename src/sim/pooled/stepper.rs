@@ -26,7 +26,7 @@ pub fn build(
     let load = setup.load.ok_or_else(|| Setup::missing("inference load"))?;
     let cfg = PooledConfig {
         tick: interval.unwrap_or(setup.sim.round_len),
-        restart_s: setup.sim.restart_cost,
+        restart: setup.sim.restart,
         ..PooledConfig::default()
     };
     PooledSimulator::new(

@@ -3,7 +3,7 @@
 
 use super::PreemptJob;
 use crate::model::job::{JobId, JobSpec};
-use crate::model::restart::Overheads;
+use crate::model::restart::RestartModel;
 use crate::rng::Rng;
 use crate::workload::Profile;
 
@@ -54,7 +54,7 @@ pub struct PreemptView<'a> {
     /// Jobs that have arrived and are not done, by id.
     pub live: &'a [JobId],
     /// What starts, suspensions and resumptions cost.
-    pub model: &'a Overheads,
+    pub model: &'a RestartModel,
     /// The profile (job types' preemption costs).
     pub profile: &'a Profile,
 }

@@ -13,7 +13,7 @@
 //! The mechanism charges these costs to every policy, whether it models them or not:
 //! checkpoint and reload times are drawn around the model's values with the experiment's
 //! noise. A job's first start costs nothing. Under a restart model of delays instead
-//! ([`Overheads::Delay`]: none, fixed or per type) a suspension frees the GPUs at once and
+//! (a delay: none, fixed or per type) a suspension frees the GPUs at once and
 //! every start, the first included, costs the job's delay, as in the other mechanisms. Jobs take any GPUs of a type (servers are not
 //! modelled). On a cluster of several GPU types each type is a pool: a job runs on one type
 //! at a time, at that type's throughput; a job started without a reservation goes to the
@@ -30,7 +30,7 @@ pub use stepper::build;
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::{JobId, JobSpec};
-use crate::model::restart::{JobOverhead, Overheads};
+use crate::model::restart::{JobOverhead, RestartModel};
 use crate::rng::Rng;
 use crate::workload::Profile;
 
@@ -145,7 +145,7 @@ pub struct PreemptiveSimulator {
     specs: Vec<JobSpec>,
     jobs: Vec<PreemptJob>,
     profile: Profile,
-    model: Overheads,
+    model: RestartModel,
     policy: Box<dyn PreemptivePolicy>,
     total_gpus: u32,
     /// GPUs of each type.
@@ -185,11 +185,10 @@ impl PreemptiveSimulator {
         cluster: &ClusterSpec,
         specs: Vec<JobSpec>,
         profile: Profile,
-        model: impl Into<Overheads>,
+        model: RestartModel,
         seed: u64,
         policy: Box<dyn PreemptivePolicy>,
     ) -> Result<Self, SimError> {
-        let model: Overheads = model.into();
         if cluster.types.is_empty() {
             return Err(SimError::Config {
                 field: "cluster".into(),

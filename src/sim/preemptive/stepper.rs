@@ -17,7 +17,7 @@ use crate::sim::Mechanism;
 use crate::sim::SimError;
 
 /// PickyMan's events of `policy` on the setup's jobs as rigid ones ([`Setup::rigid_jobs`]),
-/// with the setup's overheads ([`Setup::overheads`]).
+/// with the setup's restart model.
 pub fn build(
     setup: &Setup,
     policy: Box<dyn PreemptivePolicy>,
@@ -27,7 +27,7 @@ pub fn build(
         &cluster,
         jobs,
         profile,
-        setup.overheads(),
+        setup.sim.restart,
         setup.sim.seed,
         policy,
     )

@@ -184,7 +184,7 @@ impl Simulator {
                 reason: "must be a positive number of seconds".into(),
             });
         }
-        if !(cfg.restart_cost.is_finite() && cfg.restart_cost >= 0.0) {
+        if !(cfg.restart.delay_s.is_finite() && cfg.restart.delay_s >= 0.0) {
             return Err(SimError::Config {
                 field: "restart_cost".into(),
                 reason: "must be a non-negative number of seconds".into(),

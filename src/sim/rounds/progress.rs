@@ -27,7 +27,7 @@ impl Simulator {
             let due = if compat {
                 0.0
             } else if changed {
-                sim.specs[j].restart_s.unwrap_or(sim.cfg.restart_cost)
+                sim.cfg.restart.delay_of(sim.specs[j].restart_s)
             } else {
                 st.restart_left
             };

@@ -44,6 +44,7 @@ pub use view::{dominant_share, plan, SlotView};
 use super::{RoundReport, SimError, SimEvent};
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::{JobId, JobSpec};
+use crate::model::restart::RestartModel;
 use crate::rng::Rng;
 use crate::workload::ps::{PsConfig, PsModels};
 use std::sync::Arc;
@@ -55,8 +56,9 @@ pub use crate::sim::setup::PsSetup;
 pub struct SlotConfig {
     /// Seconds per slot.
     pub slot_s: f64,
-    /// Seconds without progress when a job's workers or parameter servers change.
-    pub restart_s: f64,
+    /// What a job pays, without progress, when its workers or parameter servers change: its
+    /// own delay, or the model's.
+    pub restart: RestartModel,
     /// CPUs per server and per-job caps.
     pub ps: PsConfig,
     /// Experiment seed (the policy's random stream derives from it).
@@ -69,7 +71,7 @@ impl Default for SlotConfig {
     fn default() -> Self {
         SlotConfig {
             slot_s: 1200.0,
-            restart_s: 10.0,
+            restart: RestartModel::delay(10.0),
             ps: PsConfig::default(),
             seed: 0,
             max_slots: 10_000_000,
@@ -250,7 +252,7 @@ impl SlotSimulator {
         if !(cfg.slot_s.is_finite() && cfg.slot_s >= 1.0) {
             return Err(cfg_err("round_s", "a slot must last at least 1 s"));
         }
-        if !(cfg.restart_s.is_finite() && (0.0..=86_400.0).contains(&cfg.restart_s)) {
+        if !(cfg.restart.delay_s.is_finite() && (0.0..=86_400.0).contains(&cfg.restart.delay_s)) {
             return Err(cfg_err("restart_cost_s", "between 0 and 86,400 s"));
         }
         check_jobs(cluster, &cfg.ps, &specs, &models)?;
@@ -274,7 +276,7 @@ impl SlotSimulator {
                 started: false,
                 slots_run: 0,
                 finish: None,
-                restart_s: s.restart_s.unwrap_or(cfg.restart_s),
+                restart_s: s.restart_s.unwrap_or(cfg.restart.delay_s),
                 restart_left: 0.0,
             })
             .collect();
@@ -701,7 +703,7 @@ fn view_of<'a>(
         now: slot as f64 * cfg.slot_s,
         slot,
         slot_s: cfg.slot_s,
-        restart_s: cfg.restart_s,
+        restart_s: cfg.restart.delay_s,
         total_gpus,
         total_cpus,
         free_gpus: servers.iter().map(|s| s.free_gpus).sum(),

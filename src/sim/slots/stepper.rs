@@ -25,11 +25,12 @@ pub fn build(
     interval: Option<f64>,
 ) -> Result<SlotSimulator, SimError> {
     let ps = setup
-        .ps
+        .models
+        .ps()
         .ok_or_else(|| Setup::missing("parameter-server setup"))?;
     let cfg = SlotConfig {
         slot_s: interval.unwrap_or(setup.sim.round_len),
-        restart_s: setup.sim.restart_cost,
+        restart: setup.sim.restart,
         ps: ps.config,
         seed: setup.sim.seed,
         ..SlotConfig::default()

@@ -125,7 +125,7 @@ pub fn ElasticResults(props: &Props) -> Html {
     let Some(r) = &results.resolved else {
         return html! {};
     };
-    let Some(apps) = &r.apps else {
+    let Some(apps) = r.apps() else {
         return html! {};
     };
     let on_view = &props.on_view;
@@ -215,7 +215,7 @@ fn draw(
     let Some(r) = &results.resolved else {
         return Ok(());
     };
-    let Some(apps) = &r.apps else {
+    let Some(apps) = r.apps() else {
         return Ok(());
     };
     let job = shown_job(results, picked);

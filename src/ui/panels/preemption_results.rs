@@ -89,7 +89,7 @@ pub fn PreemptionResults(props: &Props) -> Html {
     if results
         .resolved
         .as_ref()
-        .is_none_or(|r| r.preemption.is_none())
+        .is_none_or(|r| r.sim.restart.checkpoint.is_none())
     {
         return html! {};
     }

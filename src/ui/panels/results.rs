@@ -86,8 +86,8 @@ pub fn ResultsPanel(props: &Props) -> Html {
     let runs: &[PolicyResult] = results.map_or(&[], |r| r.runs.as_slice());
     let mech = results.and_then(Results::mechanism);
     let resolved = results.and_then(|r| r.resolved.as_ref());
-    let elastic = resolved.is_some_and(|r| r.apps.is_some());
-    let preemptive = resolved.is_some_and(|r| r.preemption.is_some());
+    let elastic = resolved.is_some_and(|r| r.apps().is_some());
+    let preemptive = resolved.is_some_and(|r| r.sim.restart.checkpoint.is_some());
     let pct = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |x| format!("{:.1}%", x * 100.0));
     let stale = props.stale;
     let download = |what: Export| on_run.reform(move |_: MouseEvent| RunMsg::Download(what));

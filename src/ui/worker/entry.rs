@@ -22,7 +22,7 @@ pub(crate) fn policy_result(
         jcts: rec.jct_values(window),
         rhos: rec.rho_values(window, iso),
         jobs_csv: rec.jobs_csv(iso),
-        elastic: r.apps.is_some().then(|| ElasticJobs::from_recorder(&rec)),
+        elastic: r.apps().is_some().then(|| ElasticJobs::from_recorder(&rec)),
         pool: r
             .load
             .as_ref()
