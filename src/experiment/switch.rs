@@ -115,6 +115,26 @@ pub fn uploaded_profile(name: String, text: String) -> Result<ProfileSource, Str
         .map_err(|e| e.to_string())
 }
 
+/// Name of the inline workload a PAI import makes.
+pub const PAI_SAMPLE_NAME: &str = "pai-sample.csv";
+
+/// The Alibaba PAI job and task tables, each `(text, file name)`, sampled as `sampling`
+/// says into an inline workload (so a share link carries the sample, not the tables), with
+/// its number of jobs; why not, naming the file, line and column of a bad value.
+pub fn pai_sample(
+    jobs: (&str, &str),
+    tasks: (&str, &str),
+    sampling: &crate::workload::pai::PaiSampling,
+) -> Result<(WorkloadSource, usize), String> {
+    let trace = crate::workload::pai::read_pai(jobs, tasks, sampling).map_err(|e| e.to_string())?;
+    let n = trace.jobs.len();
+    let source = WorkloadSource::Inline {
+        name: PAI_SAMPLE_NAME.into(),
+        text: trace.to_csv(),
+    };
+    Ok((source, n))
+}
+
 /// The workload, then the cluster, of scenario `d` in `c` while `c` does not resolve
 /// without them; what changed is added to `changed`.
 pub fn fit_to_scenario(
@@ -273,6 +293,30 @@ mod tests {
 
     fn preset(name: &str) -> ProfileSource {
         ProfileSource::Preset { name: name.into() }
+    }
+
+    #[test]
+    fn a_pai_sample_is_an_inline_trace_of_the_sampled_jobs() {
+        // Two finished jobs: one worker task on 2 V100s (100 s), one on 1 T4 (50 s).
+        let jobs = "j1,i1,u1,Terminated,1000,1100\nj2,i2,u2,Terminated,1010,1060\n";
+        let tasks = "j1,worker,1.0,Terminated,1000,1100,200,10,200,V100\n\
+                     j2,worker,1.0,Terminated,1010,1060,100,5,100,T4\n";
+        let sampling = crate::workload::pai::PaiSampling::default();
+        let (source, n) = pai_sample((jobs, "jobs.csv"), (tasks, "tasks.csv"), &sampling).unwrap();
+        assert_eq!(n, 2);
+        let WorkloadSource::Inline { name, text } = source else {
+            panic!("not inline")
+        };
+        assert_eq!(name, PAI_SAMPLE_NAME);
+        let trace = crate::workload::Trace::parse(&text, &name).unwrap();
+        assert_eq!(trace.jobs.len(), 2);
+        assert_eq!(trace.jobs[0].scale_factor, 2);
+        let bad = pai_sample(
+            ("j1,i1,u1,Terminated,x,1100\n", "jobs.csv"),
+            (tasks, "tasks.csv"),
+            &sampling,
+        );
+        assert!(bad.unwrap_err().contains("jobs.csv"));
     }
 
     #[test]

@@ -137,6 +137,39 @@ impl Default for PaiSampling {
     }
 }
 
+impl PaiSampling {
+    /// The sampling of the page's import form, its fields as typed (only terminated jobs
+    /// kept), or which field is wrong.
+    pub fn from_fields(max_jobs: &str, seed: &str, elastic: &str) -> Result<Self, String> {
+        let max_jobs = match max_jobs.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                return Err(format!(
+                    "max jobs: '{max_jobs}' is not a whole number of at least 1"
+                ))
+            }
+        };
+        let seed = seed
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| format!("seed: '{seed}' is not a whole number of 0 or more"))?;
+        let elastic_fraction = match elastic.trim().parse::<f64>() {
+            Ok(f) if f.is_finite() && (0.0..=1.0).contains(&f) => f,
+            _ => {
+                return Err(format!(
+                    "elastic share: '{elastic}' is not a number from 0 to 1"
+                ))
+            }
+        };
+        Ok(PaiSampling {
+            max_jobs,
+            seed,
+            only_terminated: true,
+            elastic_fraction,
+        })
+    }
+}
+
 /// Read the PAI job and task tables, each given as `(text, file name)`, and sample them
 /// into a trace named after the job table. See the module documentation for the format
 /// and conventions.
@@ -771,6 +804,39 @@ fn header_layout(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_import_form_is_read_or_its_wrong_field_named() {
+        let s = PaiSampling::from_fields(" 200", "7", "0.25").unwrap();
+        assert_eq!(
+            s,
+            PaiSampling {
+                max_jobs: 200,
+                seed: 7,
+                only_terminated: true,
+                elastic_fraction: 0.25
+            }
+        );
+        let d = PaiSampling::default();
+        let typed = (
+            d.max_jobs.to_string(),
+            d.seed.to_string(),
+            d.elastic_fraction.to_string(),
+        );
+        assert_eq!(
+            PaiSampling::from_fields(&typed.0, &typed.1, &typed.2),
+            Ok(d)
+        );
+        for (fields, named) in [
+            (("0", "1", "0"), "max jobs: '0'"),
+            (("10", "-1", "0"), "seed: '-1'"),
+            (("10", "1", "1.5"), "elastic share: '1.5'"),
+            (("10", "1", "NaN"), "elastic share: 'NaN'"),
+        ] {
+            let e = PaiSampling::from_fields(fields.0, fields.1, fields.2).unwrap_err();
+            assert!(e.starts_with(named), "{e}");
+        }
+    }
 
     // Invented rows in the documented column order (no header, as released).
     const JOBS: &str = "\

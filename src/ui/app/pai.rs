@@ -1,16 +1,12 @@
 //! The Workload panel's import of the Alibaba PAI GPU trace, as `orrery import-pai` does:
-//! the job and task tables are read in the page, sampled by
-//! [`crate::workload::pai::read_pai`], and the sampled trace becomes the experiment's
-//! inline workload (so a share link carries only the sample, not the tables).
+//! the job and task tables are read in the page, and the sample the core makes of them
+//! ([`switch::pai_sample`]) becomes the experiment's inline workload.
 
 use super::{App, PaiMsg, PaiTable};
-use crate::experiment::WorkloadSource;
+use crate::experiment::switch::{self, PAI_SAMPLE_NAME as SAMPLE_NAME};
 use crate::ui::events::{PaiFile, PaiForm};
 use crate::ui::shared::Shared;
-use crate::workload::pai::{read_pai, PaiSampling};
-
-/// Name of the inline workload an import makes.
-const SAMPLE_NAME: &str = "pai-sample.csv";
+use crate::workload::pai::PaiSampling;
 
 impl Default for PaiForm {
     fn default() -> Self {
@@ -29,35 +25,7 @@ impl Default for PaiForm {
 impl PaiForm {
     /// The sampling the fields say, or which field is wrong.
     fn sampling(&self) -> Result<PaiSampling, String> {
-        let max_jobs = match self.max_jobs.trim().parse::<usize>() {
-            Ok(n) if n >= 1 => n,
-            _ => {
-                return Err(format!(
-                    "max jobs: '{}' is not a whole number of at least 1",
-                    self.max_jobs
-                ))
-            }
-        };
-        let seed = self
-            .seed
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| format!("seed: '{}' is not a whole number of 0 or more", self.seed))?;
-        let elastic_fraction = match self.elastic.trim().parse::<f64>() {
-            Ok(f) if f.is_finite() && (0.0..=1.0).contains(&f) => f,
-            _ => {
-                return Err(format!(
-                    "elastic share: '{}' is not a number from 0 to 1",
-                    self.elastic
-                ))
-            }
-        };
-        Ok(PaiSampling {
-            max_jobs,
-            seed,
-            only_terminated: true,
-            elastic_fraction,
-        })
+        PaiSampling::from_fields(&self.max_jobs, &self.seed, &self.elastic)
     }
 }
 
@@ -107,20 +75,13 @@ impl App {
             return Err("choose both pai_job_table.csv and pai_task_table.csv first".into());
         };
         let sampling = self.forms.pai.sampling()?;
-        let trace = read_pai(
+        let (source, n) = switch::pai_sample(
             (&jobs.text, &jobs.name),
             (&tasks.text, &tasks.name),
             &sampling,
-        )
-        .map_err(|e| e.to_string())?;
-        let n = trace.jobs.len();
+        )?;
         let files = format!("{} and {}", jobs.name, tasks.name);
-        let candidate = self.with(|e| {
-            e.workload = WorkloadSource::Inline {
-                name: SAMPLE_NAME.into(),
-                text: trace.to_csv(),
-            }
-        });
+        let candidate = self.with(|e| e.workload = source);
         let no_pool = "PAI job types (worker, tensorflow, ...) are not in the round-based profiles: they run only in experiments with an inference pool (Aryl), at one step per second on their traced GPUs; load the aryl scenario first";
         if let Err(e) = self.try_apply(candidate) {
             return Err(if self.mech.inference_pool() {
