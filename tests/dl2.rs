@@ -177,6 +177,7 @@ fn hand_sim(
         },
         seed: 0,
         max_slots: 1000,
+        dl2_compat: false,
     };
     SlotSimulator::new(
         cfg,

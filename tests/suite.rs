@@ -7,6 +7,7 @@ mod common;
 mod aryl;
 mod cli;
 mod dl2;
+mod dl2_fidelity;
 mod dl2_learning;
 mod dl2_page;
 mod fuzz_regressions;

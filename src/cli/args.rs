@@ -167,6 +167,10 @@ pub(crate) struct ExperimentArgs {
     /// Reproduce the mechanism of Gavel's simulator.
     #[arg(long)]
     pub(crate) gavel_compat: bool,
+    /// Reproduce the mechanism of DL2's simulator (parameter-server experiments: DL2's
+    /// placement, no restart cost, DL2's forms of its heuristics).
+    #[arg(long)]
+    pub(crate) dl2_compat: bool,
     /// Seconds without progress each time a job starts or its GPUs change (the delay of
     /// job types `--restart-type` does not name).
     #[arg(long, value_name = "SECONDS", value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]

@@ -78,6 +78,8 @@ pub(crate) fn summary_kv(
                 exp.round_s,
                 if exp.gavel_compat {
                     ", Gavel-compatible"
+                } else if exp.dl2_compat {
+                    ", DL2-compatible"
                 } else {
                     ""
                 }

@@ -287,9 +287,15 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
     }
     if let Some(path) = &a.profile {
         exp.profile = if path.is_dir() {
+            let files = read_folder(path)?;
             ProfileSource::Files {
                 name: path.display().to_string(),
-                files: read_folder(path)?,
+                // A DL2 profile folder: only its two tables (a link then carries just them).
+                files: if orrery::workload::dl2_files::is_profile_folder(&files) {
+                    orrery::workload::dl2_files::profile_files(files)
+                } else {
+                    files
+                },
             }
         } else {
             ProfileSource::Inline {
@@ -335,6 +341,9 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
     }
     if a.gavel_compat {
         exp.gavel_compat = true;
+    }
+    if a.dl2_compat {
+        exp.dl2_compat = true;
     }
     if let Some(c) = a.restart_cost {
         exp.restart_cost_s = c;

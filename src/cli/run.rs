@@ -94,17 +94,15 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                 },
                 if exp.gavel_compat {
                     "; Gavel-compatible"
+                } else if exp.dl2_compat {
+                    "; DL2-compatible"
                 } else {
                     ""
                 },
                 exp.window
                     .map(|(a, b)| format!("; window [{a}, {b})"))
                     .unwrap_or_default(),
-                if exp.gavel_compat {
-                    "none (Gavel-compatible mode)".to_string()
-                } else {
-                    exp.restart_kind().describe()
-                }
+                exp.restart_description()
             );
             // Applications' own slowdowns and restart delays (Sia's folders carry Sia's,
             // `--slowdown` and `--restart-type` set them).

@@ -56,6 +56,7 @@ use crate::sim::{
     BuildError, JobModel, JobModels, Mechanism, RoundReport, Setup, SimConfig, SimError, Simulator,
     Stepper,
 };
+use crate::workload::dl2_files;
 use crate::workload::inference::{diurnal, DiurnalConfig, LoadCurve};
 use crate::workload::ps::generate_ps;
 use crate::workload::{
@@ -205,6 +206,11 @@ pub struct Experiment {
     /// left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkSource>,
+    /// Reproduce DL2's simulator's mechanism in a parameter-server experiment (see
+    /// [`crate::sim::slots::compat`]): DL2's placement, no restart cost, DL2's forms of
+    /// its heuristics.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dl2_compat: bool,
 }
 
 /// Where a DL2 policy network comes from.

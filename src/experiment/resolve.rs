@@ -15,10 +15,16 @@ impl Experiment {
             _ if kind != JobModel::ParameterServer => None,
             ProfileSource::Preset { name } => presets::ps_models(name).transpose()?,
             ProfileSource::Inline { name, text } => Some(PsModels::from_json(text, name)?),
+            ProfileSource::Files { name, files } => Some(dl2_files::read_profile(name, files)?),
             _ => None,
         };
         if let Some(models) = ps_models {
             return self.resolve_ps(cluster, models);
+        }
+        if self.dl2_compat {
+            return Err(ExperimentError::Invalid(
+                "dl2_compat applies to parameter-server experiments (a profile of parameter-server models, such as DL2's folder)".into(),
+            ));
         }
         if self.ps.is_some() {
             return Err(ExperimentError::Invalid(
@@ -240,7 +246,15 @@ impl Experiment {
         if self.policies.is_empty() {
             return invalid("no policies to run");
         }
-        let config = self.ps.unwrap_or_default();
+        // DL2's nodes have 8 CPU slots (a CPU slot is a CPU).
+        let config = self.ps.unwrap_or(if self.dl2_compat {
+            PsConfig {
+                cpus_per_server: 8,
+                ..PsConfig::default()
+            }
+        } else {
+            PsConfig::default()
+        });
         config.check()?;
         let trace = match &self.workload {
             WorkloadSource::Preset { name } => presets::trace(name)?,
@@ -306,7 +320,13 @@ impl Experiment {
         let sim = SimConfig {
             round_len: self.round_s,
             gavel_compat: false,
-            restart: RestartModel::delay(self.restart_cost_s),
+            dl2_compat: self.dl2_compat,
+            // DL2-compatible mode charges nothing, as DL2 does.
+            restart: RestartModel::delay(if self.dl2_compat {
+                0.0
+            } else {
+                self.restart_cost_s
+            }),
             seed: self.seed,
             ..SimConfig::default()
         };
@@ -442,6 +462,9 @@ impl ProfileSource {
                 JobModel::Elastic
             }
             ProfileSource::Inline { text, .. } => Self::inline_job_model(text),
+            ProfileSource::Files { files, .. } if dl2_files::is_profile_folder(files) => {
+                JobModel::ParameterServer
+            }
             ProfileSource::Files { .. } => JobModel::Elastic,
             ProfileSource::Preset { .. } | ProfileSource::ProfileFree => JobModel::Rigid,
         }

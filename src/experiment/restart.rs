@@ -82,6 +82,18 @@ impl Experiment {
         }
     }
 
+    /// The restart model in one line for people, as the page and the CLI show it: none in
+    /// the Gavel- and DL2-compatible modes, which charge nothing.
+    pub fn restart_description(&self) -> String {
+        if self.gavel_compat {
+            "none (Gavel-compatible mode)".into()
+        } else if self.dl2_compat {
+            "none (DL2-compatible mode)".into()
+        } else {
+            self.restart_kind().describe()
+        }
+    }
+
     /// What the experiment's restart model is called, from its fields: `preemption`
     /// (checkpoint), `restart_by_type` (per type, `restart_cost_s` for the others),
     /// `restart_cost_s`.

@@ -138,3 +138,11 @@ pub const SCHRAGE: Paper = Paper {
     year: 1968,
     url: "https://doi.org/10.1287/opre.16.3.687",
 };
+/// Tetris (Grandl et al.).
+pub const TETRIS: Paper = Paper {
+    short: "Tetris",
+    title: "Multi-Resource Packing for Cluster Schedulers",
+    venue: "SIGCOMM",
+    year: 2014,
+    url: "https://doi.org/10.1145/2619239.2626334",
+};

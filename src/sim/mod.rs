@@ -87,6 +87,10 @@ pub struct SimConfig {
     pub round_len: f64,
     /// Reproduce Gavel's simulator's mechanism.
     pub gavel_compat: bool,
+    /// Reproduce DL2's simulator's mechanism (parameter-server experiments; see
+    /// [`slots::compat`]).
+    #[serde(default)]
+    pub dl2_compat: bool,
     /// What a job pays when it starts or its placement changes (default mode only).
     pub restart: crate::model::restart::RestartModel,
     /// Minimum seconds between allocation resets; `None` = 1920 in Gavel-compatible mode, 0
@@ -103,6 +107,7 @@ impl Default for SimConfig {
         SimConfig {
             round_len: 360.0,
             gavel_compat: false,
+            dl2_compat: false,
             restart: crate::model::restart::RestartModel::default(),
             min_reset_interval: None,
             seed: 0,

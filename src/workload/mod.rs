@@ -10,6 +10,8 @@ pub mod cluster_log;
 pub mod colocation;
 pub mod csv;
 pub mod dates;
+pub mod dl2_files;
+pub mod dl2_trace;
 pub mod elastic;
 mod elastic_files;
 pub mod filter;

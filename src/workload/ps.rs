@@ -91,6 +91,39 @@ pub struct PsModel {
     pub step_overhead_s: f64,
     /// Seconds per step per worker.
     pub sync_s_per_worker: f64,
+    /// A measured speed function (DL2's profile): when present, it gives the speed and the
+    /// analytic model above is not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<SpeedTable>,
+}
+
+/// A speed function measured at every count of parameter servers and workers from 1 to
+/// `max`, as DL2's simulator evaluates it: the speed of `p` parameter servers and `w`
+/// workers is `values[(p - 1) * max + (w - 1)] / epoch_size`, in epochs per second (a
+/// job's work is then its number of epochs). Counts beyond `max` take the value at `max`;
+/// a value below zero (a failed measurement's interpolant) is no progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpeedTable {
+    /// The largest count measured or interpolated, for both roles.
+    pub max: u32,
+    /// Samples per epoch: the table's speeds are samples per second.
+    pub epoch_size: f64,
+    /// The speeds, parameter servers major.
+    pub values: Vec<f64>,
+}
+
+impl SpeedTable {
+    /// Epochs per second with `w` workers and `p` parameter servers (0 when either is 0).
+    pub fn speed(&self, w: u32, p: u32) -> f64 {
+        if w == 0 || p == 0 || self.max == 0 {
+            return 0.0;
+        }
+        let (w, p) = (w.min(self.max), p.min(self.max));
+        let k = (p as usize - 1) * self.max as usize + (w as usize - 1);
+        self.values
+            .get(k)
+            .map_or(0.0, |&v| v.max(0.0) / self.epoch_size)
+    }
 }
 
 impl PsModel {
@@ -123,6 +156,9 @@ impl PsModel {
 
     /// [`PsModel::speed`] with GPUs `compute` times as fast as the profile's hardware.
     pub fn speed_at(&self, w: u32, p: u32, compute: f64) -> f64 {
+        if let Some(t) = &self.table {
+            return t.speed(w, p);
+        }
         if w == 0 || p == 0 {
             return 0.0;
         }
@@ -362,6 +398,7 @@ impl PsModels {
                 ps_gbs: h.ps_gbps / 8.0,
                 step_overhead_s: h.step_overhead_s,
                 sync_s_per_worker: h.sync_s_per_worker,
+                table: None,
             });
         }
         Ok(PsModels {

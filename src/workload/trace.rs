@@ -66,6 +66,7 @@ enum Format {
     Gavel,
     JobTable,
     Pollux,
+    Dl2,
     Csv,
 }
 
@@ -93,6 +94,8 @@ impl Format {
             Format::JobTable
         } else if header.iter().any(|c| c == "application") {
             Format::Pollux
+        } else if super::dl2_trace::is_trace_header(&header) {
+            Format::Dl2
         } else {
             Format::Csv
         }
@@ -172,6 +175,7 @@ impl Trace {
             Format::Gavel => Self::parse_gavel(text, file)?,
             Format::JobTable => cluster_log::read_cluster_log(text, file)?,
             Format::Pollux => Self::parse_pollux(text, file)?,
+            Format::Dl2 => super::dl2_trace::read_trace(text, file)?,
             Format::Csv => Self::parse_csv(text, file)?,
         };
         trace.validate()?;

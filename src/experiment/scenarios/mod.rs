@@ -56,6 +56,7 @@ pub fn default_experiment() -> Experiment {
         preemption: None,
         ps: None,
         network: None,
+        dl2_compat: false,
     }
 }
 

@@ -32,6 +32,9 @@ impl SlotPolicy for Drf {
     }
 
     fn act(&mut self, view: &SlotView, _rng: &mut Rng) -> SlotAction {
+        if view.dl2_compat {
+            return super::compat::drf(view);
+        }
         let mut best: Option<(f64, SlotAction)> = None;
         for &id in view.active {
             let worker = SlotAction::AddWorker(id);

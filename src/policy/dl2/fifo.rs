@@ -31,6 +31,9 @@ impl SlotPolicy for Fifo {
     }
 
     fn act(&mut self, view: &SlotView, _rng: &mut Rng) -> SlotAction {
+        if view.dl2_compat {
+            return super::compat::fifo(view);
+        }
         view.active
             .iter()
             .find_map(|&id| best_growth(view, id, self.min_gain))

@@ -240,6 +240,12 @@ impl SlotPolicy for Dl2 {
         &self.name
     }
 
+    /// DL2's learning environment hands every job a worker and a parameter server before
+    /// the network acts.
+    fn bundle_first(&self) -> bool {
+        true
+    }
+
     fn act(&mut self, view: &SlotView, rng: &mut Rng) -> SlotAction {
         let state = encode(view, self.window);
         let mask = view.action_mask(self.window);

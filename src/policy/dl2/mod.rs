@@ -4,17 +4,21 @@
 //!
 //! The heuristics DL2 is compared with live here, one per file: [`drf`] (dominant resource
 //! fairness), [`fifo`] (oldest first), [`srtf`] (shortest remaining time first, with the
-//! oracle's remaining time) and [`optimus`] (the largest drop in a job's remaining time).
+//! oracle's remaining time), [`optimus`] (the largest drop in a job's remaining time) and
+//! [`tetris`] (multi-resource packing, server by server). In DL2-compatible mode they take
+//! DL2's own forms ([`compat`]).
 //! A policy implements [`SlotPolicy`]: it sees a [`crate::sim::slots::SlotView`] (DL2's
 //! per-job state, the free GPUs and CPUs, which actions fit) and answers one
 //! [`SlotAction`].
 
 pub mod bundled;
+pub mod compat;
 pub mod drf;
 pub mod fifo;
 pub mod learned;
 pub mod optimus;
 pub mod srtf;
+pub mod tetris;
 
 use super::registry::{build_from, build_spec, checked, ParamInfo, Params, Registered};
 use super::spec::Spec;
@@ -76,6 +80,14 @@ pub fn policies() -> &'static [SlotPolicyInfo] {
             "Optimus: each action is the worker or parameter server that cuts some job's remaining time the most, over all jobs, while any cuts it.",
             &[],
             optimus::Optimus::build,
+        ),
+        Registered::new(
+            "tetris",
+            "dl2",
+            &papers::TETRIS,
+            "Tetris as DL2 compares with it: servers filled in index order, each with bundles (a worker and a parameter server) for the job of the best packing score (free slots dot the bundle, plus a weighted term of the bundle times the work left), until the best job's bundle does not fit.",
+            &[],
+            tetris::Tetris::build,
         ),
     ];
     LIST

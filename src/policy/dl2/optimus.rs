@@ -15,6 +15,8 @@ use crate::sim::slots::{SlotAction, SlotPolicy, SlotView};
 #[derive(Debug, Clone)]
 pub struct Optimus {
     name: String,
+    /// DL2's form's state within a slot.
+    compat: super::compat::OptimusSlot,
 }
 
 impl Optimus {
@@ -22,6 +24,7 @@ impl Optimus {
     pub fn build(p: &Params) -> Result<Box<dyn SlotPolicy>, PolicyError> {
         Ok(Box::new(Optimus {
             name: p.spec().to_string(),
+            compat: Default::default(),
         }))
     }
 }
@@ -32,6 +35,9 @@ impl SlotPolicy for Optimus {
     }
 
     fn act(&mut self, view: &SlotView, _rng: &mut Rng) -> SlotAction {
+        if view.dl2_compat {
+            return self.compat.act(view);
+        }
         let mut best: Option<(f64, SlotAction)> = None;
         for &id in view.active {
             if let Some(a) = completing_action(view, id) {

@@ -33,6 +33,9 @@ impl SlotPolicy for Srtf {
     }
 
     fn act(&mut self, view: &SlotView, _rng: &mut Rng) -> SlotAction {
+        if view.dl2_compat {
+            return super::compat::srtf(view);
+        }
         // `active` is in arrival order and the sort is stable: ties keep it.
         let mut order: Vec<(f64, JobId)> = view
             .active

@@ -17,6 +17,9 @@ pub enum SlotAction {
     AddPs(JobId),
     /// One more worker and one more parameter server for the job.
     AddBoth(JobId),
+    /// One more worker and one more parameter server for the job, both on this server
+    /// (Tetris's packing names the server).
+    AddBothOn(JobId, usize),
     /// No more changes in this slot.
     Stop,
 }
@@ -25,7 +28,10 @@ impl SlotAction {
     /// The job it concerns (None for [`SlotAction::Stop`]).
     pub fn job(self) -> Option<JobId> {
         match self {
-            SlotAction::AddWorker(j) | SlotAction::AddPs(j) | SlotAction::AddBoth(j) => Some(j),
+            SlotAction::AddWorker(j)
+            | SlotAction::AddPs(j)
+            | SlotAction::AddBoth(j)
+            | SlotAction::AddBothOn(j, _) => Some(j),
             SlotAction::Stop => None,
         }
     }
@@ -35,7 +41,7 @@ impl SlotAction {
         match self {
             SlotAction::AddWorker(_) => (1, 0),
             SlotAction::AddPs(_) => (0, 1),
-            SlotAction::AddBoth(_) => (1, 1),
+            SlotAction::AddBoth(_) | SlotAction::AddBothOn(..) => (1, 1),
             SlotAction::Stop => (0, 0),
         }
     }
@@ -54,6 +60,12 @@ pub trait SlotPolicy {
     fn name(&self) -> &str;
     /// The next action in this slot.
     fn act(&mut self, view: &SlotView, rng: &mut Rng) -> SlotAction;
+    /// In DL2-compatible mode, whether every active job gets one worker and one parameter
+    /// server before the policy acts (DL2's learning environment does; its heuristics do
+    /// not). Outside that mode every policy gets them.
+    fn bundle_first(&self) -> bool {
+        false
+    }
 }
 
 /// What one slot did.

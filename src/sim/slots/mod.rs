@@ -26,6 +26,7 @@
 //! The reward of a slot is DL2's: the sum over jobs of the fraction of their total work done
 //! in the slot ([`SlotStep::reward`], also in the [`SimEvent::SlotEnded`] event).
 
+pub mod compat;
 pub mod contract;
 mod setup;
 pub mod stepper;
@@ -65,6 +66,8 @@ pub struct SlotConfig {
     pub seed: u64,
     /// Stop after this many slots even if jobs remain.
     pub max_slots: u64,
+    /// DL2's simulator's mechanism ([`compat`]).
+    pub dl2_compat: bool,
 }
 
 impl Default for SlotConfig {
@@ -75,6 +78,7 @@ impl Default for SlotConfig {
             ps: PsConfig::default(),
             seed: 0,
             max_slots: 10_000_000,
+            dl2_compat: false,
         }
     }
 }
@@ -276,7 +280,11 @@ impl SlotSimulator {
                 started: false,
                 slots_run: 0,
                 finish: None,
-                restart_s: s.restart_s.unwrap_or(cfg.restart.delay_s),
+                restart_s: if cfg.dl2_compat {
+                    0.0
+                } else {
+                    cfg.restart.delay_of(s.restart_s)
+                },
                 restart_left: 0.0,
             })
             .collect();
@@ -419,7 +427,12 @@ impl SlotSimulator {
             .first()
             .and_then(|&s| self.servers.get(s))
             .map(|s| s.gpu_type);
-        let Some((ws, ps)) = plan(&self.servers, m, dw == 1, dp == 1, keep) else {
+        let placed = match action {
+            SlotAction::AddBothOn(_, s) => compat::on(&self.servers, m, s),
+            _ if self.cfg.dl2_compat => compat::plan(&self.servers, m, dw == 1, dp == 1),
+            _ => plan(&self.servers, m, dw == 1, dp == 1, keep),
+        };
+        let Some((ws, ps)) = placed else {
             return false;
         };
         let (wg, wc, pc) = (m.worker_gpus, m.worker_cpus, m.ps_cpus);
@@ -494,9 +507,11 @@ impl SlotSimulator {
             j.ps_servers.clear();
         }
         // 3. One worker and one parameter server for every job, in arrival order.
-        for i in 0..self.active.len() {
-            let id = self.active[i];
-            self.apply(SlotAction::AddBoth(id));
+        if !self.cfg.dl2_compat || self.policy.bundle_first() {
+            for i in 0..self.active.len() {
+                let id = self.active[i];
+                self.apply(SlotAction::AddBoth(id));
+            }
         }
         // 4. The policy, one action at a time.
         let (mut actions, mut invalid) = (0u32, 0u32);
@@ -511,7 +526,9 @@ impl SlotSimulator {
                     &self.servers,
                     &self.models,
                 );
-                if !view.any_action() {
+                // DL2's heuristics try their tasks and stop at the first that does not
+                // fit: in its mode the policy alone decides when the slot's decisions end.
+                if !self.cfg.dl2_compat && !view.any_action() {
                     break;
                 }
                 let action = self.policy.act(&view, &mut self.rng);
@@ -710,6 +727,7 @@ fn view_of<'a>(
         free_cpus: servers.iter().map(|s| s.free_cpus).sum(),
         max_workers: cfg.ps.max_workers,
         max_ps: cfg.ps.max_ps,
+        dl2_compat: cfg.dl2_compat,
         jobs,
         active,
         servers,

@@ -33,6 +33,7 @@ pub fn build(
         restart: setup.sim.restart,
         ps: ps.config,
         seed: setup.sim.seed,
+        dl2_compat: setup.sim.dl2_compat,
         ..SlotConfig::default()
     };
     SlotSimulator::new(

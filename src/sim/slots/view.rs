@@ -29,6 +29,9 @@ pub struct SlotView<'a> {
     pub max_workers: u32,
     /// Most parameter servers one job may hold.
     pub max_ps: u32,
+    /// DL2's simulator's mechanism: tasks go to the least-loaded server only
+    /// ([`super::compat`]).
+    pub dl2_compat: bool,
     /// Every job, by id.
     pub jobs: &'a [SlotJob],
     /// Active jobs (arrived, unfinished) in arrival order: DL2's window is a prefix of it.
@@ -94,9 +97,14 @@ impl SlotView<'_> {
             return false;
         }
         let (dw, dp) = action.adds();
-        j.workers + dw <= self.max_workers
-            && j.ps + dp <= self.max_ps
-            && plan(self.servers, m, dw == 1, dp == 1, None).is_some()
+        let fits = match action {
+            SlotAction::AddBothOn(_, s) => super::compat::on(self.servers, m, s).is_some(),
+            _ if self.dl2_compat => {
+                super::compat::plan(self.servers, m, dw == 1, dp == 1).is_some()
+            }
+            _ => plan(self.servers, m, dw == 1, dp == 1, None).is_some(),
+        };
+        j.workers + dw <= self.max_workers && j.ps + dp <= self.max_ps && fits
     }
 
     /// Whether some active job can take another worker or parameter server.

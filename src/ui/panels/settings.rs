@@ -42,7 +42,7 @@ pub fn SettingsPanel(props: &Props) -> Html {
             if mech.jobs() == JobModel::Elastic {
                 <label title="How many times longer an application's steps take than its profile measured, as Sia's simulator slows each application (cifar10 1.8, others 1.2): application=factor, separated by commas">{ "slowdowns " }<input id="slowdowns" aria-invalid={invalid(f, "slowdowns")} type="text" placeholder="cifar10=1.8, bert=1.2" value={shown(f, "slowdowns", exp.slowdown.iter().map(|(t, s)| format!("{t}={s}")).collect::<Vec<_>>().join(", "))} onchange={on_edit.reform(|e: Event| SettingsMsg::Slowdowns(input_value(&e)))} />{ field_note(f, "slowdowns") }</label>
             }
-            <p class="hint" id="restart-model" data-model={exp.restart_kind().name()}>{ format!("Restart model: {}.", if exp.gavel_compat { "none (Gavel-compatible mode)".to_string() } else { exp.restart_kind().describe() }) }</p>
+            <p class="hint" id="restart-model" data-model={exp.restart_kind().name()}>{ format!("Restart model: {}.", exp.restart_description()) }</p>
             <label>{ "measure jobs A:B " }<input id="window" aria-invalid={invalid(f, "window")} type="text" placeholder="all" value={shown(f, "window", exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default())} onchange={on_edit.reform(|e: Event| SettingsMsg::Window(input_value(&e)))} />{ field_note(f, "window") }</label>
             if mech.jobs() == JobModel::ParameterServer {
                 <p class="hint" id="ps-settings">{ "Parameter-server experiments: time goes in slots of the round length (DL2: 20 minutes); every change of a job's workers or parameter servers costs the restart cost. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
