@@ -344,6 +344,7 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
     }
     if a.dl2_compat {
         exp.dl2_compat = true;
+        exp.ps = Some(orrery::workload::PsConfig::dl2());
     }
     if let Some(c) = a.restart_cost {
         exp.restart_cost_s = c;

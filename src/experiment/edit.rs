@@ -18,6 +18,8 @@ pub enum Edit {
     Round(String),
     /// Gavel-compatible mode.
     GavelCompat(bool),
+    /// DL2-compatible mode (parameter-server experiments).
+    Dl2Compat(bool),
     /// The restart cost (s).
     RestartCost(String),
     /// Per-type restart delays, `type=seconds, ...`.
@@ -88,6 +90,13 @@ pub fn apply(exp: &Experiment, edit: &Edit) -> Result<Edited, String> {
         }
         Edit::GavelCompat(on) => {
             e.gavel_compat = *on;
+            (false, true)
+        }
+        Edit::Dl2Compat(on) => {
+            e.dl2_compat = *on;
+            if *on {
+                e.ps = Some(crate::workload::PsConfig::dl2());
+            }
             (false, true)
         }
         Edit::RestartCost(v) => {
@@ -329,6 +338,9 @@ mod tests {
                 .exp
                 .gavel_compat
         );
+        let dl2 = apply(&e, &Edit::Dl2Compat(true)).unwrap().exp;
+        assert!(dl2.dl2_compat);
+        assert_eq!(dl2.ps, Some(crate::workload::PsConfig::dl2()));
         // Nothing else changes.
         let got = apply(&e, &Edit::Seed("7".into())).unwrap().exp;
         assert_eq!(

@@ -246,12 +246,8 @@ impl Experiment {
         if self.policies.is_empty() {
             return invalid("no policies to run");
         }
-        // DL2's nodes have 8 CPU slots (a CPU slot is a CPU).
         let config = self.ps.unwrap_or(if self.dl2_compat {
-            PsConfig {
-                cpus_per_server: 8,
-                ..PsConfig::default()
-            }
+            PsConfig::dl2()
         } else {
             PsConfig::default()
         });

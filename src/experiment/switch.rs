@@ -89,6 +89,9 @@ pub fn adopt_family(c: &mut Experiment, family: JobModel) -> Vec<String> {
         }
     } else {
         c.ps = None;
+        if std::mem::take(&mut c.dl2_compat) {
+            changed.push("no DL2-compatible mode (it goes with parameter-server profiles)".into());
+        }
         if c.network.take().is_some() {
             changed.push("the dl2 policy's network dropped".into());
         }

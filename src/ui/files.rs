@@ -44,6 +44,7 @@ pub fn read_text(file: web_sys::File, done: Callback<FileText>) {
 fn wanted_profile_file(path: &str) -> bool {
     let base = path.rsplit('/').next().unwrap_or(path);
     base == "app.json"
+        || crate::workload::dl2_files::PROFILE_FILES.contains(&base)
         || (base.ends_with(".csv")
             && ["placements", "scalability", "validation-"]
                 .iter()

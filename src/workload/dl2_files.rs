@@ -23,19 +23,35 @@ pub const GPU_SLOTS_PER_GPU: u32 = 4;
 /// The files of a DL2 profile folder.
 pub const PROFILE_FILES: [&str; 2] = ["models.csv", "speed_function.csv"];
 
+/// Which of [`PROFILE_FILES`] a folder's file is: at the folder's top, or in the one folder
+/// a page's folder upload names (`dl2/models.csv`).
+fn profile_file(path: &str) -> Option<&'static str> {
+    let top = match path.split_once('/') {
+        Some((_, rest)) if !rest.contains('/') => rest,
+        Some(_) => return None,
+        None => path,
+    };
+    PROFILE_FILES.into_iter().find(|f| *f == top)
+}
+
 /// Whether a folder's files are a DL2 profile (both [`PROFILE_FILES`] at its top).
 pub fn is_profile_folder(files: &[InlineFile]) -> bool {
     PROFILE_FILES
         .iter()
-        .all(|f| files.iter().any(|x| x.path == *f))
+        .all(|f| files.iter().any(|x| profile_file(&x.path) == Some(f)))
 }
 
-/// The files of a DL2 profile folder that its profile needs (the others are left out, so
-/// a link carries only these).
+/// The files of a DL2 profile folder that its profile needs, by their names (the others
+/// are left out, so a link carries only these).
 pub fn profile_files(files: Vec<InlineFile>) -> Vec<InlineFile> {
     files
         .into_iter()
-        .filter(|f| PROFILE_FILES.contains(&f.path.as_str()))
+        .filter_map(|f| {
+            profile_file(&f.path).map(|p| InlineFile {
+                path: p.to_string(),
+                text: f.text,
+            })
+        })
         .collect()
 }
 
@@ -198,7 +214,7 @@ pub fn read_profile(folder: &str, files: &[InlineFile]) -> Result<PsModels, Work
     let text = |name: &str| {
         files
             .iter()
-            .find(|f| f.path == name)
+            .find(|f| profile_file(&f.path) == Some(name))
             .map(|f| f.text.as_str())
             .ok_or_else(|| WorkloadError::file(folder, format!("a DL2 profile needs {name}")))
     };
@@ -316,6 +332,17 @@ type,model,epoch_size,epochs_fraction,num_epochs_large_base,num_epochs_testbed,w
         let f = files(speeds(""));
         assert!(is_profile_folder(&f));
         assert_eq!(profile_files(f.clone()).len(), 2);
+        // As a page's folder upload names them.
+        let named: Vec<InlineFile> = f
+            .iter()
+            .map(|x| InlineFile {
+                path: format!("dl2/{}", x.path),
+                text: x.text.clone(),
+            })
+            .collect();
+        assert!(is_profile_folder(&named));
+        assert_eq!(profile_files(named.clone())[1].path, "speed_function.csv");
+        assert_eq!(read_profile("dl2", &named).unwrap().models.len(), 2);
         let m = read_profile("dl2", &f).unwrap();
         assert_eq!(m.names(), vec!["a", "b"]);
         let (a, b) = (&m.models[0], &m.models[1]);

@@ -533,6 +533,16 @@ impl Default for PsConfig {
 }
 
 impl PsConfig {
+    /// DL2's simulator's: nodes of 8 CPU slots (a CPU slot is a CPU), at most 16 workers
+    /// and 16 parameter servers per job.
+    pub fn dl2() -> Self {
+        PsConfig {
+            cpus_per_server: 8,
+            max_workers: 16,
+            max_ps: 16,
+        }
+    }
+
     /// Check the settings, naming the bad field.
     pub fn check(&self) -> Result<(), WorkloadError> {
         let bad = |field: &str, reason: &str| Err(WorkloadError::field("ps", 0, field, reason));

@@ -1304,6 +1304,53 @@ await run(async (browser) => {
     await p.close();
   });
 
+  await test('DL2\'s profile folder and one of its traces, in DL2-compatible mode, give DL2\'s simulator\'s numbers and the CLI\'s', async () => {
+    const ref = path.resolve(root, '../shared/reference/dl2');
+    if (!fs.existsSync(path.join(ref, 'speed_function.csv'))) {
+      console.log('SKIPPED: ../shared/reference/dl2 is absent');
+      return;
+    }
+    // Trace 0 of DL2's testbed workload, as a file of its own.
+    const lines = fs.readFileSync(path.join(ref, 'workloads/testbed_seed9973.csv'), 'utf8').trim().split('\n');
+    const traceFile = path.join(tmp, 'testbed_0.csv');
+    fs.writeFileSync(traceFile, [lines[0], ...lines.slice(1).filter((l) => l.startsWith('0,'))].join('\n') + '\n');
+    const p = await context.newPage();
+    p.on('pageerror', (e) => consoleErrors.push(String(e)));
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.setInputFiles('#profile-folder', ref);
+    await p.waitForFunction(() => document.querySelector('#notice')?.textContent.includes("Read DL2's 8 job types"));
+    await p.setInputFiles('#trace-file', traceFile);
+    await p.waitForFunction(() => document.querySelector('#workload-label').textContent.includes('testbed_0.csv'));
+    await p.fill('#cluster-spec', 'gpu:12/2');
+    await p.dispatchEvent('#cluster-spec', 'change');
+    await p.fill('#round', '300');
+    await p.dispatchEvent('#round', 'change');
+    await p.check('#dl2-compat');
+    const POLICIES = ['drf', 'srtf', 'fifo', 'tetris', 'optimus'];
+    for (const q of ['dl2', ...POLICIES]) {
+      const box = `#policy-panel input[data-policy="${q}"]`;
+      if (q === 'dl2') await p.uncheck(box); else await p.check(box);
+    }
+    await p.click('#compare');
+    const rows = await summary(p, 5, 300000);
+    const reference = Object.fromEntries(fs.readFileSync(path.join(ref, 'summary.csv'), 'utf8').trim().split('\n')
+      .map((l) => l.split(',')).filter((r) => r[1] === 'testbed' && r[4] === '0').map((r) => [r[3], Number(r[5]) * 300]));
+    for (const r of rows) {
+      assert(Math.abs(r.avg / reference[r.policy] - 1) < 1e-6, `${r.policy}: ${r.avg} s against DL2's ${reference[r.policy]} s`);
+    }
+    await p.click('#copy-link');
+    await p.waitForSelector('#notice');
+    const link = p.url();
+    const exp = linkExperiment(link);
+    assert(exp.dl2_compat === true && exp.profile.kind === 'files' && exp.profile.files.map((f) => f.path).join() === 'models.csv,speed_function.csv', JSON.stringify(exp.profile.files?.map((f) => f.path)));
+    const native = nativeSummary(link);
+    const page = await fullSummary(p);
+    assert(JSON.stringify(native) === JSON.stringify(page), `native ${JSON.stringify(native)} != page ${JSON.stringify(page)}`);
+    console.log(`     DL2 testbed trace 0 in the page: ${rows.map((r) => `${r.policy} ${(r.avg / 300).toFixed(4)} slots`).join(', ')}; link ${(link.length / 1000).toFixed(0)} kB`);
+    await p.close();
+  });
+
   await test('no uncaught errors in the page', async () => {
     assert(consoleErrors.length === 0, consoleErrors.join('\n'));
   });

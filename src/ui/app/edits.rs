@@ -6,7 +6,7 @@ use crate::experiment::switch;
 use crate::experiment::{ProfileSource, WorkloadSource};
 use crate::policy::catalog;
 use crate::ui::events::PROFILE_FREE;
-use crate::workload::{Apps, Trace};
+use crate::workload::{dl2_files, Apps, Trace};
 
 impl App {
     /// An edit of the Workload panel.
@@ -64,6 +64,30 @@ impl App {
                 self.errors.profile = match switch::uploaded_profile(name, text) {
                     Err(e) => Some(format!("{e} — the previous profile is kept")),
                     Ok(source) => self.apply_profile(source),
+                };
+            }
+            WorkloadMsg::ProfileFolder(name, files, _) if dl2_files::is_profile_folder(&files) => {
+                let files = dl2_files::profile_files(files);
+                self.errors.profile = match dl2_files::read_profile(&name, &files) {
+                    Err(e) => Some(format!("{e} — the previous profile is kept")),
+                    Ok(models) => {
+                        let n = models.models.len();
+                        let error = self.apply_profile(ProfileSource::Files {
+                            name: name.clone(),
+                            files,
+                        });
+                        if error.is_none() {
+                            let before = self.notice.take().map(|n| n.1);
+                            self.notice = Some((
+                                true,
+                                format!(
+                                    "Read DL2's {n} job types and their speed table from folder '{name}'; the Run settings' DL2-compatible mechanism replays DL2's simulator.{}",
+                                    before.map(|b| format!(" {b}")).unwrap_or_default()
+                                ),
+                            ));
+                        }
+                        error
+                    }
                 };
             }
             WorkloadMsg::ProfileFolder(name, files, skipped) => {
@@ -178,6 +202,7 @@ impl App {
             SettingsMsg::Seed(v) => (Some("seed"), v.clone(), Edit::Seed(v)),
             SettingsMsg::Round(v) => (Some("round"), v.clone(), Edit::Round(v)),
             SettingsMsg::GavelCompat(on) => (None, String::new(), Edit::GavelCompat(on)),
+            SettingsMsg::Dl2Compat(on) => (None, String::new(), Edit::Dl2Compat(on)),
             SettingsMsg::RestartCost(v) => (Some("restart-cost"), v.clone(), Edit::RestartCost(v)),
             SettingsMsg::RestartTypes(v) => {
                 (Some("restart-types"), v.clone(), Edit::RestartTypes(v))

@@ -176,7 +176,7 @@ pub fn WorkloadPanel(props: &Props) -> Html {
                 </select>
             </label>
             <label>{ "Profile file (Orrery JSON/CSV, Gavel throughputs JSON, Orrery elastic-apps JSON) " }<input id="profile-file" type="file" accept=".csv,.json" onchange={on_profile} /></label>
-            <label title="A folder with one sub-folder per application holding placements.csv, scalability.csv and validation-<batch>.csv, like the Pollux simulator's traces/ folder (Sia's adds placements-<type>.csv and scalability-<type>.csv per GPU type)">{ "Pollux or Sia application folders " }<input id="profile-folder" type="file" webkitdirectory=true multiple=true onchange={on_folder} /></label>
+            <label title="A folder with one sub-folder per application holding placements.csv, scalability.csv and validation-<batch>.csv, like the Pollux simulator's traces/ folder (Sia's adds placements-<type>.csv and scalability-<type>.csv per GPU type); or DL2's folder with models.csv and speed_function.csv">{ "Pollux or Sia application folders, or DL2's profile folder " }<input id="profile-folder" type="file" webkitdirectory=true multiple=true onchange={on_folder} /></label>
             if let Some(types) = &props.profile_types { <p class="hint" id="profile-types">{ format!("The profile knows {types}.") }</p> }
             if let Some(t) = &props.job_types { { job_types(t) } }
             if let Some(e) = &props.profile_error { <p class="error" id="profile-error">{ e }</p> }
