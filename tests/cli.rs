@@ -611,7 +611,8 @@ fn dl2_preset_prints_one_summary_per_policy() {
         assert!((ps["total_reward"].as_f64().unwrap() - 320.0).abs() < 1e-6);
         assert!(ps["cpu_utilization"].as_f64().unwrap() > 0.0);
     }
-    // One policy of the family with a parameter, and a policy of another family refused.
+    // One policy of the family with a parameter, and a policy of another family on the
+    // jobs as rigid ones (2 workers and 2 parameter servers each, as the scenario states).
     let one = json(&ok(&[
         "run",
         "--preset",
@@ -622,12 +623,16 @@ fn dl2_preset_prints_one_summary_per_policy() {
         "json",
     ]));
     assert_eq!(one["policy"], "fifo[min_gain=0.2]");
-    let err = bad(&["run", "--preset", "dl2", "--policy", "las"]);
+    let las = json(&ok(&[
+        "run", "--preset", "dl2", "--policy", "las", "--format", "json",
+    ]));
+    assert_eq!(
+        (las["policy"].as_str(), las["num_jobs"].as_u64()),
+        (Some("las"), Some(320))
+    );
     assert!(
-        err.contains("'las'")
-            && err.contains("slots")
-            && err.contains("dl2, drf, fifo, srtf, optimus"),
-        "{err}"
+        las["ps"].is_null(),
+        "a rigid run has no parameter-server figures"
     );
     // The dl2 policy reads a network file: the bundled one gives the bundled result, a
     // malformed one and one of the wrong shape are refused, naming the file.

@@ -174,6 +174,7 @@ fn hand_sim(
             cpus_per_server: cpus,
             max_workers: 16,
             max_ps,
+            rigid_workers: 1,
         },
         seed: 0,
         max_slots: 1000,
@@ -539,13 +540,11 @@ fn bad_setups_are_refused_with_clear_messages() {
     let base = scenarios::dl2_experiment();
     let err = |e: Experiment| e.resolve().unwrap_err().to_string();
     let e = err(Experiment {
-        policies: vec!["max_min_fairness".into()],
+        policies: vec!["aryl".into()],
         ..base.clone()
     });
     assert!(
-        e.contains("'max_min_fairness'")
-            && e.contains("slots mechanism")
-            && e.contains("policies are dl2, drf, fifo, srtf, optimus"),
+        e.contains("'aryl'") && e.contains("slots mechanism") && e.contains("inference pool"),
         "{e}"
     );
     let e = err(Experiment {

@@ -16,6 +16,7 @@ mod hetero;
 mod layers;
 mod lp_invariants;
 mod lp_policies;
+mod open_workloads;
 mod packing;
 mod pickyman;
 mod pollux;

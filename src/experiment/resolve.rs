@@ -280,11 +280,13 @@ impl Experiment {
                 Some(Arc::new(net))
             }
         };
+        let world = Mechanism::of_world(JobModel::ParameterServer, false, false);
         for p in &self.policies {
-            policy::catalog::check(
-                p,
-                Mechanism::of_world(JobModel::ParameterServer, false, false),
-            )?;
+            policy::catalog::check(p, world)?;
+            // The other families' policies run the jobs as rigid ones.
+            if policy::catalog::runner_of(p, world)? != world {
+                continue;
+            }
             policy::dl2::check_with(p, network.as_deref(), models.models.len()).map_err(
                 |e| match e {
                     PolicyError::Failed { reason, .. } => ExperimentError::Invalid(format!(

@@ -424,7 +424,8 @@ pub fn names_for(mechanism: Mechanism) -> Vec<&'static str> {
 /// parameter-server one has rigid jobs (elastic jobs run rigid at their user's size and
 /// batch, [`crate::workload::rigid`]; an inference pool's experiment runs its training
 /// pool), which Gavel's rounds, PickyMan's events and Pollux's ticks all run (rigid jobs in
-/// ticks: [`crate::workload::as_elastic`]). Parameter-server jobs run only in DL2's slots.
+/// ticks: [`crate::workload::as_elastic`]); so do parameter-server jobs, as rigid jobs of a
+/// stated size ([`crate::workload::ps_rigid`]).
 pub fn mechanisms_for(mechanism: Mechanism) -> &'static [Mechanism] {
     use Mechanism::*;
     match mechanism {
@@ -432,7 +433,7 @@ pub fn mechanisms_for(mechanism: Mechanism) -> &'static [Mechanism] {
         Elastic => &[Elastic, Rounds, Preemptive],
         Pooled => &[Pooled, Rounds, Preemptive, Elastic],
         Preemptive => &[Preemptive, Rounds, Elastic],
-        Slots => &[Slots],
+        Slots => &[Slots, Rounds, Preemptive, Elastic],
     }
 }
 
@@ -563,11 +564,15 @@ mod tests {
             runner_of("las", Mechanism::Rounds).unwrap(),
             Mechanism::Rounds
         );
-        let err = check("max_min_fairness_perf", Mechanism::Slots)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("rounds"), "{err}");
-        assert!(err.contains("dl2, drf, fifo, srtf, optimus"), "{err}");
+        // Parameter-server jobs run in the other mechanisms as rigid jobs; DL2's network
+        // reads parameter-server jobs only.
+        assert_eq!(
+            runner_of("max_min_fairness_perf", Mechanism::Slots).unwrap(),
+            Mechanism::Rounds
+        );
+        let err = check("dl2", Mechanism::Rounds).unwrap_err().to_string();
+        assert!(err.contains("slots"), "{err}");
+        assert!(err.contains("parameter-server jobs"), "{err}");
         // Round-based policies run an elastic workload rigid; the elastic form of a name
         // comes first.
         check("max_min_fairness_perf", Mechanism::Elastic).unwrap();
@@ -583,7 +588,10 @@ mod tests {
             runner_of("pickyman", Mechanism::Elastic).unwrap(),
             Mechanism::Preemptive
         );
-        assert!(runner_of("pickyman", Mechanism::Slots).is_err());
+        assert_eq!(
+            runner_of("pickyman", Mechanism::Slots).unwrap(),
+            Mechanism::Preemptive
+        );
         // Rigid jobs run in every mechanism but DL2's slots: Pollux takes a round-based
         // workload in its ticks, round-based policies a preemptive or pooled experiment's.
         assert_eq!(

@@ -42,6 +42,8 @@ impl Setup<'_> {
     /// ticks for rigid jobs) run them on, with the profile of their throughputs:
     /// - elastic jobs run at their user's GPU count and batch, with the throughput their
     ///   application's model gives there ([`crate::workload::rigid`]);
+    /// - parameter-server jobs run with the experiment's `rigid_workers` workers and as many
+    ///   parameter servers, at their model's speed there ([`crate::workload::ps_rigid`]);
     /// - a world with an inference pool runs its training pool only: the inference types
     ///   keep their place in the cluster with no GPUs (they serve inference);
     /// - under PickyMan's checkpoint model, mechanisms that preempt at round, tick or slot
@@ -50,9 +52,17 @@ impl Setup<'_> {
     ///   preemptive mechanism charges the model itself.
     pub fn rigid_jobs(&self, drains: bool) -> (ClusterSpec, Vec<JobSpec>, Profile) {
         let mut cluster = self.cluster.clone();
-        let (mut jobs, profile) = match self.models.apps() {
-            Some(apps) => crate::workload::rigid::rigid_workload(apps, self.jobs, &cluster),
-            None => (self.jobs.to_vec(), self.profile.clone()),
+        let (mut jobs, profile) = match self.models {
+            JobModels::Elastic(apps) => {
+                crate::workload::rigid::rigid_workload(apps, self.jobs, &cluster)
+            }
+            JobModels::ParameterServer(ps) => crate::workload::ps_rigid::rigid_workload(
+                &ps.models,
+                self.jobs,
+                &cluster,
+                ps.config.rigid_workers,
+            ),
+            JobModels::Rigid => (self.jobs.to_vec(), self.profile.clone()),
         };
         if self.load.is_some() {
             for t in cluster.types.iter_mut().filter(|t| t.is_inference()) {

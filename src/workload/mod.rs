@@ -23,6 +23,7 @@ pub mod philly;
 pub mod presets;
 pub mod profile;
 pub mod ps;
+pub mod ps_rigid;
 pub mod rigid;
 pub mod stats;
 pub mod timed;

@@ -513,6 +513,14 @@ pub struct PsConfig {
     /// Most parameter servers one job may hold.
     #[serde(default = "default_max_tasks")]
     pub max_ps: u32,
+    /// Workers (and as many parameter servers) a job holds when a policy of another family
+    /// runs it as a rigid job ([`super::ps_rigid`]).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub rigid_workers: u32,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 fn default_cpus() -> u32 {
@@ -528,6 +536,7 @@ impl Default for PsConfig {
             cpus_per_server: default_cpus(),
             max_workers: default_max_tasks(),
             max_ps: default_max_tasks(),
+            rigid_workers: 1,
         }
     }
 }
@@ -540,6 +549,7 @@ impl PsConfig {
             cpus_per_server: 8,
             max_workers: 16,
             max_ps: 16,
+            rigid_workers: 1,
         }
     }
 
@@ -554,6 +564,12 @@ impl PsConfig {
         }
         if self.max_ps == 0 || self.max_ps > MAX_TASKS {
             return bad("max_ps", "must be 1 to 10,000");
+        }
+        if self.rigid_workers == 0 || self.rigid_workers > self.max_workers.min(self.max_ps) {
+            return bad(
+                "rigid_workers",
+                "must be 1 to the most workers and parameter servers per job",
+            );
         }
         Ok(())
     }

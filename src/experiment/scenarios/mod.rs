@@ -232,6 +232,8 @@ pub fn dl2_experiment() -> Experiment {
         fairness: false,
         ps: Some(crate::workload::PsConfig {
             cpus_per_server: 48,
+            // The other families run each job with 2 workers and 2 parameter servers.
+            rigid_workers: 2,
             ..crate::workload::PsConfig::default()
         }),
         ..default_experiment()

@@ -5,6 +5,7 @@
 
 pub mod drf;
 pub mod optimus;
+pub mod tetris;
 pub mod tiresias;
 
 use super::{Decision, Policy, PolicyError, PolicyView};
@@ -120,4 +121,6 @@ pub const POLICIES: &[PolicyInfo] = &[
             |p| Ok(Box::new(optimus::Optimus::new(p.spec())))),
         entry!("drf", "classic", &papers::DRF, "Dominant resource fairness over GPU types and time: smallest dominant share of GPU-seconds first, on the type that keeps it smallest.", NO_PARAMS,
             |p| Ok(Box::new(drf::Drf::new(p.spec())))),
+        entry!("tetris", "classic", &papers::TETRIS, "Tetris's packing as DL2 compares with it: GPU types filled in turn, each with the job of the best packing score (free GPUs times its GPUs, plus its GPUs times its work left, weighted), until the best does not fit.", NO_PARAMS,
+            |p| Ok(Box::new(tetris::Tetris::new(p.spec())))),
 ];

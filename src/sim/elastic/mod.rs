@@ -224,6 +224,7 @@ impl ElasticSimulator {
         let vsize = cluster
             .types
             .iter()
+            .filter(|t| t.count > 0)
             .map(|t| t.per_server.max(1))
             .min()
             .unwrap_or(1);
@@ -234,6 +235,12 @@ impl ElasticSimulator {
         for (k, ty) in cluster.types.iter().enumerate() {
             let per = ty.per_server.max(1);
             let n = ty.count / per;
+            // A type with no GPUs here (an inference pool's: they serve inference) has no
+            // servers.
+            if ty.count == 0 {
+                servers.push(0);
+                continue;
+            }
             if n == 0 {
                 return Err(config_err(
                     "cluster",
@@ -269,14 +276,14 @@ impl ElasticSimulator {
             servers.push(n);
             real += n;
         }
-        let one_type = cluster.types.len() == 1;
+        let one_type = cluster.types.iter().filter(|t| t.count > 0).count() == 1;
         let mut type_keys = Vec::with_capacity(apps.apps.len());
         for app in &apps.apps {
             let mut keys = Vec::with_capacity(cluster.types.len());
             for ty in &cluster.types {
                 if app.knows_type(&ty.name) {
                     keys.push(Some(ty.name.clone()));
-                } else if one_type {
+                } else if one_type || ty.count == 0 {
                     keys.push(None);
                 } else {
                     let known = app.gpu_types();
