@@ -407,7 +407,7 @@ fn every_heuristic_finishes_every_job_of_the_bundled_scenario() {
         let p = s.ps.expect("slot runs report ps figures");
         assert_eq!(s.num_jobs, 320, "{}", s.policy);
         assert_eq!(s.unfinished, 0);
-        assert!(s.max_rho.is_none());
+        assert!(s.max_rho.is_some_and(|r| r >= 1.0 / 64.0));
         assert!(close(p.total_reward, 320.0, 1e-9));
         assert!(p.avg_workers >= 1.0 && p.avg_ps >= 1.0);
         assert!(p.max_workers <= 16 && p.max_ps <= 16);
@@ -616,7 +616,6 @@ fn bad_setups_are_refused_with_clear_messages() {
     }
     .resolve()
     .unwrap();
-    assert!(!r.supports_fairness());
     assert_eq!(r.trace.jobs[1].epoch_steps, Some(1e7 / 1024.0));
 }
 

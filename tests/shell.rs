@@ -61,13 +61,16 @@ fn a_policy_interval_equals_the_experiment_interval() {
 
     // Elastic: Pollux's Tiresias every 300 s against the experiment at 300 s.
     let pollux = scenarios::scenario("pollux").unwrap().experiment();
+    // (Without rho: the isolated baseline runs at the experiment's round length.)
     let own = summaries_json(&Experiment {
         policies: vec!["tiresias[round_s=300]".into()],
+        fairness: false,
         ..pollux.clone()
     });
     let whole = summaries_json(&Experiment {
         policies: vec!["tiresias".into()],
         round_s: 300.0,
+        fairness: false,
         ..pollux
     });
     assert_eq!(
@@ -126,17 +129,16 @@ fn the_plan_runs_policies_then_the_baseline_and_gives_rho() {
     assert!(out.isolated_jct.is_some());
     assert_eq!(out.results, experiment::run(&exp).unwrap());
     assert!(out.results.iter().all(|r| r.summary.max_rho.is_some()));
-    // Mechanisms without the isolated policy plan no baseline.
+    // Every other mechanism plans the baseline too (in rounds, on the jobs as rigid ones),
+    // unless its jobs cannot run there.
     for preset in ["pollux", "pickyman", "dl2", "aryl"] {
         let e = scenarios::scenario(preset).unwrap().experiment();
         let r = e.resolve().unwrap();
         assert_ne!(r.mechanism(), Mechanism::Rounds, "{preset}");
-        let plan = r.plan(&Experiment {
-            fairness: true,
-            ..e.clone()
-        });
-        assert!(!plan.has_baseline(), "{preset}");
-        assert_eq!(plan.tasks.len(), e.policies.len(), "{preset}");
+        assert_eq!(r.fairness_unavailable(), None, "{preset}");
+        let plan = r.plan(&e);
+        assert!(plan.has_baseline(), "{preset}");
+        assert_eq!(plan.tasks.len(), e.policies.len() + 1, "{preset}");
     }
 }
 
@@ -503,4 +505,59 @@ fn round_based_policies_run_preemptive_and_pooled_experiments() {
         err.contains("'dl2'") && err.contains("parameter-server"),
         "{err}"
     );
+}
+
+#[test]
+fn finish_time_fairness_is_computed_in_every_mechanism() {
+    // Every bundled scenario (one per mechanism and more) on a sample of its jobs: every
+    // policy's jobs have rho against the isolated baseline, which runs in rounds on the
+    // experiment's jobs as rigid ones.
+    let mut seen = std::collections::BTreeSet::new();
+    for sc in orrery::experiment::scenarios::SCENARIOS {
+        let mut exp = sc.experiment();
+        assert!(exp.fairness, "{}: the scenario computes rho", sc.name);
+        exp.window = None;
+        exp.trace_filter = Some(orrery::workload::TraceFilter {
+            max_jobs: Some(16),
+            ..Default::default()
+        });
+        let r = exp.resolve().unwrap();
+        seen.insert(format!("{:?}", r.mechanism()));
+        for res in experiment::run(&exp).unwrap() {
+            let s = &res.summary;
+            let (max, mean, jain) = (
+                s.max_rho.unwrap(),
+                s.mean_rho.unwrap(),
+                s.jain_index.unwrap(),
+            );
+            assert!(
+                mean > 0.0 && mean <= max && jain > 0.0 && jain <= 1.0 + 1e-12,
+                "{} {}: max {max} mean {mean} jain {jain}",
+                sc.name,
+                s.policy
+            );
+        }
+    }
+    assert_eq!(seen.len(), 5, "{seen:?}");
+}
+
+#[test]
+fn rho_is_left_out_with_its_reason_when_rounds_cannot_run_the_jobs() {
+    // Job types only an inference pool's mechanism knows (Alibaba PAI's, at one step per
+    // second): the isolated baseline cannot run them in rounds.
+    let e = Experiment {
+        workload: orrery::experiment::WorkloadSource::Inline {
+            name: "pai-sample.csv".into(),
+            text: "job_type,arrival_s,total_steps,scale_factor\nworker,0,590,2\ntensorflow,100,4750,4\n"
+                .into(),
+        },
+        policies: vec!["aryl".into()],
+        ..scenarios::scenario("aryl").unwrap().experiment()
+    };
+    let r = e.resolve().unwrap();
+    let why = r.fairness_unavailable().expect("no baseline");
+    assert!(why.contains("'worker' is not in the profile"), "{why}");
+    assert!(!r.plan(&e).has_baseline());
+    let out = experiment::run(&e).unwrap();
+    assert!(out[0].summary.max_rho.is_none() && out[0].summary.num_jobs == 2);
 }

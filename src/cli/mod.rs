@@ -314,9 +314,6 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
             .map(|p| p.name.to_string())
             .collect();
     }
-    if exp.is_elastic() {
-        exp.fairness = false;
-    }
     match a.cluster.as_slice() {
         [] => {}
         [c] => exp.cluster = c.clone(),

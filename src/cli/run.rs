@@ -125,6 +125,9 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
             for n in &r.notes {
                 s.insert_str(s.len() - 1, &format!("note: {n}\n"));
             }
+            if let Some(m) = r.fairness_unavailable().filter(|_| exp.fairness) {
+                s.insert_str(s.len() - 1, &format!("rho: {m}\n"));
+            }
             if !own.is_empty() {
                 s.insert_str(
                     s.len() - 1,
@@ -134,7 +137,7 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
             let rows: Vec<Vec<String>> = summaries
                 .iter()
                 .map(|s| {
-                    vec![
+                    let mut row = vec![
                         s.policy.clone(),
                         s.num_jobs.to_string(),
                         hours(s.avg_jct_s),
@@ -142,38 +145,40 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                         hours(s.makespan_s),
                         hours(s.avg_wait_s),
                         format!("{:.1}", s.utilization * 100.0),
-                        if preemptive {
-                            hours(s.time_lost_s)
-                        } else {
-                            opt3(s.max_rho)
-                        },
-                        if preemptive {
-                            s.preemptions.to_string()
-                        } else {
-                            s.restarts.to_string()
-                        },
-                    ]
+                    ];
+                    if preemptive {
+                        row.push(hours(s.time_lost_s));
+                    }
+                    row.push(opt3(s.max_rho));
+                    row.push(if preemptive {
+                        s.preemptions.to_string()
+                    } else {
+                        s.restarts.to_string()
+                    });
+                    row
                 })
                 .collect();
-            let (c7, c8) = if preemptive {
-                ("time lost (h)", "preemptions")
-            } else {
-                ("max rho", "restarts")
-            };
-            s.push_str(&render_table(
-                &[
-                    "policy",
-                    "jobs",
-                    "avg JCT (h)",
-                    "p99 JCT (h)",
-                    "makespan (h)",
-                    "avg wait (h)",
-                    "util (%)",
-                    c7,
-                    c8,
-                ],
-                &rows,
-            ));
+            let mut head = vec![
+                "policy",
+                "jobs",
+                "avg JCT (h)",
+                "p99 JCT (h)",
+                "makespan (h)",
+                "avg wait (h)",
+                "util (%)",
+            ];
+            if preemptive {
+                head.push("time lost (h)");
+            }
+            head.extend([
+                "max rho",
+                if preemptive {
+                    "preemptions"
+                } else {
+                    "restarts"
+                },
+            ]);
+            s.push_str(&render_table(&head, &rows));
             s.push_str(&claim_lines(&exp, &summaries));
             s
         }

@@ -4,12 +4,6 @@
 use super::*;
 
 impl Resolved {
-    /// Whether finish-time fairness (rho) can be computed: it needs the isolated policy,
-    /// which exists for round-based experiments only.
-    pub fn supports_fairness(&self) -> bool {
-        self.mechanism().fairness_note().is_none()
-    }
-
     /// The elastic applications, when the jobs are elastic.
     pub fn apps(&self) -> Option<&Arc<Apps>> {
         self.models.apps()
@@ -18,6 +12,21 @@ impl Resolved {
     /// The parameter-server world, when the jobs are parameter-server ones.
     pub fn ps(&self) -> Option<&PsSetup> {
         self.models.ps()
+    }
+
+    /// Why finish-time fairness (rho) cannot be computed for this experiment, if it cannot:
+    /// its baseline, Gavel's isolated policy, runs in rounds on the jobs as rigid ones
+    /// ([`Setup::rigid_jobs`]), which needs a throughput for every job (an inference pool's
+    /// experiment may run job types only its pooled mechanism knows, at one step per
+    /// second).
+    pub fn fairness_unavailable(&self) -> Option<String> {
+        let (cluster, jobs, profile) = self.setup().rigid_jobs(false);
+        Trace::from_jobs(&self.trace.name, jobs)
+            .check_against(&profile, &cluster)
+            .err()
+            .map(|e| {
+                format!("Not computed: the isolated baseline runs the jobs in rounds, and {e}.")
+            })
     }
 
     /// The world every mechanism is built from, borrowed from the resolved experiment.
@@ -336,7 +345,10 @@ impl Resolved {
                 baseline: false,
             })
             .collect();
-        if exp.fairness && self.supports_fairness() {
+        // Finish-time fairness: every policy's JCTs over Gavel's isolated policy's, which
+        // runs in rounds on the experiment's jobs as rigid ones in every mechanism
+        // ([`Setup::rigid_jobs`]).
+        if exp.fairness && self.fairness_unavailable().is_none() {
             tasks.push(Task {
                 index: tasks.len(),
                 policy: policy::BASELINE.to_string(),

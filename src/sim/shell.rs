@@ -109,18 +109,6 @@ impl Mechanism {
         self == Mechanism::Preemptive
     }
 
-    /// Why finish-time fairness (rho) is not computed for its experiments, if it is not: rho
-    /// needs the isolated baseline, which only Gavel's rounds run.
-    pub fn fairness_note(self) -> Option<&'static str> {
-        match self {
-            Mechanism::Rounds => None,
-            Mechanism::Slots => Some("Not computed for parameter-server experiments: rho needs the isolated policy, which exists for round-based experiments only."),
-            Mechanism::Preemptive => Some("Not computed for preemptive experiments: rho needs the isolated policy, which exists for round-based experiments only."),
-            Mechanism::Pooled => Some("Not computed for experiments with an inference pool: rho needs the isolated policy, which exists for round-based experiments only."),
-            Mechanism::Elastic => Some("Not computed for elastic experiments: rho needs the isolated policy, which exists for round-based experiments only."),
-        }
-    }
-
     /// What one step is, for people: `round`, `tick`, `event` or `slot`.
     pub fn step_noun(self) -> &'static str {
         match self {

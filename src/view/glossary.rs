@@ -145,6 +145,7 @@ pub fn summary_columns(mechanism: crate::sim::Mechanism) -> Vec<&'static str> {
     ];
     keys.extend_from_slice(match mechanism {
         Slots => &[
+            "max-rho",
             "avg-workers",
             "avg-ps",
             "cpu-utilization",
@@ -152,6 +153,7 @@ pub fn summary_columns(mechanism: crate::sim::Mechanism) -> Vec<&'static str> {
             "reallocations",
         ][..],
         Preemptive => &[
+            "max-rho",
             "p99-wait",
             "time-lost",
             "preemptions-preemptive",
@@ -159,6 +161,7 @@ pub fn summary_columns(mechanism: crate::sim::Mechanism) -> Vec<&'static str> {
             "overhead-error",
         ],
         Pooled => &[
+            "max-rho",
             "cluster-usage",
             "avg-loaned",
             "loans",
@@ -167,6 +170,7 @@ pub fn summary_columns(mechanism: crate::sim::Mechanism) -> Vec<&'static str> {
             "restarts-pooled",
         ],
         Elastic => &[
+            "max-rho",
             "gpu-hours",
             "avg-gpus-job",
             "avg-batch",

@@ -26,6 +26,15 @@ await run(async (browser) => {
   const page = await context.newPage();
   const consoleErrors = [];
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  // Finish-time fairness in any mechanism: once the isolated baseline has run, every one of
+  // the `n` rows has its max rho and the rho CDF is drawn.
+  async function rhoShown(pg, n) {
+    await pg.waitForFunction((k) => {
+      const rows = [...document.querySelectorAll('#summary tbody tr')];
+      return rows.length >= k && rows.every((r) => Number(r.getAttribute('data-max-rho')) > 0);
+    }, n, { timeout: 300000 });
+    assert(await canvasDrawn(pg, '#chart-rho-cdf') > 0, 'no rho CDF');
+  }
 
   let first;
   let link;
@@ -450,7 +459,8 @@ await run(async (browser) => {
     assert(rows.map((r) => r.policy).join() === 'pollux[generations=20],tiresias,optimus', JSON.stringify(rows));
     assert(rows.every((r) => r.avg > 0 && Number.isFinite(r.avg) && r.makespan >= r.avg), JSON.stringify(rows));
     const head = await page.$$eval('#summary thead th', (ths) => ths.map((t) => t.textContent));
-    assert(!head.includes('max rho') && head.includes('GPU-h') && head.includes('preemptions'), JSON.stringify(head));
+    assert(head.includes('max rho') && head.includes('GPU-h') && head.includes('preemptions'), JSON.stringify(head));
+    await rhoShown(page, 3);
     const util = await page.$$eval('#summary tbody tr td:nth-child(7)', (tds) => tds.map((t) => parseFloat(t.textContent)));
     assert(util.every((u) => u > 0 && u <= 100), JSON.stringify(util));
     const ms = await page.getAttribute('#run-ms', 'data-compute-ms');
@@ -759,8 +769,9 @@ await run(async (browser) => {
     assert(arylRows.every((r) => r.avg > 0 && Number.isFinite(r.wait) && r.usage > 0 && r.usage <= 1), JSON.stringify(arylRows));
     assert(arylRows[0].loans > 0 && arylRows[1].loans === 0 && arylRows[0].loaned > 0, JSON.stringify(arylRows));
     const head = await ap.$$eval('#summary thead th', (ths) => ths.map((t) => t.textContent));
-    assert(!head.includes('max rho') && head.includes('loans') && head.includes('reclaims') && head.includes('avg GPUs on loan') && head.includes('cluster usage'), JSON.stringify(head));
-    assert(await ap.$('#inference-panel #inference-peak') && !(await ap.$('#settings-panel input[type=checkbox]')), 'pool settings or hidden gavel/rho');
+    assert(head.includes('max rho') && head.includes('loans') && head.includes('reclaims') && head.includes('avg GPUs on loan') && head.includes('cluster usage'), JSON.stringify(head));
+    assert(await ap.$('#inference-panel #inference-peak') && !(await ap.$('#settings-panel input[type=checkbox]:not(#fairness)')) && await ap.$('#settings-panel #fairness'), 'pool settings, hidden gavel, rho offered');
+    await rhoShown(ap, 4);
     await ap.waitForFunction(() => Number(document.querySelector('#chart-inference-pool')?.getAttribute('data-points')) > 0
       && Number(document.querySelector('#chart-inference-pool')?.getAttribute('data-marks')) > 0);
     assert(await canvasDrawn(ap, '#chart-inference-pool') > 2000, 'pool chart is blank');
@@ -895,8 +906,8 @@ await run(async (browser) => {
     assert(by.pickyman.wait < by.srtf.wait, `pickyman waits ${by.pickyman.wait} s, srtf ${by.srtf.wait} s`);
     assert(by.fifo.preemptions === 0 && by.fifo.lost === 0 && by.srtf.preemptions > 0, JSON.stringify(pickymanRows));
     const head = await pk.$$eval('#summary thead th', (ths) => ths.map((t) => t.textContent));
-    for (const h of ['avg wait (h)', 'p99 wait (h)', 'time lost (h)', 'preemptions', 'duration error', 'overhead error']) assert(head.includes(h), `no '${h}' in ${JSON.stringify(head)}`);
-    assert(!head.includes('max rho'), JSON.stringify(head));
+    for (const h of ['avg wait (h)', 'p99 wait (h)', 'time lost (h)', 'preemptions', 'duration error', 'overhead error', 'max rho']) assert(head.includes(h), `no '${h}' in ${JSON.stringify(head)}`);
+    await rhoShown(pk, 5);
     const errors = await pk.$$eval('#summary tbody tr', (rs) => rs.map((r) => r.getAttribute('data-duration-error')));
     assert(Number(errors[0]) > 0 && errors[2] === '', JSON.stringify(errors));
     // The timeline of pickyman's suspensions, their table, and its predictions.
@@ -1077,8 +1088,8 @@ await run(async (browser) => {
     const ms = Date.now() - t0;
     assert(rows.map((r) => r.policy).join() === DL2.join(), JSON.stringify(rows));
     const head = await dp.$$eval('#summary thead th', (ths) => ths.map((t) => t.textContent));
-    for (const h of ['avg workers', 'avg PS', 'CPU utilization', 'reward/slot']) assert(head.includes(h), `no '${h}' in ${JSON.stringify(head)}`);
-    assert(!head.includes('max rho'), JSON.stringify(head));
+    for (const h of ['avg workers', 'avg PS', 'CPU utilization', 'reward/slot', 'max rho']) assert(head.includes(h), `no '${h}' in ${JSON.stringify(head)}`);
+    await rhoShown(dp, 5);
     dl2Rows = await dl2Summary(dp);
     assert(networkFetches.length === 1, `DL2's network fetched ${networkFetches.length} times`);
     const n0 = Date.now();
@@ -1314,7 +1325,7 @@ await run(async (browser) => {
     }
     // Trace 0 of DL2's testbed workload, as a file of its own.
     const lines = fs.readFileSync(path.join(ref, 'workloads/testbed_seed9973.csv'), 'utf8').trim().split('\n');
-    const traceFile = path.join(tmp, 'testbed_0.csv');
+    const traceFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'orrery-dl2ref-')), 'testbed_0.csv');
     fs.writeFileSync(traceFile, [lines[0], ...lines.slice(1).filter((l) => l.startsWith('0,'))].join('\n') + '\n');
     const p = await context.newPage();
     p.on('pageerror', (e) => consoleErrors.push(String(e)));

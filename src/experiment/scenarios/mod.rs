@@ -114,7 +114,7 @@ pub fn pollux_experiment() -> Experiment {
         policies: vec!["pollux".into(), "tiresias".into(), "optimus".into()],
         round_s: 60.0,
         restart_cost_s: 30.0,
-        fairness: false,
+        fairness: true,
         ..default_experiment()
     }
 }
@@ -164,7 +164,7 @@ pub fn aryl_experiment() -> Experiment {
         .to_vec(),
         round_s: 60.0,
         restart_cost_s: 30.0,
-        fairness: false,
+        fairness: true,
         inference: Some(crate::experiment::InferenceSource::Diurnal(
             crate::workload::inference::DiurnalConfig {
                 seed: 1,
@@ -200,7 +200,7 @@ pub fn pickyman_experiment() -> Experiment {
         ]
         .map(String::from)
         .to_vec(),
-        fairness: false,
+        fairness: true,
         preemption: Some(crate::model::restart::PreemptionConfig::default()),
         ..default_experiment()
     }
@@ -229,7 +229,7 @@ pub fn dl2_experiment() -> Experiment {
             .to_vec(),
         round_s: 1200.0,
         restart_cost_s: 10.0,
-        fairness: false,
+        fairness: true,
         ps: Some(crate::workload::PsConfig {
             cpus_per_server: 48,
             // The other families run each job with 2 workers and 2 parameter servers.

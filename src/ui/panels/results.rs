@@ -175,7 +175,7 @@ fn row(
         pre.as_ref().and_then(f).unwrap_or_default()
     };
     html! {
-        <tr data-policy={s.policy.clone()} data-num-jobs={s.num_jobs.to_string()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()}
+        <tr data-policy={s.policy.clone()} data-num-jobs={s.num_jobs.to_string()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()} data-max-rho={s.max_rho.map(|r| r.to_string()).unwrap_or_default()}
             data-avg-wait-s={s.avg_wait_s.to_string()} data-preemptions={s.preemptions.to_string()}
             data-loans={pool_num(&|p| p.loans.to_string())} data-reclaims={pool_num(&|p| p.reclaims.to_string())}
             data-avg-loaned-gpus={pool_num(&|p| p.avg_loaned_gpus.to_string())} data-cluster-usage={pool_num(&|p| p.cluster_usage.to_string())}
@@ -292,19 +292,23 @@ fn draw(canvases: &[NodeRef; 4], results: &Results, focus: usize) -> Result<(), 
     if let Some(c) = canvas(1) {
         let s = named(&|r| r.rhos.clone());
         let title = "Finish-time fairness rho (CDF)";
-        let not_computed = results.mechanism().and_then(|m| m.fairness_note());
-        let message = if let Some(m) = not_computed {
-            Some(m)
-        } else if s.iter().all(|x| x.1.is_empty()) {
-            Some(if results.exp.fairness {
-                "No rho yet: it appears once the isolated baseline has run."
+        let message = if s.iter().all(|x| x.1.is_empty()) {
+            let unavailable = results
+                .resolved
+                .as_ref()
+                .filter(|_| results.exp.fairness)
+                .and_then(|r| r.fairness_unavailable());
+            Some(if let Some(m) = unavailable {
+                m
+            } else if results.exp.fairness {
+                "No rho yet: it appears once the isolated baseline has run.".to_string()
             } else {
-                "Fairness is off: tick 'finish-time fairness' in Run settings to run the isolated baseline."
+                "Fairness is off: tick 'finish-time fairness' in Run settings to run the isolated baseline.".to_string()
             })
         } else {
             None
         };
-        let drawn = plot::show(&c, H, move |f| match message {
+        let drawn = plot::show(&c, H, move |f| match &message {
             Some(m) => f.message(title, m),
             None => charts::cdf(f, title, "rho = JCT / isolated JCT", &s, true),
         });

@@ -45,18 +45,18 @@ pub fn SettingsPanel(props: &Props) -> Html {
             <p class="hint" id="restart-model" data-model={exp.restart_kind().name()}>{ format!("Restart model: {}.", exp.restart_description()) }</p>
             <label>{ "measure jobs A:B " }<input id="window" aria-invalid={invalid(f, "window")} type="text" placeholder="all" value={shown(f, "window", exp.window.map(|(a, b)| format!("{a}:{b}")).unwrap_or_default())} onchange={on_edit.reform(|e: Event| SettingsMsg::Window(input_value(&e)))} />{ field_note(f, "window") }</label>
             if mech.jobs() == JobModel::ParameterServer {
-                <p class="hint" id="ps-settings">{ "Parameter-server experiments: time goes in slots of the round length (DL2: 20 minutes); every change of a job's workers or parameter servers costs the restart cost. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
+                <p class="hint" id="ps-settings">{ "Parameter-server experiments: time goes in slots of the round length (DL2: 20 minutes); every change of a job's workers or parameter servers costs the restart cost. Gavel's mechanism does not apply." }</p>
                 <label title="DL2's simulator's mechanism: each task goes to the least-loaded server or nowhere, no job is handed a worker and a parameter server before a heuristic acts, nothing costs time to restart, and the heuristics take DL2's forms"><input id="dl2-compat" type="checkbox" checked={exp.dl2_compat} onchange={on_edit.reform(|e: Event| SettingsMsg::Dl2Compat(input_checked(&e)))} />{ " DL2-compatible mechanism" }</label>
             } else if preemptive {
-                <p class="hint" id="preemptive-settings">{ "Preemptive experiments: time goes from event to event (arrivals, completions, the ends of suspensions and reloads); a suspension costs what the Preemption panel's model says. The round length is that of the other families' policies (rounds, ticks), which pay a checkpoint write and reload at each start and change. Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
+                <p class="hint" id="preemptive-settings">{ "Preemptive experiments: time goes from event to event (arrivals, completions, the ends of suspensions and reloads); a suspension costs what the Preemption panel's model says. The round length is that of the other families' policies (rounds, ticks), which pay a checkpoint write and reload at each start and change. Gavel's mechanism does not apply." }</p>
             } else if mech.inference_pool() {
-                <p class="hint" id="pool-settings">{ "Experiments with an inference pool: jobs run in the pooled simulator (ticks of the round length, each allocation change costs the restart cost); Gavel's mechanism and finish-time fairness (rho) do not apply." }</p>
+                <p class="hint" id="pool-settings">{ "Experiments with an inference pool: jobs run in the pooled simulator (ticks of the round length, each allocation change costs the restart cost); Gavel's mechanism does not apply." }</p>
             } else if mech.jobs() == JobModel::Elastic {
-                <p class="hint" id="elastic-settings">{ "Elastic experiments: Gavel's mechanism and finish-time fairness (rho) do not apply; every allocation change costs the restart cost." }</p>
+                <p class="hint" id="elastic-settings">{ "Elastic experiments: Gavel's mechanism does not apply; every allocation change costs the restart cost." }</p>
             } else {
                 <label><input type="checkbox" checked={exp.gavel_compat} onchange={on_edit.reform(|e: Event| SettingsMsg::GavelCompat(input_checked(&e)))} />{ " Gavel-compatible mechanism" }</label>
-                <label><input id="fairness" type="checkbox" checked={exp.fairness} onchange={on_edit.reform(|e: Event| SettingsMsg::Fairness(input_checked(&e)))} />{ " finish-time fairness (runs the isolated baseline)" }</label>
             }
+            <label title="Each job's JCT over its JCT under Gavel's isolated policy (every active job gets an equal share of the cluster's time), run in rounds on the experiment's jobs as rigid ones"><input id="fairness" type="checkbox" checked={exp.fairness} onchange={on_edit.reform(|e: Event| SettingsMsg::Fairness(input_checked(&e)))} />{ " finish-time fairness (runs the isolated baseline)" }</label>
         </section>
     }
 }
