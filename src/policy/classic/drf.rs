@@ -7,21 +7,13 @@
 //! ran on, then the faster, then the cluster's order). A job that fits nowhere is passed
 //! over and later ones may start. Heterogeneity-unaware except for breaking ties.
 
-use crate::policy::{Decision, Policy, PolicyError, PolicyView};
-use crate::rng::Rng;
+use crate::policy::PolicyView;
 
 /// The round-based DRF policy.
-#[derive(Debug, Clone)]
-pub struct Drf {
-    name: String,
-}
+#[derive(Debug, Clone, Copy)]
+pub struct Drf;
 
 impl Drf {
-    /// A new policy.
-    pub fn new(name: &str) -> Self {
-        Drf { name: name.into() }
-    }
-
     /// The dominant share of view position `j`: the largest over types of the job's
     /// GPU-seconds there over the type's GPU count, in seconds.
     pub fn dominant_share(view: &PolicyView, j: usize) -> f64 {
@@ -94,16 +86,6 @@ impl Drf {
             }
         }
         at
-    }
-}
-
-impl Policy for Drf {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
-        Ok(super::placement_decision(view, Self::place(view)))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Classic, heterogeneity-unaware baselines. Most answer with a priority order: the mechanism
 //! fills GPUs greedily in that order (a job keeps its GPU type when it has room there, and
-//! otherwise goes to the type with the most free GPUs). [`optimus`] and [`drf`] place jobs
-//! on GPU types themselves.
+//! otherwise goes to the type with the most free GPUs). [`optimus`], [`drf`] and [`tetris`]
+//! place jobs on GPU types themselves ([`Placing`]).
 
 pub mod drf;
 pub mod optimus;
@@ -12,6 +12,34 @@ use super::{Decision, Policy, PolicyError, PolicyView};
 use crate::policy::papers;
 use crate::policy::registry::{entry, PolicyInfo, NO_PARAMS};
 use crate::rng::Rng;
+
+/// A round-based policy that places each job on a GPU type itself, or leaves it waiting,
+/// by the rule `place` ([`drf`], [`optimus`], [`tetris`]).
+#[derive(Debug, Clone)]
+pub struct Placing {
+    name: String,
+    place: fn(&PolicyView) -> Vec<Option<usize>>,
+}
+
+impl Placing {
+    /// The policy named `name` placing jobs by `place`.
+    pub fn new(name: &str, place: fn(&PolicyView) -> Vec<Option<usize>>) -> Self {
+        Placing {
+            name: name.into(),
+            place,
+        }
+    }
+}
+
+impl Policy for Placing {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
+        Ok(placement_decision(view, (self.place)(view)))
+    }
+}
 
 /// The decision that places each job of `view` with `Some(type)` in `placement` on all its
 /// GPUs of that type (the placement policies' answer).
@@ -118,9 +146,9 @@ pub const POLICIES: &[PolicyInfo] = &[
         entry!("tiresias", "classic", &papers::TIRESIAS, "Tiresias: two-queue discretised LAS on GPU-hours (threshold 16), first come first served within a queue.", tiresias::PARAMS,
             tiresias::Tiresias::build),
         entry!("optimus", "classic", &papers::OPTIMUS, "Optimus in rounds: jobs placed in submission order, then free GPUs to the move onto a faster type that cuts predicted remaining time most per GPU.", NO_PARAMS,
-            |p| Ok(Box::new(optimus::Optimus::new(p.spec())))),
+            |p| Ok(Box::new(Placing::new(p.spec(), optimus::Optimus::place)))),
         entry!("drf", "classic", &papers::DRF, "Dominant resource fairness over GPU types and time: smallest dominant share of GPU-seconds first, on the type that keeps it smallest.", NO_PARAMS,
-            |p| Ok(Box::new(drf::Drf::new(p.spec())))),
+            |p| Ok(Box::new(Placing::new(p.spec(), drf::Drf::place)))),
         entry!("tetris", "classic", &papers::TETRIS, "Tetris's packing as DL2 compares with it: GPU types filled in turn, each with the job of the best packing score (free GPUs times its GPUs, plus its GPUs times its work left, weighted), until the best does not fit.", NO_PARAMS,
-            |p| Ok(Box::new(tetris::Tetris::new(p.spec())))),
+            |p| Ok(Box::new(Placing::new(p.spec(), tetris::Tetris::place)))),
 ];

@@ -12,21 +12,13 @@
 //! left at `T` steps/s; freed GPUs go to jobs still waiting (in submission order) before
 //! the next move. It stops when no move shortens a remaining time.
 
-use crate::policy::{Decision, Policy, PolicyError, PolicyView};
-use crate::rng::Rng;
+use crate::policy::PolicyView;
 
 /// The round-based Optimus policy.
-#[derive(Debug, Clone)]
-pub struct Optimus {
-    name: String,
-}
+#[derive(Debug, Clone, Copy)]
+pub struct Optimus;
 
 impl Optimus {
-    /// A new policy.
-    pub fn new(name: &str) -> Self {
-        Optimus { name: name.into() }
-    }
-
     /// The GPU type of each job (by view position), or `None` when it waits.
     pub fn place(view: &PolicyView) -> Vec<Option<usize>> {
         let types = view.cluster.num_types();
@@ -89,16 +81,6 @@ impl Optimus {
             fill(&mut at, &mut left);
         }
         at
-    }
-}
-
-impl Policy for Optimus {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
-        Ok(super::placement_decision(view, Self::place(view)))
     }
 }
 

@@ -8,21 +8,13 @@
 //! the best job does not fit, and then the next type is filled. As in DL2's form, the
 //! work-left term raises a job's score: jobs with more work left go first.
 
-use crate::policy::{Decision, Policy, PolicyError, PolicyView};
-use crate::rng::Rng;
+use crate::policy::PolicyView;
 
 /// The round-based Tetris policy.
-#[derive(Debug, Clone)]
-pub struct Tetris {
-    name: String,
-}
+#[derive(Debug, Clone, Copy)]
+pub struct Tetris;
 
 impl Tetris {
-    /// A new policy.
-    pub fn new(name: &str) -> Self {
-        Tetris { name: name.into() }
-    }
-
     /// The GPU type of each job (by view position), or `None` when it waits.
     pub fn place(view: &PolicyView) -> Vec<Option<usize>> {
         let mut left = view.cluster.counts();
@@ -80,16 +72,6 @@ impl Tetris {
             }
         }
         at
-    }
-}
-
-impl Policy for Tetris {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
-        Ok(super::placement_decision(view, Self::place(view)))
     }
 }
 
