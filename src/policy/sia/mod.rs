@@ -66,6 +66,11 @@ pub const PARAMS: &[ParamInfo] = &[
         default: "true",
         help: "a job may have up to twice the most GPUs it has run on whatever the type (false: on each type, twice the most it ran on there)",
     },
+    ParamInfo {
+        name: "moves_restart",
+        default: "false",
+        help: "a job moved to other servers with the same GPUs per server restarts (false: as Sia's simulator, only a new GPU type or GPUs per server restarts it)",
+    },
 ];
 
 /// The Sia policy.
@@ -74,6 +79,8 @@ pub struct Sia {
     name: String,
     row: RowParams,
     lambda_n: f64,
+    /// Whether a move to other servers of the same shape restarts a job.
+    moves_restart: bool,
     /// The last decision, for people: per job, the configurations' goodputs and costs
     /// and the one chosen.
     last: Explanation,
@@ -91,6 +98,7 @@ impl Sia {
             name: p.spec().to_string(),
             row,
             lambda_n: p.f64("lambda_n", 1.1, 0.0, 1e6)?,
+            moves_restart: p.bool("moves_restart", false)?,
             last: Explanation::default(),
         }))
     }
@@ -107,6 +115,10 @@ impl ElasticPolicy for Sia {
 
     fn per_type_models(&self) -> bool {
         true
+    }
+
+    fn restarts_on_shape(&self) -> bool {
+        !self.moves_restart
     }
 
     fn explanation(&self) -> Option<&Explanation> {

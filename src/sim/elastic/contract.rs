@@ -69,6 +69,12 @@ pub trait ElasticPolicy {
     fn per_type_models(&self) -> bool {
         false
     }
+    /// Whether a job restarts only when its shape changes (its GPU type, or its GPUs per
+    /// server, as Sia's simulator counts a restart: the same shape on other servers is
+    /// free); otherwise any change of its servers restarts it (Pollux's simulator).
+    fn restarts_on_shape(&self) -> bool {
+        false
+    }
     /// Why the last decision gave each job what it got, for policies that weigh every
     /// configuration of every job.
     fn explanation(&self) -> Option<&Explanation> {

@@ -6,7 +6,9 @@
 //! that end at epoch boundaries; then the policy sees the active jobs and answers with a
 //! list of server ids per job (one entry per GPU). A job whose list changed restarts: it
 //! spends the restart delay (30 s by default) of the next tick without progress, the first
-//! allocation included. Progress is counted in steps at the application's initial batch
+//! allocation included (under a policy that counts restarts as Sia's simulator does, only
+//! a new GPU type or GPUs per server restarts a job; the same shape on other servers is
+//! free). Progress is counted in steps at the application's initial batch
 //! size, each step at batch `B` being worth the statistical-efficiency gain
 //! `(var + sqr) / (var / scale + sqr)` with `scale = B / init`; a job is done at the
 //! progress milestone of its last epoch. Time is kept in whole seconds: an epoch boundary
@@ -601,8 +603,14 @@ impl ElasticSimulator {
         let restart = self.specs[id]
             .restart_s
             .unwrap_or(self.config.restart.delay_s);
+        let on_shape = self.policy.restarts_on_shape();
         let st = &mut self.states[id];
         let was_running = !st.placement.is_empty();
+        if on_shape && was_running && placement == st.placement && gpu_type == st.gpu_type {
+            // The same shape on other servers: no restart.
+            st.allocation = allocation;
+            return;
+        }
         st.allocation = allocation;
         st.placement = placement;
         st.gpu_type = gpu_type;
