@@ -73,7 +73,7 @@ impl RestartKind {
 
 impl Experiment {
     /// The restart model every mechanism charges: `restart_cost_s` for jobs without a
-    /// delay of their own (`restart_by_type` gives theirs, [`Self::apply_restart_delays`]),
+    /// delay of their own (`restart_by_type` gives theirs: resolution puts them on the jobs),
     /// and PickyMan's checkpoint model when `preemption` is set.
     pub fn restart_model(&self) -> RestartModel {
         RestartModel {

@@ -36,38 +36,34 @@ pub fn fifo(view: &SlotView) -> SlotAction {
         .map_or(SlotAction::Stop, SlotAction::AddBoth)
 }
 
-/// SRTF's next bundle: by the fraction of work left, then arrival (the order of `active`).
-pub fn srtf(view: &SlotView) -> SlotAction {
-    let left = |id: JobId| {
-        let j = &view.jobs[id];
-        1.0 - j.progress / j.total
-    };
+/// A bundle for the active job below the caps with the smallest `key`, the first in arrival
+/// order on a tie (DL2's queues order by the key, then arrival, then job).
+fn smallest(view: &SlotView, key: impl Fn(JobId) -> f64) -> SlotAction {
     let mut best: Option<(f64, JobId)> = None;
     for &id in view.active {
         if !below_caps(view, id) {
             continue;
         }
-        let f = left(id);
-        if best.is_none_or(|(b, _)| f < b) {
-            best = Some((f, id));
+        let k = key(id);
+        if best.is_none_or(|(b, _)| k < b) {
+            best = Some((k, id));
         }
     }
     best.map_or(SlotAction::Stop, |(_, id)| SlotAction::AddBoth(id))
 }
 
+/// SRTF's next bundle: by the fraction of work left (`1 - progress / work`, as DL2 computes
+/// it), then arrival.
+pub fn srtf(view: &SlotView) -> SlotAction {
+    smallest(view, |id| {
+        let j = &view.jobs[id];
+        1.0 - j.progress / j.total
+    })
+}
+
 /// DRF's next bundle: the smallest dominant share, then arrival.
 pub fn drf(view: &SlotView) -> SlotAction {
-    let mut best: Option<(f64, JobId)> = None;
-    for &id in view.active {
-        if !below_caps(view, id) {
-            continue;
-        }
-        let share = view.dominant_share(id);
-        if best.is_none_or(|(b, _)| share < b) {
-            best = Some((share, id));
-        }
-    }
-    best.map_or(SlotAction::Stop, |(_, id)| SlotAction::AddBoth(id))
+    smallest(view, |id| view.dominant_share(id))
 }
 
 /// The priority DL2's Optimus gives a job that lacks a worker or a parameter server

@@ -308,9 +308,7 @@ impl ElasticSimulator {
         }
         let num_nodes = vnodes.len() as u32;
         let gpus_per_node = vsize;
-        if !(config.restart.delay_s.is_finite()
-            && (0.0..=86_400.0).contains(&config.restart.delay_s))
-        {
+        if config.restart.check_delay().is_err() {
             return Err(config_err(
                 "restart_cost_s",
                 "the restart delay must be between 0 and 86,400 s".into(),

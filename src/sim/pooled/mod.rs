@@ -296,9 +296,7 @@ impl PooledSimulator {
         if !(config.tick.is_finite() && config.tick >= 1.0) {
             return Err(cfg_err("round_s", "the tick must be at least 1 s"));
         }
-        if !(config.restart.delay_s.is_finite()
-            && (0.0..=86_400.0).contains(&config.restart.delay_s))
-        {
+        if config.restart.check_delay().is_err() {
             return Err(cfg_err("restart_cost_s", "between 0 and 86,400 s"));
         }
         let mut servers = Vec::new();

@@ -1,5 +1,6 @@
 //! DL2-compatible mode (`dl2_compat`): the slot mechanism as DL2's own simulator runs it,
-//! so that its workloads and speed table ([`crate::workload::dl2`]) give its numbers.
+//! so that its workloads and speed table ([`crate::workload::dl2_trace`],
+//! [`crate::workload::dl2_files`]) give its numbers.
 //!
 //! What changes against Orrery's slots:
 //! - no job is handed a worker and a parameter server before the policy acts (DL2's

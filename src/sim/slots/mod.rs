@@ -256,7 +256,7 @@ impl SlotSimulator {
         if !(cfg.slot_s.is_finite() && cfg.slot_s >= 1.0) {
             return Err(cfg_err("round_s", "a slot must last at least 1 s"));
         }
-        if !(cfg.restart.delay_s.is_finite() && (0.0..=86_400.0).contains(&cfg.restart.delay_s)) {
+        if cfg.restart.check_delay().is_err() {
             return Err(cfg_err("restart_cost_s", "between 0 and 86,400 s"));
         }
         check_jobs(cluster, &cfg.ps, &specs, &models)?;

@@ -71,22 +71,11 @@ impl App {
                 self.errors.profile = match dl2_files::read_profile(&name, &files) {
                     Err(e) => Some(format!("{e} — the previous profile is kept")),
                     Ok(models) => {
-                        let n = models.models.len();
-                        let error = self.apply_profile(ProfileSource::Files {
-                            name: name.clone(),
-                            files,
-                        });
-                        if error.is_none() {
-                            let before = self.notice.take().map(|n| n.1);
-                            self.notice = Some((
-                                true,
-                                format!(
-                                    "Read DL2's {n} job types and their speed table from folder '{name}'; the Run settings' DL2-compatible mechanism replays DL2's simulator.{}",
-                                    before.map(|b| format!(" {b}")).unwrap_or_default()
-                                ),
-                            ));
-                        }
-                        error
+                        let read = format!(
+                            "Read DL2's {} job types and their speed table from folder '{name}'; the Run settings' DL2-compatible mechanism replays DL2's simulator",
+                            models.models.len()
+                        );
+                        self.apply_folder(name, files, read)
                     }
                 };
             }
@@ -94,33 +83,45 @@ impl App {
                 self.errors.profile = match Apps::from_pollux_files(&name, &files) {
                     Err(e) => Some(format!("{e} — the previous profile is kept")),
                     Ok(apps) => {
-                        let n = apps.apps.len();
-                        let error = self.apply_profile(ProfileSource::Files {
-                            name: name.clone(),
-                            files,
-                        });
-                        if error.is_none() {
-                            let extra = if skipped > 0 {
-                                format!(" ({skipped} other files not needed were left out)")
-                            } else {
-                                String::new()
-                            };
-                            let before = self.notice.take().map(|n| n.1);
-                            self.notice = Some((
-                                true,
-                                format!(
-                                    "Read {n} applications from folder '{name}'{extra}.{}",
-                                    before.map(|b| format!(" {b}")).unwrap_or_default()
-                                ),
-                            ));
-                        }
-                        error
+                        let extra = if skipped > 0 {
+                            format!(" ({skipped} other files not needed were left out)")
+                        } else {
+                            String::new()
+                        };
+                        let read = format!(
+                            "Read {} applications from folder '{name}'{extra}",
+                            apps.apps.len()
+                        );
+                        self.apply_folder(name, files, read)
                     }
                 };
             }
             WorkloadMsg::ProfileFileError(e) => self.errors.profile = Some(e),
         }
         true
+    }
+
+    /// Take a profile folder that was read (`read` says what it holds): the notice says so,
+    /// before whatever the switch of profile noted; why not, if the experiment does not
+    /// resolve with it.
+    fn apply_folder(
+        &mut self,
+        name: String,
+        files: Vec<crate::workload::InlineFile>,
+        read: String,
+    ) -> Option<String> {
+        let error = self.apply_profile(ProfileSource::Files { name, files });
+        if error.is_none() {
+            let before = self.notice.take().map(|n| n.1);
+            self.notice = Some((
+                true,
+                format!(
+                    "{read}.{}",
+                    before.map(|b| format!(" {b}")).unwrap_or_default()
+                ),
+            ));
+        }
+        error
     }
 
     /// Apply `change` ([`edit::apply`]) and keep the edited experiment if it resolves; why
