@@ -203,3 +203,41 @@ fn each_job_finishes_when_it_does_in_dl2s_simulator() {
         }
     }
 }
+
+#[test]
+fn dl2s_generator_draws_dl2s_traces() {
+    use orrery::workload::dl2_gen::{draw, epochs, Dl2Scale, TYPES};
+    let Some(dir) = reference("dl2", "DL2's workload generator against DL2's traces") else {
+        return;
+    };
+    for scale in Dl2Scale::ALL {
+        let text =
+            std::fs::read_to_string(dir.join(format!("workloads/{}_seed9973.csv", scale.name())))
+                .unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let col = |n: &str| header.iter().position(|c| *c == n).unwrap();
+        let (t, slot, model, ep) = (
+            col("trace"),
+            col("arrival_slot"),
+            col("model"),
+            col("num_epochs"),
+        );
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        for k in 0..10u32 {
+            let want: Vec<_> = rows.iter().filter(|r| r[t] == k.to_string()).collect();
+            let got = draw(scale, 9973, k, scale.jobs());
+            assert_eq!(got.len(), want.len(), "{} trace {k}", scale.name());
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(g.slot.to_string(), w[slot], "{} trace {k}", scale.name());
+                assert_eq!(TYPES[g.kind].0, w[model], "{} trace {k}", scale.name());
+                assert_eq!(
+                    epochs(scale, g.kind),
+                    w[ep].parse::<f64>().unwrap(),
+                    "{} trace {k}",
+                    scale.name()
+                );
+            }
+        }
+    }
+}

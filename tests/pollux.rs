@@ -71,6 +71,7 @@ fn small(policies: &[&str], seed: u64) -> Experiment {
         elastic_fraction: 0.0,
         duration_scale: 1.0,
         seed: 3,
+        dl2: None,
     });
     e.cluster = "gpu:32/4".into();
     e.policies = policies.iter().map(|p| p.to_string()).collect();

@@ -121,6 +121,7 @@ fn experiment(family: &str, mechanism: Mechanism, policy: &str, d: &Draw) -> Exp
             elastic_fraction: 0.0,
             duration_scale: 1.0,
             seed: 0,
+            dl2: None,
         },
     };
     let profile = match mechanism {

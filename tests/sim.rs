@@ -20,6 +20,7 @@ fn generated(num_jobs: usize, rate: f64, multi: bool, seed: u64) -> Experiment {
             elastic_fraction: 0.0,
             duration_scale: 1.0,
             seed,
+            dl2: None,
         }),
         profile: ProfileSource::Preset {
             name: "gavel-types".into(),
@@ -123,6 +124,7 @@ fn same_experiment_gives_identical_json() {
             elastic_fraction: 0.0,
             duration_scale: 1.0,
             seed: 12,
+            dl2: None,
         }),
         ..exp
     };

@@ -24,6 +24,7 @@ fn generated(cluster: &str, compat: bool) -> Experiment {
             elastic_fraction: 0.0,
             duration_scale: 0.3,
             seed: 11,
+            dl2: None,
         }),
         profile: ProfileSource::Preset {
             name: "gavel-types".into(),

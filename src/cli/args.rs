@@ -171,6 +171,12 @@ pub(crate) struct ExperimentArgs {
     /// placement, no restart cost, DL2's forms of its heuristics).
     #[arg(long)]
     pub(crate) dl2_compat: bool,
+    /// DL2's workload generator: `SCALE[:SEED[:TRACE]]` (`testbed`, `base` or `large`;
+    /// numpy's seed, 9973 by default; the trace of the seed, 0 by default), as DL2's
+    /// simulator draws its traces. Needs DL2's profile folder (--profile); the cluster
+    /// and slot length default to the scale's.
+    #[arg(long, value_name = "SCALE[:SEED[:TRACE]]", value_parser = parse_dl2_workload, conflicts_with = "trace")]
+    pub(crate) dl2_workload: Option<Dl2Workload>,
     /// Seconds without progress each time a job starts or its GPUs change (the delay of
     /// job types `--restart-type` does not name).
     #[arg(long, value_name = "SECONDS", value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
@@ -694,4 +700,37 @@ pub(crate) fn parse_seeds(s: &str) -> Result<SeedRange, String> {
         return Err(format!("range '{s}' has more than {MAX_SEEDS} seeds"));
     }
     Ok(range)
+}
+
+/// `--dl2-workload`'s value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dl2Workload {
+    pub(crate) scale: orrery::workload::dl2_gen::Dl2Scale,
+    pub(crate) seed: u32,
+    pub(crate) trace: u32,
+}
+
+fn parse_dl2_workload(s: &str) -> Result<Dl2Workload, String> {
+    use orrery::workload::dl2_gen::Dl2Scale;
+    let mut parts = s.split(':');
+    let scale = parts.next().unwrap_or_default();
+    let scale = Dl2Scale::from_name(scale)
+        .ok_or_else(|| format!("'{scale}' is not one of DL2's scales (testbed, base, large)"))?;
+    let num = |p: Option<&str>, what: &str, default: u32| -> Result<u32, String> {
+        match p {
+            None => Ok(default),
+            Some(v) => v
+                .trim()
+                .parse::<u32>()
+                .map_err(|_| format!("'{v}' is not a {what} (a whole number, 0 to 4,294,967,295)")),
+        }
+    };
+    let seed = num(parts.next(), "seed", 9973)?;
+    let trace = num(parts.next(), "trace number", 0)?;
+    if parts.next().is_some() {
+        return Err(format!(
+            "'{s}': SCALE[:SEED[:TRACE]] has at most three parts"
+        ));
+    }
+    Ok(Dl2Workload { scale, seed, trace })
 }

@@ -70,6 +70,7 @@ pub(crate) fn cmd_generate(a: GenerateArgs) -> CliResult<()> {
         elastic_fraction: 0.0,
         duration_scale: 1.0,
         seed: a.seed,
+        dl2: None,
     };
     if let Some(source) = &a.apps {
         let apps = load_apps(source)?;

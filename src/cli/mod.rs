@@ -266,6 +266,19 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
             text,
         };
     }
+    if let Some(w) = a.dl2_workload {
+        exp.workload = WorkloadSource::Generated(orrery::workload::GeneratorConfig {
+            num_jobs: w.scale.jobs(),
+            seed: u64::from(w.seed),
+            dl2: Some(orrery::workload::dl2_gen::Dl2Arrivals {
+                scale: w.scale,
+                trace: w.trace,
+            }),
+            ..Default::default()
+        });
+        exp.cluster = format!("gpu:{}/2", 2 * w.scale.nodes());
+        exp.round_s = w.scale.slot_s();
+    }
     exp.trace_filter = a.filter.over(exp.trace_filter.take());
     let was_elastic = exp.is_elastic();
     let was_ps = exp.is_ps();
@@ -369,10 +382,18 @@ pub(crate) fn workload_label(exp: &Experiment, r: &Resolved) -> String {
     match &exp.workload {
         WorkloadSource::Preset { name } => format!("bundled trace '{name}' ({n} jobs)"),
         WorkloadSource::Inline { name, .. } => format!("{name} ({n} jobs)"),
-        WorkloadSource::Generated(g) => format!(
-            "generated ({n} jobs, {} jobs/h, seed {})",
-            g.jobs_per_hour, g.seed
-        ),
+        WorkloadSource::Generated(g) => match g.dl2 {
+            Some(d) => format!(
+                "DL2's generator ({n} jobs, {} scale, numpy seed {}, trace {})",
+                d.scale.name(),
+                g.seed,
+                d.trace
+            ),
+            None => format!(
+                "generated ({n} jobs, {} jobs/h, seed {})",
+                g.jobs_per_hour, g.seed
+            ),
+        },
     }
 }
 

@@ -254,7 +254,7 @@ impl Experiment {
         config.check()?;
         let trace = match &self.workload {
             WorkloadSource::Preset { name } => presets::trace(name)?,
-            WorkloadSource::Generated(g) => generate_ps(&models, g)?,
+            WorkloadSource::Generated(g) => generate_ps(&models, g, self.round_s)?,
             WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
         };
         let mut notes = Vec::new();

@@ -16,6 +16,16 @@ pub type Resolves<'a> = dyn FnMut(&Experiment) -> Result<(), String> + 'a;
 pub fn workload_label(exp: &Experiment) -> String {
     match &exp.workload {
         WorkloadSource::Preset { name } => format!("bundled trace '{name}'"),
+        WorkloadSource::Generated(crate::workload::GeneratorConfig {
+            dl2: Some(d),
+            num_jobs,
+            seed,
+            ..
+        }) => format!(
+            "DL2's generator: {num_jobs} jobs, {} scale, numpy seed {seed}, trace {}",
+            d.scale.name(),
+            d.trace
+        ),
         WorkloadSource::Generated(g) => format!(
             "generated{}: {} jobs, {} jobs/h,{} seed {}",
             if exp.is_elastic() { " (elastic)" } else { "" },

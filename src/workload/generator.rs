@@ -35,6 +35,11 @@ pub struct GeneratorConfig {
     /// Seed of the workload (derived from the experiment seed when not given).
     #[serde(default)]
     pub seed: u64,
+    /// DL2's generator instead (parameter-server experiments with DL2's profile folder):
+    /// its scale's arrivals and job lengths, `num_jobs` jobs of trace `trace` of numpy seed
+    /// `seed`; the arrival rate, duration scale and GPU options play no part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dl2: Option<super::dl2_gen::Dl2Arrivals>,
 }
 
 fn one() -> f64 {
@@ -141,6 +146,7 @@ impl Default for GeneratorConfig {
             elastic_fraction: 0.0,
             duration_scale: 1.0,
             seed: 0,
+            dl2: None,
         }
     }
 }
@@ -357,6 +363,7 @@ mod tests {
             elastic_fraction: 0.0,
             duration_scale: 1.0,
             seed: 7,
+            dl2: None,
         };
         let a = generate(&profile(), &types, &cfg).unwrap();
         let b = generate(&profile(), &types, &cfg).unwrap();

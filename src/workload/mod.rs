@@ -11,6 +11,7 @@ pub mod colocation;
 pub mod csv;
 pub mod dates;
 pub mod dl2_files;
+pub mod dl2_gen;
 pub mod dl2_trace;
 pub mod elastic;
 mod elastic_files;

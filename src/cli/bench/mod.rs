@@ -87,6 +87,7 @@ pub(crate) fn gen_jobs(
         elastic_fraction: 0.0,
         duration_scale: 1.0,
         seed: 0,
+        dl2: None,
     };
     generate(profile, cluster, &cfg).map_err(|e| CliError::Failure(e.to_string()))
 }
@@ -622,6 +623,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                     elastic_fraction: 0.0,
                     duration_scale: 1.0,
                     seed: 0,
+                    dl2: None,
                 }),
                 ProfileSource::Preset {
                     name: "gavel-types".into(),
@@ -651,6 +653,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                 elastic_fraction: 0.0,
                 duration_scale: 1.0,
                 seed: 0,
+                dl2: None,
             }),
             ProfileSource::Preset {
                 name: "gavel-types".into(),
@@ -709,6 +712,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             elastic_fraction: 0.5,
             duration_scale: 1.0,
             seed: 1,
+            dl2: None,
         });
         let (times, finished) = bench_whole_run(&exp, 1)?;
         rows.push(BenchRow::new(
@@ -789,6 +793,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             elastic_fraction: 0.0,
             duration_scale: 0.1,
             seed: 1,
+            dl2: None,
         });
         let (times, finished) = bench_whole_run(&exp, 1)?;
         rows.push(BenchRow::new(

@@ -75,6 +75,7 @@ pub fn gavel_paper_experiment() -> Experiment {
             elastic_fraction: 0.0,
             duration_scale: 1.0,
             seed: 1,
+            dl2: None,
         }),
         policies: ["max_min_fairness", "max_min_fairness_perf"]
             .map(String::from)
@@ -107,6 +108,7 @@ pub fn pollux_experiment() -> Experiment {
             elastic_fraction: 0.0,
             duration_scale: 1.0,
             seed: 1,
+            dl2: None,
         }),
         profile: ProfileSource::Preset {
             name: "pollux-apps".into(),
@@ -153,6 +155,7 @@ pub fn aryl_experiment() -> Experiment {
             elastic_fraction: 0.5,
             duration_scale: 1.0,
             seed: 1,
+            dl2: None,
         }),
         policies: [
             "aryl",
@@ -190,6 +193,7 @@ pub fn pickyman_experiment() -> Experiment {
             elastic_fraction: 0.0,
             duration_scale: 0.1,
             seed: 1,
+            dl2: None,
         }),
         policies: [
             "pickyman",
@@ -220,6 +224,7 @@ pub fn dl2_experiment() -> Experiment {
             elastic_fraction: 0.0,
             duration_scale: 1.0,
             seed: 1,
+            dl2: None,
         }),
         profile: ProfileSource::Preset {
             name: "dl2-models".into(),

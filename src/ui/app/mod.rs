@@ -262,6 +262,7 @@ impl Component for App {
                 elastic_fraction: 0.0,
                 duration_scale: 1.0,
                 seed: exp.seed,
+                dl2: None,
             },
         };
         let mut app = App {
