@@ -72,11 +72,17 @@ fn summary(dir: &Path) -> BTreeMap<(String, String, String), f64> {
 
 /// Each policy's per-job JCTs (slots) on one trace, in job order.
 fn run_trace(dir: &Path, trace: &str, nodes: u32, slot: f64) -> Vec<Vec<f64>> {
+    let workload = WorkloadSource::Inline {
+        name: "trace.csv".into(),
+        text: trace.into(),
+    };
+    run_workload(dir, workload, nodes, slot)
+}
+
+/// Each policy's per-job JCTs (slots) on one workload, in job order.
+fn run_workload(dir: &Path, workload: WorkloadSource, nodes: u32, slot: f64) -> Vec<Vec<f64>> {
     let exp = Experiment {
-        workload: WorkloadSource::Inline {
-            name: "trace.csv".into(),
-            text: trace.into(),
-        },
+        workload,
         profile: profile(dir),
         cluster: format!("gpu:{}/2", 2 * nodes),
         round_s: slot,
@@ -238,6 +244,63 @@ fn dl2s_generator_draws_dl2s_traces() {
                     scale.name()
                 );
             }
+        }
+    }
+}
+
+/// DL2's simulator on other seeds of its generator (`tests/data/dl2_seeds.csv`: numpy
+/// seeds 1 and 2, 10 traces at each scale, each heuristic's average JCT per trace and the
+/// mean, as docs/fidelity.md says how they were run): Orrery's generator draws the traces
+/// and DL2-compatible mode runs them.
+#[test]
+fn other_seeds_of_dl2s_generator_match_dl2s_simulator() {
+    use orrery::workload::dl2_gen::{Dl2Arrivals, Dl2Scale};
+    use orrery::workload::GeneratorConfig;
+    let Some(dir) = reference("dl2", "DL2's simulator on other seeds of its generator") else {
+        return;
+    };
+    let text = include_str!("data/dl2_seeds.csv");
+    let mut want: BTreeMap<(String, u32, String, String), f64> = BTreeMap::new();
+    for l in text.lines().skip(1) {
+        let r: Vec<&str> = l.split(',').collect();
+        want.insert(
+            (r[0].into(), r[1].parse().unwrap(), r[2].into(), r[3].into()),
+            r[4].parse().unwrap(),
+        );
+    }
+    for seed in [1u32, 2] {
+        for scale in Dl2Scale::ALL {
+            let mut means = [0.0; POLICIES.len()];
+            let mut off = Vec::new();
+            for t in 0..10u32 {
+                let workload = WorkloadSource::Generated(GeneratorConfig {
+                    num_jobs: scale.jobs(),
+                    seed: u64::from(seed),
+                    dl2: Some(Dl2Arrivals { scale, trace: t }),
+                    ..GeneratorConfig::default()
+                });
+                let jcts = run_workload(&dir, workload, scale.nodes(), scale.slot_s());
+                for (k, p) in POLICIES.iter().enumerate() {
+                    let avg = jcts[k].iter().sum::<f64>() / jcts[k].len() as f64;
+                    means[k] += avg / 10.0;
+                    let r = want[&(scale.name().into(), seed, p.to_string(), t.to_string())];
+                    if (avg / r - 1.0).abs() > 1e-6 {
+                        off.push(format!("{p} trace {t}: {avg:.4} against {r:.4}"));
+                    }
+                }
+            }
+            for (k, p) in POLICIES.iter().enumerate() {
+                let r = want[&(scale.name().into(), seed, p.to_string(), "mean".into())];
+                let d = means[k] / r - 1.0;
+                println!(
+                    "dl2 seed {seed} {} {p}: avg JCT {:.4} slots, DL2's simulator {r:.4} ({:+.4}%)",
+                    scale.name(),
+                    means[k],
+                    d * 100.0
+                );
+                assert!(d.abs() <= 0.02, "seed {seed} {} {p}", scale.name());
+            }
+            assert!(off.iter().all(|o| o.starts_with("tetris")), "{off:?}");
         }
     }
 }
