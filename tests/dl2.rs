@@ -650,7 +650,7 @@ fn an_experiment_carries_its_network_through_a_link() {
     use orrery::experiment::NetworkSource;
     use orrery::nn::{Activation, Mlp};
     // A network of the right shape but other weights than the bundled one.
-    let bundled = Mlp::from_json(dl2::bundled::EMBEDDED.unwrap()).unwrap();
+    let bundled = dl2::bundled::network(dl2::bundled::World::Slots).unwrap();
     let mut rng = orrery::rng::Rng::new(7);
     let other = Mlp::new(bundled.sizes(), Activation::Relu, &mut rng);
     let exp = Experiment {
@@ -696,7 +696,7 @@ fn an_experiment_carries_its_network_through_a_link() {
     .resolve()
     .unwrap_err()
     .to_string();
-    assert!(e.contains("narrow.json") && e.contains("140"), "{e}");
+    assert!(e.contains("narrow.json") && e.contains("170"), "{e}");
     let e = Experiment {
         network: exp.network.clone(),
         ..Experiment::default()

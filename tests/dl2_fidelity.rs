@@ -304,3 +304,46 @@ fn other_seeds_of_dl2s_generator_match_dl2s_simulator() {
         }
     }
 }
+
+/// DL2's bundled network of DL2's world against Optimus and DRF on DL2's base traces
+/// (seed 9973), in DL2-compatible mode: DL2's paper has it below both.
+#[test]
+fn dl2s_network_beats_optimus_and_drf_on_dl2s_base_traces() {
+    use orrery::workload::dl2_gen::{Dl2Arrivals, Dl2Scale};
+    use orrery::workload::GeneratorConfig;
+    let Some(dir) = reference("dl2", "DL2's network in DL2's world") else {
+        return;
+    };
+    let scale = Dl2Scale::Base;
+    let mut means = [0.0; 3];
+    for t in 0..10u32 {
+        let exp = Experiment {
+            workload: WorkloadSource::Generated(GeneratorConfig {
+                num_jobs: scale.jobs(),
+                seed: 9973,
+                dl2: Some(Dl2Arrivals { scale, trace: t }),
+                ..GeneratorConfig::default()
+            }),
+            profile: profile(&dir),
+            cluster: format!("gpu:{}/2", 2 * scale.nodes()),
+            round_s: scale.slot_s(),
+            dl2_compat: true,
+            fairness: false,
+            policies: ["dl2", "optimus", "drf"].map(String::from).to_vec(),
+            ..Experiment::default()
+        };
+        for (k, r) in experiment::run(&exp).unwrap().iter().enumerate() {
+            assert_eq!(r.summary.unfinished, 0);
+            means[k] += r.summary.avg_jct_s / scale.slot_s() / 10.0;
+        }
+    }
+    println!(
+        "dl2 base seed 9973: dl2 {:.3}, optimus {:.3}, drf {:.3} slots ({:+.1}% / {:+.1}%)",
+        means[0],
+        means[1],
+        means[2],
+        (means[0] / means[1] - 1.0) * 100.0,
+        (means[0] / means[2] - 1.0) * 100.0
+    );
+    assert!(means[0] < means[1] && means[0] < means[2], "{means:?}");
+}

@@ -46,7 +46,24 @@ pub(crate) enum Command {
 pub(crate) enum Dl2Command {
     /// Train DL2: a supervised warm-up on DRF's decisions, then actor-critic reinforcement
     /// learning in the slot simulator, on workloads of the experiment's generator.
-    Train(Dl2TrainArgs),
+    Train(Box<Dl2TrainArgs>),
+    /// Write the bundled networks' file (`traces/dl2_weights.json`) from two weights files
+    /// written by `orrery dl2 train`: Orrery's slot world's and DL2-compatible mode's.
+    Bundle(Dl2BundleArgs),
+}
+
+/// Flags of `orrery dl2 bundle`.
+#[derive(Args, Debug)]
+pub(crate) struct Dl2BundleArgs {
+    /// The network for Orrery's slot world (trained with `--preset dl2`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) slots: PathBuf,
+    /// The network for DL2-compatible mode (trained with `--dl2-compat`).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) dl2_compat: PathBuf,
+    /// Write the bundle here [default: standard output].
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
 }
 
 /// Flags of `orrery dl2 train`.
@@ -58,6 +75,18 @@ pub(crate) struct Dl2TrainArgs {
     /// Experiment JSON instead of the scenario.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
+    /// Train on DL2's workload generator at this scale (`testbed`, `base` or `large`; the
+    /// episodes draw their own seeds), with --profile DL2's profile folder; the cluster and
+    /// slot length are the scale's.
+    #[arg(long, value_name = "SCALE", value_parser = parse_dl2_workload)]
+    pub(crate) dl2_workload: Option<Dl2Workload>,
+    /// Profile of the episodes' jobs (a file or DL2's profile folder) [default: the
+    /// scenario's].
+    #[arg(long, value_name = "PATH")]
+    pub(crate) profile: Option<PathBuf>,
+    /// Train in DL2-compatible mode (DL2's placement and its simulator's rules).
+    #[arg(long)]
+    pub(crate) dl2_compat: bool,
     /// Training seed.
     #[arg(long, default_value_t = 0)]
     pub(crate) seed: u64,
@@ -67,6 +96,9 @@ pub(crate) struct Dl2TrainArgs {
     /// Passes over DRF's decisions in the warm-up.
     #[arg(long)]
     pub(crate) warmup_epochs: Option<usize>,
+    /// Jobs in the network's window (DL2 schedules the first 20 at its base scale).
+    #[arg(long)]
+    pub(crate) window: Option<usize>,
     /// Jobs per episode.
     #[arg(long)]
     pub(crate) episode_jobs: Option<usize>,

@@ -6,12 +6,22 @@ use super::*;
 
 pub(crate) fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
     use orrery::experiment::train::{TrainConfig, Trainer};
-    let exp = match &a.config {
+    let mut exp = match &a.config {
         Some(path) => Experiment::from_json(&read_file(path, "experiment")?)?,
         None => scenarios::scenario(&a.preset)
             .ok_or_else(|| CliError::Input(format!("no bundled scenario '{}'", a.preset)))?
             .experiment(),
     };
+    if let Some(path) = &a.profile {
+        exp.profile = profile_source(path)?;
+    }
+    if let Some(w) = a.dl2_workload {
+        dl2_workload(&mut exp, w);
+    }
+    if a.dl2_compat {
+        exp.dl2_compat = true;
+        exp.ps = Some(orrery::workload::PsConfig::dl2());
+    }
     let mut cfg = TrainConfig {
         seed: a.seed,
         ..TrainConfig::default()
@@ -21,6 +31,9 @@ pub(crate) fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
     }
     if let Some(v) = a.warmup_epochs {
         cfg.warmup_epochs = v;
+    }
+    if let Some(v) = a.window {
+        cfg.window = v;
     }
     if let Some(v) = a.episode_jobs {
         cfg.episode_jobs = v;
@@ -95,6 +108,10 @@ pub(crate) fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
         "after {} iterations: {r1:.4} reward per slot, average JCT {j1:.0} s on held-out episodes",
         cfg.iterations
     ));
+    for h in ["drf", "optimus"] {
+        let (_, j) = t.evaluate_heuristic(h).map_err(CliError::Failure)?;
+        note(&format!("{h} on the same episodes: average JCT {j:.0} s"));
+    }
     let mut net = t.policy.clone();
     net.round_to_f32();
     let json = net.to_json_with_description(Some(&format!(
@@ -109,4 +126,15 @@ pub(crate) fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
         write_file(o, &t.curve_csv())?;
     }
     Ok(())
+}
+
+pub(crate) fn cmd_dl2_bundle(a: Dl2BundleArgs) -> CliResult<()> {
+    let slots = read_file(&a.slots, "network")?;
+    let compat = read_file(&a.dl2_compat, "network")?;
+    let out = a.out.as_deref().map(create_output).transpose()?;
+    let text = orrery::policy::dl2::bundled::write([&slots, &compat]).map_err(CliError::Input)?;
+    match out {
+        Some(o) => write_file(o, &(text + "\n")),
+        None => print_stdout(&(text + "\n")),
+    }
 }

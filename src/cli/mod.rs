@@ -117,7 +117,8 @@ pub fn main() -> i32 {
         Command::Presets(a) => cmd_presets(a),
         Command::Bench(a) => cmd_bench(a),
         Command::Link(a) => cmd_link(a),
-        Command::Dl2(Dl2Command::Train(a)) => cmd_dl2_train(a),
+        Command::Dl2(Dl2Command::Train(a)) => cmd_dl2_train(*a),
+        Command::Dl2(Dl2Command::Bundle(a)) => cmd_dl2_bundle(a),
     };
     match result {
         Ok(()) => 0,
@@ -267,17 +268,7 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         };
     }
     if let Some(w) = a.dl2_workload {
-        exp.workload = WorkloadSource::Generated(orrery::workload::GeneratorConfig {
-            num_jobs: w.scale.jobs(),
-            seed: u64::from(w.seed),
-            dl2: Some(orrery::workload::dl2_gen::Dl2Arrivals {
-                scale: w.scale,
-                trace: w.trace,
-            }),
-            ..Default::default()
-        });
-        exp.cluster = format!("gpu:{}/2", 2 * w.scale.nodes());
-        exp.round_s = w.scale.slot_s();
+        dl2_workload(&mut exp, w);
     }
     exp.trace_filter = a.filter.over(exp.trace_filter.take());
     let was_elastic = exp.is_elastic();
@@ -299,23 +290,7 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         }
     }
     if let Some(path) = &a.profile {
-        exp.profile = if path.is_dir() {
-            let files = read_folder(path)?;
-            ProfileSource::Files {
-                name: path.display().to_string(),
-                // A DL2 profile folder: only its two tables (a link then carries just them).
-                files: if orrery::workload::dl2_files::is_profile_folder(&files) {
-                    orrery::workload::dl2_files::profile_files(files)
-                } else {
-                    files
-                },
-            }
-        } else {
-            ProfileSource::Inline {
-                name: path.display().to_string(),
-                text: read_file(path, "profile")?,
-            }
-        };
+        exp.profile = profile_source(path)?;
     }
     if exp.is_elastic() && !was_elastic {
         // Pollux's settings unless the flags say otherwise.
@@ -375,6 +350,42 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         });
     }
     Ok(exp)
+}
+
+/// DL2's generator at `w`'s scale, seed and trace, on the scale's cluster and slots.
+pub(crate) fn dl2_workload(exp: &mut Experiment, w: Dl2Workload) {
+    exp.workload = WorkloadSource::Generated(orrery::workload::GeneratorConfig {
+        num_jobs: w.scale.jobs(),
+        seed: u64::from(w.seed),
+        dl2: Some(orrery::workload::dl2_gen::Dl2Arrivals {
+            scale: w.scale,
+            trace: w.trace,
+        }),
+        ..Default::default()
+    });
+    exp.cluster = format!("gpu:{}/2", 2 * w.scale.nodes());
+    exp.round_s = w.scale.slot_s();
+}
+
+/// The profile at `path`: a file, or a folder (Pollux's applications, or DL2's profile
+/// folder, of which only its two tables are kept so that a link carries just them).
+pub(crate) fn profile_source(path: &std::path::Path) -> CliResult<ProfileSource> {
+    Ok(if path.is_dir() {
+        let files = read_folder(path)?;
+        ProfileSource::Files {
+            name: path.display().to_string(),
+            files: if orrery::workload::dl2_files::is_profile_folder(&files) {
+                orrery::workload::dl2_files::profile_files(files)
+            } else {
+                files
+            },
+        }
+    } else {
+        ProfileSource::Inline {
+            name: path.display().to_string(),
+            text: read_file(path, "profile")?,
+        }
+    })
 }
 
 pub(crate) fn workload_label(exp: &Experiment, r: &Resolved) -> String {

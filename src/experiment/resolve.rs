@@ -275,8 +275,18 @@ impl Experiment {
         let network = match &self.network {
             None => None,
             Some(NetworkSource::Inline { name, text }) => {
-                let net = Mlp::from_json(text)
-                    .map_err(|e| ExperimentError::Invalid(format!("network {name}: {e}")))?;
+                // A bundle of networks (the bundled file's form) gives its world's.
+                let bad = |e: String| ExperimentError::Invalid(format!("network {name}: {e}"));
+                let net = if text.contains(crate::policy::dl2::bundled::FORMAT) {
+                    let [slots, compat] = crate::policy::dl2::bundled::parse(text).map_err(bad)?;
+                    if self.dl2_compat {
+                        compat
+                    } else {
+                        slots
+                    }
+                } else {
+                    Mlp::from_json(text).map_err(|e| bad(e.to_string()))?
+                };
                 Some(Arc::new(net))
             }
         };
@@ -287,8 +297,8 @@ impl Experiment {
             if policy::catalog::runner_of(p, world)? != world {
                 continue;
             }
-            policy::dl2::check_with(p, network.as_deref(), models.models.len()).map_err(
-                |e| match e {
+            policy::dl2::check_with(p, network.as_deref(), models.models.len(), self.dl2_compat)
+                .map_err(|e| match e {
                     PolicyError::Failed { reason, .. } => ExperimentError::Invalid(format!(
                         "network {}: {reason}",
                         match &self.network {
@@ -297,8 +307,7 @@ impl Experiment {
                         }
                     )),
                     e => e.into(),
-                },
-            )?;
+                })?;
         }
         self.apply_restart_delays(&mut trace.jobs)?;
         if let Some((a, b)) = self.window {

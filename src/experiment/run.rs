@@ -157,6 +157,7 @@ impl Resolved {
             &split.spec,
             ps.network.as_deref(),
             ps.models.models.len(),
+            self.sim.dl2_compat,
         )?;
         let models = JobModels::ParameterServer(ps.clone());
         let setup = Setup {

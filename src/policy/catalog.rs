@@ -328,7 +328,12 @@ fn builder(mechanism: Mechanism) -> Builder {
                 .ps()
                 .ok_or_else(|| Setup::missing("parameter-server setup"))?;
             let types = ps.models.models.len();
-            let policy = dl2::build_with_spec(&split.spec, ps.network.as_deref(), types)?;
+            let policy = dl2::build_with_spec(
+                &split.spec,
+                ps.network.as_deref(),
+                types,
+                setup.sim.dl2_compat,
+            )?;
             Ok(Box::new(slots::build(setup, policy, split.interval)?))
         },
     }

@@ -51,7 +51,8 @@ fn is_one(v: &f64) -> bool {
 
 impl GeneratorConfig {
     /// Set field `field` (`num_jobs`, `jobs_per_hour`, `seed`, `duration_scale`,
-    /// `multi_gpu`, `priority_weights`) from the text a person typed, or say why the value
+    /// `multi_gpu`, `priority_weights`, `dl2` (a DL2 scale, which also sets the scale's job
+    /// count, or empty for Orrery's generator), `dl2_trace`) from the text a person typed, or say why the value
     /// is refused, in words and naming the value kept (the settings stay as they were).
     pub fn set_field(&mut self, field: &str, text: &str) -> Result<(), String> {
         let v = text.trim();
@@ -94,6 +95,35 @@ impl GeneratorConfig {
             },
             "multi_gpu" => self.multi_gpu = v == "true",
             "priority_weights" => self.priority_weights = v == "true",
+            "dl2" => match v {
+                "" | "off" => self.dl2 = None,
+                name => match super::dl2_gen::Dl2Scale::from_name(name) {
+                    Some(scale) => {
+                        self.dl2 = Some(super::dl2_gen::Dl2Arrivals {
+                            scale,
+                            trace: self.dl2.map_or(0, |d| d.trace),
+                        });
+                        self.num_jobs = scale.jobs();
+                    }
+                    None => {
+                        return Err(format!(
+                            "'{v}' is refused: DL2's scales are testbed, base and large."
+                        ))
+                    }
+                },
+            },
+            "dl2_trace" => match (v.parse::<u32>(), &mut self.dl2) {
+                (Ok(k), Some(d)) => d.trace = k,
+                (Ok(_), None) => {
+                    return Err("a trace number goes with DL2's generator (pick a scale first).".into())
+                }
+                (Err(_), d) => {
+                    return Err(format!(
+                        "'{v}' is refused: the trace number is a whole number, 0 or more (kept {}).",
+                        d.map_or(0, |d| d.trace)
+                    ))
+                }
+            },
             _ => return Err(format!("the generator has no setting '{field}'")),
         }
         Ok(())

@@ -1361,6 +1361,33 @@ await run(async (browser) => {
     const page = await fullSummary(p);
     assert(JSON.stringify(native) === JSON.stringify(page), `native ${JSON.stringify(native)} != page ${JSON.stringify(page)}`);
     console.log(`     DL2 testbed trace 0 in the page: ${rows.map((r) => `${r.policy} ${(r.avg / 300).toFixed(4)} slots`).join(', ')}; link ${(link.length / 1000).toFixed(0)} kB`);
+    // DL2's generator draws trace 1 of seed 9973 itself; DL2's network runs beside the
+    // heuristics, and the CLI gives the same numbers for the link.
+    await p.selectOption('#gen-dl2', 'testbed');
+    await p.waitForSelector('#gen-dl2-trace');
+    assert(await p.inputValue('#gen-jobs') === '10', 'the scale sets the job count');
+    await p.fill('#gen-dl2-trace', '1');
+    await p.dispatchEvent('#gen-dl2-trace', 'change');
+    await p.fill('#gen-seed', '9973');
+    await p.dispatchEvent('#gen-seed', 'change');
+    await p.click('#generate');
+    await p.waitForFunction(() => document.querySelector('#workload-label').textContent.includes("DL2's generator"));
+    await p.check('#policy-panel input[data-policy="dl2"]');
+    await p.click('#compare');
+    const gen = await summary(p, 6, 300000);
+    const trace1 = Object.fromEntries(fs.readFileSync(path.join(ref, 'summary.csv'), 'utf8').trim().split('\n')
+      .map((l) => l.split(',')).filter((r) => r[1] === 'testbed' && r[4] === '1').map((r) => [r[3], Number(r[5]) * 300]));
+    for (const r of gen.filter((r) => r.policy !== 'dl2')) {
+      assert(Math.abs(r.avg / trace1[r.policy] - 1) < 1e-6, `${r.policy}: ${r.avg} s against DL2's ${trace1[r.policy]} s on trace 1`);
+    }
+    await p.click('#copy-link');
+    const genLink = p.url();
+    const genExp = linkExperiment(genLink);
+    assert(genExp.workload.kind === 'generated' && genExp.workload.dl2?.scale === 'testbed' && genExp.workload.dl2?.trace === 1, JSON.stringify(genExp.workload));
+    const genNative = nativeSummary(genLink);
+    const genPage = await fullSummary(p);
+    assert(JSON.stringify(genNative) === JSON.stringify(genPage), `native ${JSON.stringify(genNative)} != page ${JSON.stringify(genPage)}`);
+    console.log(`     DL2's generator, testbed trace 1: ${gen.map((r) => `${r.policy} ${(r.avg / 300).toFixed(4)} slots`).join(', ')}`);
     await p.close();
   });
 

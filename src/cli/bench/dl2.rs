@@ -38,7 +38,7 @@ pub(crate) fn bench_dl2(
     use orrery::policy::dl2::learned::{bundled, Dl2, Mode};
     let fail = |e: String| CliError::Failure(format!("dl2 bench: {e}"));
     let exp = scenarios::dl2_experiment();
-    let net = bundled().map_err(fail)?;
+    let net = bundled(false).map_err(fail)?;
     let shape = net
         .sizes()
         .iter()

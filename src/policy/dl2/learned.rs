@@ -3,8 +3,10 @@
 //!
 //! The input is the first `window` active jobs in arrival order, each encoded as its job
 //! type one-hot, then `ln(1 + slots since arrival) / 4`, the fraction of its work left, its
-//! dominant share, and its workers and parameter servers over the per-job caps; empty window
-//! positions are zeros. Actions that cannot be applied are masked out. Running a trained
+//! dominant share, its workers and parameter servers over the per-job caps, `ln(1 + slots
+//! it needs alone) / 4` (at one worker and one parameter server), and what one more worker,
+//! parameter server or both would do to its speed (the log of the ratio, within [-1, 1]);
+//! empty window positions are zeros. Actions that cannot be applied are masked out. Running a trained
 //! network, the policy takes the most probable action; while training, it samples from the
 //! probabilities and, with probability `explore`, explores job by job (a job of the window
 //! drawn uniformly among those with a valid action, then one of its valid actions).
@@ -16,11 +18,12 @@ use crate::rng::Rng;
 use crate::sim::slots::{SlotAction, SlotPolicy, SlotView, ACTIONS_PER_JOB};
 
 /// Numbers per job of the encoding besides the job type's one-hot.
-pub const JOB_NUMBERS: usize = 6;
+pub const JOB_NUMBERS: usize = 9;
 
-/// The bundled network (see [`super::bundled`] for where it comes from).
-pub fn bundled() -> Result<Mlp, String> {
-    super::bundled::network()
+/// The bundled network of the world an experiment in DL2-compatible mode or not runs in
+/// (see [`super::bundled`] for where it comes from).
+pub fn bundled(dl2_compat: bool) -> Result<Mlp, String> {
+    super::bundled::network(super::bundled::World::of(dl2_compat))
 }
 
 /// DL2's parameters.
@@ -60,6 +63,25 @@ pub fn encode(view: &SlotView, window: usize) -> Vec<f64> {
         } else {
             0.0
         };
+        // What each of its actions does to its speed (the speed function Optimus knows):
+        // ln of the speed with one more worker, parameter server or both over its speed,
+        // within [-1, 1]; 0 past the caps.
+        let now = view.speed(id, j.workers, j.ps);
+        for (k, (dw, dp)) in [(1, 0), (0, 1), (1, 1)].into_iter().enumerate() {
+            let (w, p) = (j.workers + dw, j.ps + dp);
+            row[types + 6 + k] = if w > view.max_workers || p > view.max_ps {
+                0.0
+            } else {
+                let next = view.speed(id, w, p);
+                if now > 0.0 && next > 0.0 {
+                    crate::math::ln(next / now).clamp(-1.0, 1.0)
+                } else if next > 0.0 {
+                    1.0
+                } else {
+                    -1.0
+                }
+            };
+        }
     }
     out
 }
@@ -142,9 +164,9 @@ impl Dl2 {
         })
     }
 
-    /// Build from registry parameters, with the bundled network.
+    /// Build from registry parameters, with the bundled network of Orrery's slot world.
     pub fn build(p: &Params) -> Result<Box<dyn SlotPolicy>, PolicyError> {
-        let net = bundled().map_err(|reason| PolicyError::Failed {
+        let net = bundled(false).map_err(|reason| PolicyError::Failed {
             policy: "dl2".into(),
             reason,
         })?;
@@ -157,12 +179,14 @@ impl Dl2 {
         )?))
     }
 
-    /// Build from registry parameters with `network` (the bundled network when None),
-    /// checking that it takes the encoding of `types` job types.
+    /// Build from registry parameters with `network` (when None, the bundled network of
+    /// the world of an experiment in DL2-compatible mode or not), checking that it takes
+    /// the encoding of `types` job types.
     pub fn from_params(
         p: &Params,
         network: Option<&Mlp>,
         types: usize,
+        dl2_compat: bool,
     ) -> Result<Dl2, PolicyError> {
         let err = |reason: String| PolicyError::Failed {
             policy: "dl2".into(),
@@ -170,18 +194,19 @@ impl Dl2 {
         };
         let net = match network {
             Some(n) => n.clone(),
-            None => bundled().map_err(err)?,
+            None => bundled(dl2_compat).map_err(err)?,
         };
         let dl2 = Dl2::new(p.spec(), net, Self::mode_of(p)?).map_err(err)?;
         check_inputs(dl2.net.inputs(), dl2.window, types).map_err(err)?;
         Ok(dl2)
     }
 
-    /// Check the parameters, and that the bundled network takes the encoding of `types`
-    /// job types, without its weights (which the page may not have loaded yet).
-    pub fn check_bundled(p: &Params, types: usize) -> Result<(), PolicyError> {
+    /// Check the parameters, and that the bundled network of the world (DL2-compatible or
+    /// not) takes the encoding of `types` job types, without its weights (which the page
+    /// may not have loaded yet).
+    pub fn check_bundled(p: &Params, types: usize, dl2_compat: bool) -> Result<(), PolicyError> {
         Self::check_params(p)?;
-        let (inputs, outputs) = super::bundled::SHAPE;
+        let (inputs, outputs) = super::bundled::World::of(dl2_compat).shape();
         let window = (outputs - 1) / ACTIONS_PER_JOB;
         check_inputs(inputs, window, types).map_err(|reason| PolicyError::Failed {
             policy: "dl2".into(),

@@ -98,15 +98,16 @@ pub fn build(spec: &str) -> Result<Box<dyn SlotPolicy>, PolicyError> {
     build_from(policies(), spec)
 }
 
-/// Build a slot policy from its spec for an experiment with `types` job types: `dl2` runs
-/// `network` when given, else the bundled network; either must take the encoding of
-/// `types` job types.
+/// Build a slot policy from its spec for an experiment with `types` job types, in
+/// DL2-compatible mode or not: `dl2` runs `network` when given, else the bundled network
+/// of that world; either must take the encoding of `types` job types.
 pub fn build_with(
     spec: &str,
     network: Option<&Mlp>,
     types: usize,
+    dl2_compat: bool,
 ) -> Result<Box<dyn SlotPolicy>, PolicyError> {
-    build_with_spec(&Spec::parse(spec)?, network, types)
+    build_with_spec(&Spec::parse(spec)?, network, types, dl2_compat)
 }
 
 /// [`build_with`] from a parsed spec.
@@ -114,6 +115,7 @@ pub fn build_with_spec(
     spec: &Spec,
     network: Option<&Mlp>,
     types: usize,
+    dl2_compat: bool,
 ) -> Result<Box<dyn SlotPolicy>, PolicyError> {
     let info = learned_entry()?;
     if spec.name != info.name {
@@ -121,7 +123,7 @@ pub fn build_with_spec(
     }
     let params = checked(spec, info.params)?;
     Ok(Box::new(learned::Dl2::from_params(
-        &params, network, types,
+        &params, network, types, dl2_compat,
     )?))
 }
 
@@ -150,14 +152,21 @@ pub fn check_spec(spec: &Spec) -> Result<(), PolicyError> {
     }
 }
 
-/// Check a slot policy's spec for an experiment with `types` job types as [`build_with`]
-/// would; `dl2` with the bundled network not loaded yet is checked against the network's
-/// shape ([`bundled::SHAPE`]).
-pub fn check_with(spec: &str, network: Option<&Mlp>, types: usize) -> Result<(), PolicyError> {
+/// Check a slot policy's spec for an experiment with `types` job types (in DL2-compatible
+/// mode or not) as [`build_with`] would; `dl2` with the bundled networks not loaded yet is
+/// checked against its world's network's shape ([`bundled::World::shape`]).
+pub fn check_with(
+    spec: &str,
+    network: Option<&Mlp>,
+    types: usize,
+    dl2_compat: bool,
+) -> Result<(), PolicyError> {
     let spec = Spec::parse(spec)?;
     match unloaded_dl2(&spec)? {
-        Some(params) if network.is_none() => learned::Dl2::check_bundled(&params, types),
-        _ => build_with_spec(&spec, network, types).map(drop),
+        Some(params) if network.is_none() => {
+            learned::Dl2::check_bundled(&params, types, dl2_compat)
+        }
+        _ => build_with_spec(&spec, network, types, dl2_compat).map(drop),
     }
 }
 

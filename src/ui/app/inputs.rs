@@ -36,11 +36,13 @@ pub(super) fn blur_focus() {
 }
 
 /// The generator's fields: (message key, id of the input, name for people).
-pub const GENERATOR_FIELDS: [(&str, &str, &str); 4] = [
+pub const GENERATOR_FIELDS: [(&str, &str, &str); 6] = [
     ("num_jobs", "gen-jobs", "jobs"),
     ("jobs_per_hour", "gen-rate", "jobs/hour"),
     ("seed", "gen-seed", "seed"),
     ("duration_scale", "gen-duration-scale", "durations ×"),
+    ("dl2", "gen-dl2", "DL2's generator"),
+    ("dl2_trace", "gen-dl2-trace", "trace"),
 ];
 
 /// The id of a generator field's input (its message is `<id>-error`).

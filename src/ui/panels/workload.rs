@@ -151,7 +151,18 @@ pub fn WorkloadPanel(props: &Props) -> Html {
                 if mech.jobs() == JobModel::Elastic {
                     <p class="hint">{ "Elastic jobs: each draws an application by size class (Pollux's mix) and its user's GPU count and batch size." }</p>
                 } else if mech.jobs() == JobModel::ParameterServer {
-                    <p class="hint">{ "Parameter-server jobs: each draws a model type of the profile and its epochs in the model's range (times the durations factor)." }</p>
+                    <label title="DL2's own generator (its simulator's trace.py): DL2's eight job types drawn uniformly, arrivals after Google's cluster trace, job lengths of the scale; with numpy's seed it draws DL2's own traces. Needs DL2's profile folder. DL2 runs testbed on gpu:12/2 in 300 s slots, base on gpu:192/2 and large on gpu:1000/2 in 1,200 s slots.">{ "DL2's generator " }
+                        <select id="gen-dl2" onchange={on_edit.reform(|e: Event| WorkloadMsg::Generator("dl2", select_value(&e)))}>
+                            <option value="" selected={g.dl2.is_none()}>{ "off (Orrery's)" }</option>
+                            { for crate::workload::dl2_gen::Dl2Scale::ALL.iter().map(|s| html! { <option value={s.name()} selected={g.dl2.is_some_and(|d| d.scale == *s)}>{ s.name() }</option> }) }
+                        </select>{ field_note(f, "gen-dl2") }
+                    </label>
+                    if let Some(d) = g.dl2 {
+                        <label title="Which trace of the seed: DL2 draws its traces one after another after seeding numpy">{ "trace " }<input id="gen-dl2-trace" type="number" min="0" aria-invalid={invalid(f, "gen-dl2-trace")} value={shown(f, "gen-dl2-trace", d.trace.to_string())} onchange={generator("dl2_trace")} />{ field_note(f, "gen-dl2-trace") }</label>
+                        <p class="hint">{ format!("DL2's {} scale: {} jobs, at most {} arriving per slot; DL2 runs it on gpu:{}/2 in {} s slots. The seed is numpy's (DL2's runs use 9973).", d.scale.name(), d.scale.jobs(), d.scale.max_per_slot(), 2 * d.scale.nodes(), d.scale.slot_s()) }</p>
+                    } else {
+                        <p class="hint">{ "Parameter-server jobs: each draws a model type of the profile and its epochs in the model's range (times the durations factor)." }</p>
+                    }
                 } else {
                     <label><input type="checkbox" checked={g.multi_gpu} onchange={generator_box("multi_gpu")} />{ " multi-GPU jobs" }</label>
                     <label><input type="checkbox" checked={g.priority_weights} onchange={generator_box("priority_weights")} />{ " priority weights" }</label>
