@@ -134,6 +134,10 @@ pub(crate) struct Dl2TrainArgs {
     /// baseline).
     #[arg(long, value_parser = ["exact", "slot"])]
     pub(crate) credit: Option<String>,
+    /// What exact credit counts as an action's gain: `work` (the share of its job's whole
+    /// work it adds in the slot: DL2's reward) or `left` (the share of its job's work left).
+    #[arg(long, value_parser = ["work", "left"])]
+    pub(crate) gain: Option<String>,
     /// Temperature of the exact-credit step (smaller: larger steps).
     #[arg(long)]
     pub(crate) temperature: Option<f64>,

@@ -66,6 +66,9 @@ pub(crate) fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
     if let Some(c) = &a.credit {
         cfg.exact_credit = c == "exact";
     }
+    if let Some(g) = &a.gain {
+        cfg.gain_of_left = g == "left";
+    }
     if let Some(v) = a.temperature {
         cfg.temperature = v;
     }

@@ -26,6 +26,12 @@ pub(super) fn explore_probability(mask: &[bool], window: usize, action: usize) -
 /// `p` parameter servers: none unless it trains, after the restart delay when the counts
 /// differ from the previous slot's.
 fn slot_progress(view: &SlotView, id: usize, w: u32, p: u32) -> f64 {
+    slot_progress_of(view, id, w, p, false)
+}
+
+/// [`slot_progress`] as a share of the job's work left instead of all its work when
+/// `of_left`.
+fn slot_progress_of(view: &SlotView, id: usize, w: u32, p: u32, of_left: bool) -> f64 {
     let Some(j) = view.jobs.get(id) else {
         return 0.0;
     };
@@ -38,7 +44,8 @@ fn slot_progress(view: &SlotView, id: usize, w: u32, p: u32) -> f64 {
         0.0
     };
     let steps = view.speed(id, w, p) * (view.slot_s - delay).max(0.0);
-    steps.min(j.remaining_steps()) / j.total
+    let left = j.remaining_steps();
+    steps.min(left) / if of_left { left.max(1e-9) } else { j.total }
 }
 
 /// The reward the slot would earn if its allocation stopped now: every job that trains
@@ -54,7 +61,7 @@ fn locked_progress(view: &SlotView) -> f64 {
 /// What each action of the window would add to the slot's reward now: the progress of the
 /// slot of its job with the task minus without (restart delay included); 0 for stop and
 /// for actions the mask forbids.
-fn action_gains(view: &SlotView, window: usize, mask: &[bool]) -> Vec<f64> {
+fn action_gains(view: &SlotView, window: usize, mask: &[bool], of_left: bool) -> Vec<f64> {
     (0..mask.len())
         .map(|i| {
             if !mask[i] {
@@ -65,8 +72,8 @@ fn action_gains(view: &SlotView, window: usize, mask: &[bool]) -> Vec<f64> {
                 return 0.0;
             };
             let (dw, dp) = a.adds();
-            slot_progress(view, j.id, j.workers + dw, j.ps + dp)
-                - slot_progress(view, j.id, j.workers, j.ps)
+            slot_progress_of(view, j.id, j.workers + dw, j.ps + dp, of_left)
+                - slot_progress_of(view, j.id, j.workers, j.ps, of_left)
         })
         .collect()
 }
@@ -105,6 +112,8 @@ pub(super) struct Recorder {
     pub(super) work: Vec<Option<f64>>,
     /// Record every action's gain with each decision (exact credit).
     pub(super) gains: bool,
+    /// Count a gain as a share of the job's work left instead of all its work.
+    pub(super) gain_of_left: bool,
 }
 
 impl SlotObserver for Recorder {
@@ -133,7 +142,7 @@ impl SlotObserver for Recorder {
             return;
         }
         let gains = if self.gains {
-            action_gains(view, self.window, &mask)
+            action_gains(view, self.window, &mask, self.gain_of_left)
         } else {
             Vec::new()
         };

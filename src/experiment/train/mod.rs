@@ -151,6 +151,10 @@ pub struct TrainConfig {
     pub exact_credit: bool,
     /// Temperature of the exact-credit step (smaller: larger steps).
     pub temperature: f64,
+    /// Exact credit counts an action's gain as the share of its job's *work left* it adds
+    /// in the slot (what finishing a nearly done job is worth to the average JCT) instead
+    /// of the share of the job's whole work (DL2's reward).
+    pub gain_of_left: bool,
 }
 
 impl Default for TrainConfig {
@@ -192,6 +196,7 @@ impl Default for TrainConfig {
             teacher: "drf".into(),
             exact_credit: true,
             temperature: 1.0,
+            gain_of_left: false,
         }
     }
 }
@@ -450,6 +455,7 @@ impl Trainer {
         let mut rec = Recorder {
             window: self.cfg.window,
             gains,
+            gain_of_left: self.cfg.gain_of_left,
             ..Default::default()
         };
         while sim.step_slot(&mut rec).is_some() {}
