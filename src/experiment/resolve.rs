@@ -254,7 +254,16 @@ impl Experiment {
         config.check()?;
         let trace = match &self.workload {
             WorkloadSource::Preset { name } => presets::trace(name)?,
-            WorkloadSource::Generated(g) => generate_ps(&models, g, self.round_s)?,
+            WorkloadSource::Generated(g) => match g.dl2 {
+                Some(d) => crate::workload::dl2_gen::generate(
+                    &models,
+                    d,
+                    g.seed,
+                    g.num_jobs,
+                    self.round_s,
+                )?,
+                None => generate_ps(&models, g)?,
+            },
             WorkloadSource::Inline { name, text } => Trace::parse(text, name)?,
         };
         let mut notes = Vec::new();

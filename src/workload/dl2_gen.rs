@@ -238,6 +238,14 @@ pub fn generate(
     slot_s: f64,
 ) -> Result<Trace, WorkloadError> {
     let name = "generated";
+    if !(1..=1_000_000).contains(&jobs) {
+        return Err(WorkloadError::field(
+            name,
+            0,
+            "num_jobs",
+            "must be between 1 and 1,000,000",
+        ));
+    }
     let seed = u32::try_from(seed).map_err(|_| {
         WorkloadError::field(
             name,

@@ -578,18 +578,11 @@ impl PsConfig {
 /// Generate parameter-server jobs: Poisson arrivals at `jobs_per_hour` (whole seconds), a
 /// model type drawn uniformly, epochs drawn uniformly in the type's range and multiplied by
 /// `duration_scale`; a job's work is its epochs times the type's steps per epoch. The
-/// multi-GPU, priority and elastic options do not apply. With `cfg.dl2`, DL2's generator
-/// draws the jobs instead ([`super::dl2_gen`]), arriving in slots of `slot_s` seconds.
-pub fn generate_ps(
-    models: &PsModels,
-    cfg: &GeneratorConfig,
-    slot_s: f64,
-) -> Result<Trace, WorkloadError> {
+/// multi-GPU, priority and elastic options do not apply (nor does `cfg.dl2`: DL2's generator
+/// is [`super::dl2_gen::generate`]).
+pub fn generate_ps(models: &PsModels, cfg: &GeneratorConfig) -> Result<Trace, WorkloadError> {
     let name = "generated";
     cfg.check(name)?;
-    if let Some(arrivals) = cfg.dl2 {
-        return super::dl2_gen::generate(models, arrivals, cfg.seed, cfg.num_jobs, slot_s);
-    }
     if models.models.is_empty() {
         return Err(WorkloadError::file(name, "the profile has no models"));
     }
