@@ -6,7 +6,8 @@
 
 use crate::common::reference;
 use orrery::experiment::{self, Experiment, ProfileSource, WorkloadSource};
-use orrery::workload::InlineFile;
+use orrery::workload::dl2_gen::{Dl2Arrivals, Dl2Scale};
+use orrery::workload::{GeneratorConfig, InlineFile};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -47,14 +48,16 @@ fn profile(dir: &Path) -> ProfileSource {
     }
 }
 
-/// summary.csv's average JCT (slots) by (scale, policy, trace or "mean").
-fn summary(dir: &Path) -> BTreeMap<(String, String, String), f64> {
-    let text = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+/// Average JCTs (slots) of DL2's simulator by (scale, numpy seed, policy, trace or
+/// "mean"), from a table with the columns of summary.csv (`scale`, `np_seed`, `policy`,
+/// `trace`, `avg_jct_slots`; others are ignored).
+fn summary(text: &str) -> BTreeMap<(String, u32, String, String), f64> {
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |n: &str| header.iter().position(|c| *c == n).unwrap();
-    let (s, p, t, v) = (
+    let (s, seed, p, t, v) = (
         col("scale"),
+        col("np_seed"),
         col("policy"),
         col("trace"),
         col("avg_jct_slots"),
@@ -63,7 +66,12 @@ fn summary(dir: &Path) -> BTreeMap<(String, String, String), f64> {
         .map(|l| l.split(',').collect::<Vec<_>>())
         .map(|r| {
             (
-                (r[s].to_string(), r[p].to_string(), r[t].to_string()),
+                (
+                    r[s].to_string(),
+                    r[seed].parse().unwrap(),
+                    r[p].to_string(),
+                    r[t].to_string(),
+                ),
                 r[v].parse().unwrap(),
             )
         })
@@ -79,18 +87,40 @@ fn run_trace(dir: &Path, trace: &str, nodes: u32, slot: f64) -> Vec<Vec<f64>> {
     run_workload(dir, workload, nodes, slot)
 }
 
-/// Each policy's per-job JCTs (slots) on one workload, in job order.
-fn run_workload(dir: &Path, workload: WorkloadSource, nodes: u32, slot: f64) -> Vec<Vec<f64>> {
-    let exp = Experiment {
+/// The experiment of `policies` on `workload` in DL2-compatible mode, on `nodes` of DL2's
+/// nodes in slots of `slot` seconds, with DL2's profile folder `dir`.
+fn compat_experiment(
+    dir: &Path,
+    workload: WorkloadSource,
+    nodes: u32,
+    slot: f64,
+    policies: &[&str],
+) -> Experiment {
+    Experiment {
         workload,
         profile: profile(dir),
         cluster: format!("gpu:{}/2", 2 * nodes),
         round_s: slot,
         dl2_compat: true,
         fairness: false,
-        policies: POLICIES.iter().map(|p| p.to_string()).collect(),
+        policies: policies.iter().map(|p| p.to_string()).collect(),
         ..Experiment::default()
-    };
+    }
+}
+
+/// Trace `trace` of numpy seed `seed` of DL2's generator at `scale`.
+fn generated(scale: Dl2Scale, seed: u32, trace: u32) -> WorkloadSource {
+    WorkloadSource::Generated(GeneratorConfig {
+        num_jobs: scale.jobs(),
+        seed: u64::from(seed),
+        dl2: Some(Dl2Arrivals { scale, trace }),
+        ..GeneratorConfig::default()
+    })
+}
+
+/// Each policy's per-job JCTs (slots) on one workload, in job order.
+fn run_workload(dir: &Path, workload: WorkloadSource, nodes: u32, slot: f64) -> Vec<Vec<f64>> {
+    let exp = compat_experiment(dir, workload, nodes, slot, &POLICIES);
     experiment::run(&exp)
         .unwrap()
         .iter()
@@ -109,7 +139,7 @@ fn every_heuristic_matches_dl2s_simulator_on_its_workloads() {
     let Some(dir) = reference("dl2", "DL2-compatible mode against DL2's simulator") else {
         return;
     };
-    let reference = summary(&dir);
+    let reference = summary(&std::fs::read_to_string(dir.join("summary.csv")).unwrap());
     for (scale, nodes, slot) in SCALES {
         let text =
             std::fs::read_to_string(dir.join(format!("workloads/{scale}_seed9973.csv"))).unwrap();
@@ -122,14 +152,14 @@ fn every_heuristic_matches_dl2s_simulator_on_its_workloads() {
             for (k, p) in POLICIES.iter().enumerate() {
                 let avg = jcts[k].iter().sum::<f64>() / jcts[k].len() as f64;
                 means[k] += avg / traces.len() as f64;
-                let r = reference[&(scale.to_string(), p.to_string(), t.to_string())];
+                let r = reference[&(scale.to_string(), 9973, p.to_string(), t.to_string())];
                 if (avg / r - 1.0).abs() > 1e-6 {
                     off.push(format!("{p} trace {t}: {avg:.4} against {r:.4}"));
                 }
             }
         }
         for (k, p) in POLICIES.iter().enumerate() {
-            let r = reference[&(scale.to_string(), p.to_string(), "mean".to_string())];
+            let r = reference[&(scale.to_string(), 9973, p.to_string(), "mean".to_string())];
             let d = means[k] / r - 1.0;
             println!(
                 "dl2 {scale} {p}: avg JCT {:.4} slots, DL2's simulator {r:.4} ({:+.4}%)",
@@ -212,7 +242,7 @@ fn each_job_finishes_when_it_does_in_dl2s_simulator() {
 
 #[test]
 fn dl2s_generator_draws_dl2s_traces() {
-    use orrery::workload::dl2_gen::{draw, epochs, Dl2Scale, TYPES};
+    use orrery::workload::dl2_gen::{draw, epochs, TYPES};
     let Some(dir) = reference("dl2", "DL2's workload generator against DL2's traces") else {
         return;
     };
@@ -254,31 +284,16 @@ fn dl2s_generator_draws_dl2s_traces() {
 /// and DL2-compatible mode runs them.
 #[test]
 fn other_seeds_of_dl2s_generator_match_dl2s_simulator() {
-    use orrery::workload::dl2_gen::{Dl2Arrivals, Dl2Scale};
-    use orrery::workload::GeneratorConfig;
     let Some(dir) = reference("dl2", "DL2's simulator on other seeds of its generator") else {
         return;
     };
-    let text = include_str!("data/dl2_seeds.csv");
-    let mut want: BTreeMap<(String, u32, String, String), f64> = BTreeMap::new();
-    for l in text.lines().skip(1) {
-        let r: Vec<&str> = l.split(',').collect();
-        want.insert(
-            (r[0].into(), r[1].parse().unwrap(), r[2].into(), r[3].into()),
-            r[4].parse().unwrap(),
-        );
-    }
+    let want = summary(include_str!("data/dl2_seeds.csv"));
     for seed in [1u32, 2] {
         for scale in Dl2Scale::ALL {
             let mut means = [0.0; POLICIES.len()];
             let mut off = Vec::new();
             for t in 0..10u32 {
-                let workload = WorkloadSource::Generated(GeneratorConfig {
-                    num_jobs: scale.jobs(),
-                    seed: u64::from(seed),
-                    dl2: Some(Dl2Arrivals { scale, trace: t }),
-                    ..GeneratorConfig::default()
-                });
+                let workload = generated(scale, seed, t);
                 let jcts = run_workload(&dir, workload, scale.nodes(), scale.slot_s());
                 for (k, p) in POLICIES.iter().enumerate() {
                     let avg = jcts[k].iter().sum::<f64>() / jcts[k].len() as f64;
@@ -309,29 +324,19 @@ fn other_seeds_of_dl2s_generator_match_dl2s_simulator() {
 /// (seed 9973), in DL2-compatible mode: DL2's paper has it below both.
 #[test]
 fn dl2s_network_beats_optimus_and_drf_on_dl2s_base_traces() {
-    use orrery::workload::dl2_gen::{Dl2Arrivals, Dl2Scale};
-    use orrery::workload::GeneratorConfig;
     let Some(dir) = reference("dl2", "DL2's network in DL2's world") else {
         return;
     };
     let scale = Dl2Scale::Base;
     let mut means = [0.0; 3];
     for t in 0..10u32 {
-        let exp = Experiment {
-            workload: WorkloadSource::Generated(GeneratorConfig {
-                num_jobs: scale.jobs(),
-                seed: 9973,
-                dl2: Some(Dl2Arrivals { scale, trace: t }),
-                ..GeneratorConfig::default()
-            }),
-            profile: profile(&dir),
-            cluster: format!("gpu:{}/2", 2 * scale.nodes()),
-            round_s: scale.slot_s(),
-            dl2_compat: true,
-            fairness: false,
-            policies: ["dl2", "optimus", "drf"].map(String::from).to_vec(),
-            ..Experiment::default()
-        };
+        let exp = compat_experiment(
+            &dir,
+            generated(scale, 9973, t),
+            scale.nodes(),
+            scale.slot_s(),
+            &["dl2", "optimus", "drf"],
+        );
         for (k, r) in experiment::run(&exp).unwrap().iter().enumerate() {
             assert_eq!(r.summary.unfinished, 0);
             means[k] += r.summary.avg_jct_s / scale.slot_s() / 10.0;

@@ -19,8 +19,7 @@ pub(crate) fn cmd_dl2_train(a: Dl2TrainArgs) -> CliResult<()> {
         dl2_workload(&mut exp, w);
     }
     if a.dl2_compat {
-        exp.dl2_compat = true;
-        exp.ps = Some(orrery::workload::PsConfig::dl2());
+        exp.set_dl2_compat(true);
     }
     let mut cfg = TrainConfig {
         seed: a.seed,

@@ -328,8 +328,7 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         exp.gavel_compat = true;
     }
     if a.dl2_compat {
-        exp.dl2_compat = true;
-        exp.ps = Some(orrery::workload::PsConfig::dl2());
+        exp.set_dl2_compat(true);
     }
     if let Some(c) = a.restart_cost {
         exp.restart_cost_s = c;

@@ -93,10 +93,7 @@ pub fn apply(exp: &Experiment, edit: &Edit) -> Result<Edited, String> {
             (false, true)
         }
         Edit::Dl2Compat(on) => {
-            e.dl2_compat = *on;
-            if *on {
-                e.ps = Some(crate::workload::PsConfig::dl2());
-            }
+            e.set_dl2_compat(*on);
             (false, true)
         }
         Edit::RestartCost(v) => {

@@ -315,6 +315,15 @@ pub struct RunResult {
 }
 
 impl Experiment {
+    /// Turn DL2-compatible mode on or off; on, the parameter-server settings become DL2's
+    /// simulator's ([`crate::workload::PsConfig::dl2`]).
+    pub fn set_dl2_compat(&mut self, on: bool) {
+        self.dl2_compat = on;
+        if on {
+            self.ps = Some(crate::workload::PsConfig::dl2());
+        }
+    }
+
     /// Read an experiment from JSON, upgrading older schema versions.
     pub fn from_json(text: &str) -> Result<Self, ExperimentError> {
         let e: Experiment = serde_json::from_str(text)

@@ -287,12 +287,8 @@ impl Experiment {
                 // A bundle of networks (the bundled file's form) gives its world's.
                 let bad = |e: String| ExperimentError::Invalid(format!("network {name}: {e}"));
                 let net = if text.contains(crate::policy::dl2::bundled::FORMAT) {
-                    let [slots, compat] = crate::policy::dl2::bundled::parse(text).map_err(bad)?;
-                    if self.dl2_compat {
-                        compat
-                    } else {
-                        slots
-                    }
+                    let nets = crate::policy::dl2::bundled::parse(text).map_err(bad)?;
+                    crate::policy::dl2::bundled::World::of(self.dl2_compat).pick(nets)
                 } else {
                     Mlp::from_json(text).map_err(|e| bad(e.to_string()))?
                 };

@@ -194,9 +194,9 @@ pub struct Drawn {
 pub fn draw(scale: Dl2Scale, seed: u32, trace: u32, jobs: usize) -> Vec<Drawn> {
     let mut rng = NumpyLegacy::seeded(seed);
     let mut out = Vec::with_capacity(jobs);
+    let pattern = scale.pattern();
     for _ in 0..=trace {
         out.clear();
-        let pattern = scale.pattern();
         let offset = rng.below(5) as usize;
         let mut slot = 0usize;
         // DL2 walks its 75-slot pattern once; a trace of more jobs than that holds wraps

@@ -47,6 +47,14 @@ impl World {
         }
     }
 
+    /// Its one of a pair in [`Self::ALL`]'s order.
+    pub fn pick<T>(self, [slots, compat]: [T; 2]) -> T {
+        match self {
+            World::Slots => slots,
+            World::Dl2Compat => compat,
+        }
+    }
+
     /// Its key in the file.
     pub fn key(self) -> &'static str {
         match self {
@@ -167,21 +175,17 @@ pub fn available() -> bool {
     EMBEDDED.is_some() || PROVIDED.with(|p| p.borrow().is_some())
 }
 
-/// The network of `world`.
+/// The network of `world`. The embedded file is read once per thread, as if provided.
 pub fn network(world: World) -> Result<Mlp, String> {
-    let k = match world {
-        World::Slots => 0,
-        World::Dl2Compat => 1,
-    };
-    if let Some(nets) = PROVIDED.with(|p| p.borrow().clone()) {
-        return Ok(nets[k].clone());
+    if let (Some(text), false) = (EMBEDDED, PROVIDED.with(|p| p.borrow().is_some())) {
+        provide(text)?;
     }
-    match EMBEDDED {
-        Some(text) => parse(text).map(|[slots, compat]| if k == 0 { slots } else { compat }),
-        None => Err(format!(
-            "the bundled DL2 networks ({FILE}) have not been loaded yet"
-        )),
-    }
+    PROVIDED
+        .with(|p| {
+            let nets = p.borrow();
+            nets.as_ref().map(|n| world.pick([&n[0], &n[1]]).clone())
+        })
+        .ok_or_else(|| format!("the bundled DL2 networks ({FILE}) have not been loaded yet"))
 }
 
 #[cfg(test)]
