@@ -57,7 +57,8 @@ fn pollux_matches_the_pollux_simulator() {
         "pollux: avg JCT {avg:.2} s vs Pollux simulator about {reference} s ({:+.2}%)",
         err * 100.0
     );
-    assert!(err.abs() < 0.05, "pollux: {avg} vs {reference}");
+    // Reruns of Pollux's simulator land between 2,446 and 2,475 s.
+    assert!(err.abs() < 0.02, "pollux: {avg} vs {reference}");
 }
 
 /// A small elastic experiment on the bundled applications.

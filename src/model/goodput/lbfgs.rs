@@ -1,85 +1,161 @@
-//! Bounded limited-memory quasi-Newton minimisation over seven variables, the method that
-//! fits Pollux's throughput model ([`super::fit_perf_params`]).
+//! L-BFGS-B (Byrd, Lu, Nocedal and Zhu, 1995, version 3.0), the bounded limited-memory
+//! quasi-Newton method with which Pollux and Sia fit their throughput model
+//! ([`super::fit_perf_params`]; both call scipy's `minimize` with its defaults).
 //!
-//! Each iteration frees the variables not held at a bound by the gradient, takes the
-//! quasi-Newton direction on them, and backtracks along the projected path `P(x + t d)`
-//! until the Armijo condition `f(x_t) <= f(x) + c1 g.(x_t - x)` holds. The correction pairs
-//! are kept with their projections onto the free variables, which change only when a
-//! variable reaches or leaves a bound, so a direction costs two passes over at most ten
-//! pairs.
+//! Each iteration:
+//! 1. finds the generalized Cauchy point, the first local minimiser of the quadratic model
+//!    along the projected steepest-descent path `P(x - t g)`, walking its breakpoints;
+//! 2. minimises the model over the variables still free there (the others held at their
+//!    bounds), and keeps that point if it is a descent direction after projection onto the
+//!    box, else the step toward it up to the first bound;
+//! 3. searches along the direction to that point with the Moré–Thuente line search
+//!    ([`super::linesearch`]; `ftol 1e-3`, `gtol 0.9`, `xtol 0.1`; the first iteration's
+//!    step is at most of unit length and never leaves the box), at most 20 evaluations;
+//! 4. keeps the step and gradient change when its curvature is positive (ten pairs).
+//!
+//! It stops when the projected gradient is at most `1e-5`, when an iteration decreases
+//! `f` by at most `ftol` relative to `max(|f|, 1)` (scipy's default `1e7` machine epsilons;
+//! Sia passes `tol=1e-5`), after 15000 iterations
+//! or function evaluations, or when a line search fails with no curvature pairs kept (with
+//! pairs it drops them and tries again). The other limits are scipy's defaults.
+//!
+//! The method is written out here rather than taken from a crate because the fitted
+//! parameters must be those of scipy's code, iteration for iteration: a bounded
+//! quasi-Newton method with another Cauchy step, line search or stop rule stops at other
+//! parameters on the one- and two-observation fits the schedulers see first. With seven
+//! variables the quasi-Newton matrix is kept dense (`B = theta I` updated by the kept
+//! pairs, which is the compact form's matrix), which is both simpler and faster than the
+//! compact representation at this size.
 
-/// Number of correction pairs kept by the quasi-Newton approximation.
+use super::linesearch::{Next, Search};
+
+/// Number of correction pairs kept.
 const MEMORY: usize = 10;
-/// Stop when the relative decrease of the objective falls below this.
-const FTOL: f64 = 1e7 * f64::EPSILON;
-/// Stop when the largest component of the projected gradient falls below this.
+/// scipy's default stop on the relative decrease of the objective (`factr = 1e7`).
+pub const DEFAULT_FTOL: f64 = 1e7 * f64::EPSILON;
+/// Stop when the largest component of the projected gradient is at most this.
 const PGTOL: f64 = 1e-5;
-/// Maximum number of iterations.
+/// Maximum number of iterations, and of objective evaluations.
 const MAX_ITER: usize = 15000;
 /// Maximum number of objective evaluations per line search.
 const MAX_LS: usize = 20;
-/// Sufficient-decrease (Armijo) constant of the line search.
-const ARMIJO_C1: f64 = 1e-4;
+/// Line-search tolerances: sufficient decrease, curvature, interval width.
+const LS_TOLERANCES: [f64; 3] = [1e-3, 0.9, 0.1];
+/// The largest step a line search may take along an unbounded direction.
+const BIG: f64 = 1e10;
 
-/// A vector of the seven variables.
-type V = [f64; 7];
+/// Number of variables.
+const N: usize = 7;
+/// A vector of the variables.
+type V = [f64; N];
+/// A dense symmetric matrix over the variables.
+type M = [[f64; N]; N];
 
 fn dot(a: &V, b: &V) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// `v` with the components of fixed variables set to 0.
-fn mask(v: &V, free: &[bool; 7]) -> V {
-    let mut out = [0.0; 7];
-    for i in 0..7 {
-        if free[i] {
-            out[i] = v[i];
-        }
+fn mul(m: &M, v: &V) -> V {
+    let mut out = [0.0; N];
+    for (o, row) in out.iter_mut().zip(m) {
+        *o = dot(row, v);
     }
     out
 }
 
-/// A correction pair projected onto the free variables, with `s.y`, `y.y` and `1 / s.y`
-/// there; `None` when it has no positive curvature there (it is then skipped, which keeps
-/// the inverse Hessian positive definite).
-#[derive(Clone, Copy)]
-struct Projected {
-    s: V,
-    y: V,
-    sy: f64,
-    yy: f64,
-    rho: f64,
+/// Why the minimisation stopped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stop {
+    /// The projected gradient is at most `1e-5`.
+    Gradient,
+    /// The last iteration decreased `f` by a relative amount of at most `ftol`.
+    Reduction,
+    /// The iteration or evaluation limit.
+    Limit,
+    /// A line search found no acceptable step from a steepest-descent direction, or the
+    /// objective is not finite at the start.
+    Abnormal,
 }
 
-impl Projected {
-    fn of(s: &V, y: &V, free: &[bool; 7]) -> Option<Self> {
-        let (s, y) = (mask(s, free), mask(y, free));
-        let (sy, yy) = (dot(&s, &y), dot(&y, &y));
-        (sy > f64::EPSILON * yy && sy > 0.0).then(|| Projected {
-            s,
-            y,
-            sy,
-            yy,
-            rho: 1.0 / sy,
-        })
+/// The result of a minimisation.
+#[derive(Debug, Clone, Copy)]
+pub struct Outcome {
+    /// The last iterate.
+    pub x: V,
+    /// The objective there.
+    pub f: f64,
+    /// Completed iterations.
+    pub iterations: usize,
+    /// Objective evaluations, the first included.
+    pub evaluations: usize,
+    /// Why it stopped.
+    pub stop: Stop,
+}
+
+/// The box: `lower <= x <= upper`, infinite where a variable has no bound; a variable
+/// with `lower == upper` is fixed.
+struct Bounds<'a> {
+    lower: &'a V,
+    upper: &'a V,
+}
+
+impl Bounds<'_> {
+    fn has_lower(&self, i: usize) -> bool {
+        self.lower[i].is_finite()
+    }
+
+    fn has_upper(&self, i: usize) -> bool {
+        self.upper[i].is_finite()
+    }
+
+    fn project(&self, x: &mut V) {
+        for (i, v) in x.iter_mut().enumerate() {
+            if self.has_upper(i) {
+                *v = v.min(self.upper[i]);
+            }
+            if self.has_lower(i) {
+                *v = v.max(self.lower[i]);
+            }
+        }
+    }
+
+    /// Largest component of the projected gradient `P(x - g) - x`.
+    fn projected_gradient_norm(&self, x: &V, g: &V) -> f64 {
+        let mut norm: f64 = 0.0;
+        for i in 0..N {
+            let mut gi = g[i];
+            if gi < 0.0 {
+                if self.has_upper(i) {
+                    gi = gi.max(x[i] - self.upper[i]);
+                }
+            } else if self.has_lower(i) {
+                gi = gi.min(x[i] - self.lower[i]);
+            }
+            norm = norm.max(gi.abs());
+        }
+        norm
+    }
+
+    fn fixed(&self, i: usize) -> bool {
+        self.lower[i] == self.upper[i]
     }
 }
 
-/// The correction pairs (step and gradient change), oldest first, and their projections
-/// onto the free variables of the last direction.
+/// The kept correction pairs and the dense quasi-Newton matrix they make.
 struct Memory {
     pairs: Vec<(V, V)>,
-    projected: Vec<Option<Projected>>,
-    free: [bool; 7],
+    /// `B = theta I` updated by every pair, oldest first.
+    b: M,
 }
 
 impl Memory {
     fn new() -> Self {
-        Memory {
+        let mut m = Memory {
             pairs: Vec::with_capacity(MEMORY),
-            projected: Vec::with_capacity(MEMORY),
-            free: [false; 7],
-        }
+            b: [[0.0; N]; N],
+        };
+        m.rebuild();
+        m
     }
 
     fn is_empty(&self) -> bool {
@@ -88,237 +164,422 @@ impl Memory {
 
     fn clear(&mut self) {
         self.pairs.clear();
-        self.projected.clear();
+        self.rebuild();
     }
 
-    /// Keeps the pair `(s, y)`, dropping the oldest when full.
     fn push(&mut self, s: V, y: V) {
         if self.pairs.len() == MEMORY {
             self.pairs.remove(0);
-            self.projected.remove(0);
         }
-        self.projected.push(Projected::of(&s, &y, &self.free));
         self.pairs.push((s, y));
+        self.rebuild();
     }
 
-    /// Quasi-Newton direction `-H g` restricted to the `free` variables, by the two-loop
-    /// recursion over the pairs with positive curvature there.
-    fn direction(&mut self, g: &V, free: &[bool; 7]) -> V {
-        if *free != self.free {
-            self.free = *free;
-            self.projected.clear();
-            for (s, y) in &self.pairs {
-                self.projected.push(Projected::of(s, y, free));
-            }
+    /// `theta = y.y / s.y` of the newest pair (1 without pairs), then one BFGS update
+    /// `B <- B - (B s)(B s)' / s'B s + y y' / y's` per pair.
+    fn rebuild(&mut self) {
+        let theta = self
+            .pairs
+            .last()
+            .map_or(1.0, |(s, y)| dot(y, y) / dot(s, y));
+        let mut b = [[0.0; N]; N];
+        for (i, row) in b.iter_mut().enumerate() {
+            row[i] = theta;
         }
-        let mut q = mask(g, free);
-        let mut alphas = [0.0; MEMORY];
-        for (k, p) in self.projected.iter().enumerate().rev() {
-            if let Some(p) = p {
-                let a = p.rho * dot(&p.s, &q);
-                alphas[k] = a;
-                for (qi, yi) in q.iter_mut().zip(&p.y) {
-                    *qi -= a * yi;
+        for (s, y) in &self.pairs {
+            let bs = mul(&b, s);
+            let sbs = dot(s, &bs);
+            let ys = dot(y, s);
+            for i in 0..N {
+                for j in 0..N {
+                    b[i][j] += y[i] * y[j] / ys - bs[i] * bs[j] / sbs;
                 }
             }
         }
-        let h0 = match self.projected.iter().rev().flatten().next() {
-            Some(p) => p.sy / p.yy,
-            None => 1.0,
+        self.b = b;
+    }
+}
+
+/// The generalized Cauchy point from `x` with gradient `g`, and which variables are free
+/// there (not held at a bound).
+fn cauchy(x: &V, g: &V, bounds: &Bounds, b: &M) -> (V, [bool; N]) {
+    let mut xc = *x;
+    let mut free = [false; N];
+    let mut d = [0.0; N];
+    // (breakpoint, variable) for every moving variable that meets a bound.
+    let mut breaks: Vec<(f64, usize)> = Vec::with_capacity(N);
+    let mut bounded = true;
+    for i in 0..N {
+        if bounds.fixed(i) {
+            continue;
+        }
+        let neg_g = -g[i];
+        let at_lower = bounds.has_lower(i) && x[i] - bounds.lower[i] <= 0.0;
+        let at_upper = bounds.has_upper(i) && bounds.upper[i] - x[i] <= 0.0;
+        let held = (at_lower && neg_g <= 0.0) || (at_upper && neg_g >= 0.0);
+        if held {
+            continue;
+        }
+        free[i] = true;
+        if neg_g == 0.0 {
+            continue;
+        }
+        d[i] = neg_g;
+        if neg_g < 0.0 && bounds.has_lower(i) {
+            breaks.push(((x[i] - bounds.lower[i]) / -neg_g, i));
+        } else if neg_g > 0.0 && bounds.has_upper(i) {
+            breaks.push(((bounds.upper[i] - x[i]) / neg_g, i));
+        } else {
+            bounded = false;
+        }
+    }
+    if d.iter().all(|&v| v == 0.0) {
+        return (xc, free);
+    }
+    // Derivatives of the model m(z) = g.(z - x) + (z - x)'B(z - x)/2 along d from xc.
+    let mut f1 = -dot(&d, &d);
+    let mut bd = mul(b, &d);
+    let mut f2 = dot(&d, &bd);
+    let f2_org = f2;
+    let mut dtm = -f1 / f2;
+    let mut t_old = 0.0;
+    crate::order::sort_by(&mut breaks, |a, b| a.0.total_cmp(&b.0));
+    let mut left = breaks.len();
+    for &(t, i) in &breaks {
+        let dt = t - t_old;
+        if dtm < dt {
+            break;
+        }
+        // Move to the breakpoint; variable i meets its bound and leaves the path.
+        for (xj, dj) in xc.iter_mut().zip(&d) {
+            *xj += dt * dj;
+        }
+        xc[i] = if d[i] > 0.0 {
+            bounds.upper[i]
+        } else {
+            bounds.lower[i]
         };
-        for v in q.iter_mut() {
-            *v *= h0;
+        free[i] = false;
+        d[i] = 0.0;
+        t_old = t;
+        left -= 1;
+        bd = mul(b, &d);
+        let mut z = [0.0; N];
+        for j in 0..N {
+            z[j] = xc[j] - x[j];
         }
-        for (p, a) in self.projected.iter().zip(&alphas) {
-            if let Some(p) = p {
-                let b = p.rho * dot(&p.y, &q);
-                for (qi, si) in q.iter_mut().zip(&p.s) {
-                    *qi += si * (a - b);
-                }
+        f1 = dot(g, &d) + dot(&z, &bd);
+        f2 = dot(&d, &bd).max(f64::EPSILON * f2_org);
+        dtm = if left > 0 || !bounded { -f1 / f2 } else { 0.0 };
+        if left == 0 {
+            break;
+        }
+    }
+    let dtm = dtm.max(0.0);
+    for (xj, dj) in xc.iter_mut().zip(&d) {
+        *xj += dtm * dj;
+    }
+    (xc, free)
+}
+
+/// Solves `A u = r` for a symmetric positive definite `A` of size `n` (Cholesky); `None`
+/// when `A` is not positive definite.
+fn solve_spd(a: &mut [[f64; N]; N], r: &mut [f64; N], n: usize) -> Option<()> {
+    for j in 0..n {
+        let d = a[j][..j].iter().fold(a[j][j], |d, v| d - v * v);
+        if d <= 0.0 || !d.is_finite() {
+            return None;
+        }
+        let d = d.sqrt();
+        a[j][j] = d;
+        for i in j + 1..n {
+            let (row_i, row_j) = (a[i], a[j]);
+            let v = row_i[..j]
+                .iter()
+                .zip(&row_j[..j])
+                .fold(row_i[j], |v, (x, y)| v - x * y);
+            a[i][j] = v / d;
+        }
+    }
+    for i in 0..n {
+        let mut v = r[i];
+        for k in 0..i {
+            v -= a[i][k] * r[k];
+        }
+        r[i] = v / a[i][i];
+    }
+    for i in (0..n).rev() {
+        let mut v = r[i];
+        for k in i + 1..n {
+            v -= a[k][i] * r[k];
+        }
+        r[i] = v / a[i][i];
+    }
+    Some(())
+}
+
+/// The minimiser of the model over the free variables from the Cauchy point `xc`, kept if
+/// its projection onto the box is a descent direction from `x`, else the step toward it
+/// truncated at the first bound. `None` when the reduced matrix is singular.
+fn subspace(x: &V, g: &V, xc: &V, free: &[bool; N], bounds: &Bounds, b: &M) -> Option<V> {
+    let idx: Vec<usize> = (0..N).filter(|&i| free[i]).collect();
+    let n = idx.len();
+    if n == 0 {
+        return Some(*xc);
+    }
+    let mut z = [0.0; N];
+    for i in 0..N {
+        z[i] = xc[i] - x[i];
+    }
+    let bz = mul(b, &z);
+    let mut a = [[0.0; N]; N];
+    let mut du = [0.0; N];
+    for (p, &i) in idx.iter().enumerate() {
+        du[p] = -(g[i] + bz[i]);
+        for (q, &j) in idx.iter().enumerate() {
+            a[p][q] = b[i][j];
+        }
+    }
+    solve_spd(&mut a, &mut du, n)?;
+
+    let mut out = *xc;
+    for (p, &i) in idx.iter().enumerate() {
+        out[i] = xc[i] + du[p];
+    }
+    bounds.project(&mut out);
+    let mut dd = 0.0;
+    for i in 0..N {
+        dd += (out[i] - x[i]) * g[i];
+    }
+    if dd <= 0.0 {
+        return Some(out);
+    }
+    // Not a descent direction after projection: the longest feasible step toward the
+    // subspace minimiser.
+    let mut out = *xc;
+    let mut alpha: f64 = 1.0;
+    let mut limit = 1.0;
+    let mut hit = None;
+    for (p, &i) in idx.iter().enumerate() {
+        let dk = du[p];
+        if dk < 0.0 && bounds.has_lower(i) {
+            let room = bounds.lower[i] - out[i];
+            if room >= 0.0 {
+                limit = 0.0;
+            } else if dk * alpha < room {
+                limit = room / dk;
+            }
+        } else if dk > 0.0 && bounds.has_upper(i) {
+            let room = bounds.upper[i] - out[i];
+            if room <= 0.0 {
+                limit = 0.0;
+            } else if dk * alpha > room {
+                limit = room / dk;
             }
         }
-        for v in q.iter_mut() {
-            *v = -*v;
-        }
-        q
-    }
-}
-
-/// Projection onto the box `[lower, upper]`.
-fn project(x: &mut V, lower: &V, upper: &V) {
-    for i in 0..7 {
-        x[i] = x[i].min(upper[i]).max(lower[i]);
-    }
-}
-
-/// Largest component of the projected gradient `P(x - g) - x` over the non-fixed variables.
-fn projected_gradient_norm(x: &V, g: &V, lower: &V, upper: &V) -> f64 {
-    let mut norm: f64 = 0.0;
-    for i in 0..7 {
-        if lower[i] < upper[i] {
-            let p = (x[i] - g[i]).min(upper[i]).max(lower[i]) - x[i];
-            norm = norm.max(p.abs());
+        if limit < alpha {
+            alpha = limit;
+            hit = Some(p);
         }
     }
-    norm
+    if alpha < 1.0 {
+        if let Some(p) = hit {
+            let i = idx[p];
+            out[i] = if du[p] > 0.0 {
+                bounds.upper[i]
+            } else {
+                bounds.lower[i]
+            };
+            du[p] = 0.0;
+        }
+    }
+    for (p, &i) in idx.iter().enumerate() {
+        out[i] += alpha * du[p];
+    }
+    Some(out)
+}
+
+/// The largest step along `d` from `x` that stays in the box (`BIG` when unbounded).
+fn max_step(x: &V, d: &V, bounds: &Bounds) -> f64 {
+    let mut stpmx = BIG;
+    for i in 0..N {
+        let a1 = d[i];
+        if a1 < 0.0 && bounds.has_lower(i) {
+            let a2 = bounds.lower[i] - x[i];
+            if a2 >= 0.0 {
+                stpmx = 0.0;
+            } else if a1 * stpmx < a2 {
+                stpmx = a2 / a1;
+            }
+        } else if a1 > 0.0 && bounds.has_upper(i) {
+            let a2 = bounds.upper[i] - x[i];
+            if a2 <= 0.0 {
+                stpmx = 0.0;
+            } else if a1 * stpmx > a2 {
+                stpmx = a2 / a1;
+            }
+        }
+    }
+    stpmx
 }
 
 /// Minimises `fun` (which returns the value and writes the gradient) over the box
-/// `[lower, upper]` from `x0`, by projected limited-memory BFGS.
-///
-/// It stops when the projected gradient is below `1e-5`, the relative decrease of `f` is
-/// below `1e7 * machine epsilon`, after 15000 iterations, or when no decrease can be found.
-/// Variables with `lower == upper` stay fixed.
-pub fn minimize_bounded<F>(mut fun: F, x0: &V, lower: &V, upper: &V) -> V
+/// `[lower, upper]` from `x0` by L-BFGS-B, stopping when an iteration decreases `f` by at
+/// most `ftol` relative to `max(|f|, |f_old|, 1)` (or on the other rules above). Variables
+/// with `lower == upper` stay fixed.
+pub fn minimize_bounded<F>(mut fun: F, x0: &V, lower: &V, upper: &V, ftol: f64) -> Outcome
 where
     F: FnMut(&V, &mut V) -> f64,
 {
+    let bounds = Bounds { lower, upper };
+    let all_boxed = (0..N).all(|i| bounds.has_lower(i) && bounds.has_upper(i));
     let mut x = *x0;
-    project(&mut x, lower, upper);
-    let mut g = [0.0; 7];
+    bounds.project(&mut x);
+    let mut g = [0.0; N];
     let mut f = fun(&x, &mut g);
+    let mut out = Outcome {
+        x,
+        f,
+        iterations: 0,
+        evaluations: 1,
+        stop: Stop::Abnormal,
+    };
     if !f.is_finite() || g.iter().any(|v| !v.is_finite()) {
-        return x;
+        return out;
+    }
+    if bounds.projected_gradient_norm(&x, &g) <= PGTOL {
+        out.stop = Stop::Gradient;
+        return out;
     }
     let mut memory = Memory::new();
-
-    for _ in 0..MAX_ITER {
-        if projected_gradient_norm(&x, &g, lower, upper) <= PGTOL {
-            break;
-        }
-        let mut free = [false; 7];
-        for i in 0..7 {
-            let held_low = x[i] <= lower[i] && g[i] > 0.0;
-            let held_high = x[i] >= upper[i] && g[i] < 0.0;
-            free[i] = lower[i] < upper[i] && !held_low && !held_high;
-        }
-        let mut d = memory.direction(&g, &free);
-        let descent = dot(&g, &d) < 0.0;
-        if !descent {
+    loop {
+        // The search direction: to the subspace minimiser from the Cauchy point.
+        let (xc, free) = cauchy(&x, &g, &bounds, &memory.b);
+        let z = if memory.is_empty() {
+            Some(xc)
+        } else {
+            subspace(&x, &g, &xc, &free, &bounds, &memory.b)
+        };
+        let Some(z) = z else {
             memory.clear();
-            d = memory.direction(&g, &free);
+            continue;
+        };
+        let mut d = [0.0; N];
+        for i in 0..N {
+            d[i] = z[i] - x[i];
         }
-        // Without curvature information the first trial step is at most of unit length.
+
+        // The line search along d.
         let d_norm = dot(&d, &d).sqrt();
-        let mut t = if memory.is_empty() && d_norm > 1.0 {
-            1.0 / d_norm
+        let stpmx = if out.iterations == 0 {
+            1.0
+        } else {
+            max_step(&x, &d, &bounds)
+        };
+        let mut stp = if out.iterations == 0 && !all_boxed {
+            (1.0 / d_norm).min(stpmx)
         } else {
             1.0
         };
-
-        let mut accepted = None;
-        for _ in 0..MAX_LS {
-            let mut xt = [0.0; 7];
-            for i in 0..7 {
-                xt[i] = x[i] + t * d[i];
-            }
-            project(&mut xt, lower, upper);
-            let mut step = [0.0; 7];
-            for i in 0..7 {
-                step[i] = xt[i] - x[i];
-            }
-            let slope = dot(&g, &step);
-            let descent = slope < 0.0;
-            if !descent {
-                break;
-            }
-            let mut gt = [0.0; 7];
-            let ft = fun(&xt, &mut gt);
-            let finite = ft.is_finite() && gt.iter().all(|v| v.is_finite());
-            if finite && ft <= f + ARMIJO_C1 * slope {
-                accepted = Some((xt, ft, gt, step));
-                break;
-            }
-            // Safeguarded minimiser of the quadratic through f(x), its slope and f(x_t).
-            let next = if finite {
-                let denom = 2.0 * (ft - f - slope);
-                if denom > 0.0 {
-                    -slope * t / denom
-                } else {
-                    0.5 * t
+        let gd0 = dot(&g, &d);
+        let found = if gd0 >= 0.0 || d_norm == 0.0 {
+            None
+        } else {
+            let mut search = Search::new(f, gd0, stp, LS_TOLERANCES, 0.0, stpmx);
+            let mut found = None;
+            for _ in 0..MAX_LS {
+                let mut xt = [0.0; N];
+                for i in 0..N {
+                    xt[i] = if stp == 1.0 { z[i] } else { x[i] + stp * d[i] };
                 }
-            } else {
-                0.5 * t
-            };
-            t = next.clamp(0.1 * t, 0.5 * t);
-        }
-
-        let Some((xt, ft, gt, s)) = accepted else {
-            if memory.is_empty() {
+                let mut gt = [0.0; N];
+                let ft = fun(&xt, &mut gt);
+                out.evaluations += 1;
+                if !ft.is_finite() || gt.iter().any(|v| !v.is_finite()) {
+                    break;
+                }
+                let gd = dot(&gt, &d);
+                match search.step(stp, ft, gd) {
+                    Next::Evaluate(next) => stp = next,
+                    _ => {
+                        found = Some((xt, ft, gt, gd));
+                        break;
+                    }
+                }
+                if out.evaluations >= MAX_ITER {
+                    break;
+                }
+            }
+            found
+        };
+        let Some((xt, ft, gt, gd)) = found else {
+            if memory.is_empty() || out.evaluations >= MAX_ITER {
+                out.stop = if out.evaluations >= MAX_ITER {
+                    Stop::Limit
+                } else {
+                    Stop::Abnormal
+                };
                 break;
             }
             memory.clear();
             continue;
         };
-        let mut y = [0.0; 7];
-        for i in 0..7 {
-            y[i] = gt[i] - g[i];
-        }
-        if dot(&s, &y) > f64::EPSILON * dot(&y, &y) {
-            memory.push(s, y);
-        }
-        let f_old = f;
+
+        out.iterations += 1;
+        let (f_old, g_old) = (f, g);
         x = xt;
         f = ft;
         g = gt;
-        if f_old - f <= FTOL * f_old.abs().max(f.abs()).max(1.0) {
+        if bounds.projected_gradient_norm(&x, &g) <= PGTOL {
+            out.stop = Stop::Gradient;
             break;
         }
+        if f_old - f <= ftol * f_old.abs().max(f.abs()).max(1.0) {
+            out.stop = Stop::Reduction;
+            break;
+        }
+        if out.iterations >= MAX_ITER || out.evaluations >= MAX_ITER {
+            out.stop = Stop::Limit;
+            break;
+        }
+        let mut s = [0.0; N];
+        let mut y = [0.0; N];
+        for i in 0..N {
+            s[i] = stp * d[i];
+            y[i] = g[i] - g_old[i];
+        }
+        let sy = (gd - gd0) * stp;
+        if sy > f64::EPSILON * (-gd0 * stp) {
+            memory.push(s, y);
+        }
     }
-    x
+    out.x = x;
+    out.f = f;
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn kept_projections_give_the_directions_of_fresh_ones() {
-        // Pairs pushed while the free variables change: each direction equals that of a
-        // memory holding the same pairs and projecting them afresh.
-        let mut rng = crate::rng::Rng::new(7);
-        let v = |rng: &mut crate::rng::Rng| -> V {
-            let mut out = [0.0; 7];
-            for x in out.iter_mut() {
-                *x = rng.range(-1.0, 1.0);
-            }
-            out
-        };
-        let mut kept = Memory::new();
-        for step in 0..60 {
-            let mut free = [true; 7];
-            if step % 3 == 0 {
-                for f in free.iter_mut() {
-                    *f = rng.uniform() < 0.7;
-                }
-            }
-            let g = v(&mut rng);
-            let d = kept.direction(&g, &free);
-            let mut fresh = Memory::new();
-            for (s, y) in &kept.pairs {
-                fresh.push(*s, *y);
-            }
-            let e = fresh.direction(&g, &free);
-            assert_eq!(d.map(f64::to_bits), e.map(f64::to_bits), "step {step}");
-            let s = v(&mut rng);
-            // Mostly positive curvature, sometimes not (those pairs are skipped).
-            let mut y = s;
-            for (yi, n) in y.iter_mut().zip(v(&mut rng)) {
-                *yi += 0.8 * n;
-            }
-            kept.push(s, y);
+    /// Asserts `x` equals scipy's answer `want` to `tol` per component.
+    fn assert_close(x: &V, want: &V, tol: f64) {
+        for i in 0..N {
+            assert!((x[i] - want[i]).abs() <= tol, "x = {x:?}, scipy {want:?}");
         }
-        assert_eq!(kept.pairs.len(), MEMORY);
     }
 
     #[test]
-    fn bounded_minimizer_on_quadratic() {
-        // f = sum w_i (x_i - c_i)^2, minimum at the projection of c onto the box.
+    fn stops_where_scipy_stops_on_a_bounded_quadratic() {
+        // f = sum w_i (x_i - c_i)^2 from x = 1: a fixed variable, one held at each kind of
+        // bound. scipy 1.15 (`minimize(method="L-BFGS-B", jac=True)`) stops after 28
+        // iterations and 34 evaluations on its relative-reduction test, short of the exact
+        // minimum [3, 0, 0.5, 50, 1e-3, 4, 2]; this implementation stops at the same point.
         let c = [3.0, -2.0, 0.5, 100.0, 1e-3, 7.0, 2.0];
         let w = [1.0, 10.0, 0.1, 1.0, 1e4, 1.0, 5.0];
-        let fun = |x: &[f64; 7], g: &mut [f64; 7]| {
+        let fun = |x: &V, g: &mut V| {
             let mut f = 0.0;
-            for i in 0..7 {
+            for i in 0..N {
                 f += w[i] * (x[i] - c[i]) * (x[i] - c[i]);
                 g[i] = 2.0 * w[i] * (x[i] - c[i]);
             }
@@ -326,16 +587,54 @@ mod tests {
         };
         let lower = [0.0, 0.0, 0.0, 0.0, 0.0, 4.0, 1.0];
         let upper = [10.0, 10.0, 10.0, 50.0, 10.0, 4.0, 10.0];
-        let x = minimize_bounded(fun, &[1.0; 7], &lower, &upper);
-        let expected = [3.0, 0.0, 0.5, 50.0, 1e-3, 4.0, 2.0];
-        // Fixed and bound-held variables are exact.
-        assert_eq!((x[1], x[3], x[5]), (0.0, 50.0, 4.0));
-        // The others stop once an iteration gains less than 2.2e-9 relative to f = 2549.
-        let mut g = [0.0; 7];
-        let gap = fun(&x, &mut g) - fun(&expected, &mut g);
-        assert!((0.0..1e-5).contains(&gap), "x = {x:?}, gap {gap}");
-        for i in 0..7 {
-            assert!((x[i] - expected[i]).abs() < 1e-3, "x = {x:?}");
-        }
+        let out = minimize_bounded(fun, &[1.0; N], &lower, &upper, DEFAULT_FTOL);
+        let scipy = [
+            3.000243041942429,
+            0.0,
+            0.4998988630923573,
+            50.0,
+            0.00099949927964212,
+            4.0,
+            2.000169222565976,
+        ];
+        assert_eq!((out.x[1], out.x[3], out.x[5]), (0.0, 50.0, 4.0));
+        assert_close(&out.x, &scipy, 1e-8);
+        assert_eq!(
+            (out.iterations, out.evaluations, out.stop),
+            (28, 34, Stop::Reduction)
+        );
+    }
+
+    #[test]
+    fn stops_where_scipy_stops_on_a_bounded_rosenbrock() {
+        // The 7-variable Rosenbrock function from the classic start, x0 <= 0.5 and x6 >= 1e-8
+        // binding: scipy stops after 25 iterations and 28 evaluations at f = 4.625122471527823.
+        let fun = |x: &V, g: &mut V| {
+            let mut f = 0.0;
+            *g = [0.0; N];
+            for i in 0..N - 1 {
+                let (a, b) = (x[i + 1] - x[i] * x[i], 1.0 - x[i]);
+                f += 100.0 * a * a + b * b;
+                g[i] += -400.0 * x[i] * a - 2.0 * b;
+                g[i + 1] += 200.0 * a;
+            }
+            f
+        };
+        let lower = [-2.0, -2.0, -2.0, -2.0, -2.0, -2.0, 1e-8];
+        let upper = [0.5, 2.0, 2.0, 2.0, 2.0, 2.0, f64::INFINITY];
+        let x0 = [-1.2, 1.0, -1.2, 1.0, -1.2, 1.0, 1.5];
+        let out = minimize_bounded(fun, &x0, &lower, &upper, DEFAULT_FTOL);
+        let scipy = [
+            0.5,
+            0.26306596037075597,
+            0.08003108118288962,
+            0.016574148254993194,
+            0.010375888176655699,
+            0.010007466327188746,
+            0.00010013916809077155,
+        ];
+        assert_close(&out.x, &scipy, 1e-7);
+        assert!((out.f - 4.625122471527823).abs() < 1e-10, "{out:?}");
+        assert_eq!((out.iterations, out.evaluations), (25, 28), "{out:?}");
     }
 }

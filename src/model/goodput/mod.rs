@@ -24,12 +24,14 @@
 //!
 //! [`fit_perf_params`] fits the seven parameters to profiled step times by minimising the
 //! root-mean-square error of log step times (plus two small regularisers) under box bounds
-//! with a bounded limited-memory quasi-Newton method.
+//! with L-BFGS-B, as scipy runs it for Pollux and Sia.
 
 mod lbfgs;
+mod linesearch;
 
 use crate::math::{exp, ln, log10, powf};
 use lbfgs::minimize_bounded;
+pub use lbfgs::DEFAULT_FTOL;
 
 /// Tolerance used by the floor/ceil operations of the batch-size search, and the floor of
 /// every time parameter.
@@ -717,6 +719,13 @@ fn fit_setup(samples: &[Sample], accum_times: &[f64]) -> ([f64; 7], [f64; 7], [f
 /// Observations with no node, replica or example, or with a time that is not finite and
 /// positive, are ignored; with no usable observation the start point is returned.
 pub fn fit_perf_params(obs: &[Observation]) -> PerfParams {
+    fit_perf_params_to(obs, DEFAULT_FTOL)
+}
+
+/// [`fit_perf_params`] stopping once an iteration decreases the objective by at most
+/// `ftol` relative to it: Pollux fits with scipy's default ([`DEFAULT_FTOL`]), Sia with
+/// `1e-5`, which stops sooner.
+pub fn fit_perf_params_to(obs: &[Observation], ftol: f64) -> PerfParams {
     let mut samples = Vec::with_capacity(obs.len());
     let mut accum_times = Vec::with_capacity(obs.len());
     for o in obs {
@@ -732,7 +741,7 @@ pub fn fit_perf_params(obs: &[Observation]) -> PerfParams {
     let inter_node = samples.iter().any(|s| s.link == Link::InterNode);
     let mut fit = Fit::new(samples);
     let fun = |x: &[f64; 7], g: &mut [f64; 7]| objective(x, &mut fit, Some(g));
-    let mut x = minimize_bounded(fun, &x0, &lower, &upper);
+    let mut x = minimize_bounded(fun, &x0, &lower, &upper, ftol).x;
     if !inter_node {
         x[2] = x[2].max(1.1 * x[4]);
         x[3] = x[3].max(1.1 * x[5]);
@@ -847,7 +856,7 @@ mod tests {
         Fit::new(obs.iter().filter_map(Sample::of).collect())
     }
 
-    fn objective_at(p: PerfParams, obs: &[Observation]) -> f64 {
+    pub(super) fn objective_at(p: PerfParams, obs: &[Observation]) -> f64 {
         objective(&p.to_array(), &mut samples_of(obs), None)
     }
 
@@ -1206,9 +1215,10 @@ mod tests {
         assert!((p.gamma - scipy.gamma).abs() < 1e-6, "{p:?}");
         // With one observation the objective is |ln(accum/A)| + |ln(optim/S)| (+ constant
         // regularisers), flat for any predicted accumulation time between the measured
-        // accumulation time A and step time S: every beta_c in that valley is optimal.
-        // scipy stopped at 0.000401790 and this minimiser stops elsewhere in the valley, so
-        // the check is on the objective, on the predicted time, and on beta_c to 0.2%.
+        // accumulation time A and step time S. Both minimisers take the same first three
+        // iterations (to 11 digits); the last line search, on that flat valley, ends on
+        // rounding (scipy's at beta_c 0.00040179, this one at 0.00040264, objectives 1e-10
+        // apart).
         assert!(
             objective_at(p, &data) <= objective_at(scipy, &data) + 1e-9,
             "{p:?}"
@@ -1216,7 +1226,7 @@ mod tests {
         let f = GoodputFunction::new(p, grad_1(), 128.0);
         let predicted = f.accum_time(128.0);
         assert!(data[0].accum_step_time <= predicted && predicted <= data[0].optim_step_time);
-        assert_rel(p.beta_c, scipy.beta_c, 2e-3);
+        assert_rel(p.beta_c, scipy.beta_c, 3e-3);
         let c = cifar_optimize(&f, 1, 1);
         assert_rel(c.goodput, 1246.0556, 1e-2);
         assert_eq!((c.atomic_bsz, c.accum_steps), (128, 0));
@@ -1230,44 +1240,35 @@ mod tests {
         let data = cifar_obs_3();
         let p = fit_perf_params(&data);
         let scipy = scipy_params_3();
+        // scipy stops after 66 iterations, this implementation after 68, at the same point:
+        // every parameter within 1% (the intra-node ones, which one observation of two
+        // replicas leaves loosely determined) or 0.02% (the others), the objective within
+        // 2e-6. On the multi-node observation both keep beta_n / alpha_n = 1.06.
         let (mine, theirs) = (objective_at(p, &data), objective_at(scipy, &data));
-        assert!(mine <= theirs + 1e-6, "objective {mine} vs scipy {theirs}");
-        // Lower bound of the objective: the two atomic-128 observations have different
-        // accumulation times A1 = 0.10259, A3 = 0.10451, and the optimizer-step time of the
-        // first, S1 = 0.10312, is (up to 1e-8 of network time) the same prediction. With the
-        // atomic-64 and link terms fitted exactly, the objective is at least
-        // min_a sqrt((ln(a/A1)^2 + ln(a/A3)^2) / 3) + |ln(a/S1)| / sqrt(3) = 0.0083025 at a = S1.
-        assert!(mine < 0.0083025 + 1e-5, "objective {mine}");
-        // Every observed optimizer-step time is reproduced.
+        assert!(
+            (mine - theirs).abs() < 2e-6,
+            "objective {mine} vs scipy {theirs}"
+        );
+        let (a, b) = (p.to_array(), scipy.to_array());
+        for i in 0..7 {
+            let tol = if i == 4 || i == 5 { 1e-2 } else { 2e-4 };
+            assert_rel(a[i], b[i], tol);
+        }
+        // Every observed optimizer-step time is reproduced to 0.5%.
         let f = GoodputFunction::new(p, grad_3(), 128.0);
         for o in &data {
             let t = f.optim_time(o.nodes, o.replicas, f64::from(o.atomic_bsz));
-            assert_rel(t, o.optim_step_time, 1e-6);
+            assert_rel(t, o.optim_step_time, 5e-3);
         }
-        // Single-node predictions agree with scipy's fit.
-        let c = cifar_optimize(&f, 1, 1);
-        assert_rel(c.goodput, 1241.33, 1e-2);
-        assert_eq!((c.atomic_bsz, c.accum_steps), (128, 0));
-        let c = cifar_optimize(&f, 1, 4);
-        assert_rel(c.goodput, 2767.51, 1e-2);
-        assert_eq!((c.atomic_bsz, c.accum_steps), (35, 0));
-        // Multi-node predictions are not compared with scipy's: a single multi-node
-        // observation (4 replicas) determines only alpha_n + 2 beta_n, and the split is left
-        // to the 1e-2 (beta_n / alpha_n)^2 regulariser. scipy stops at beta_n / alpha_n = 1.06
-        // (a regulariser of 0.0112, over half its objective of 0.0196); the minimum drives the
-        // ratio towards 0, a cheaper network for 8 and 16 replicas and a higher goodput.
-        assert!(p.beta_n / p.alpha_n < 0.1, "{p:?}");
-        for (nodes, replicas) in [(2, 8), (4, 16)] {
-            let c = cifar_optimize(&f, nodes, replicas);
-            let theirs = cifar_optimize(
-                &GoodputFunction::new(scipy, grad_3(), 128.0),
-                nodes,
-                replicas,
+        // The batch sizes and goodputs the scheduler reads agree with scipy's fit.
+        let theirs = GoodputFunction::new(scipy, grad_3(), 128.0);
+        for (nodes, replicas) in [(1, 1), (1, 4), (2, 8), (4, 16)] {
+            let (c, t) = (
+                cifar_optimize(&f, nodes, replicas),
+                cifar_optimize(&theirs, nodes, replicas),
             );
-            assert!(
-                c.goodput > theirs.goodput && (32..=1024).contains(&c.atomic_bsz),
-                "{c:?}"
-            );
+            assert_rel(c.goodput, t.goodput, 1e-3);
+            assert_eq!((c.atomic_bsz, c.accum_steps), (t.atomic_bsz, t.accum_steps));
         }
     }
 
@@ -1321,5 +1322,55 @@ mod tests {
             obs(1, 1, 128, f64::INFINITY, 0.01),
         ];
         assert_eq!(fit_perf_params(&unusable), x0);
+    }
+}
+#[cfg(test)]
+mod sia_fit_tests {
+    use super::tests::objective_at;
+    use super::*;
+
+    /// Sia's fit (its `goodput.py`: scipy 1.15's L-BFGS-B with `tol=1e-5`) on 278 single
+    /// step-time observations from Sia's traces (five applications x three GPU types x
+    /// placements of 1 to 16 GPUs on one or two servers, up to four batch sizes each):
+    /// `tests/data/sia_fits.csv`, made by `tests/data/sia_fits.py`. A job's first
+    /// observation on more than one GPU is where a fit that stops early misjudges the
+    /// network; with the same method and tolerance every fit predicts the step time at
+    /// twice the GPUs within 1% of scipy's, at an objective at most 1e-5 (the tolerance)
+    /// above scipy's relative to it.
+    #[test]
+    fn fits_like_sias_scipy_on_single_trace_observations() {
+        let text = include_str!("../../../tests/data/sia_fits.csv");
+        let mut rows = 0;
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split(',').collect();
+            let num = |i: usize| f[i].parse::<f64>().expect("a number");
+            let o = Observation {
+                nodes: num(2) as u32,
+                replicas: num(3) as u32,
+                atomic_bsz: num(4) as u32,
+                accum_step_time: num(5),
+                optim_step_time: num(6),
+            };
+            let scipy = PerfParams::from_array(std::array::from_fn(|i| num(7 + i)));
+            let ours = fit_perf_params_to(&[o], 1e-5);
+            let (mine, theirs) = (objective_at(ours, &[o]), objective_at(scipy, &[o]));
+            assert!(
+                mine <= theirs * (1.0 + 1e-5),
+                "{line}: objective {mine} vs {theirs}"
+            );
+            let grad = GradParams { sqr: 1.0, var: 1.0 };
+            let (fo, fs) = (
+                GoodputFunction::new(ours, grad, 1.0),
+                GoodputFunction::new(scipy, grad, 1.0),
+            );
+            let (n, r, b) = (o.nodes, o.replicas * 2, f64::from(o.atomic_bsz));
+            let (a, t) = (fo.optim_time(n, r, b), fs.optim_time(n, r, b));
+            assert!(
+                (a / t - 1.0).abs() < 0.01,
+                "{line}: {a} s vs {t} s, {ours:?}"
+            );
+            rows += 1;
+        }
+        assert_eq!(rows, 278);
     }
 }

@@ -201,6 +201,24 @@ pub fn costs(goodputs: &[f64], current: Option<usize>, restart: f64, p: f64) -> 
         .collect()
 }
 
+/// Sia's estimate of a restart of an application, in seconds, measured on a physical
+/// cluster (Sia's `get_restart_penalty`, which matches the application's name by
+/// substring, in this order): deepspeech 25, imagenet 250, cifar 30, bert 120, yolov3 45,
+/// any other 30.
+pub fn measured_penalty(app: &str) -> f64 {
+    const TABLE: [(&str, f64); 5] = [
+        ("deepspeech", 25.0),
+        ("imagenet", 250.0),
+        ("cifar", 30.0),
+        ("bert", 120.0),
+        ("yolov3", 45.0),
+    ];
+    TABLE
+        .iter()
+        .find(|(name, _)| app.contains(name))
+        .map_or(30.0, |&(_, s)| s)
+}
+
 /// Sia's restart factor of a job `age` seconds old restarted `restarts` times, each
 /// costing `delay` seconds.
 pub fn restart_factor(age: f64, restarts: u32, delay: f64) -> f64 {
@@ -214,6 +232,16 @@ pub fn restart_factor(age: f64, restarts: u32, delay: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn measured_penalties_follow_sias_table() {
+        assert_eq!(measured_penalty("cifar10"), 30.0);
+        assert_eq!(measured_penalty("yolov3"), 45.0);
+        assert_eq!(measured_penalty("imagenet"), 250.0);
+        assert_eq!(measured_penalty("deepspeech2"), 25.0);
+        assert_eq!(measured_penalty("bert"), 120.0);
+        assert_eq!(measured_penalty("ncf"), 30.0);
+    }
 
     #[test]
     fn costs_normalise_discount_and_round() {

@@ -14,9 +14,10 @@
 //! - a job whose configuration does not change keeps its servers (the artifact places
 //!   every job again every interval, which may move a job to other servers of the same
 //!   shape; it charges such a move nothing, and neither does this);
-//! - the restart penalty the policy assumes is the experiment's restart delay of the job
-//!   (the artifact's per-application estimates differ from its delays for two of six
-//!   applications);
+//! - the restart penalty the policy assumes is, as in the artifact, its per-application
+//!   estimate measured on a physical cluster ([`matrix::measured_penalty`]; `penalty=delay`
+//!   assumes the experiment's restart delay of the job instead, which differs from the
+//!   estimate for two of the artifact's six applications);
 //! - configurations are not limited to the servers the profile measured (the artifact's
 //!   "physical" node counts), only to the cluster's.
 
@@ -67,6 +68,11 @@ pub const PARAMS: &[ParamInfo] = &[
         help: "a job may have up to twice the most GPUs it has run on whatever the type (false: on each type, twice the most it ran on there)",
     },
     ParamInfo {
+        name: "penalty",
+        default: "measured",
+        help: "the restart cost the policy assumes: measured (Sia's per-application estimates: imagenet 250 s, bert 120 s, yolov3 45 s, cifar10 30 s, deepspeech2 25 s, others 30 s) or delay (the job's restart delay in the experiment)",
+    },
+    ParamInfo {
         name: "moves_restart",
         default: "false",
         help: "a job moved to other servers with the same GPUs per server restarts (false: as Sia's simulator, only a new GPU type or GPUs per server restarts it)",
@@ -81,6 +87,9 @@ pub struct Sia {
     lambda_n: f64,
     /// Whether a move to other servers of the same shape restarts a job.
     moves_restart: bool,
+    /// Whether the assumed restart cost is the job's restart delay (else Sia's
+    /// per-application estimate).
+    penalty_is_delay: bool,
     /// The last decision, for people: per job, the configurations' goodputs and costs
     /// and the one chosen.
     last: Explanation,
@@ -99,6 +108,16 @@ impl Sia {
             row,
             lambda_n: p.f64("lambda_n", 1.1, 0.0, 1e6)?,
             moves_restart: p.bool("moves_restart", false)?,
+            penalty_is_delay: match p.text("penalty", "measured") {
+                "measured" => false,
+                "delay" => true,
+                other => {
+                    return Err(p.err(
+                        "penalty",
+                        format!("'{other}' is neither measured nor delay"),
+                    ))
+                }
+            },
             last: Explanation::default(),
         }))
     }
@@ -115,6 +134,12 @@ impl ElasticPolicy for Sia {
 
     fn per_type_models(&self) -> bool {
         true
+    }
+
+    /// Sia's fit passes `tol=1e-5` to scipy (its `goodput.py`), which stops sooner than
+    /// Pollux's default.
+    fn fit_tolerance(&self) -> f64 {
+        1e-5
     }
 
     fn restarts_on_shape(&self) -> bool {
@@ -149,7 +174,11 @@ impl ElasticPolicy for Sia {
                 continue;
             }
             let g = matrix::goodputs(j, view, &layout, &self.row);
-            let delay = j.spec.restart_s.unwrap_or(view.restart_s);
+            let delay = if self.penalty_is_delay {
+                j.spec.restart_s.unwrap_or(view.restart_s)
+            } else {
+                matrix::measured_penalty(&j.app.name)
+            };
             let holding = !st.allocation.is_empty();
             let f = matrix::restart_factor(j.age, st.num_restarts.unwrap_or(0), delay);
             // A job on a shape that is no configuration has only other entries.

@@ -69,6 +69,12 @@ pub trait ElasticPolicy {
     fn per_type_models(&self) -> bool {
         false
     }
+    /// When the throughput-model fit stops: once an iteration decreases its objective by
+    /// at most this fraction (scipy's default, as Pollux fits, unless the system passes
+    /// another tolerance).
+    fn fit_tolerance(&self) -> f64 {
+        crate::model::goodput::DEFAULT_FTOL
+    }
     /// Whether a job restarts only when its shape changes (its GPU type, or its GPUs per
     /// server, as Sia's simulator counts a restart: the same shape on other servers is
     /// free); otherwise any change of its servers restarts it (Pollux's simulator).

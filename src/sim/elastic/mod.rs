@@ -39,7 +39,7 @@ pub use stepper::build;
 use super::{RoundReport, SimEvent};
 use crate::model::cluster::ClusterSpec;
 use crate::model::goodput::{
-    fit_perf_params, GoodputFunction, GradParams, Observation, PerfParams,
+    fit_perf_params_to, GoodputFunction, GradParams, Observation, PerfParams,
 };
 use crate::model::job::{JobId, JobSpec};
 use crate::model::restart::RestartModel;
@@ -174,6 +174,8 @@ pub struct ElasticSimulator {
     adapts: bool,
     /// Whether jobs keep a model per GPU type (the policy's choice).
     per_type: bool,
+    /// When the throughput-model fit stops (the policy's system's tolerance).
+    fit_tolerance: f64,
     /// GPU type and real server of each virtual server, and the types' names.
     vnode_types: Vec<usize>,
     vnode_servers: Vec<u32>,
@@ -322,6 +324,7 @@ impl ElasticSimulator {
         }
         let adapts = policy.adapts_batch();
         let per_type = policy.per_type_models() && cluster.types.len() > 1;
+        let fit_tolerance = policy.fit_tolerance();
         let vnode_types: Vec<usize> = vnodes.iter().map(|v| v.1).collect();
         let vnode_servers: Vec<u32> = vnodes.iter().map(|v| v.0).collect();
         let type_names: Vec<String> = cluster.types.iter().map(|t| t.name.clone()).collect();
@@ -396,6 +399,7 @@ impl ElasticSimulator {
             policy,
             adapts,
             per_type,
+            fit_tolerance,
             vnode_types,
             vnode_servers,
             type_names,
@@ -672,6 +676,7 @@ impl ElasticSimulator {
             let goodput = if total > 0.0 { gain / total } else { 0.0 };
             let atomic = st.atomic_bsz;
             let adapts = self.adapts;
+            let tol = self.fit_tolerance;
             let st = &mut self.states[id];
             st.grad = grad;
             let seen = Observation {
@@ -686,14 +691,14 @@ impl ElasticSimulator {
                 st.observations.push(seen);
                 // Under per-type models every reader takes the model of one type.
                 if !self.per_type {
-                    st.perf = Some(fit_perf_params(&st.observations));
+                    st.perf = Some(fit_perf_params_to(&st.observations, tol));
                 }
             }
             if adapts {
                 if let Some(m) = st.type_models.get_mut(gpu_type) {
                     if !m.0.iter().any(same) {
                         m.0.push(seen);
-                        m.1 = Some(fit_perf_params(&m.0));
+                        m.1 = Some(fit_perf_params_to(&m.0, tol));
                     }
                 }
             }
