@@ -1168,11 +1168,13 @@ await run(async (browser) => {
   await test('dl2 training in the worker gives a live learning curve, as natively, and its network runs and travels in a link', async () => {
     // Settings smaller than the page's defaults, typed into its fields (the defaults' time is
     // measured by tests/browser/bench.mjs).
-    for (const [field, value] of [['warmup_episodes', '6'], ['warmup_epochs', '8'], ['iterations', '40']]) {
+    // A window of 12 jobs and the gain of the work left (the bundled networks' rule) too.
+    for (const [field, value] of [['window', '12'], ['warmup_episodes', '6'], ['warmup_epochs', '8'], ['iterations', '40']]) {
       await dp.fill(`#train-${field}`, value);
       await dp.press(`#train-${field}`, 'Tab');
     }
-    await dp.waitForFunction(() => document.querySelector('#train-panel')?.textContent.includes('--warmup-episodes 6 --warmup-epochs 8 --iterations 40'));
+    await dp.selectOption('#train-gain', 'left');
+    await dp.waitForFunction(() => document.querySelector('#train-panel')?.textContent.includes('--window 12 --episode-jobs 40 --warmup-episodes 6 --warmup-epochs 8 --iterations 40 --gain left'));
     const t0 = Date.now();
     await dp.click('#train');
     await dp.waitForSelector('#train-progress');
@@ -1191,13 +1193,13 @@ await run(async (browser) => {
     const [cd] = await Promise.all([dp.waitForEvent('download'), dp.click('#download-curve')]);
     const curve = fs.readFileSync(await cd.path(), 'utf8');
     const n0 = Date.now();
-    execFileSync(ORRERY, ['dl2', 'train', '--preset', 'dl2', '--seed', '0', '--episode-jobs', '40', '--warmup-episodes', '6', '--warmup-epochs', '8', '--iterations', '40',
+    execFileSync(ORRERY, ['dl2', 'train', '--preset', 'dl2', '--seed', '0', '--window', '12', '--episode-jobs', '40', '--warmup-episodes', '6', '--warmup-epochs', '8', '--iterations', '40', '--gain', 'left',
       '--out', path.join(tmp, 'native.json'), '--curve', path.join(tmp, 'native.csv')], { stdio: 'ignore' });
     const nativeMs = Date.now() - n0;
     const layers = (text) => JSON.stringify(JSON.parse(text).layers);
     assert(layers(trainedWeights) === layers(fs.readFileSync(path.join(tmp, 'native.json'), 'utf8')), 'the page\'s weights differ from orrery dl2 train\'s');
     assert(curve === fs.readFileSync(path.join(tmp, 'native.csv'), 'utf8'), `the page's curve differs:\n${curve}`);
-    console.log(`     dl2 training (6 warm-up episodes of 40 jobs, 8 epochs, 40 iterations): ${t.slots} slots in ${t.ms} ms in the worker = ${t['slots-per-s']} slots/s (${wall} ms in the page); natively ${nativeMs} ms (the CLI, with its own evaluations)`);
+    console.log(`     dl2 training (window 12, 6 warm-up episodes of 40 jobs, 8 epochs, 40 iterations, gain of the work left): ${t.slots} slots in ${t.ms} ms in the worker = ${t['slots-per-s']} slots/s (${wall} ms in the page); natively ${nativeMs} ms (the CLI, with its own evaluations)`);
     // Use it: dl2 runs the trained network against the heuristics.
     await dp.click('#use-trained');
     await dp.waitForFunction(() => document.querySelector('#dl2-network')?.getAttribute('data-custom') === 'true');

@@ -70,6 +70,16 @@ impl App {
 
     /// Edit a training setting; a bad value keeps the previous one.
     fn set_train_field(&mut self, field: &str, v: &str) {
+        if field == "gain" {
+            match v {
+                "work" | "left" => {
+                    self.train.cfg.gain_of_left = v == "left";
+                    self.train.error = None;
+                }
+                _ => self.train.error = Some(format!("gain: '{v}' is neither work nor left")),
+            }
+            return;
+        }
         let Some(&(_, label, max, _)) = TRAIN_FIELDS.iter().find(|f| f.0 == field) else {
             return;
         };
@@ -86,6 +96,7 @@ impl App {
             "episode_jobs" => c.episode_jobs = x as usize,
             "warmup_episodes" => c.warmup_episodes = x as usize,
             "warmup_epochs" => c.warmup_epochs = x as usize,
+            "window" => c.window = x as usize,
             _ => c.iterations = x as usize,
         }
         match c.check() {

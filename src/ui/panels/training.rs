@@ -8,17 +8,23 @@ use crate::experiment::train::{CurvePoint, TrainConfig};
 use crate::sim::{JobModel, Mechanism};
 use crate::ui::charts::{self, Panel};
 use crate::ui::events::TrainMsg;
-use crate::ui::input_value;
 use crate::ui::plot;
 use crate::ui::shared::Shared;
+use crate::ui::{input_value, select_value};
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// The training settings the page offers, with their labels and limits: the ones
 /// `orrery dl2 train` takes as flags, so a network trained here can be trained again
 /// natively with the same flags.
-pub const TRAIN_FIELDS: [(&str, &str, usize, &str); 5] = [
+pub const TRAIN_FIELDS: [(&str, &str, usize, &str); 6] = [
     ("seed", "seed", u32::MAX as usize, "Seed of every random choice of the training (--seed)"),
+    (
+        "window",
+        "window (jobs)",
+        64,
+        "Jobs the network sees and schedules each slot, the first in arrival order (--window; DL2 uses 20 at its base scale, 40 at its large one)",
+    ),
     (
         "episode_jobs",
         "jobs per episode",
@@ -40,10 +46,19 @@ pub const TRAIN_FIELDS: [(&str, &str, usize, &str); 5] = [
     (
         "iterations",
         "RL iterations",
-        1000,
+        20000,
         "Reinforcement-learning iterations, one episode each; the held-out episodes are evaluated every 10 (--iterations)",
     ),
 ];
+
+/// The `--gain` value of a setting: `left` when exact credit counts a job's work left.
+pub fn gain_name(left: bool) -> &'static str {
+    if left {
+        "left"
+    } else {
+        "work"
+    }
+}
 
 /// What the panel shows.
 #[derive(Properties, PartialEq)]
@@ -95,6 +110,7 @@ pub fn TrainingPanel(props: &Props) -> Html {
         "episode_jobs" => cfg.episode_jobs.to_string(),
         "warmup_episodes" => cfg.warmup_episodes.to_string(),
         "warmup_epochs" => cfg.warmup_epochs.to_string(),
+        "window" => cfg.window.to_string(),
         _ => cfg.iterations.to_string(),
     };
     let progress = props.progress.as_ref();
@@ -103,8 +119,14 @@ pub fn TrainingPanel(props: &Props) -> Html {
         .filter(|p| p.slots > 0 && p.ms > 0.0)
         .map(|p| p.slots as f64 / (p.ms / 1000.0));
     let same_cli = format!(
-        "orrery dl2 train --seed {} --episode-jobs {} --warmup-episodes {} --warmup-epochs {} --iterations {} --out weights.json --curve curve.csv",
-        cfg.seed, cfg.episode_jobs, cfg.warmup_episodes, cfg.warmup_epochs, cfg.iterations
+        "orrery dl2 train --seed {} --window {} --episode-jobs {} --warmup-episodes {} --warmup-epochs {} --iterations {} --gain {} --out weights.json --curve curve.csv",
+        cfg.seed,
+        cfg.window,
+        cfg.episode_jobs,
+        cfg.warmup_episodes,
+        cfg.warmup_epochs,
+        cfg.iterations,
+        gain_name(cfg.gain_of_left)
     );
     html! {
         <section class="panel wide" id="train-panel">
@@ -118,6 +140,14 @@ pub fn TrainingPanel(props: &Props) -> Html {
                             onchange={on_train.reform(move |e: Event| TrainMsg::Field(key, input_value(&e)))} />
                     </label>
                 }) }
+                <label title="What reinforcement learning counts as a decision's gain: the share of its job's whole work it adds (DL2's reward) or the share of its job's work left (--gain)">{ "gain of " }
+                    <select id="train-gain" disabled={running}
+                        onchange={on_train.reform(|e: Event| TrainMsg::Field("gain", select_value(&e)))}>
+                        { for [false, true].into_iter().map(|left| html! {
+                            <option value={gain_name(left)} selected={cfg.gain_of_left == left}>{ if left { "work left" } else { "whole work (DL2)" } }</option>
+                        }) }
+                    </select>
+                </label>
             </div>
             <div class="controls">
                 <button id="train" disabled={running} onclick={on_train.reform(|_| TrainMsg::Start)}>{ "Train" }</button>
