@@ -1,9 +1,11 @@
 //! The models every mechanism and policy shares, below anything that simulates: the
 //! cluster and its GPU types ([`cluster`]), jobs and their state ([`job`]), the goodput
 //! model of elastic jobs and its fitting ([`goodput`]), interpolation over measured
-//! points ([`interp`]), and what restarts and preemptions cost ([`restart`]).
+//! points ([`interp`]), what restarts and preemptions cost ([`restart`]), and when servers
+//! fail and what a failure takes back ([`failure`]).
 
 pub mod cluster;
+pub mod failure;
 pub mod goodput;
 pub mod interp;
 pub mod job;
