@@ -54,15 +54,15 @@ impl TypePool {
         {
             return false;
         }
-        // Gangs are small: a quadratic check for duplicates avoids sorting a copy.
-        if ids
-            .iter()
-            .enumerate()
-            .any(|(k, i)| ids[k + 1..].contains(i))
-        {
-            return false;
-        }
-        for &i in ids {
+        // All free: claim them in order; an id met twice is already claimed the second
+        // time, and the claims are taken back (linear in the gang, however large).
+        for (k, &i) in ids.iter().enumerate() {
+            if self.owner[i as usize].is_some() {
+                for &r in &ids[..k] {
+                    self.owner[r as usize] = None;
+                }
+                return false;
+            }
             self.owner[i as usize] = Some(job);
         }
         self.free -= ids.len() as u32;
@@ -177,6 +177,10 @@ mod tests {
         let mut p = TypePool::new(8, 4);
         assert!(p.take_exact(5, &[6, 7]));
         assert!(!p.take_exact(6, &[7]));
+        // An id twice is refused, and the ids claimed before it are free again.
+        assert!(!p.take_exact(8, &[4, 5, 4]));
+        assert!(p.take_exact(9, &[4, 5]));
+        assert_eq!(p.free(), 4);
         // 4 GPUs across servers: the emptier server first.
         let ids = p.take(7, 4).unwrap();
         assert_eq!(p.servers_spanned(&ids), 1);
