@@ -10,6 +10,7 @@ mod dl2;
 mod dl2_fidelity;
 mod dl2_learning;
 mod dl2_page;
+mod faults;
 mod fuzz_regressions;
 mod gavel_fidelity;
 mod hetero;

@@ -333,6 +333,7 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
     if let Some(c) = a.restart_cost {
         exp.restart_cost_s = c;
     }
+    apply_faults(a, &mut exp);
     for (t, v) in &a.slowdown {
         exp.slowdown.insert(t.clone(), *v);
     }
@@ -423,4 +424,36 @@ pub(crate) fn run_plan(r: &Resolved, exp: &Experiment, pb: &ProgressBar) -> CliR
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(r.finish(&plan, results))
+}
+
+/// The failure, checkpoint and stop flags into the experiment: any of them sets its
+/// failures (a rate of 0 when `--failures` is not given, so checkpoints alone cost their
+/// writes) and keeps what the experiment (a preset's) already had for the others.
+fn apply_faults(a: &ExperimentArgs, exp: &mut Experiment) {
+    use orrery::model::failure::{FailureModel, Faults};
+    let any = a.failures.is_some()
+        || a.repair_s.is_some()
+        || a.checkpoint_s.is_some()
+        || a.checkpoint_write_s.is_some();
+    if any {
+        let f = exp.faults.get_or_insert_with(|| Faults {
+            failures: FailureModel::with_rate(0.0),
+            checkpoint: Default::default(),
+        });
+        if let Some(r) = a.failures {
+            f.failures.per_server_day = r;
+        }
+        if let Some(r) = a.repair_s {
+            f.failures.repair_s = r;
+        }
+        if let Some(i) = a.checkpoint_s {
+            f.checkpoint.interval = i;
+        }
+        if let Some(w) = a.checkpoint_write_s {
+            f.checkpoint.write_s = w;
+        }
+    }
+    if let Some(u) = a.until {
+        exp.until_s = Some(u);
+    }
 }

@@ -16,6 +16,7 @@
 //!   profile or trace of another family).
 
 pub mod edit;
+mod faults;
 mod job_types;
 mod link;
 mod resolve;
@@ -211,6 +212,12 @@ pub struct Experiment {
     /// its heuristics.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dl2_compat: bool,
+    /// Server failures and how jobs checkpoint (`None`: servers never fail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<crate::model::failure::Faults>,
+    /// Stop every run at this time (s), its jobs left unfinished (`None`: to the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_s: Option<f64>,
 }
 
 /// Where a DL2 policy network comes from.

@@ -193,8 +193,11 @@ impl Experiment {
             gavel_compat: self.gavel_compat,
             restart: self.restart_model(),
             seed: self.seed,
+            faults: self.faults.clone(),
+            until: self.until_s,
             ..SimConfig::default()
         };
+        self.check_faults()?;
         if !(sim.round_len.is_finite() && sim.round_len > 0.0) {
             return Err(ExperimentError::Invalid(
                 "round_s must be a positive number".into(),
@@ -340,8 +343,11 @@ impl Experiment {
                 self.restart_cost_s
             }),
             seed: self.seed,
+            faults: self.faults.clone(),
+            until: self.until_s,
             ..SimConfig::default()
         };
+        self.check_faults()?;
         Ok(Resolved {
             cluster,
             trace,

@@ -2,6 +2,7 @@
 //! [`Summary`] (JCT statistics, makespan, queueing delay, utilization, fairness, restarts,
 //! GPU-hours and cost), per-job records and per-round series for charts.
 
+mod faults;
 pub mod numbers;
 mod records;
 mod summary;
@@ -10,6 +11,7 @@ mod tables;
 mod tests;
 
 pub use crate::math::{mean, percentile};
+pub use faults::{FaultFigures, FaultRecord, LostGpuHours};
 pub use records::{
     JobRecord, PoolPoint, PoolRecord, PsRecord, ResizePoint, SeriesPoint, SuspensionLog,
     SuspensionRecord,
@@ -43,6 +45,9 @@ pub struct Recorder {
     /// Slot (DL2) runs: rewards, policy actions and task-seconds.
     #[serde(default)]
     pub ps: PsRecord,
+    /// Runs with failures or checkpoints: failures and interruptions.
+    #[serde(default)]
+    pub faults: FaultRecord,
 }
 
 impl Recorder {
@@ -66,6 +71,7 @@ impl Recorder {
             pool: PoolRecord::default(),
             preemption: SuspensionLog::default(),
             ps: PsRecord::default(),
+            faults: FaultRecord::default(),
         }
     }
 
@@ -90,10 +96,39 @@ impl Recorder {
                 r.first_start.get_or_insert(*start);
                 r.gpu_seconds[*gpu_type] += (end - start) * f64::from(*gpus) * share;
                 r.overhead_s += overhead_s;
+                r.overhead_gpu_s += overhead_s * f64::from(*gpus) * share;
                 r.train_s += (end - start - overhead_s).max(0.0);
                 self.busy_seconds[*gpu_type] += busy_s * f64::from(*gpus) * share;
             }
             SimEvent::Restarted { job, .. } => self.jobs[*job].restarts += 1,
+            SimEvent::ServerFailed {
+                time,
+                server,
+                category,
+            } => self
+                .faults
+                .failures
+                .push((*time, *server, category.clone())),
+            SimEvent::Interrupted {
+                job,
+                time,
+                gpus,
+                lost_s,
+                ..
+            } => {
+                let r = &mut self.jobs[*job];
+                r.interruptions += 1;
+                r.lost_s += lost_s;
+                r.lost_gpu_s += lost_s * f64::from(*gpus);
+                self.faults.interruptions.push((*time, *job));
+            }
+            SimEvent::Checkpointed {
+                job, gpus, write_s, ..
+            } => {
+                let r = &mut self.jobs[*job];
+                r.checkpoint_s += write_s;
+                r.checkpoint_gpu_s += write_s * f64::from(*gpus);
+            }
             SimEvent::Preempted { job, time } => {
                 self.jobs[*job].preemptions += 1;
                 if let Some(r) = self.preemption.open_mut(*job) {

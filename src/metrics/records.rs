@@ -38,6 +38,32 @@ pub struct JobRecord {
     /// The policy's prediction of its training time (s), if the policy made one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted_s: Option<f64>,
+    /// GPU-seconds held without progress at starts and restarts (overheads times GPUs).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub overhead_gpu_s: f64,
+    /// Times a server failure stopped it.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub interruptions: u32,
+    /// Seconds of computation failures took back.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost_s: f64,
+    /// GPU-seconds of computation failures took back.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost_gpu_s: f64,
+    /// Seconds of blocking checkpoint writes.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checkpoint_s: f64,
+    /// GPU-seconds of blocking checkpoint writes.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checkpoint_gpu_s: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 /// One suspension of a preemptive run, from the decision to the job's resumption.

@@ -226,6 +226,7 @@ impl Recorder {
             pool: self.pool_figures(cluster),
             preemption: self.preemption_figures(&measured),
             ps: self.ps_figures(),
+            faults: self.fault_figures(&measured),
         }
     }
 
@@ -388,6 +389,10 @@ pub struct Summary {
     /// Slot (DL2) runs only: workers, parameter servers, rewards and policy actions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ps: Option<PsFigures>,
+    /// Runs with failures or checkpoints only: failures, interruptions, ETTR and the
+    /// GPU-hours lost by cause.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<super::FaultFigures>,
 }
 
 /// The figures of a slot (DL2) run of parameter-server jobs.

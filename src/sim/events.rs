@@ -192,6 +192,40 @@ pub enum SimEvent {
         /// Seconds jobs trained (including restart delays), summed.
         job_s: f64,
     },
+    /// A server failed (runs with failures).
+    ServerFailed {
+        /// Time (s).
+        time: f64,
+        /// The server's global index (types in the cluster's order, servers in GPU order).
+        server: u32,
+        /// The category of its cause (GPU, Network, Host, ...).
+        category: String,
+    },
+    /// A failure of one of its servers stopped a job: the work since its last checkpoint
+    /// is taken back and its policy restarts it.
+    Interrupted {
+        /// The job.
+        job: JobId,
+        /// Time (s).
+        time: f64,
+        /// GPUs it held.
+        gpus: u32,
+        /// Work taken back (steps).
+        lost_steps: f64,
+        /// Seconds of computation taken back (per GPU).
+        lost_s: f64,
+    },
+    /// A job wrote checkpoints while it ran (blocking writes; runs with checkpoints).
+    Checkpointed {
+        /// The job.
+        job: JobId,
+        /// End of the stretch it ran (s).
+        time: f64,
+        /// GPUs it held.
+        gpus: u32,
+        /// Seconds spent writing (per GPU).
+        write_s: f64,
+    },
     /// A round ended.
     RoundEnded {
         /// Round number (0-based).

@@ -11,6 +11,7 @@ pub mod board;
 pub mod elastic;
 pub mod events;
 pub mod explanation;
+pub mod faults;
 pub mod pooled;
 pub mod preemptive;
 pub mod rounds;
@@ -100,6 +101,12 @@ pub struct SimConfig {
     pub seed: u64,
     /// Safety limit on the number of rounds.
     pub max_rounds: u64,
+    /// Server failures and checkpoints (`None`: servers never fail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<crate::model::failure::Faults>,
+    /// Stop the run at this time (s), its jobs left unfinished (`None`: run to the end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<f64>,
 }
 
 impl Default for SimConfig {
@@ -112,6 +119,8 @@ impl Default for SimConfig {
             min_reset_interval: None,
             seed: 0,
             max_rounds: 50_000_000,
+            faults: None,
+            until: None,
         }
     }
 }

@@ -33,6 +33,7 @@ impl StepRun {
         let sim = r.stepper(policy_spec)?;
         let mut rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
         rec.preemption.enabled = r.sim.restart.checkpoint.is_some();
+        rec.faults.on = r.sim.faults.is_some();
         Ok(StepRun {
             resolved: r,
             sim,

@@ -144,6 +144,24 @@ impl FailureModel {
     }
 }
 
+/// An experiment's failures and how its jobs checkpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Faults {
+    /// How servers fail.
+    pub failures: FailureModel,
+    /// How jobs checkpoint.
+    #[serde(default)]
+    pub checkpoint: checkpoint::CheckpointPlan,
+}
+
+impl Faults {
+    /// Why the settings are not usable, if they are not.
+    pub fn check(&self) -> Result<(), String> {
+        self.failures.check()?;
+        self.checkpoint.check()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

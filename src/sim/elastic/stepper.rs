@@ -27,6 +27,7 @@ pub fn build(
     policy: Box<dyn ElasticPolicy>,
     interval: Option<f64>,
 ) -> Result<ElasticSimulator, SimError> {
+    crate::sim::faults::refuse(setup.sim, "the elastic mechanism (Pollux, Sia)")?;
     let (cluster, jobs, apps) = match setup.models.apps() {
         Some(apps) => (setup.cluster.clone(), setup.jobs.to_vec(), Arc::clone(apps)),
         None => {

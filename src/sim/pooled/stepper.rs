@@ -23,6 +23,7 @@ pub fn build(
     policy: Box<dyn PooledPolicy>,
     interval: Option<f64>,
 ) -> Result<PooledSimulator, SimError> {
+    crate::sim::faults::refuse(setup.sim, "the pooled mechanism (Aryl)")?;
     let load = setup.load.ok_or_else(|| Setup::missing("inference load"))?;
     let cfg = PooledConfig {
         tick: interval.unwrap_or(setup.sim.round_len),

@@ -22,6 +22,7 @@ pub fn build(
     setup: &Setup,
     policy: Box<dyn PreemptivePolicy>,
 ) -> Result<PreemptiveSimulator, SimError> {
+    crate::sim::faults::refuse(setup.sim, "the preemptive mechanism (PickyMan)")?;
     let (cluster, jobs, profile) = setup.rigid_jobs(true);
     PreemptiveSimulator::new(
         &cluster,

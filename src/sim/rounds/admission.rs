@@ -8,6 +8,9 @@ impl Simulator {
     /// next arrival when none is active). `None` once the simulation is over.
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn open_round(&mut self) -> Option<RoundReport> {
+        if self.cfg.until.is_some_and(|u| self.now >= u) {
+            self.done = true;
+        }
         if self.done {
             return None;
         }

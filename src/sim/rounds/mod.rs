@@ -42,6 +42,7 @@ pub mod stepper;
 
 pub use stepper::build;
 
+use super::faults::FaultState;
 use super::{arrival_order, RoundReport, SimConfig, SimError, SimEvent};
 use crate::model::cluster::{ClusterSpec, TypeIdx};
 use crate::model::job::{JobId, JobSpec, JobState, Placement};
@@ -120,6 +121,8 @@ struct Slice {
     restart_left: f64,
     /// When the GPUs are released: `fin` for a job alone, the later member's end for a pair.
     held_until: f64,
+    /// Whether a failure stopped it at `fin` (it then restarts wherever it runs next).
+    stopped: bool,
 }
 
 /// The simulator.
@@ -153,6 +156,8 @@ pub struct Simulator {
     colocation: Colocation,
     /// Buffers a round leaves to the next.
     scratch: RoundScratch,
+    /// Server failures and checkpoints, when the experiment has them.
+    faults: Option<FaultState>,
 }
 
 /// Buffers of one round kept for the next, so that a round allocates little; their
@@ -241,6 +246,16 @@ impl Simulator {
         }
         let arrival_order = arrival_order(&specs);
         let m = specs.len();
+        if cfg.faults.is_some() && cfg.gavel_compat {
+            return Err(SimError::Config {
+                field: "failures".into(),
+                reason: "Gavel-compatible mode has no failures or checkpoints".into(),
+            });
+        }
+        let faults = cfg
+            .faults
+            .as_ref()
+            .map(|f| FaultState::new(f, &cluster, m, cfg.seed));
         let traits = policy.traits();
         let colocation = if traits.packing {
             Colocation::new(&profile, &cluster, &specs)
@@ -274,6 +289,7 @@ impl Simulator {
             last_sharers: no_owners,
             colocation,
             scratch: RoundScratch::default(),
+            faults,
             cfg,
             cluster,
             specs,

@@ -2,6 +2,35 @@
 //! in which nothing runs, and the completion of the slices' work.
 
 use super::*;
+use crate::model::failure::schedule::Failure;
+use crate::sim::faults::first_hit;
+
+/// A slice's work under failures: steps (net of the work failures took back, so possibly
+/// negative), finish time, restart overhead paid, checkpoint writes, restart delay left,
+/// and whether a failure stopped it.
+#[derive(Default)]
+struct FaultWork {
+    steps: f64,
+    fin: f64,
+    overhead: f64,
+    writing: f64,
+    left: f64,
+    stopped: bool,
+}
+
+impl FaultWork {
+    /// The slice's numbers, with whether the job moved.
+    fn with_moved(self, moved: bool) -> (f64, f64, f64, bool, f64, bool) {
+        (
+            self.steps,
+            self.fin,
+            self.overhead,
+            moved,
+            self.left,
+            self.stopped,
+        )
+    }
+}
 
 impl Simulator {
     /// The slices of the round: each placed job's (or pair's) steps, finish time and restart
@@ -19,7 +48,24 @@ impl Simulator {
         // left after the round, of job `j` running at `rate` on `p`. Outside Gavel-compatible
         // mode a job pays its restart delay whenever it starts on GPUs other than its last
         // ones (its first start included), and a delay longer than a round carries on.
-        let work = |sim: &Self, j: JobId, p: &Placement, rate: f64| -> (f64, f64, f64, bool, f64) {
+        // The round's server failures, when the experiment has them.
+        let failures = match self.faults.as_mut() {
+            Some(f) => {
+                let mut events = Vec::new();
+                let failures = f.failures_until(start + self.cfg.round_len, &mut events);
+                for e in events {
+                    self.emit(report, e);
+                }
+                failures
+            }
+            None => Vec::new(),
+        };
+        let work = |sim: &mut Self,
+                    report: &mut RoundReport,
+                    j: JobId,
+                    p: &Placement,
+                    rate: f64|
+         -> (f64, f64, f64, bool, f64, bool) {
             let remaining = (sim.specs[j].total_steps - sim.states[j].steps_done).max(0.0);
             let st = &sim.states[j];
             let changed = st.last_placement.as_ref() != Some(p);
@@ -31,6 +77,11 @@ impl Simulator {
             } else {
                 st.restart_left
             };
+            if sim.faults.is_some() {
+                return sim
+                    .work_with_faults(report, j, p, rate, remaining, due, start, &failures)
+                    .with_moved(moved);
+            }
             let overhead = due.min(sim.cfg.round_len);
             let (steps, dur) = if compat {
                 let n = ((rate * sim.cfg.round_len).trunc()).min(remaining);
@@ -39,7 +90,7 @@ impl Simulator {
                 let n = (rate * (sim.cfg.round_len - overhead)).min(remaining);
                 (n, overhead + n / rate)
             };
-            (steps, start + dur, overhead, moved, due - overhead)
+            (steps, start + dur, overhead, moved, due - overhead, false)
         };
         for (j, partner, p, runs) in placements {
             if !runs {
@@ -55,10 +106,12 @@ impl Simulator {
                 if ra <= 0.0 || rb <= 0.0 {
                     continue;
                 }
-                let wa = work(self, j, &p, ra);
-                let wb = work(self, b, &p, rb);
+                let wa = work(self, report, j, &p, ra);
+                let wb = work(self, report, b, &p, rb);
                 let held = wa.1.max(wb.1);
-                for (k, other, (steps, fin, overhead, moved, left)) in [(j, b, wa), (b, j, wb)] {
+                for (k, other, (steps, fin, overhead, moved, left, stopped)) in
+                    [(j, b, wa), (b, j, wb)]
+                {
                     if moved {
                         self.states[k].restarts += 1;
                         self.emit(
@@ -78,6 +131,7 @@ impl Simulator {
                         overhead,
                         restart_left: left,
                         held_until: held,
+                        stopped,
                     });
                 }
                 continue;
@@ -97,7 +151,7 @@ impl Simulator {
             if rate <= 0.0 {
                 continue;
             }
-            let (steps, fin, overhead, moved, left) = work(self, j, &p, rate);
+            let (steps, fin, overhead, moved, left, stopped) = work(self, report, j, &p, rate);
             if moved {
                 self.states[j].restarts += 1;
                 self.emit(
@@ -117,6 +171,7 @@ impl Simulator {
                 overhead,
                 restart_left: left,
                 held_until: fin,
+                stopped,
             });
         }
         // Placements come sorted by job id (a pair by its lower id): sort the pairs' higher
@@ -125,6 +180,121 @@ impl Simulator {
             slices.sort_unstable_by_key(|s| s.job);
         }
         slices
+    }
+
+    /// Job `j`'s slice on `p` at `rate` with `remaining` steps to go and a restart delay
+    /// `due`, under failures and checkpoints: it runs until the round ends or its work does.
+    /// Each failure of one of its servers takes back its work since its last checkpoint
+    /// (reported); with no repair time a spare takes the server's place and the job
+    /// restarts at once on the same GPUs (paying its restart delay again), else it stops
+    /// there and waits for its policy's next decision.
+    #[allow(clippy::too_many_arguments)]
+    fn work_with_faults(
+        &mut self,
+        report: &mut RoundReport,
+        j: JobId,
+        p: &Placement,
+        rate: f64,
+        remaining: f64,
+        mut due: f64,
+        start: f64,
+        failures: &[Failure],
+    ) -> FaultWork {
+        let Some(faults) = self.faults.as_ref() else {
+            return FaultWork::default();
+        };
+        let mut servers: Vec<u32> = p
+            .gpus
+            .iter()
+            .map(|&g| faults.server_of(p.gpu_type, g))
+            .collect();
+        crate::order::sort_by_key(&mut servers, |&s| s);
+        servers.dedup();
+        let spare = faults.repair_s() <= 0.0;
+        let delay = self.cfg.restart.delay_of(self.specs[j].restart_s);
+        let end = start + self.cfg.round_len;
+        let gpus = p.gpus.len() as u32;
+        let mut out = FaultWork {
+            fin: start,
+            ..FaultWork::default()
+        };
+        let mut t = start;
+        let mut next = failures.partition_point(|f| f.time < start);
+        let mut left_work = remaining;
+        loop {
+            let hit = first_hit(failures, |s| servers.binary_search(&s).is_ok(), next)
+                .filter(|(_, f)| f.time < end);
+            let until = hit.map_or(end, |(_, f)| f.time);
+            let overhead = due.min(until - t);
+            let Some(faults) = self.faults.as_mut() else {
+                return out;
+            };
+            let stretch = faults.run(
+                j,
+                servers.len() as u32,
+                until - t - overhead,
+                rate,
+                left_work,
+            );
+            let fin = t + overhead + stretch.used_s;
+            out.steps += stretch.work;
+            out.overhead += overhead;
+            out.writing += stretch.writing_s;
+            left_work -= stretch.work;
+            let finished = left_work <= remaining * 1e-9;
+            match hit {
+                Some((i, f)) if !(finished && fin <= f.time) => {
+                    let (lost, lost_s) = faults.fail(j);
+                    out.steps -= lost;
+                    left_work += lost;
+                    self.emit(
+                        report,
+                        SimEvent::Interrupted {
+                            job: j,
+                            time: f.time,
+                            gpus,
+                            lost_steps: lost,
+                            lost_s,
+                        },
+                    );
+                    out.fin = f.time;
+                    if !spare {
+                        out.stopped = true;
+                        out.left = 0.0;
+                        break;
+                    }
+                    // A spare in its place: the job starts again at once.
+                    self.states[j].restarts += 1;
+                    self.emit(
+                        report,
+                        SimEvent::Restarted {
+                            job: j,
+                            time: f.time,
+                        },
+                    );
+                    t = f.time;
+                    due = delay;
+                    next = i + 1;
+                }
+                _ => {
+                    out.fin = fin;
+                    out.left = due - overhead;
+                    break;
+                }
+            }
+        }
+        if out.writing > 0.0 {
+            self.emit(
+                report,
+                SimEvent::Checkpointed {
+                    job: j,
+                    time: out.fin,
+                    gpus,
+                    write_s: out.writing,
+                },
+            );
+        }
+        out
     }
 
     /// The preemptions of the round (jobs that ran last round, unfinished, not running now),
@@ -283,6 +453,7 @@ impl Simulator {
                 overhead,
                 restart_left,
                 held_until,
+                stopped,
             } = slice;
             let gpus = p.gpus.len() as u32;
             let t = p.gpu_type;
@@ -320,13 +491,15 @@ impl Simulator {
             if partner.is_none() {
                 self.mech.failures[j] = 0;
             }
-            st.steps_done += steps;
+            // Under failures `steps` is net of the work they took back.
+            st.steps_done = (st.steps_done + steps).max(0.0);
             st.first_start.get_or_insert(start);
             st.attained_service += (fin - start) * f64::from(gpus) * share;
             st.time_on_type[t] += fin - start;
             st.rounds_run += 1;
             st.ran_last_round = true;
-            st.last_placement = Some(p);
+            // Stopped by a failure: restarted wherever it runs next.
+            st.last_placement = if stopped { None } else { Some(p) };
             st.restart_left = restart_left;
             if partner.is_none() {
                 let at = self.mech.at(j, t);
@@ -353,7 +526,7 @@ impl Simulator {
                     shared_with: partner,
                 },
             );
-            if done {
+            if done && !stopped {
                 finished.push((j, fin, true));
             }
         }

@@ -24,6 +24,7 @@ pub fn build(
     policy: Box<dyn SlotPolicy>,
     interval: Option<f64>,
 ) -> Result<SlotSimulator, SimError> {
+    crate::sim::faults::refuse(setup.sim, "the slot mechanism (DL2)")?;
     let ps = setup
         .models
         .ps()

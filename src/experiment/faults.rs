@@ -1,0 +1,53 @@
+//! The experiment's failures, checkpoints and stop time: their checks and their
+//! description for people.
+
+use super::{Experiment, ExperimentError};
+use crate::model::failure::checkpoint::Interval;
+
+impl Experiment {
+    /// Why the failure, checkpoint or stop settings are not usable, if they are not.
+    pub(super) fn check_faults(&self) -> Result<(), ExperimentError> {
+        if let Some(f) = &self.faults {
+            f.check().map_err(ExperimentError::Invalid)?;
+            if self.gavel_compat || self.dl2_compat {
+                return Err(ExperimentError::Invalid(
+                    "failures and checkpoints run outside the Gavel- and DL2-compatible modes"
+                        .into(),
+                ));
+            }
+        }
+        if let Some(u) = self.until_s {
+            if !(u.is_finite() && u > 0.0) {
+                return Err(ExperimentError::Invalid(format!(
+                    "until must be a positive number of seconds (got {u})"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The failures and checkpoints in one line for people, if there are any.
+    pub fn faults_description(&self) -> Option<String> {
+        let f = self.faults.as_ref()?;
+        let m = &f.failures;
+        let repair = if m.repair_s > 0.0 {
+            format!("servers away {} s for repair", m.repair_s)
+        } else {
+            "a spare replaces a failed server at once".into()
+        };
+        let causes = if m.causes.is_empty() {
+            "Llama 3's causes".to_string()
+        } else {
+            format!("{} causes", m.causes.len())
+        };
+        let every = match f.checkpoint.interval {
+            Interval::Every(s) => format!("every {s} s"),
+            Interval::Auto => "at Daly's optimum for each job".into(),
+        };
+        Some(format!(
+            "{} failures per 1,000 server-days ({causes}), {repair}; checkpoints {every}, writes of {} s",
+            m.per_server_day * 1000.0,
+            f.checkpoint.write_s
+        ))
+    }
+}

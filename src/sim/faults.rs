@@ -1,0 +1,135 @@
+//! Failures and checkpoints in a run, the same for every mechanism: which servers fail in
+//! a step ([`FaultState::failures_until`]), which running job a failure hits first
+//! ([`first_hit`]), how far a job gets in a stretch of time with its checkpoints
+//! ([`FaultState::run`]) and what a failure takes back from it ([`FaultState::fail`]).
+//!
+//! A mechanism reads the step's failures, runs each job with [`FaultState::run`] up to the
+//! first failure of one of its servers, and on a failure stops the job there, takes back
+//! the work since its last checkpoint, reports it ([`SimEvent::Interrupted`]) and hands the
+//! job back to its policy, which restarts it (paying the experiment's restart model) where
+//! it decides.
+
+use super::events::SimEvent;
+use crate::model::cluster::ClusterSpec;
+use crate::model::failure::checkpoint::{Ledger, Stretch};
+use crate::model::failure::schedule::{Failure, Schedule};
+use crate::model::failure::{Cause, Faults};
+use crate::model::job::JobId;
+
+/// The failures and checkpoint ledgers of one run.
+pub struct FaultState {
+    faults: Faults,
+    causes: Vec<Cause>,
+    schedule: Schedule,
+    ledgers: Vec<Ledger>,
+    /// Per GPU type: the global index of its first server and its GPUs per server.
+    servers_of_type: Vec<(u32, u32)>,
+    /// When each server is back from repair.
+    back_at: Vec<f64>,
+}
+
+impl FaultState {
+    /// The failures of `cluster`'s servers for `jobs` jobs, from the experiment's `seed`.
+    pub fn new(faults: &Faults, cluster: &ClusterSpec, jobs: usize, seed: u64) -> Self {
+        let mut servers_of_type = Vec::with_capacity(cluster.types.len());
+        let mut total = 0u32;
+        for t in &cluster.types {
+            let per = t.per_server.max(1);
+            servers_of_type.push((total, per));
+            total += t.count.div_ceil(per);
+        }
+        FaultState {
+            causes: faults.failures.causes(),
+            schedule: Schedule::new(&faults.failures, total, seed),
+            faults: faults.clone(),
+            ledgers: vec![Ledger::default(); jobs],
+            servers_of_type,
+            back_at: vec![0.0; total as usize],
+        }
+    }
+
+    /// The global index of the server holding GPU `gpu` of type `ty`.
+    pub fn server_of(&self, ty: usize, gpu: u32) -> u32 {
+        let (first, per) = self.servers_of_type[ty];
+        first + gpu / per
+    }
+
+    /// The failures at or before `t` not read yet, in time order, each reported.
+    pub fn failures_until(&mut self, t: f64, events: &mut Vec<SimEvent>) -> Vec<Failure> {
+        let failures = self.schedule.until(t);
+        for f in &failures {
+            self.back_at[f.server as usize] = f.back_at;
+            events.push(SimEvent::ServerFailed {
+                time: f.time,
+                server: f.server,
+                category: self.causes[f.cause].category.clone(),
+            });
+        }
+        failures
+    }
+
+    /// Seconds a failed server is away (0: a spare takes its place at once).
+    pub fn repair_s(&self) -> f64 {
+        self.faults.failures.repair_s
+    }
+
+    /// Whether server `s` is away for repair at time `t`.
+    pub fn is_down(&self, s: u32, t: f64) -> bool {
+        self.back_at.get(s as usize).is_some_and(|&b| b > t)
+    }
+
+    /// The name and category of cause `i`.
+    pub fn cause(&self, i: usize) -> &Cause {
+        &self.causes[i]
+    }
+
+    /// Job `job`, spanning `servers` servers, runs for up to `time_s` seconds at `rate`
+    /// work per second with `work_left` to do, checkpointing as the experiment says.
+    pub fn run(
+        &mut self,
+        job: JobId,
+        servers: u32,
+        time_s: f64,
+        rate: f64,
+        work_left: f64,
+    ) -> Stretch {
+        let plan = self.faults.checkpoint;
+        let interval = plan.interval_s(self.faults.failures.mttf_s(servers));
+        self.ledgers[job].run(time_s, rate, work_left, interval, plan.write_s)
+    }
+
+    /// A failure hits job `job`: the work since its last checkpoint and the seconds that
+    /// computed it are taken back (returned), and it starts again from that checkpoint.
+    pub fn fail(&mut self, job: JobId) -> (f64, f64) {
+        let computed = self.ledgers[job].computed_s;
+        (self.ledgers[job].fail(), computed)
+    }
+}
+
+/// The first of `failures[from..]` (in time order) on one of `servers`, with its index.
+pub fn first_hit(
+    failures: &[Failure],
+    mut servers: impl FnMut(u32) -> bool,
+    from: usize,
+) -> Option<(usize, Failure)> {
+    failures
+        .iter()
+        .enumerate()
+        .skip(from)
+        .find(|(_, f)| servers(f.server))
+        .map(|(i, f)| (i, *f))
+}
+
+/// Refuses failures, checkpoints and a stop time in a mechanism that does not model them
+/// yet (`what` names it for people).
+pub fn refuse(sim: &super::SimConfig, what: &str) -> Result<(), super::SimError> {
+    if sim.faults.is_some() || sim.until.is_some() {
+        return Err(super::SimError::Config {
+            field: "failures".into(),
+            reason: format!(
+                "failures, checkpoints and a stop time are modelled in round-based experiments; {what} does not model them yet"
+            ),
+        });
+    }
+    Ok(())
+}
