@@ -133,3 +133,46 @@ fn without_failures_a_run_is_as_before() {
         assert_eq!(f.lost_gpu_hours.rolled_back, 0.0);
     }
 }
+
+#[test]
+fn a_server_away_for_repair_is_not_used() {
+    // One 8-GPU job on the cluster's only server, failing about 5 times a day with an hour
+    // of repair each: the job waits for its server every time, so it ends at least an hour
+    // per interruption after a run without failures, and the interruptions are all there.
+    let base = Experiment {
+        cluster: "h100:8/8".into(),
+        workload: orrery::experiment::WorkloadSource::Inline {
+            name: "one.csv".into(),
+            text: "timestamp,duration,num_gpus\n0,200000,8\n".into(),
+        },
+        profile: orrery::experiment::ProfileSource::ProfileFree,
+        policies: vec!["fifo".into()],
+        fairness: false,
+        round_s: 60.0,
+        ..scenarios::default_experiment()
+    };
+    let plain = experiment::run(&base).unwrap()[0].summary.makespan_s;
+    let mut exp = base.clone();
+    exp.faults = Some(orrery::model::failure::Faults {
+        failures: orrery::model::failure::FailureModel {
+            per_server_day: 5.0,
+            repair_s: 3600.0,
+            causes: Vec::new(),
+        },
+        checkpoint: Default::default(),
+    });
+    let s = experiment::run(&exp).unwrap()[0].summary.clone();
+    let f = s.faults.expect("figures");
+    println!(
+        "{} interruptions; {plain} s without failures, {} s with",
+        f.interruptions, s.makespan_s
+    );
+    assert!(f.interruptions >= 5, "{f:?}");
+    assert!(
+        s.makespan_s >= plain + 3600.0 * f.interruptions as f64,
+        "{}",
+        s.makespan_s
+    );
+    // Each failure of its one server stopped it: as many as the server's failures.
+    assert_eq!(f.interruptions, f.server_failures);
+}

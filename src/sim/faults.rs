@@ -73,6 +73,25 @@ impl FaultState {
         self.faults.failures.repair_s
     }
 
+    /// The GPUs of type `ty` (of `count`) whose server is away for repair at time `t`.
+    pub fn down_gpus(&self, ty: usize, count: u32, t: f64) -> Vec<u32> {
+        let (first, per) = self.servers_of_type[ty];
+        let servers = count.div_ceil(per);
+        (0..servers)
+            .filter(|&k| self.is_down(first + k, t))
+            .flat_map(|k| k * per..((k + 1) * per).min(count))
+            .collect()
+    }
+
+    /// When the first server away for repair at `t` is back, if one is.
+    pub fn next_back(&self, t: f64) -> Option<f64> {
+        self.back_at
+            .iter()
+            .copied()
+            .filter(|&b| b > t)
+            .min_by(f64::total_cmp)
+    }
+
     /// Whether server `s` is away for repair at time `t`.
     pub fn is_down(&self, s: u32, t: f64) -> bool {
         self.back_at.get(s as usize).is_some_and(|&b| b > t)

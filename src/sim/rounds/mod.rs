@@ -592,6 +592,11 @@ impl Simulator {
             .iter()
             .map(|t| TypePool::reuse(storage.next().unwrap_or_default(), t.count, t.per_server))
             .collect();
+        if let Some(f) = &self.faults {
+            for (t, pool) in pools.iter_mut().enumerate() {
+                pool.block(f.down_gpus(t, self.cluster.types[t].count, self.now));
+            }
+        }
         let mut out = Vec::with_capacity(picks.len());
         let mut deferred = std::mem::take(&mut self.scratch.deferred);
         deferred.clear();

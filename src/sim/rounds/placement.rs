@@ -3,6 +3,9 @@
 
 use crate::model::job::{GpuIds, JobId};
 
+/// The owner of a GPU whose server is away for repair.
+const BLOCKED: JobId = JobId::MAX;
+
 /// The GPUs of one type during a round.
 #[derive(Debug, Clone)]
 pub struct TypePool {
@@ -42,8 +45,24 @@ impl TypePool {
     }
 
     /// Who holds each GPU, consuming the pool.
-    pub fn into_owners(self) -> Vec<Option<JobId>> {
+    pub fn into_owners(mut self) -> Vec<Option<JobId>> {
+        for o in &mut self.owner {
+            if *o == Some(BLOCKED) {
+                *o = None;
+            }
+        }
         self.owner
+    }
+
+    /// Makes the free GPUs among `ids` unavailable for this round (their server is away
+    /// for repair).
+    pub fn block(&mut self, ids: impl IntoIterator<Item = u32>) {
+        for i in ids {
+            if let Some(o @ None) = self.owner.get_mut(i as usize) {
+                *o = Some(BLOCKED);
+                self.free -= 1;
+            }
+        }
     }
 
     /// Take exactly `ids` for `job` if they are all free (and distinct).

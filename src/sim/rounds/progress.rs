@@ -354,10 +354,15 @@ impl Simulator {
             .map(|t| vec![None; t.count as usize])
             .collect();
         self.last_sharers.clone_from(&self.last_owners);
+        // A server back from repair may let a waiting job run before the next arrival.
+        let back = self.faults.as_ref().and_then(|f| f.next_back(self.now));
         if self.next_arrival < self.arrival_order.len() {
-            self.now = self.specs[self.arrival_order[self.next_arrival]]
-                .arrival
-                .max(self.now);
+            let arrival = self.specs[self.arrival_order[self.next_arrival]].arrival;
+            self.now = arrival.min(back.unwrap_or(f64::INFINITY)).max(self.now);
+            self.idle_rounds = 0;
+        } else if let Some(b) = back {
+            self.now = b;
+            self.mech.need_update = true;
             self.idle_rounds = 0;
         } else {
             // Nothing can run and nothing will arrive: force a new decision; give up
