@@ -92,6 +92,12 @@ pub(crate) fn summary_kv(
     if let Some((a, b)) = exp.window {
         rows.push(kv("window", format!("job ids [{a}, {b})")));
     }
+    if let Some(f) = exp.faults_description() {
+        rows.push(kv("failures", f));
+    }
+    if let Some(u) = exp.until_s {
+        rows.push(kv("until", dur(u)));
+    }
     rows.extend([
         kv("jobs finished", s.num_jobs.to_string()),
         kv("jobs unfinished", s.unfinished.to_string()),
@@ -135,6 +141,34 @@ pub(crate) fn summary_kv(
         kv("rounds", s.rounds.to_string()),
         kv("policy failures", s.policy_failures.to_string()),
     ]);
+    if let Some(f) = &s.faults {
+        let causes: Vec<String> = f
+            .failures_by_category
+            .iter()
+            .map(|(c, n)| format!("{c} {n}"))
+            .collect();
+        let lost = &f.lost_gpu_hours;
+        rows.extend([
+            kv(
+                "server failures",
+                format!("{} ({})", f.server_failures, causes.join(", ")),
+            ),
+            kv("interruptions", f.interruptions.to_string()),
+            kv(
+                "ETTR",
+                f.ettr
+                    .map(|e| format!("{e:.4}"))
+                    .unwrap_or_else(|| "- (no job started)".into()),
+            ),
+            kv(
+                "GPU-hours lost",
+                format!(
+                    "{:.1} rolled back, {:.1} restarting, {:.1} writing checkpoints",
+                    lost.rolled_back, lost.restarts, lost.checkpoints
+                ),
+            ),
+        ]);
+    }
     if let Some(e) = s.elastic {
         rows.extend([
             kv("resizes", e.resizes.to_string()),

@@ -45,7 +45,7 @@ impl Experiment {
             Interval::Auto => "at Daly's optimum for each job".into(),
         };
         Some(format!(
-            "{} failures per 1,000 server-days ({causes}), {repair}; checkpoints {every}, writes of {} s",
+            "{:.3} failures per 1,000 server-days ({causes}), {repair}; checkpoints {every}, writes of {} s",
             m.per_server_day * 1000.0,
             f.checkpoint.write_s
         ))
