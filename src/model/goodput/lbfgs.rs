@@ -136,6 +136,25 @@ impl Bounds<'_> {
         norm
     }
 
+    /// The step along `d` from `x` (variable `i`) at which it meets its bound, when that is
+    /// shorter than `cap` (0 when it is already at the bound `d` points past).
+    fn step_to_bound(&self, i: usize, x: f64, d: f64, cap: f64) -> Option<f64> {
+        let room = if d < 0.0 && self.has_lower(i) {
+            self.lower[i] - x
+        } else if d > 0.0 && self.has_upper(i) {
+            self.upper[i] - x
+        } else {
+            return None;
+        };
+        if room * d.signum() <= 0.0 {
+            Some(0.0)
+        } else if d * cap * d.signum() > room * d.signum() {
+            Some(room / d)
+        } else {
+            None
+        }
+    }
+
     fn fixed(&self, i: usize) -> bool {
         self.lower[i] == self.upper[i]
     }
@@ -361,21 +380,8 @@ fn subspace(x: &V, g: &V, xc: &V, free: &[bool; N], bounds: &Bounds, b: &M) -> O
     let mut limit = 1.0;
     let mut hit = None;
     for (p, &i) in idx.iter().enumerate() {
-        let dk = du[p];
-        if dk < 0.0 && bounds.has_lower(i) {
-            let room = bounds.lower[i] - out[i];
-            if room >= 0.0 {
-                limit = 0.0;
-            } else if dk * alpha < room {
-                limit = room / dk;
-            }
-        } else if dk > 0.0 && bounds.has_upper(i) {
-            let room = bounds.upper[i] - out[i];
-            if room <= 0.0 {
-                limit = 0.0;
-            } else if dk * alpha > room {
-                limit = room / dk;
-            }
+        if let Some(l) = bounds.step_to_bound(i, out[i], du[p], alpha) {
+            limit = l;
         }
         if limit < alpha {
             alpha = limit;
@@ -403,21 +409,8 @@ fn subspace(x: &V, g: &V, xc: &V, free: &[bool; N], bounds: &Bounds, b: &M) -> O
 fn max_step(x: &V, d: &V, bounds: &Bounds) -> f64 {
     let mut stpmx = BIG;
     for i in 0..N {
-        let a1 = d[i];
-        if a1 < 0.0 && bounds.has_lower(i) {
-            let a2 = bounds.lower[i] - x[i];
-            if a2 >= 0.0 {
-                stpmx = 0.0;
-            } else if a1 * stpmx < a2 {
-                stpmx = a2 / a1;
-            }
-        } else if a1 > 0.0 && bounds.has_upper(i) {
-            let a2 = bounds.upper[i] - x[i];
-            if a2 <= 0.0 {
-                stpmx = 0.0;
-            } else if a1 * stpmx > a2 {
-                stpmx = a2 / a1;
-            }
+        if let Some(l) = bounds.step_to_bound(i, x[i], d[i], stpmx) {
+            stpmx = l;
         }
     }
     stpmx
