@@ -14,11 +14,14 @@ const MAX_STEPS: u64 = 5_000;
 #[test]
 fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
     let mut refused = Vec::new();
+    let mut without_failures = Vec::new();
     let mut ran = 0;
     for sc in scenarios::SCENARIOS {
         let base = sc.experiment();
         let pool = base.inference.is_some();
         let ps = base.is_ps();
+        let faults = base.faults.is_some();
+        let stopped = base.until_s.is_some();
         for e in catalog::catalog() {
             let mut exp = base.clone();
             exp.policies = vec![e.name.to_string()];
@@ -31,12 +34,31 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
                     let msg = err.to_string();
                     let allowed = (e.name == "aryl" && !pool && msg.contains("inference pool"))
                         || (e.name == "dl2" && !ps && msg.contains("parameter-server jobs"));
-                    assert!(allowed, "{} on {}: {msg}", e.name, sc.name);
-                    refused.push(format!("{} on {}", e.name, sc.name));
+                    // Failures run in round-based experiments only, for now.
+                    let no_failures_there =
+                        faults && msg.contains("modelled in round-based experiments");
+                    assert!(
+                        allowed || no_failures_there,
+                        "{} on {}: {msg}",
+                        e.name,
+                        sc.name
+                    );
+                    if no_failures_there && !allowed {
+                        without_failures.push(format!("{} on {}", e.name, sc.name));
+                    } else {
+                        refused.push(format!("{} on {}", e.name, sc.name));
+                    }
                     continue;
                 }
             };
-            let done = |run: &StepRun| run.recorder().jobs.iter().any(|j| j.finish.is_some());
+            // A scenario stopped before its jobs end (llama3's 54 days) is done once a job
+            // has run for 100 steps.
+            let done = |run: &StepRun| {
+                run.recorder().jobs.iter().any(|j| j.finish.is_some())
+                    || (stopped
+                        && run.steps() >= 100
+                        && run.recorder().jobs[0].first_start.is_some())
+            };
             while !done(&run) && run.steps() < MAX_STEPS && run.step() {}
             assert!(
                 done(&run),
@@ -49,7 +71,7 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
         }
     }
     println!(
-        "open workloads: {ran} (policy, scenario) pairs ran to their first completion, {} refused: {refused:?}",
+        "open workloads: {ran} (policy, scenario) pairs ran to their first completion, {} refused: {refused:?}; not yet under failures: {without_failures:?}",
         refused.len()
     );
     assert_eq!(

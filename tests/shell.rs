@@ -515,6 +515,11 @@ fn finish_time_fairness_is_computed_in_every_mechanism() {
     let mut seen = std::collections::BTreeSet::new();
     for sc in orrery::experiment::scenarios::SCENARIOS {
         let mut exp = sc.experiment();
+        if exp.until_s.is_some() {
+            // Stopped before its jobs end (llama3's 54 days): no JCT, no rho.
+            assert!(!exp.fairness, "{}", sc.name);
+            continue;
+        }
         assert!(exp.fairness, "{}: the scenario computes rho", sc.name);
         exp.window = None;
         exp.trace_filter = Some(orrery::workload::TraceFilter {
