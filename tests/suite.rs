@@ -25,6 +25,7 @@ mod properties;
 mod shell;
 mod sia;
 mod sim;
+mod spot;
 mod stepping;
 mod sweep;
 mod traces;

@@ -2,7 +2,8 @@
 //! cluster and its GPU types ([`cluster`]), jobs and their state ([`job`]), the goodput
 //! model of elastic jobs and its fitting ([`goodput`]), interpolation over measured
 //! points ([`interp`]), what restarts and preemptions cost ([`restart`]), and when servers
-//! fail and what a failure takes back ([`failure`]).
+//! fail and what a failure takes back ([`failure`]), and spot capacity over time
+//! ([`spot`]).
 
 pub mod cluster;
 pub mod failure;
@@ -10,3 +11,4 @@ pub mod goodput;
 pub mod interp;
 pub mod job;
 pub mod restart;
+pub mod spot;
