@@ -76,3 +76,60 @@ fn parcaes_trace_reads_as_published() {
     .expect("the file");
     assert_eq!(text.lines().filter(|l| l.contains(",remove,")).count(), 167);
 }
+
+#[test]
+fn a_job_on_a_spot_v100_replays_skypilots_trace() {
+    // One 1-GPU job longer than the trace on one V100 whose capacity follows the
+    // us-west-2b preemption trace, in rounds of the trace's 32 s: the job is preempted at
+    // each of the trace's 44 drops (and restarts each time) and holds the GPU for the
+    // trace's 140.667 instance-hours.
+    let Some(dir) = common::reference("faults", "the spot replay") else {
+        return;
+    };
+    let file = "us-west-2b_v100_1.json";
+    let text = std::fs::read_to_string(
+        dir.join("spot-traces/preemption/1-node/aws-04-22-2023")
+            .join(file),
+    )
+    .expect("the trace");
+    let exp = orrery::experiment::Experiment {
+        cluster: "v100:1".into(),
+        workload: orrery::experiment::WorkloadSource::Inline {
+            name: "one.csv".into(),
+            text: "timestamp,duration,num_gpus\n0,1000000,1\n".into(),
+        },
+        profile: orrery::experiment::ProfileSource::ProfileFree,
+        policies: vec!["fifo".into()],
+        fairness: false,
+        round_s: 32.0,
+        until_s: Some(638_751.0),
+        spot: [(
+            "v100".to_string(),
+            orrery::experiment::SpotSource {
+                name: file.into(),
+                text,
+            },
+        )]
+        .into(),
+        ..orrery::experiment::scenarios::default_experiment()
+    };
+    let s = orrery::experiment::run(&exp).unwrap()[0].summary.clone();
+    assert_eq!((s.unfinished, s.preemptions, s.restarts), (1, 44, 44));
+    assert!(
+        (s.gpu_hours - 140.67).abs() <= 140.67 * 0.005,
+        "{}",
+        s.gpu_hours
+    );
+    // A type the cluster lacks is named.
+    let mut bad = exp.clone();
+    bad.spot = [(
+        "a100".to_string(),
+        orrery::experiment::SpotSource {
+            name: file.into(),
+            text: "{}".into(),
+        },
+    )]
+    .into();
+    let err = bad.resolve().unwrap_err().to_string();
+    assert!(err.contains("no GPU type 'a100'"), "{err}");
+}

@@ -234,6 +234,11 @@ pub(crate) struct ExperimentArgs {
     /// Seconds each checkpoint write blocks a job (default 0: writes in the background).
     #[arg(long, value_name = "SECONDS", value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
     pub(crate) checkpoint_write_s: Option<f64>,
+    /// A GPU type's capacity follows a spot trace, `TYPE=FILE` (repeatable): SkyPilot's
+    /// spot-traces JSON or Parcae's add/remove CSV, in instances of the type's GPUs per
+    /// server; GPUs the trace does not hold are not placed, and jobs on them are preempted.
+    #[arg(long, value_name = "TYPE=FILE", value_parser = parse_type_file)]
+    pub(crate) spot: Vec<(String, PathBuf)>,
     /// Stop every run at this time (s), reporting the jobs left unfinished.
     #[arg(long, value_name = "SECONDS", value_parser = parse_positive_seconds, allow_hyphen_values = true)]
     pub(crate) until: Option<f64>,
@@ -678,6 +683,16 @@ pub(crate) fn parse_nonneg(s: &str) -> Result<f64, String> {
         return Err(format!("{v} must be at least 0"));
     }
     Ok(v)
+}
+
+pub(crate) fn parse_type_file(s: &str) -> Result<(String, PathBuf), String> {
+    let (t, f) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' is not TYPE=FILE"))?;
+    if t.trim().is_empty() || f.trim().is_empty() {
+        return Err(format!("'{s}' is not TYPE=FILE"));
+    }
+    Ok((t.trim().to_string(), PathBuf::from(f.trim())))
 }
 
 pub(crate) fn parse_checkpoint_interval(s: &str) -> Result<Interval, String> {

@@ -334,6 +334,15 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         exp.restart_cost_s = c;
     }
     apply_faults(a, &mut exp);
+    for (ty, path) in &a.spot {
+        let text = read_file(path, "spot trace")?;
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        exp.spot
+            .insert(ty.clone(), orrery::experiment::SpotSource { name, text });
+    }
     for (t, v) in &a.slowdown {
         exp.slowdown.insert(t.clone(), *v);
     }

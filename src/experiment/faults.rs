@@ -2,7 +2,10 @@
 //! description for people.
 
 use super::{Experiment, ExperimentError};
+use crate::model::cluster::ClusterSpec;
 use crate::model::failure::checkpoint::Interval;
+use crate::model::spot::CapacityTrace;
+use std::sync::Arc;
 
 impl Experiment {
     /// Why the failure, checkpoint or stop settings are not usable, if they are not.
@@ -24,6 +27,35 @@ impl Experiment {
             }
         }
         Ok(())
+    }
+
+    /// The spot traces read, by the index of their GPU type in `cluster`.
+    pub(super) fn spot_traces(
+        &self,
+        cluster: &ClusterSpec,
+    ) -> Result<Vec<(usize, Arc<CapacityTrace>)>, ExperimentError> {
+        let mut out = Vec::new();
+        for (ty, src) in &self.spot {
+            let t = cluster
+                .types
+                .iter()
+                .position(|c| &c.name == ty)
+                .ok_or_else(|| {
+                    ExperimentError::Invalid(format!(
+                        "spot trace {}: the cluster has no GPU type '{ty}'",
+                        src.name
+                    ))
+                })?;
+            if self.gavel_compat || self.dl2_compat {
+                return Err(ExperimentError::Invalid(
+                    "spot capacity runs outside the Gavel- and DL2-compatible modes".into(),
+                ));
+            }
+            let trace = CapacityTrace::parse(&src.text)
+                .map_err(|e| ExperimentError::Invalid(format!("spot trace {}: {e}", src.name)))?;
+            out.push((t, Arc::new(trace)));
+        }
+        Ok(out)
     }
 
     /// The failures and checkpoints in one line for people, if there are any.

@@ -218,6 +218,19 @@ pub struct Experiment {
     /// Stop every run at this time (s), its jobs left unfinished (`None`: to the end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until_s: Option<f64>,
+    /// GPU types whose capacity follows a spot trace, by type name: the trace file's name
+    /// and text (SkyPilot's JSON or Parcae's CSV; [`crate::model::spot`]).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub spot: std::collections::BTreeMap<String, SpotSource>,
+}
+
+/// A spot capacity trace given with an experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpotSource {
+    /// File name, for messages.
+    pub name: String,
+    /// The text.
+    pub text: String,
 }
 
 /// Where a DL2 policy network comes from.

@@ -195,6 +195,7 @@ impl Experiment {
             seed: self.seed,
             faults: self.faults.clone(),
             until: self.until_s,
+            spot: self.spot_traces(&cluster)?,
             ..SimConfig::default()
         };
         self.check_faults()?;
@@ -345,6 +346,7 @@ impl Experiment {
             seed: self.seed,
             faults: self.faults.clone(),
             until: self.until_s,
+            spot: self.spot_traces(&cluster)?,
             ..SimConfig::default()
         };
         self.check_faults()?;

@@ -158,6 +158,19 @@ impl CapacityTrace {
         self.steps[i.saturating_sub(1)].1
     }
 
+    /// When the count next rises after `t`, if it does.
+    pub fn next_rise(&self, t: f64) -> Option<f64> {
+        let i = self.steps.partition_point(|s| s.0 <= t);
+        let mut now = self.steps[i.saturating_sub(1)].1;
+        for &(time, n) in &self.steps[i..] {
+            if n > now {
+                return Some(time);
+            }
+            now = n;
+        }
+        None
+    }
+
     /// How many times the count falls, and the instances lost in all.
     pub fn decreases(&self) -> (u32, u64) {
         let mut times = 0;
@@ -200,6 +213,10 @@ mod tests {
         assert_eq!(t.decreases(), (2, 2));
         assert!((t.instance_hours() - 8.0 * 30.0 / 3600.0).abs() < 1e-12);
         assert_eq!(t.prices.as_ref().map(Vec::len), Some(6));
+        assert_eq!(
+            (t.next_rise(0.0), t.next_rise(30.0), t.next_rise(150.0)),
+            (Some(30.0), Some(150.0), None)
+        );
     }
 
     #[test]

@@ -142,11 +142,11 @@ pub fn first_hit(
 /// Refuses failures, checkpoints and a stop time in a mechanism that does not model them
 /// yet (`what` names it for people).
 pub fn refuse(sim: &super::SimConfig, what: &str) -> Result<(), super::SimError> {
-    if sim.faults.is_some() || sim.until.is_some() {
+    if sim.faults.is_some() || sim.until.is_some() || !sim.spot.is_empty() {
         return Err(super::SimError::Config {
             field: "failures".into(),
             reason: format!(
-                "failures, checkpoints and a stop time are modelled in round-based experiments; {what} does not model them yet"
+                "failures, checkpoints, spot capacity and a stop time are modelled in round-based experiments; {what} does not model them yet"
             ),
         });
     }

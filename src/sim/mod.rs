@@ -107,6 +107,10 @@ pub struct SimConfig {
     /// Stop the run at this time (s), its jobs left unfinished (`None`: run to the end).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<f64>,
+    /// GPU types whose capacity follows a spot trace: (type index, instances over time, GPUs
+    /// per instance). Read from the experiment's `spot` at resolution.
+    #[serde(skip)]
+    pub spot: Vec<(usize, std::sync::Arc<crate::model::spot::CapacityTrace>)>,
 }
 
 impl Default for SimConfig {
@@ -121,6 +125,7 @@ impl Default for SimConfig {
             max_rounds: 50_000_000,
             faults: None,
             until: None,
+            spot: Vec::new(),
         }
     }
 }

@@ -59,6 +59,7 @@ pub fn default_experiment() -> Experiment {
         dl2_compat: false,
         faults: None,
         until_s: None,
+        spot: Default::default(),
     }
 }
 

@@ -597,6 +597,25 @@ impl Simulator {
                 pool.block(f.down_gpus(t, self.cluster.types[t].count, self.now));
             }
         }
+        // Spot types: the GPUs of instances the trace does not hold now are not placed (the
+        // highest ids go first); a job on them is preempted.
+        for (t, trace) in &self.cfg.spot {
+            let ty = &self.cluster.types[*t];
+            let held = trace.at(self.now).saturating_mul(ty.per_server.max(1));
+            pools[*t].block(held.min(ty.count)..ty.count);
+            // A job whose instance was taken back starts again on a new one (it pays its
+            // restart wherever it runs next).
+            for &j in &self.active {
+                let st = &mut self.states[j];
+                let lost = st
+                    .last_placement
+                    .as_ref()
+                    .is_some_and(|p| p.gpu_type == *t && p.gpus.iter().any(|&g| g >= held));
+                if lost {
+                    st.last_placement = None;
+                }
+            }
+        }
         let mut out = Vec::with_capacity(picks.len());
         let mut deferred = std::mem::take(&mut self.scratch.deferred);
         deferred.clear();

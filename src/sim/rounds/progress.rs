@@ -354,8 +354,16 @@ impl Simulator {
             .map(|t| vec![None; t.count as usize])
             .collect();
         self.last_sharers.clone_from(&self.last_owners);
-        // A server back from repair may let a waiting job run before the next arrival.
-        let back = self.faults.as_ref().and_then(|f| f.next_back(self.now));
+        // A server back from repair, or spot capacity coming back, may let a waiting job
+        // run before the next arrival.
+        let now = self.now;
+        let back = self
+            .faults
+            .as_ref()
+            .and_then(|f| f.next_back(now))
+            .into_iter()
+            .chain(self.cfg.spot.iter().filter_map(|(_, t)| t.next_rise(now)))
+            .min_by(f64::total_cmp);
         if self.next_arrival < self.arrival_order.len() {
             let arrival = self.specs[self.arrival_order[self.next_arrival]].arrival;
             self.now = arrival.min(back.unwrap_or(f64::INFINITY)).max(self.now);
