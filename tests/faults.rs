@@ -139,18 +139,7 @@ fn a_server_away_for_repair_is_not_used() {
     // One 8-GPU job on the cluster's only server, failing about 5 times a day with an hour
     // of repair each: the job waits for its server every time, so it ends at least an hour
     // per interruption after a run without failures, and the interruptions are all there.
-    let base = Experiment {
-        cluster: "h100:8/8".into(),
-        workload: orrery::experiment::WorkloadSource::Inline {
-            name: "one.csv".into(),
-            text: "timestamp,duration,num_gpus\n0,200000,8\n".into(),
-        },
-        profile: orrery::experiment::ProfileSource::ProfileFree,
-        policies: vec!["fifo".into()],
-        fairness: false,
-        round_s: 60.0,
-        ..scenarios::default_experiment()
-    };
+    let base = crate::common::one_job("h100:8/8", 200_000, 8, 60.0);
     let plain = experiment::run(&base).unwrap()[0].summary.makespan_s;
     let mut exp = base.clone();
     exp.faults = Some(orrery::model::failure::Faults {

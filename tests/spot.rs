@@ -93,15 +93,6 @@ fn a_job_on_a_spot_v100_replays_skypilots_trace() {
     )
     .expect("the trace");
     let exp = orrery::experiment::Experiment {
-        cluster: "v100:1".into(),
-        workload: orrery::experiment::WorkloadSource::Inline {
-            name: "one.csv".into(),
-            text: "timestamp,duration,num_gpus\n0,1000000,1\n".into(),
-        },
-        profile: orrery::experiment::ProfileSource::ProfileFree,
-        policies: vec!["fifo".into()],
-        fairness: false,
-        round_s: 32.0,
         until_s: Some(638_751.0),
         spot: [(
             "v100".to_string(),
@@ -111,7 +102,7 @@ fn a_job_on_a_spot_v100_replays_skypilots_trace() {
             },
         )]
         .into(),
-        ..orrery::experiment::scenarios::default_experiment()
+        ..common::one_job("v100:1", 1_000_000, 1, 32.0)
     };
     let s = orrery::experiment::run(&exp).unwrap()[0].summary.clone();
     assert_eq!((s.unfinished, s.preemptions, s.restarts), (1, 44, 44));

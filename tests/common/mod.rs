@@ -85,3 +85,25 @@ pub fn folder_experiment(
         ..Experiment::default()
     }
 }
+
+/// One job of `gpus` GPUs lasting `duration_s`, arriving at 0, on `cluster`, profile-free
+/// under FIFO in rounds of `round_s` seconds, without rho.
+pub fn one_job(
+    cluster: &str,
+    duration_s: u64,
+    gpus: u32,
+    round_s: f64,
+) -> orrery::experiment::Experiment {
+    orrery::experiment::Experiment {
+        cluster: cluster.into(),
+        workload: orrery::experiment::WorkloadSource::Inline {
+            name: "one.csv".into(),
+            text: format!("timestamp,duration,num_gpus\n0,{duration_s},{gpus}\n"),
+        },
+        profile: orrery::experiment::ProfileSource::ProfileFree,
+        policies: vec!["fifo".into()],
+        fairness: false,
+        round_s,
+        ..orrery::experiment::scenarios::default_experiment()
+    }
+}
