@@ -592,7 +592,8 @@ impl Simulator {
             .iter()
             .map(|t| TypePool::reuse(storage.next().unwrap_or_default(), t.count, t.per_server))
             .collect();
-        if let Some(f) = &self.faults {
+        // Servers are away only with a repair time (else a spare takes a failed one's place).
+        if let Some(f) = self.faults.as_ref().filter(|f| f.repair_s() > 0.0) {
             for (t, pool) in pools.iter_mut().enumerate() {
                 pool.block(f.down_gpus(t, self.cluster.types[t].count, self.now));
             }
