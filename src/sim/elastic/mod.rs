@@ -653,78 +653,10 @@ impl ElasticSimulator {
         let mut chunks = 0u32;
         while seconds > 0.0 && self.states[id].completion.is_none() {
             chunks += 1;
-            if chunks > MAX_CHUNKS_PER_TICK {
+            if chunks > MAX_CHUNKS_PER_TICK || !self.train_chunk(id, &mut t, &mut seconds) {
                 failed = true;
                 break;
             }
-            let app = self.app(id);
-            let key = self.type_key(id);
-            let st = &self.states[id];
-            let (r, n) = (st.replicas(), st.nodes());
-            let batch = f64::from(r * st.atomic_bsz * (st.accum_steps + 1));
-            let scale = batch / f64::from(app.init_batch_size);
-            let Some((step, sync)) = app.step_time_on(key, &st.placement, st.atomic_bsz) else {
-                failed = true;
-                break;
-            };
-            let accum_time = step - sync;
-            let grad = app.grad_stats(batch, st.epoch);
-            let gain = grad.gain(scale);
-            let total = (step + accum_time * f64::from(st.accum_steps)) * app.slowdown;
-            let next_p = app.progress_at_epoch(st.epoch + 1);
-            let max_epochs = app.max_epochs;
-            let goodput = if total > 0.0 { gain / total } else { 0.0 };
-            let atomic = st.atomic_bsz;
-            let adapts = self.adapts;
-            let tol = self.fit_tolerance;
-            let st = &mut self.states[id];
-            st.grad = grad;
-            let seen = Observation {
-                nodes: n,
-                replicas: r,
-                atomic_bsz: atomic,
-                accum_step_time: accum_time,
-                optim_step_time: step,
-            };
-            let same = |o: &Observation| o.nodes == n && o.replicas == r && o.atomic_bsz == atomic;
-            if adapts && !st.observations.iter().any(same) {
-                st.observations.push(seen);
-                // Under per-type models every reader takes the model of one type.
-                if !self.per_type {
-                    st.perf = Some(fit_perf_params_to(&st.observations, tol));
-                }
-            }
-            if adapts {
-                if let Some(m) = st.type_models.get_mut(gpu_type) {
-                    if !m.0.iter().any(same) {
-                        m.0.push(seen);
-                        m.1 = Some(fit_perf_params_to(&m.0, tol));
-                    }
-                }
-            }
-            if goodput <= 0.0 || !goodput.is_finite() {
-                failed = true;
-                break;
-            }
-            if st.progress + goodput * seconds < next_p {
-                st.progress += goodput * seconds;
-                t += seconds;
-                st.attained_service += seconds * f64::from(r);
-                seconds = 0.0;
-            } else {
-                st.epoch += 1;
-                let delta = ((next_p - st.progress) / goodput)
-                    .round_ties_even()
-                    .min(seconds);
-                if st.epoch + 1 > max_epochs {
-                    st.completion = Some(t + delta);
-                }
-                st.progress = next_p;
-                t += delta;
-                st.attained_service += delta * f64::from(r);
-                seconds -= delta;
-            }
-            self.update_local_bsz(id);
         }
         let st = &self.states[id];
         let end = st.completion.unwrap_or(start + self.config.interval);
@@ -754,6 +686,80 @@ impl ElasticSimulator {
                 reason,
             });
         }
+    }
+
+    /// Job `id` trains from `t` for up to `seconds`, to the end of its epoch at most; both
+    /// move on by the time it trained. False when its application gives no usable step
+    /// time for its placement.
+    fn train_chunk(&mut self, id: JobId, t: &mut f64, seconds: &mut f64) -> bool {
+        let app = self.app(id);
+        let key = self.type_key(id);
+        let st = &self.states[id];
+        let gpu_type = st.gpu_type.unwrap_or(0);
+        let (r, n) = (st.replicas(), st.nodes());
+        let batch = f64::from(r * st.atomic_bsz * (st.accum_steps + 1));
+        let scale = batch / f64::from(app.init_batch_size);
+        let Some((step, sync)) = app.step_time_on(key, &st.placement, st.atomic_bsz) else {
+            return false;
+        };
+        let accum_time = step - sync;
+        let grad = app.grad_stats(batch, st.epoch);
+        let gain = grad.gain(scale);
+        let total = (step + accum_time * f64::from(st.accum_steps)) * app.slowdown;
+        let next_p = app.progress_at_epoch(st.epoch + 1);
+        let max_epochs = app.max_epochs;
+        let goodput = if total > 0.0 { gain / total } else { 0.0 };
+        let atomic = st.atomic_bsz;
+        let adapts = self.adapts;
+        let tol = self.fit_tolerance;
+        let st = &mut self.states[id];
+        st.grad = grad;
+        let seen = Observation {
+            nodes: n,
+            replicas: r,
+            atomic_bsz: atomic,
+            accum_step_time: accum_time,
+            optim_step_time: step,
+        };
+        let same = |o: &Observation| o.nodes == n && o.replicas == r && o.atomic_bsz == atomic;
+        if adapts && !st.observations.iter().any(same) {
+            st.observations.push(seen);
+            // Under per-type models every reader takes the model of one type.
+            if !self.per_type {
+                st.perf = Some(fit_perf_params_to(&st.observations, tol));
+            }
+        }
+        if adapts {
+            if let Some(m) = st.type_models.get_mut(gpu_type) {
+                if !m.0.iter().any(same) {
+                    m.0.push(seen);
+                    m.1 = Some(fit_perf_params_to(&m.0, tol));
+                }
+            }
+        }
+        if goodput <= 0.0 || !goodput.is_finite() {
+            return false;
+        }
+        if st.progress + goodput * *seconds < next_p {
+            st.progress += goodput * *seconds;
+            *t += *seconds;
+            st.attained_service += *seconds * f64::from(r);
+            *seconds = 0.0;
+        } else {
+            st.epoch += 1;
+            let delta = ((next_p - st.progress) / goodput)
+                .round_ties_even()
+                .min(*seconds);
+            if st.epoch + 1 > max_epochs {
+                st.completion = Some(*t + delta);
+            }
+            st.progress = next_p;
+            *t += delta;
+            st.attained_service += delta * f64::from(r);
+            *seconds -= delta;
+        }
+        self.update_local_bsz(id);
+        true
     }
 
     /// The policy's view of the active jobs.
