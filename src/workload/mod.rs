@@ -5,6 +5,8 @@
 //! system, so the same code serves the CLI and the page. Every error names the file, the
 //! line and the field.
 
+pub mod acme;
+pub mod alibaba_spot;
 pub mod as_elastic;
 pub mod cluster_log;
 pub mod colocation;
@@ -27,6 +29,7 @@ pub mod ps;
 pub mod ps_rigid;
 pub mod rigid;
 pub mod stats;
+mod table;
 pub mod timed;
 pub mod trace;
 

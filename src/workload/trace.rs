@@ -4,7 +4,8 @@
 //!   "arrival_s": 0, "total_steps": 1000, "scale_factor": 1, "priority_weight": 1, "slo_s":
 //!   3600}]}` (or a bare array of jobs). Optional keys: `scale_factor`, `priority_weight`,
 //!   `slo_s`, `epoch_steps`, `min_gpus`, `max_gpus`, `batch_size`, `entity` (the user or
-//!   team a job belongs to, for hierarchical policies; `default` when absent).
+//!   team a job belongs to, for hierarchical policies; `default` when absent), `spot`
+//!   (`true` for a spot job, Alibaba's `Spot` job type; `false` when absent).
 //! - Orrery's CSV: a header naming the columns, of which `job_type`, `arrival_s` and
 //!   `total_steps` are required and the optional keys above may follow in any order.
 //! - Gavel's `.trace`: tab-separated lines of 10 fields (job_type, command,
@@ -109,7 +110,7 @@ struct TraceFile {
     jobs: Vec<JobSpec>,
 }
 
-const CSV_COLUMNS: [&str; 11] = [
+const CSV_COLUMNS: [&str; 12] = [
     "job_type",
     "arrival_s",
     "total_steps",
@@ -121,6 +122,7 @@ const CSV_COLUMNS: [&str; 11] = [
     "max_gpus",
     "batch_size",
     "entity",
+    "spot",
 ];
 
 impl Trace {
@@ -300,6 +302,20 @@ impl Trace {
                         job.batch_size = Some(parse_count(file, r.line, c, v)?)
                     }
                     "entity" if opt(v) => job.entity = Some(v.to_string()),
+                    "spot" if opt(v) => {
+                        job.spot = match v.to_ascii_lowercase().as_str() {
+                            "true" | "1" => true,
+                            "false" | "0" => false,
+                            _ => {
+                                return Err(WorkloadError::field(
+                                    file,
+                                    r.line,
+                                    c,
+                                    format!("'{v}' is not true or false"),
+                                ))
+                            }
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -577,12 +593,15 @@ impl Trace {
     }
 
     /// Orrery's CSV trace.
-    /// The `entity` column is written only when some job names an entity.
+    /// The `entity` column is written only when some job names an entity, the `spot`
+    /// column only when some job is a spot job.
     pub fn to_csv(&self) -> String {
         let entities = self.jobs.iter().any(|j| j.entity.is_some());
+        let spots = self.jobs.iter().any(|j| j.spot);
         let mut out =
             String::from("job_type,arrival_s,total_steps,scale_factor,priority_weight,slo_s");
-        out.push_str(if entities { ",entity\n" } else { "\n" });
+        out.push_str(if entities { ",entity" } else { "" });
+        out.push_str(if spots { ",spot\n" } else { "\n" });
         for j in &self.jobs {
             out.push_str(&format!(
                 "{},{},{},{},{},{}",
@@ -596,6 +615,9 @@ impl Trace {
             if entities {
                 out.push(',');
                 out.push_str(&j.entity.as_deref().map(quote).unwrap_or_default());
+            }
+            if spots {
+                out.push_str(if j.spot { ",true" } else { ",false" });
             }
             out.push('\n');
         }
@@ -649,6 +671,21 @@ mod tests {
         let j = Trace::parse(&e.to_json(), "x.json").unwrap();
         assert_eq!(j.jobs, e.jobs);
         assert!(!t.to_json().contains("entity") && !t.to_csv().contains("entity"));
+        // Spot jobs: a column and a JSON key, written only when a job is one.
+        let mut s = t.clone();
+        s.jobs[0].spot = true;
+        let c = Trace::parse(&s.to_csv(), "x.csv").unwrap();
+        assert_eq!(c.jobs, s.jobs);
+        assert_eq!(Trace::parse(&s.to_json(), "x.json").unwrap().jobs, s.jobs);
+        assert!(!t.to_json().contains("spot") && !t.to_csv().contains("spot"));
+        let e = Trace::parse(
+            "job_type,arrival_s,total_steps,spot\nA,0,1,maybe\n",
+            "x.csv",
+        );
+        assert_eq!(
+            e.unwrap_err().to_string(),
+            "x.csv:2: field 'spot': 'maybe' is not true or false"
+        );
     }
 
     #[test]
