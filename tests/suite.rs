@@ -4,6 +4,8 @@
 
 mod common;
 
+mod acme;
+mod alibaba_spot;
 mod aryl;
 mod cli;
 mod dl2;

@@ -25,6 +25,12 @@ pub(crate) enum Command {
     Generate(GenerateArgs),
     /// Sample the Alibaba PAI GPU trace (cluster-trace-gpu-v2020) into an Orrery trace.
     ImportPai(ImportPaiArgs),
+    /// Read Alibaba's spot GPU trace (cluster-trace-v2026-spot-gpu): its node table as a
+    /// cluster, its job table as a trace with the profile that keeps each job on its model.
+    ImportAlibabaSpot(ImportAlibabaSpotArgs),
+    /// Read an Acme job trace (Seren or Kalos) into a trace of its GPU jobs, with their final
+    /// states and failures.
+    ImportAcme(ImportAcmeArgs),
     /// Print a trace's shape: jobs, GPU-hours, GPU counts, durations, arrivals over time.
     TraceStats(TraceStatsArgs),
     /// List every scheduling policy with its parameters and the paper it comes from (also

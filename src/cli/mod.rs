@@ -33,6 +33,7 @@ mod bench;
 mod dl2;
 mod format;
 mod generate;
+mod import;
 mod list;
 mod run;
 mod summary_json;
@@ -44,6 +45,7 @@ use bench::*;
 use dl2::*;
 use format::*;
 use generate::*;
+use import::*;
 use list::*;
 use run::*;
 use summary_json::*;
@@ -112,6 +114,8 @@ pub fn main() -> i32 {
         Command::Sweep(a) => cmd_sweep(a),
         Command::Generate(a) => cmd_generate(a),
         Command::ImportPai(a) => cmd_import_pai(a),
+        Command::ImportAlibabaSpot(a) => cmd_import_alibaba_spot(a),
+        Command::ImportAcme(a) => cmd_import_acme(a),
         Command::TraceStats(a) => cmd_trace_stats(a),
         Command::Policies(a) => cmd_policies(a),
         Command::Presets(a) => cmd_presets(a),

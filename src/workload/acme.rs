@@ -202,7 +202,9 @@ pub struct FailureSummary {
     pub node_fail_per_node_day: Option<f64>,
     /// FAILED jobs per node-day of run time.
     pub failed_per_node_day: Option<f64>,
-    /// FAILED jobs whose `fail_time` equals their `end_time`.
+    /// FAILED jobs with a `fail_time`.
+    pub failed_with_fail_time: usize,
+    /// ... of which `fail_time` equals `end_time`.
     pub failed_at_end: usize,
     /// Jobs of another state with a `fail_time`.
     pub fail_time_elsewhere: usize,
@@ -361,6 +363,7 @@ impl AcmeTable {
             node_days: 0.0,
             node_fail_per_node_day: None,
             failed_per_node_day: None,
+            failed_with_fail_time: 0,
             failed_at_end: 0,
             fail_time_elsewhere: 0,
             duration_rows: 0,
@@ -382,8 +385,9 @@ impl AcmeTable {
             let failed = j.state == "FAILED";
             if failed {
                 s.failed.add(j);
-                if let (Some(f), Some(e)) = (j.fail_s, j.end_s) {
-                    s.failed_at_end += usize::from(same(f, e));
+                if let Some(f) = j.fail_s {
+                    s.failed_with_fail_time += 1;
+                    s.failed_at_end += usize::from(j.end_s.is_some_and(|e| same(f, e)));
                 }
             } else if j.fail_s.is_some() {
                 s.fail_time_elsewhere += 1;
