@@ -100,6 +100,27 @@ pub enum PreemptMsg {
     Preemptive(bool),
 }
 
+/// Edits of the Failures & spot panel, values as typed.
+pub enum FaultsMsg {
+    /// Edit a field: `rate` (failures per server-day), `repair` (s), `checkpoint` (s or
+    /// `auto`), `write` (s) or `until` (s, empty for none).
+    Field(&'static str, String),
+    /// Llama 3's failure rate.
+    Llama3,
+    /// No failures or checkpoints (the stop time and the spot traces stay).
+    Off,
+    /// The weight of a cause (its index in the causes in use), as typed.
+    Cause(usize, String),
+    /// Back to Llama 3's mix of causes.
+    Llama3Causes,
+    /// A spot trace's text arrived for a GPU type: type, file name, text.
+    SpotFile(String, String, String),
+    /// A spot trace could not be read: type, why.
+    SpotFileError(String, String),
+    /// Take a GPU type's spot trace away.
+    SpotRemove(String),
+}
+
 /// Edits of the DL2 panel.
 pub enum Dl2Msg {
     /// Edit a field of the parameter-server settings (`cpus_per_server`, `max_workers`,

@@ -2,13 +2,15 @@
 //! resolution), the comparison's worker and results, the stepping run and DL2's training.
 //! It lays the panels out, hands each what it shows, and handles the messages they send
 //! (one file per concern: `experiment.rs` applies edits, `edits.rs` handles the panels'
-//! edits, `modes.rs` the inference pool, preemption and DL2 settings, `pai.rs` the PAI
-//! import, `filter.rs` the trace filter and traces of durations, `shape.rs` the trace's
-//! shape, `run.rs` the comparison, `step.rs` stepping, `train.rs` DL2's training).
+//! edits, `modes.rs` the inference pool, preemption and DL2 settings, `faults.rs` the
+//! failures, checkpoints and spot capacity, `pai.rs` the PAI import, `filter.rs` the trace
+//! filter and traces of durations, `shape.rs` the trace's shape, `run.rs` the comparison,
+//! `step.rs` stepping, `train.rs` DL2's training).
 
 mod edits;
 mod estimate;
 mod experiment;
+mod faults;
 mod filter;
 mod handlers;
 mod inputs;
@@ -28,11 +30,11 @@ pub use msg::*;
 use crate::experiment::scenarios;
 
 use super::panels::{
-    cluster::ClusterPanel, dl2::Dl2Settings, elastic::ElasticResults, policies::PoliciesPanel,
-    pool::PoolSettings, pool_results::PoolResults, preemption::PreemptionSettings,
-    preemption_results::PreemptionResults, results::ResultsPanel, settings::SettingsPanel,
-    stepper::StepPanel, sweep::SweepPanel, trace_shape::TraceShapePanel, training::TrainingPanel,
-    workload::WorkloadPanel,
+    cluster::ClusterPanel, dl2::Dl2Settings, elastic::ElasticResults, faults::FaultsSettings,
+    policies::PoliciesPanel, pool::PoolSettings, pool_results::PoolResults,
+    preemption::PreemptionSettings, preemption_results::PreemptionResults, results::ResultsPanel,
+    settings::SettingsPanel, stepper::StepPanel, sweep::SweepPanel, trace_shape::TraceShapePanel,
+    training::TrainingPanel, workload::WorkloadPanel,
 };
 use super::shared::{Results, Shared};
 use super::stepper::StepSession;
@@ -116,6 +118,10 @@ struct Errors {
     pool: Option<String>,
     preempt: Option<String>,
     dl2: Option<String>,
+    /// The Failures & spot panel's.
+    faults: Option<String>,
+    /// A spot trace's: its GPU type and why.
+    spot: Option<(String, String)>,
     /// The comparison's.
     run: Option<String>,
     /// Refused values, each shown next to its field.
@@ -364,6 +370,7 @@ impl Component for App {
             Msg::Pool(m) => self.pool_update(m),
             Msg::Preempt(m) => self.preempt_update(m),
             Msg::Dl2(m) => self.dl2_update(m),
+            Msg::Faults(m) => self.faults_update(m),
             Msg::Train(m) => self.train_update(ctx, m),
             Msg::Run(m) => self.run_update(ctx, m),
             Msg::View(m) => self.view_update(m),
@@ -439,6 +446,8 @@ impl Component for App {
                         <PoolSettings exp={exp.clone()} {mech} error={self.errors.pool.clone()} on_edit={self.on.pool.clone()} />
                         <PreemptionSettings exp={exp.clone()} {mech} error={self.errors.preempt.clone()} on_edit={self.on.preempt.clone()} />
                         <Dl2Settings exp={exp.clone()} {mech} error={self.errors.dl2.clone()} on_edit={self.on.dl2.clone()} />
+                        <FaultsSettings exp={exp.clone()} fields={self.errors.fields.clone()} error={self.errors.faults.clone()}
+                            spot_error={self.errors.spot.clone()} on_edit={self.on.faults.clone()} />
                     </aside>
                     <main id="results" data-stale={stale.to_string()}>
                         <ResultsPanel results={results.clone()} {stale} complete={self.run.complete} {running}
@@ -485,6 +494,8 @@ impl App {
             self.errors.profile = None;
             self.errors.pool = None;
             self.errors.preempt = None;
+            self.errors.faults = None;
+            self.errors.spot = None;
             self.errors.run = None;
             self.errors.fields.clear();
             match self.try_apply(exp) {

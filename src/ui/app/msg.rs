@@ -4,8 +4,8 @@
 use web_sys::KeyboardEvent;
 
 pub use crate::ui::events::{
-    ClusterMsg, Dl2Msg, Export, PaiMsg, PaiTable, PolicyMsg, PoolMsg, PreemptMsg, RunMsg,
-    SettingsMsg, SortBy, StepMsg, TrainMsg, ViewMsg, WorkloadMsg,
+    ClusterMsg, Dl2Msg, Export, FaultsMsg, PaiMsg, PaiTable, PolicyMsg, PoolMsg, PreemptMsg,
+    RunMsg, SettingsMsg, SortBy, StepMsg, TrainMsg, ViewMsg, WorkloadMsg,
 };
 
 /// Messages of the App.
@@ -34,6 +34,8 @@ pub enum Msg {
     Preempt(PreemptMsg),
     /// An edit of the DL2 panel.
     Dl2(Dl2Msg),
+    /// An edit of the Failures & spot panel.
+    Faults(FaultsMsg),
     /// DL2's training.
     Train(TrainMsg),
     /// The comparison in the worker.

@@ -159,7 +159,7 @@ impl App {
             FromWorker::TrainProgress(_)
             | FromWorker::TrainCurve(_)
             | FromWorker::Trained(_)
-            | FromWorker::Stepped(_)
+            | FromWorker::Stepped(..)
             | FromWorker::Iso(_)
             | FromWorker::Idle(_)
             | FromWorker::Finished(..) => return false,
@@ -305,6 +305,7 @@ impl App {
                     (_, ProfileSource::Inline { .. }) => "profile",
                     (WorkloadSource::Inline { .. }, _) => "trace",
                     _ if self.exp.network.is_some() => "network",
+                    _ if !self.exp.spot.is_empty() => "spot trace",
                     _ => "trace",
                 }
             )
