@@ -218,6 +218,8 @@ pub enum ViewMsg {
     PreemptPolicy(usize),
     /// Sort the suspensions' table.
     PreemptSort(SortBy),
+    /// Chart the capacity of this spot GPU type.
+    SpotType(String),
 }
 
 /// Stepping through one policy's run (in its worker).

@@ -67,7 +67,15 @@ pub const TERMS: &[Term] = &[
     t("lost", "lost (s)", "Drain, checkpoint and reload."),
     t("model", "model (s)", "The overhead model's time lost for this suspension."),
     t("predicted", "predicted (s)", "The time lost the policy predicted when it chose this victim (blank when it predicts none)."),
+    t("server-failures", "server failures", "Servers that failed while the policy's run went on (every policy meets the same failures at the same times), by category of cause in the tooltip. A failure stops the jobs on the server."),
+    t("interruptions", "interruptions", "Times a server failure stopped a measured job: its work since its last checkpoint is taken back and its policy starts it again."),
+    t("ettr", "ETTR", "Effective training time ratio: of a job's time from its first start to its end, the share spent on computation it kept (not restarting, writing checkpoints, redoing rolled-back work or waiting), averaged over the jobs. 1 is perfect; Llama 3 reports over 90%."),
+    t("gpu-h-lost", "GPU-h lost", "GPU-hours that failures and checkpoints cost: work rolled back by failures, GPUs held while jobs start again, and blocking checkpoint writes (each in the tooltip)."),
 ];
+
+/// The summary table's columns of runs with failures or checkpoints, after the mechanism's
+/// own.
+pub const FAULT_COLUMNS: [&str; 4] = ["server-failures", "interruptions", "ettr", "gpu-h-lost"];
 
 /// What a chart's axes show: across (x) and up (y), each a label and what it means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +118,9 @@ pub const CHART_AXES: &[ChartAxes] = &[
     axes("trace-durations", ("duration", "How long a job runs alone (or its work in steps when the trace gives no durations), log scale."), SHARE_OF_JOBS),
     axes("trace-arrivals", TIME_H, ("jobs per hour", "Jobs arriving in each hour of the trace.")),
     axes("choices", ("GPUs", "GPUs of one type the policy could give the job."), ("goodput (examples/s)", "The job's goodput on that many GPUs of that type, one line per GPU type; the ring marks the configuration chosen.")),
+    axes("interruptions", TIME_H, ("interruptions", "Interruptions of the measured jobs by server failures up to that time, one line per policy.")),
+    axes("lost-gpu-hours", ("cause", "What the GPU-hours went to: rollback (work a failure took back), restarts (GPUs held while jobs started again), writes (blocking checkpoint writes)."), ("GPU-hours", "GPU-hours lost to that cause, one bar per policy.")),
+    axes("spot-capacity", TIME_H, ("GPUs", "GPUs of the spot type the trace holds at that time (its instances times the GPUs per instance), and the GPUs of the type each policy kept busy.")),
 ];
 
 /// The axes of chart `name`.
@@ -205,6 +216,14 @@ mod tests {
         assert!(term("max-rho").unwrap().text.contains("isolated"));
         assert!(term("p99-jct").unwrap().text.contains("99"));
         assert!(term("nope").is_none());
+    }
+
+    #[test]
+    fn every_fault_column_has_a_term() {
+        for k in FAULT_COLUMNS {
+            let t = term(k).unwrap_or_else(|| panic!("no term '{k}'"));
+            assert!(t.text.len() > 20 && t.text.ends_with('.'), "{k}");
+        }
     }
 
     #[test]

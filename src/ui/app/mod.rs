@@ -30,8 +30,8 @@ pub use msg::*;
 use crate::experiment::scenarios;
 
 use super::panels::{
-    cluster::ClusterPanel, dl2::Dl2Settings, elastic::ElasticResults, faults::FaultsSettings,
-    policies::PoliciesPanel, pool::PoolSettings, pool_results::PoolResults,
+    cluster::ClusterPanel, dl2::Dl2Settings, elastic::ElasticResults, fault_results::FaultResults,
+    faults::FaultsSettings, policies::PoliciesPanel, pool::PoolSettings, pool_results::PoolResults,
     preemption::PreemptionSettings, preemption_results::PreemptionResults, results::ResultsPanel,
     settings::SettingsPanel, stepper::StepPanel, sweep::SweepPanel, trace_shape::TraceShapePanel,
     training::TrainingPanel, workload::WorkloadPanel,
@@ -172,6 +172,8 @@ struct Selections {
     preempt_policy: usize,
     /// Order of the suspensions' table.
     preempt_sort: msg::SortBy,
+    /// The spot GPU type of the capacity chart (None: the first).
+    spot_type: Option<String>,
 }
 
 /// Stepping through one policy's run, in its worker.
@@ -456,6 +458,7 @@ impl Component for App {
                             progress={self.run.progress.clone()} progress_refs={self.run.progress_refs.clone()} error={self.errors.run.clone()}
                             timing={self.run.last_run_ms.map(|ms| (ms, self.run.worker_ms.unwrap_or(0.0), self.run.transfer_bytes.unwrap_or(0)))}
                             focus={self.view.focus_policy} on_run={self.on.run.clone()} on_view={self.on.view.clone()} />
+                        <FaultResults results={results.clone()} spot_type={self.view.spot_type.clone()} on_run={self.on.run.clone()} on_view={self.on.view.clone()} />
                         <PoolResults results={results.clone()} on_run={self.on.run.clone()} />
                         <PreemptionResults results={results.clone()} policy={self.view.preempt_policy} sort={self.view.preempt_sort}
                             on_run={self.on.run.clone()} on_view={self.on.view.clone()} />
@@ -541,6 +544,7 @@ impl App {
             ViewMsg::ElasticEpoch(e) => self.view.elastic_epoch = e,
             ViewMsg::PreemptPolicy(i) => self.view.preempt_policy = i,
             ViewMsg::PreemptSort(s) => self.view.preempt_sort = s,
+            ViewMsg::SpotType(t) => self.view.spot_type = Some(t),
         }
         true
     }

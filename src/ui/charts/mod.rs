@@ -3,6 +3,7 @@
 //! axis (one unit per axis). The charts of one mechanism are in [`mechanisms`]. They read
 //! results only.
 
+pub mod faults;
 pub mod mechanisms;
 
 use super::plot::{line, look, Axis, Fig, Key, Swatch};

@@ -5,12 +5,13 @@
 //!
 //! Left column: [`workload`] (with the [`filter`] and the [`pai`] import), [`cluster`], [`policies`],
 //! [`settings`], [`pool`], [`preemption`], [`dl2`] and [`faults`]. Main column: [`results`],
-//! [`pool_results`], [`preemption_results`], [`elastic`], [`training`], [`trace_shape`] and
-//! [`stepper`] (with one view per simulator in [`state`]), and [`sweep`].
+//! [`fault_results`], [`pool_results`], [`preemption_results`], [`elastic`], [`training`],
+//! [`trace_shape`] and [`stepper`] (with one view per simulator in [`state`]), and [`sweep`].
 
 pub mod cluster;
 pub mod dl2;
 pub mod elastic;
+pub mod fault_results;
 pub mod faults;
 pub mod filter;
 pub mod pai;

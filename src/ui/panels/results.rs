@@ -3,7 +3,7 @@
 
 use super::{chart, intro, ths};
 use crate::experiment::Progress;
-use crate::metrics::{PoolFigures, PreemptionFigures, PsFigures};
+use crate::metrics::{FaultFigures, PoolFigures, PreemptionFigures, PsFigures};
 use crate::sim::Mechanism;
 use crate::ui::events::{Export, RunMsg, ViewMsg};
 use crate::ui::shared::{Results, Shared};
@@ -90,6 +90,7 @@ pub fn ResultsPanel(props: &Props) -> Html {
     let preemptive = resolved.is_some_and(|r| r.sim.restart.checkpoint.is_some());
     let pct = |v: Option<f64>| v.map_or_else(|| "—".to_string(), |x| format!("{:.1}%", x * 100.0));
     let stale = props.stale;
+    let keys = columns(runs, mech);
     let download = |what: Export| on_run.reform(move |_: MouseEvent| RunMsg::Download(what));
     html! {
         <section class="panel wide" id="compare-panel">
@@ -128,10 +129,10 @@ pub fn ResultsPanel(props: &Props) -> Html {
             <div class="table-x">
             <table id="summary" class="summary" data-complete={props.complete.to_string()} data-stale={stale.to_string()}>
                 <thead><tr>
-                    { ths(&glossary::summary_columns(mech.unwrap_or_default())) }
+                    { ths(&keys) }
                 </tr></thead>
                 <tbody>
-                { for runs.iter().enumerate().map(|(i, r)| row(i, r, mech, &pct)) }
+                { for runs.iter().enumerate().map(|(i, r)| row(i, r, &keys, &pct)) }
                 </tbody>
             </table>
             </div>
@@ -158,13 +159,18 @@ pub fn ResultsPanel(props: &Props) -> Html {
     }
 }
 
+/// The summary's column keys: the mechanism's ([`glossary::summary_columns`]), then the
+/// failures' ([`glossary::FAULT_COLUMNS`]) when a run had failures or checkpoints.
+fn columns(runs: &[PolicyResult], mech: Option<Mechanism>) -> Vec<&'static str> {
+    let mut keys = glossary::summary_columns(mech.unwrap_or_default());
+    if runs.iter().any(|r| r.summary.faults.is_some()) {
+        keys.extend(glossary::FAULT_COLUMNS);
+    }
+    keys
+}
+
 /// One policy's row of the summary, its figures also in `data-` attributes.
-fn row(
-    i: usize,
-    r: &PolicyResult,
-    mech: Option<Mechanism>,
-    pct: &dyn Fn(Option<f64>) -> String,
-) -> Html {
+fn row(i: usize, r: &PolicyResult, keys: &[&str], pct: &dyn Fn(Option<f64>) -> String) -> Html {
     let s = &r.summary;
     let pool = s.pool;
     let pool_num = |f: &dyn Fn(&PoolFigures) -> String| pool.as_ref().map(f).unwrap_or_default();
@@ -174,6 +180,8 @@ fn row(
     let pre_num = |f: &dyn Fn(&PreemptionFigures) -> Option<String>| {
         pre.as_ref().and_then(f).unwrap_or_default()
     };
+    let fault_num =
+        |f: &dyn Fn(&FaultFigures) -> String| s.faults.as_ref().map(f).unwrap_or_default();
     html! {
         <tr data-policy={s.policy.clone()} data-num-jobs={s.num_jobs.to_string()} data-avg-jct-s={s.avg_jct_s.to_string()} data-makespan-s={s.makespan_s.to_string()} data-p99-jct-s={s.p99_jct_s.to_string()} data-restarts={s.restarts.to_string()} data-gpu-hours={s.gpu_hours.to_string()} data-max-rho={s.max_rho.map(|r| r.to_string()).unwrap_or_default()}
             data-avg-wait-s={s.avg_wait_s.to_string()} data-preemptions={s.preemptions.to_string()}
@@ -184,7 +192,12 @@ fn row(
             data-overhead-error={pre_num(&|p| p.overhead_error.map(|x| x.to_string()))}
             data-avg-workers={ps_num(&|p| p.avg_workers.to_string())} data-avg-ps={ps_num(&|p| p.avg_ps.to_string())}
             data-cpu-utilization={ps_num(&|p| p.cpu_utilization.to_string())} data-total-reward={ps_num(&|p| p.total_reward.to_string())}
-            data-utilization={s.utilization.to_string()}>
+            data-utilization={s.utilization.to_string()}
+            data-server-failures={fault_num(&|f| f.server_failures.to_string())} data-interruptions={fault_num(&|f| f.interruptions.to_string())}
+            data-ettr={fault_num(&|f| f.ettr.map(|e| e.to_string()).unwrap_or_default())}
+            data-lost-rolled-back={fault_num(&|f| f.lost_gpu_hours.rolled_back.to_string())} data-lost-restarts={fault_num(&|f| f.lost_gpu_hours.restarts.to_string())}
+            data-lost-checkpoints={fault_num(&|f| f.lost_gpu_hours.checkpoints.to_string())}
+            data-failures-by-category={fault_num(&|f| serde_json::to_string(&f.failures_by_category).unwrap_or_default())}>
             <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
             <td>{ s.num_jobs } if s.unfinished > 0 { <span class="hint">{ format!(" +{} unfinished", s.unfinished) }</span> }</td>
             <td>{ hours(s.avg_jct_s) }</td>
@@ -192,16 +205,9 @@ fn row(
             <td>{ hours(s.makespan_s) }</td>
             <td>{ hours(s.avg_wait_s) }</td>
             <td>{ format!("{:.1}%", s.utilization * 100.0) }</td>
-            { cells(r, mech, pct) }
+            { for keys.iter().skip(glossary::COMMON_COLUMNS).map(|k| cell(r, k, pct)) }
         </tr>
     }
-}
-
-/// A row's cells after the common ones: those of the results' mechanism, by their columns'
-/// keys ([`glossary::summary_columns`]).
-fn cells(r: &PolicyResult, mech: Option<Mechanism>, pct: &dyn Fn(Option<f64>) -> String) -> Html {
-    let keys = glossary::summary_columns(mech.unwrap_or_default());
-    html! { <>{ for keys.iter().skip(glossary::COMMON_COLUMNS).map(|k| cell(r, k, pct)) }</> }
 }
 
 /// The cell of column `key` of a row.
@@ -266,7 +272,35 @@ fn cell(r: &PolicyResult, key: &str, pct: &dyn Fn(Option<f64>) -> String) -> Htm
             html! { <td>{ s.max_rho.map(|r| format!("{r:.2}")).unwrap_or_else(dash) }</td> }
         }
         "restarts" => html! { <td>{ s.restarts }</td> },
+        "server-failures" | "interruptions" | "ettr" | "gpu-h-lost" => fault_cell(s, key),
         _ => html! { <td>{ dash() }</td> },
+    }
+}
+
+/// The cell of a failure column ([`glossary::FAULT_COLUMNS`]), as the CLI's table gives it.
+fn fault_cell(s: &crate::metrics::Summary, key: &str) -> Html {
+    let Some(f) = &s.faults else {
+        return html! { <td>{ "—" }</td> };
+    };
+    let lost = &f.lost_gpu_hours;
+    match key {
+        "server-failures" => {
+            let causes: Vec<String> = f
+                .failures_by_category
+                .iter()
+                .map(|(c, n)| format!("{c} {n}"))
+                .collect();
+            html! { <td title={causes.join(", ")}>{ f.server_failures }</td> }
+        }
+        "interruptions" => html! { <td>{ f.interruptions }</td> },
+        "ettr" => {
+            html! { <td>{ f.ettr.map_or_else(|| "—".to_string(), |e| format!("{e:.4}")) }</td> }
+        }
+        _ => html! {
+            <td title={format!("{:.1} rolled back, {:.1} restarting, {:.1} writing checkpoints", lost.rolled_back, lost.restarts, lost.checkpoints)}>
+                { format!("{:.1}", lost.rolled_back + lost.restarts + lost.checkpoints) }
+            </td>
+        },
     }
 }
 

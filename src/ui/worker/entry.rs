@@ -28,6 +28,7 @@ pub(crate) fn policy_result(
             .as_ref()
             .and_then(|_| PoolSeries::from_recorder(&rec)),
         preemption: PreemptionLog::from_recorder(&rec, window),
+        faults: FaultLog::from_recorder(&rec, window),
         series: rec.series,
     }
 }

@@ -52,6 +52,38 @@ pub struct PolicyResult {
     /// predicted training times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<PreemptionLog>,
+    /// Runs with failures or checkpoints: when the measured jobs were interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<FaultLog>,
+}
+
+/// What the failure charts need of one run with failures or checkpoints.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct FaultLog {
+    /// Times of the measured jobs' interruptions (s, to the millisecond), in time order.
+    pub interruptions: Vec<f64>,
+    /// When the run ended (s).
+    pub end: f64,
+}
+
+impl FaultLog {
+    /// From a recorder of a run with failures or checkpoints; None for other runs.
+    pub fn from_recorder(rec: &Recorder, window: Option<(usize, usize)>) -> Option<Self> {
+        if !rec.faults.on {
+            return None;
+        }
+        let measured = |j: usize| window.is_none_or(|(a, b)| (a..b).contains(&j));
+        Some(FaultLog {
+            interruptions: rec
+                .faults
+                .interruptions
+                .iter()
+                .filter(|(_, j)| measured(*j))
+                .map(|(t, _)| ms(*t))
+                .collect(),
+            end: rec.end_time,
+        })
+    }
 }
 
 /// Seconds rounded to the millisecond, which keeps the worker's messages short.
@@ -347,12 +379,14 @@ impl Final {
                     elastic,
                     pool,
                     preemption,
+                    faults,
                 } = r;
                 *jcts == s.jcts
                     && *series == s.series
                     && *elastic == s.elastic
                     && *pool == s.pool
                     && *preemption == s.preemption
+                    && *faults == s.faults
             });
         if rho_only {
             Final::WithRho(

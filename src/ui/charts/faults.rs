@@ -1,0 +1,127 @@
+//! The charts of failures and spot capacity: interruptions over time (cumulative, a line
+//! per policy), the GPU-hours failures and checkpoints cost by cause (a bar per policy), and
+//! a spot GPU type's capacity over time against the GPUs each policy kept busy on it. They
+//! read results and the experiment's spot trace only.
+
+use super::{block, lines, top, Series};
+use crate::model::spot::CapacityTrace;
+use crate::ui::plot::{line, look, Axis, Fig, Key};
+use crate::ui::trace_charts::grouped_bars;
+use plotters::prelude::*;
+
+/// What the GPU-hours went to, in the bars' order (short: a phone's axis shows all three):
+/// work a failure rolled back, GPUs held while jobs started again, checkpoint writes.
+pub const CAUSES: [&str; 3] = ["rollback", "restarts", "writes"];
+
+/// A cumulative count over time as step corners: 0 at time 0, one more at each of `times`
+/// (in order), held to `end`.
+pub fn cumulative(times: &[f64], end: f64) -> Vec<(f64, f64)> {
+    let mut pts = Vec::with_capacity(times.len() * 2 + 2);
+    pts.push((0.0, 0.0));
+    for (k, &t) in times.iter().enumerate() {
+        pts.push((t, k as f64));
+        pts.push((t, (k + 1) as f64));
+    }
+    let last = times.last().copied().unwrap_or(0.0);
+    pts.push((end.max(last), times.len() as f64));
+    pts
+}
+
+/// Interruptions up to each time, one cumulative line per policy.
+pub fn interruptions(f: &mut Fig, series: &[Series]) -> Result<(), String> {
+    let title = "Interruptions over time (cumulative)";
+    if series.iter().all(|s| s.1.iter().all(|p| p.1 == 0.0)) {
+        return f.message(
+            title,
+            "No job was interrupted: no server failed under a running job.",
+        );
+    }
+    lines(f, title, "interruptions", series, None)
+}
+
+/// GPU-hours lost by cause ([`CAUSES`]), a bar per policy: `series` holds each policy's
+/// name and its three values.
+pub fn lost(f: &mut Fig, series: &[(String, Vec<f64>)]) -> Result<(), String> {
+    let labels: Vec<String> = CAUSES.iter().map(|c| c.to_string()).collect();
+    grouped_bars(
+        f,
+        "GPU-hours lost to failures and checkpoints",
+        "work rolled back, restarts, checkpoint writes",
+        "GPU-hours",
+        &labels,
+        series,
+    )
+}
+
+/// The GPUs a spot type holds over time, as step corners up to `end` seconds:
+/// `per_instance` GPUs per instance the trace holds, at most `count`.
+pub fn capacity_steps(
+    trace: &CapacityTrace,
+    per_instance: u32,
+    count: u32,
+    end: f64,
+) -> Vec<(f64, f64)> {
+    let gpus = |n: u32| f64::from(n.saturating_mul(per_instance).min(count));
+    let mut pts: Vec<(f64, f64)> = Vec::new();
+    for &(t, n) in trace.steps.iter().take_while(|s| s.0 <= end) {
+        if let Some(&(_, prev)) = pts.last() {
+            pts.push((t, prev));
+        }
+        pts.push((t, gpus(n)));
+    }
+    let last = pts.last().map_or(gpus(trace.at(0.0)), |p| p.1);
+    pts.push((end, last));
+    pts
+}
+
+/// A spot type's capacity (grey, filled) over `[0, end]` seconds, in GPUs, and the GPUs of
+/// the type each policy kept busy (`busy`, a line per policy).
+pub fn capacity(
+    f: &mut Fig,
+    title: &str,
+    capacity: &[(f64, f64)],
+    busy: &[Series],
+    end: f64,
+) -> Result<(), String> {
+    let t_max = (end / 3600.0).max(1e-3);
+    let y_max = top(
+        capacity
+            .iter()
+            .chain(busy.iter().flat_map(|s| s.1.iter()))
+            .map(|p| p.1),
+        1.0,
+    ) * 1.08;
+    let grey = RGBColor(150, 150, 150);
+    let mut keys = vec![Key::new("GPUs the trace holds", block(grey, 0.35))];
+    keys.extend(
+        busy.iter()
+            .enumerate()
+            .map(|(i, (n, _))| Key::series(i, &format!("busy: {n}"))),
+    );
+    let area = f.frame(title, &keys)?;
+    let mut plot = f.plot(
+        &area,
+        (Axis::linear(0.0, t_max, f.x_ticks()), "time (h)"),
+        (Axis::linear(0.0, y_max, f.y_ticks(1.0)), "GPUs"),
+        0,
+    )?;
+    let mut shape: Vec<(f64, f64)> = capacity.iter().map(|(t, v)| (t / 3600.0, *v)).collect();
+    if let (Some(first), Some(last)) = (shape.first().copied(), shape.last().copied()) {
+        shape.push((last.0, 0.0));
+        shape.push((first.0, 0.0));
+    }
+    plot.draw_series(std::iter::once(Polygon::new(
+        shape,
+        grey.mix(0.35).filled(),
+    )))
+    .map_err(|e| format!("{e:?}"))?;
+    for (i, (_, pts)) in busy.iter().enumerate() {
+        line(
+            &mut plot,
+            pts.iter().map(|(t, v)| (t / 3600.0, *v)),
+            look(i),
+            2,
+        )?;
+    }
+    Ok(())
+}
