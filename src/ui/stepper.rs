@@ -1,6 +1,7 @@
 //! The page's side of stepping: the worker holding one policy's run, the last board it sent
 //! and the requests it has not answered yet. Dropping the session terminates its worker.
 
+use super::worker::step_marks::FaultMarks;
 use super::worker::step_worker::StepRequest;
 use super::worker::{FromWorker, ToWorker, WorkerHandle};
 use crate::experiment::stepping::Board;
@@ -12,6 +13,8 @@ pub struct StepSession {
     worker: WorkerHandle,
     /// The run after the last answered request.
     pub board: Option<Rc<Board>>,
+    /// What failures and spot capacity did up to that board (runs with them).
+    pub marks: Option<Rc<FaultMarks>>,
     /// A request is on its way.
     pub busy: bool,
     /// Steps asked for while a request was on its way.
@@ -41,6 +44,7 @@ impl StepSession {
         Ok(StepSession {
             worker,
             board: None,
+            marks: None,
             busy: true,
             queued: 0,
             rows_changed: false,

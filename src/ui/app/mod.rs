@@ -469,7 +469,7 @@ impl Component for App {
                             on_train={self.on.train.clone()} />
                         <SweepPanel exp={exp.clone()} auto={self.sweep_auto} />
                         <TraceShapePanel shape={self.shape.as_ref().map(|s| s.1.clone())} />
-                        <StepPanel {mech} board={self.step.run.as_ref().and_then(|s| s.board.clone())} setting_up={self.step.run.as_ref().is_some_and(|s| s.board.is_none())}
+                        <StepPanel {mech} board={self.step.run.as_ref().and_then(|s| s.board.clone())} marks={self.step.run.as_ref().and_then(|s| s.marks.clone())} setting_up={self.step.run.as_ref().is_some_and(|s| s.board.is_none())}
                             all={self.step.all} policies={self.forms.policy_params.iter().map(|p| p.0.clone()).collect::<Vec<_>>()}
                             policy={self.step.policy.clone()} playing={self.step.playing} speed_ms={self.step.speed_ms} error={self.step.error.clone()}
                             on_step={self.on.step.clone()} />

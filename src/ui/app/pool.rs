@@ -235,7 +235,7 @@ impl App {
             | FromWorker::TrainProgress(_)
             | FromWorker::TrainCurve(_)
             | FromWorker::Trained(_)
-            | FromWorker::Stepped(_) => false,
+            | FromWorker::Stepped(..) => false,
         }
     }
 

@@ -129,12 +129,13 @@ impl App {
     /// next request of play.
     fn step_answer(&mut self, ctx: &Context<Self>, m: FromWorker) {
         match m {
-            FromWorker::Stepped(board) => {
+            FromWorker::Stepped(board, marks) => {
                 let Some(s) = self.step.run.as_mut() else {
                     return;
                 };
                 s.busy = false;
                 s.board = Some(Rc::new(*board));
+                s.marks = marks.map(|m| Rc::new(*m));
                 self.step.error = None;
                 let rows_changed = std::mem::take(&mut s.rows_changed);
                 if (s.queued > 0 && !s.done()) || rows_changed {

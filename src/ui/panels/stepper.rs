@@ -7,6 +7,7 @@ use crate::experiment::stepping::Board;
 use crate::sim::Mechanism;
 use crate::ui::events::StepMsg;
 use crate::ui::select_value;
+use crate::ui::worker::step_marks::FaultMarks;
 use std::rc::Rc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -30,6 +31,9 @@ pub struct Props {
     pub mech: Mechanism,
     /// The run after its last step, once a step was answered.
     pub board: Option<Rc<Board>>,
+    /// What failures and spot capacity did up to that step (runs with them).
+    #[prop_or_default]
+    pub marks: Option<Rc<FaultMarks>>,
     /// The run is being set up in its worker.
     pub setting_up: bool,
     /// Every row of the jobs' table is asked for.
@@ -82,7 +86,7 @@ pub fn StepPanel(props: &Props) -> Html {
             <p class="hint" id="keys-hint">{ "The keys act when no field, list or button has the focus (Esc leaves it)." }</p>
             if let Some(e) = &props.error { <p class="error">{ e }</p> }
             if props.setting_up { <p class="hint" id="step-preparing">{ "Setting up the stepping run in the background…" }</p> }
-            if let Some(b) = board { { state::view(b, all, &on_all) } }
+            if let Some(b) = board { { state::view(b, all, &on_all, props.marks.as_deref()) } }
         </section>
     }
 }

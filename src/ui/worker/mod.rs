@@ -8,11 +8,13 @@
 //! - [`protocol`]: the messages between the page and a worker, and what a run's results carry;
 //! - [`entry`]: the worker's side: its entry point, the runs it answers and how it posts;
 //! - [`page`]: the page's side: its handles on workers and the spare workers it keeps;
-//! - `tasks` and `step_worker`: a worker's share of a run's plan, and the stepping run.
+//! - `tasks` and `step_worker`: a worker's share of a run's plan, and the stepping run;
+//! - [`step_marks`]: what failures and spot capacity did to the stepping run, for its board.
 
 pub mod entry;
 pub mod page;
 pub mod protocol;
+pub mod step_marks;
 pub(crate) mod step_worker;
 pub(crate) mod tasks;
 

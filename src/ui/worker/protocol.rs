@@ -332,8 +332,12 @@ pub enum FromWorker {
     TrainCurve(Vec<CurvePoint>),
     /// Training is over.
     Trained(Box<Trained>),
-    /// The stepping run after a request.
-    Stepped(Box<crate::experiment::stepping::Board>),
+    /// The stepping run after a request, with what failures and spot capacity did since
+    /// the last one (runs with them).
+    Stepped(
+        Box<crate::experiment::stepping::Board>,
+        Option<Box<super::step_marks::FaultMarks>>,
+    ),
 }
 
 /// What the isolated baseline changes in one policy's results: the summary (rho), rho per

@@ -2,6 +2,7 @@
 //! page asks and answers with the run's [`Board`](crate::experiment::stepping::Board), so a huge workload's set-up and steps
 //! never hold the page's thread.
 
+use super::step_marks::Marker;
 use super::{post, FromWorker};
 use crate::experiment::stepping::StepRun;
 use crate::experiment::Experiment;
@@ -24,7 +25,7 @@ pub struct StepRequest {
 }
 
 thread_local! {
-    static RUN: RefCell<Option<StepRun>> = const { RefCell::new(None) };
+    static RUN: RefCell<Option<(StepRun, Option<Marker>)>> = const { RefCell::new(None) };
 }
 
 /// Answer one stepping request with the board after it, or why it failed.
@@ -32,7 +33,10 @@ pub fn answer(scope: &DedicatedWorkerGlobalScope, req: StepRequest) {
     if let Some((exp, policy)) = req.start {
         let made = exp
             .resolve()
-            .and_then(|r| StepRun::new(r, &policy, exp.round_s))
+            .and_then(|r| {
+                let marker = Marker::new(&exp, &r);
+                Ok((StepRun::new(r, &policy, exp.round_s)?, marker))
+            })
             .map_err(|e| e.to_string());
         match made {
             Ok(run) => RUN.with(|r| *r.borrow_mut() = Some(run)),
@@ -41,21 +45,32 @@ pub fn answer(scope: &DedicatedWorkerGlobalScope, req: StepRequest) {
     }
     let board = RUN.with(|r| {
         let mut r = r.borrow_mut();
-        let run = r.as_mut()?;
+        let (run, marker) = r.as_mut()?;
+        // When the last step started: the spot capacity its placement saw.
+        let mut start = run.now();
         if req.budget_ms > 0.0 {
             let started = js_sys::Date::now();
-            while run.step() && js_sys::Date::now() - started < req.budget_ms {}
+            loop {
+                start = run.now();
+                if !run.step() || js_sys::Date::now() - started >= req.budget_ms {
+                    break;
+                }
+            }
         } else {
             for _ in 0..req.steps {
+                start = run.now();
                 if !run.step() {
                     break;
                 }
             }
         }
-        Some(run.board(req.all))
+        let marks = marker
+            .as_mut()
+            .map(|m| Box::new(m.marks(run.recorder(), run.now(), start)));
+        Some((run.board(req.all), marks))
     });
     match board {
-        Some(b) => post(scope, &FromWorker::Stepped(Box::new(b))),
+        Some((b, marks)) => post(scope, &FromWorker::Stepped(Box::new(b), marks)),
         None => post(
             scope,
             &FromWorker::Failed("the stepping run was not set up".into()),

@@ -3,9 +3,13 @@
 //! that weighs every configuration gave each job what it got.
 
 pub mod choices;
+mod faults;
 
-use crate::experiment::stepping::{Area, Board, Cell, Gpu, GpuKind, Server, ServerKind, JOB_ROWS};
+use crate::experiment::stepping::{
+    Area, Board, Cell, Gpu, GpuKind, Row, Server, ServerKind, JOB_ROWS,
+};
 use crate::ui::job_colour as colour;
+use crate::ui::worker::step_marks::FaultMarks;
 use choices::Choices;
 use indexmap::IndexMap;
 use yew::prelude::*;
@@ -47,8 +51,8 @@ fn element(
     node.into()
 }
 
-/// One GPU.
-fn gpu(g: &Gpu) -> Html {
+/// One GPU, with its failure or spot mark when it has one (class and tooltip).
+fn gpu(g: &Gpu, mark: Option<(&'static str, String)>) -> Html {
     let class = match g.kind {
         GpuKind::Idle => "gpu",
         GpuKind::Busy => "gpu busy",
@@ -68,7 +72,12 @@ fn gpu(g: &Gpu) -> Html {
         (_, Some(j)) => format!("background-color:{}", colour(j)),
         (_, None) => String::new(),
     };
-    html! { <span class={class} title={g.title.clone()} style={style}></span> }
+    match mark {
+        Some((m, why)) => html! {
+            <span class={classes!(class, m)} title={format!("{}; {why}", g.title)} style={style}></span>
+        },
+        None => html! { <span class={class} title={g.title.clone()} style={style}></span> },
+    }
 }
 
 /// One server with its GPUs (and its CPUs in use, when they count).
@@ -80,7 +89,7 @@ fn server(s: &Server) -> Html {
     };
     let inner = html! {
         <>
-        { for s.gpus.iter().map(gpu) }
+        { for s.gpus.iter().map(|g| gpu(g, None)) }
         if let Some((used, all)) = s.cpus {
             <span class="cpu-bar" title={format!("{used} of {all} CPUs in use")}>
                 <span style={format!("height:{:.0}%", 100.0 * f64::from(used) / f64::from(all.max(1)))}></span>
@@ -91,15 +100,17 @@ fn server(s: &Server) -> Html {
     element("div", class, None, Some(&s.title), &s.data, inner)
 }
 
-/// One part of the cluster's picture.
-fn area(a: &Area) -> Html {
+/// One part of the cluster's picture; `marks` mark the GPUs of failed servers and those a
+/// spot trace does not hold.
+fn area(a: &Area, marks: Option<&FaultMarks>) -> Html {
+    let mark = |t: usize, g: usize| marks.and_then(|m| m.gpu(t, u32::try_from(g).ok()?));
     match a {
         Area::Types(types) => html! {
             <div class="gpu-grid">
-            { for types.iter().map(|(heading, gpus)| html! {
+            { for types.iter().enumerate().map(|(t, (heading, gpus))| html! {
                 <div class="gpu-type">
                     <h3>{ heading }</h3>
-                    <div class="gpus">{ for gpus.iter().map(gpu) }</div>
+                    <div class="gpus">{ for gpus.iter().enumerate().map(|(g, x)| gpu(x, mark(t, g))) }</div>
                 </div>
             }) }
             </div>
@@ -113,7 +124,7 @@ fn area(a: &Area) -> Html {
         Area::Row { title, id, gpus } => html! {
             <>
             <h3 class="servers-title">{ title }</h3>
-            <div class="gpus wide" id={id.clone()}>{ for gpus.iter().map(gpu) }</div>
+            <div class="gpus wide" id={id.clone()}>{ for gpus.iter().map(|g| gpu(g, None)) }</div>
             </>
         },
         Area::Note(text) => html! { <p class="hint">{ text }</p> },
@@ -138,9 +149,36 @@ fn cell(c: &Cell) -> Html {
     }
 }
 
+/// A job's row, marked when a failure rolled it back since the last board.
+fn row(r: &Row, marks: Option<&FaultMarks>) -> Html {
+    let back = match r.cells.first() {
+        Some(Cell::Job(j)) => marks.and_then(|m| m.rollback(*j)),
+        _ => None,
+    };
+    let cells = html! { <>{ for r.cells.iter().map(cell) }</> };
+    match back {
+        Some(x) => {
+            let mut data = r.data.clone();
+            data.push(("rolled-back-s".into(), x.lost_s.to_string()));
+            let title = format!(
+                "interrupted {}: rolled back {:.0} s of computation to its last checkpoint",
+                if x.times > 1 {
+                    format!("{} times", x.times)
+                } else {
+                    "once".into()
+                },
+                x.lost_s
+            );
+            element("tr", "rolled-back", None, Some(&title), &data, cells)
+        }
+        None => element("tr", "", None, None, &r.data, cells),
+    }
+}
+
 /// The view of the board `b`; `all` says whether every row of its table was asked for and
-/// `on_all` asks for every row (or the first ones).
-pub fn view(b: &Board, all: bool, on_all: &Callback<Event>) -> Html {
+/// `on_all` asks for every row (or the first ones); `marks` are what failures and spot
+/// capacity did since the last board.
+pub fn view(b: &Board, all: bool, on_all: &Callback<Event>, marks: Option<&FaultMarks>) -> Html {
     let t = &b.table;
     let table = html! {
         <table class="jobs" id={t.id.clone()}>
@@ -148,7 +186,7 @@ pub fn view(b: &Board, all: bool, on_all: &Callback<Event>) -> Html {
             { for t.heads.iter().map(|(h, title)| html! { <th title={title.clone()}>{ h }</th> }) }
             </tr></thead>
             <tbody>
-            { for t.rows.iter().map(|r| element("tr", "", None, None, &r.data, html! { <>{ for r.cells.iter().map(cell) }</> })) }
+            { for t.rows.iter().map(|r| row(r, marks)) }
             </tbody>
         </table>
     };
@@ -161,7 +199,8 @@ pub fn view(b: &Board, all: bool, on_all: &Callback<Event>) -> Html {
     };
     let inner = html! {
         <>
-        { for b.areas.iter().map(area) }
+        { for b.areas.iter().map(|a| area(a, marks)) }
+        if let Some(m) = marks { { faults::view(m, &b.areas) } }
         { table }
         { toggle }
         if let Some(c) = &b.choices {
