@@ -15,6 +15,7 @@ const MAX_STEPS: u64 = 5_000;
 fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
     let mut refused = Vec::new();
     let mut without_failures = Vec::new();
+    let mut too_large_for = Vec::new();
     let mut ran = 0;
     for sc in scenarios::SCENARIOS {
         let base = sc.experiment();
@@ -34,9 +35,16 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
                     let msg = err.to_string();
                     let allowed = (e.name == "aryl" && !pool && msg.contains("inference pool"))
                         || (e.name == "dl2" && !ps && msg.contains("parameter-server jobs"));
-                    // Failures run in round-based experiments only, for now.
+                    // Failures run in round-based and elastic experiments only, for now.
                     let no_failures_there =
                         faults && msg.contains("modelled in round-based experiments");
+                    // Pollux's and Sia's searches are bounded to 1,024 servers (llama3 has
+                    // 2,048).
+                    let too_large = msg.contains("elastic clusters have at most");
+                    if too_large {
+                        too_large_for.push(format!("{} on {}", e.name, sc.name));
+                        continue;
+                    }
                     assert!(
                         allowed || no_failures_there,
                         "{} on {}: {msg}",
@@ -71,7 +79,7 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
         }
     }
     println!(
-        "open workloads: {ran} (policy, scenario) pairs ran to their first completion, {} refused: {refused:?}; not yet under failures: {without_failures:?}",
+        "open workloads: {ran} (policy, scenario) pairs ran to their first completion, {} refused: {refused:?}; not yet under failures: {without_failures:?}; cluster too large for the elastic mechanism: {too_large_for:?}",
         refused.len()
     );
     assert_eq!(
@@ -79,4 +87,5 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
         2 * scenarios::SCENARIOS.len() - 2,
         "{refused:?}"
     );
+    assert!(too_large_for.iter().all(|p| p.ends_with("on llama3")), "{too_large_for:?}");
 }

@@ -12,6 +12,7 @@ mod dl2;
 mod dl2_fidelity;
 mod dl2_learning;
 mod dl2_page;
+mod fault_families;
 mod faults;
 mod fuzz_regressions;
 mod gavel_fidelity;

@@ -32,6 +32,7 @@
 //! type it has a throughput on: any other allocation leaves it waiting and its GPUs idle.
 
 pub mod contract;
+mod faults;
 pub mod stepper;
 
 pub use stepper::build;
@@ -60,6 +61,10 @@ pub struct ElasticConfig {
     pub seed: u64,
     /// Stop after this many ticks even if jobs remain.
     pub max_ticks: u64,
+    /// Server failures and checkpoints, if the experiment has them.
+    pub faults: Option<crate::model::failure::Faults>,
+    /// Stop at this time (s) even if jobs remain.
+    pub until: Option<f64>,
 }
 
 impl Default for ElasticConfig {
@@ -69,6 +74,8 @@ impl Default for ElasticConfig {
             restart: RestartModel::delay(30.0),
             seed: 0,
             max_ticks: 500_000,
+            faults: None,
+            until: None,
         }
     }
 }
@@ -186,6 +193,8 @@ pub struct ElasticSimulator {
     last_shown: Vec<(u32, u32)>,
     /// Consecutive decisions since every job arrived that left every GPU idle.
     idle_decisions: u32,
+    /// Failures and checkpoints, with the failure-model index of every real server.
+    faults: Option<(crate::sim::faults::FaultState, Vec<u32>)>,
 }
 
 impl std::fmt::Debug for ElasticSimulator {
@@ -201,6 +210,18 @@ impl std::fmt::Debug for ElasticSimulator {
 pub const MAX_SERVERS: u32 = 1024;
 /// Most GPUs an elastic cluster may have.
 pub const MAX_GPUS: u32 = 8192;
+
+/// What a job did in a tick, for its events.
+struct Ran {
+    start: f64,
+    gpu_type: usize,
+    replicas: u32,
+    progress_before: f64,
+    /// Seconds of restart spent.
+    overhead_s: f64,
+    /// Seconds spent writing checkpoints.
+    writing_s: f64,
+}
 
 /// Chunks (epoch boundaries) a job may cross within one tick before it is given up on.
 const MAX_CHUNKS_PER_TICK: u32 = 100_000;
@@ -385,6 +406,7 @@ impl ElasticSimulator {
         }
         let rng = Rng::for_purpose(config.seed, "elastic-policy");
         let n = specs.len();
+        let faults = faults::state(&config, &cluster, &servers, n)?;
         Ok(ElasticSimulator {
             config,
             cluster,
@@ -408,6 +430,7 @@ impl ElasticSimulator {
             tick: 0,
             last_shown: vec![(0, 0); n],
             idle_decisions: 0,
+            faults,
         })
     }
 
@@ -475,7 +498,9 @@ impl ElasticSimulator {
 
     /// Whether every job has finished.
     pub fn is_done(&self) -> bool {
-        self.states.iter().all(ElasticJobState::is_over) || self.tick >= self.config.max_ticks
+        self.states.iter().all(ElasticJobState::is_over)
+            || self.tick >= self.config.max_ticks
+            || self.config.until.is_some_and(|u| self.now >= u)
     }
 
     /// Whether job `id` has finished.
@@ -653,11 +678,41 @@ impl ElasticSimulator {
         let mut chunks = 0u32;
         while seconds > 0.0 && self.states[id].completion.is_none() {
             chunks += 1;
-            if chunks > MAX_CHUNKS_PER_TICK || !self.train_chunk(id, &mut t, &mut seconds) {
+            if chunks > MAX_CHUNKS_PER_TICK || self.train_chunk(id, &mut t, &mut seconds).is_none()
+            {
                 failed = true;
                 break;
             }
         }
+        let ran = Ran {
+            start,
+            gpu_type,
+            replicas,
+            progress_before,
+            overhead_s: delay,
+            writing_s: 0.0,
+        };
+        self.report_tick(id, &ran, failed.then_some(t), events);
+    }
+
+    /// The events of job `id`'s tick: it ran (`ran`), maybe finished, maybe wrote
+    /// checkpoints, and is given up on at `failed_at` when its application gave no usable
+    /// step time.
+    fn report_tick(
+        &mut self,
+        id: JobId,
+        ran: &Ran,
+        failed_at: Option<f64>,
+        events: &mut Vec<SimEvent>,
+    ) {
+        let Ran {
+            start,
+            gpu_type,
+            replicas,
+            progress_before,
+            overhead_s,
+            writing_s,
+        } = *ran;
         let st = &self.states[id];
         let end = st.completion.unwrap_or(start + self.config.interval);
         events.push(SimEvent::Ran {
@@ -668,13 +723,21 @@ impl ElasticSimulator {
             end,
             busy_s: end - start,
             steps: st.progress - progress_before,
-            overhead_s: delay,
+            overhead_s,
             shared_with: None,
         });
+        if writing_s > 0.0 {
+            events.push(SimEvent::Checkpointed {
+                job: id,
+                time: end,
+                gpus: replicas,
+                write_s: writing_s,
+            });
+        }
         if let Some(c) = st.completion {
             events.push(SimEvent::Finished { job: id, time: c });
         }
-        if failed {
+        if let Some(t) = failed_at {
             let reason = format!(
                 "its application gives no usable step time for {} GPUs on servers {:?} at per-GPU batch {}",
                 replicas, st.placement, st.atomic_bsz
@@ -689,9 +752,10 @@ impl ElasticSimulator {
     }
 
     /// Job `id` trains from `t` for up to `seconds`, to the end of its epoch at most; both
-    /// move on by the time it trained. False when its application gives no usable step
-    /// time for its placement.
-    fn train_chunk(&mut self, id: JobId, t: &mut f64, seconds: &mut f64) -> bool {
+    /// move on by the time it trained. The seconds of it spent writing checkpoints (under
+    /// failures), or None when its application gives no usable step time for its
+    /// placement.
+    fn train_chunk(&mut self, id: JobId, t: &mut f64, seconds: &mut f64) -> Option<f64> {
         let app = self.app(id);
         let key = self.type_key(id);
         let st = &self.states[id];
@@ -699,9 +763,7 @@ impl ElasticSimulator {
         let (r, n) = (st.replicas(), st.nodes());
         let batch = f64::from(r * st.atomic_bsz * (st.accum_steps + 1));
         let scale = batch / f64::from(app.init_batch_size);
-        let Some((step, sync)) = app.step_time_on(key, &st.placement, st.atomic_bsz) else {
-            return false;
-        };
+        let (step, sync) = app.step_time_on(key, &st.placement, st.atomic_bsz)?;
         let accum_time = step - sync;
         let grad = app.grad_stats(batch, st.epoch);
         let gain = grad.gain(scale);
@@ -738,9 +800,28 @@ impl ElasticSimulator {
             }
         }
         if goodput <= 0.0 || !goodput.is_finite() {
-            return false;
+            return None;
         }
-        if st.progress + goodput * *seconds < next_p {
+        let mut writing = 0.0;
+        if let Some((faults, _)) = self.faults.as_mut() {
+            // Under failures: checkpoints as the experiment says, in exact seconds.
+            let work_left = (next_p - st.progress).max(0.0);
+            let stretch = faults.run(id, n, *seconds, goodput, work_left);
+            st.progress += stretch.work;
+            *t += stretch.used_s;
+            *seconds -= stretch.used_s;
+            st.attained_service += stretch.used_s * f64::from(r);
+            writing = stretch.writing_s;
+            if stretch.work >= work_left {
+                st.epoch += 1;
+                st.progress = next_p;
+                if st.epoch + 1 > max_epochs {
+                    st.completion = Some(*t);
+                }
+            } else if stretch.used_s <= 0.0 {
+                *seconds = 0.0;
+            }
+        } else if st.progress + goodput * *seconds < next_p {
             st.progress += goodput * *seconds;
             *t += *seconds;
             st.attained_service += *seconds * f64::from(r);
@@ -759,7 +840,7 @@ impl ElasticSimulator {
             *seconds -= delta;
         }
         self.update_local_bsz(id);
-        true
+        Some(writing)
     }
 
     /// The policy's view of the active jobs.
@@ -820,8 +901,12 @@ impl ElasticSimulator {
             .iter()
             .filter(|s| s.admitted && !s.is_over())
             .count();
+        let failures = self.failures_until(start + self.config.interval, &mut events);
         for id in 0..self.states.len() {
-            self.step_job(id, self.config.interval, &mut events);
+            match &failures {
+                Some(f) => self.step_job_with_faults(id, f, &mut events),
+                None => self.step_job(id, self.config.interval, &mut events),
+            }
         }
         self.now = start + self.config.interval;
         events.push(SimEvent::RoundEnded {

@@ -27,7 +27,7 @@ pub fn build(
     policy: Box<dyn ElasticPolicy>,
     interval: Option<f64>,
 ) -> Result<ElasticSimulator, SimError> {
-    crate::sim::faults::refuse(setup.sim, "the elastic mechanism (Pollux, Sia)")?;
+    crate::sim::faults::refuse_spot(setup.sim, "the elastic mechanism (Pollux, Sia)")?;
     let (cluster, jobs, apps) = match setup.models.apps() {
         Some(apps) => (setup.cluster.clone(), setup.jobs.to_vec(), Arc::clone(apps)),
         None => {
@@ -41,6 +41,8 @@ pub fn build(
         interval: interval.unwrap_or(setup.sim.round_len),
         restart: setup.sim.restart,
         seed: setup.sim.seed,
+        faults: setup.sim.faults.clone(),
+        until: setup.sim.until,
         ..ElasticConfig::default()
     };
     ElasticSimulator::new(cfg, cluster, jobs, apps, policy)

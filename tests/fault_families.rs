@@ -1,0 +1,81 @@
+//! Failures in every mechanism, checked by what a run must add up to: one job alone on one
+//! server, a spare taking a failed server's place at once, finishes later than without
+//! failures by exactly its restarts and the work the failures took back.
+
+use orrery::experiment::{self, Experiment};
+use orrery::model::failure::checkpoint::{CheckpointPlan, Interval};
+use orrery::model::failure::{FailureModel, Faults};
+
+/// Failures at `rate` per server-day, checkpoints every `interval_s` with writes of
+/// `write_s`, a spare at once.
+fn faults(rate: f64, interval_s: f64, write_s: f64) -> Faults {
+    Faults {
+        failures: FailureModel::with_rate(rate),
+        checkpoint: CheckpointPlan {
+            interval: Interval::Every(interval_s),
+            write_s,
+        },
+    }
+}
+
+/// Seconds of work of the job alone.
+const DURATION: u64 = 200_000;
+
+/// One 8-GPU job of `duration_s` on the only server of `h100:8/8` under `policy`.
+fn alone(policy: &str, duration_s: u64) -> Experiment {
+    Experiment {
+        policies: vec![policy.into()],
+        restart_cost_s: 120.0,
+        ..crate::common::one_job("h100:8/8", duration_s, 8, 60.0)
+    }
+}
+
+/// The JCT and wait of the job alone and the failure figures of `exp`.
+fn run(exp: &Experiment) -> (f64, f64, orrery::metrics::FaultFigures) {
+    let out = experiment::run(exp).expect("the experiment runs");
+    let s = &out[0].summary;
+    assert_eq!(s.unfinished, 0, "{}", s.policy);
+    (
+        s.avg_jct_s,
+        s.avg_wait_s,
+        s.faults.clone().unwrap_or_default(),
+    )
+}
+
+#[test]
+fn a_failure_costs_a_job_alone_its_restart_and_its_lost_work() {
+    // The policies of the round-based and elastic mechanisms, the same failures (the
+    // experiment's seed, server 0): the job's wall time grows by its restart delay and
+    // the seconds of work taken back at every interruption, writes included.
+    for policy in ["fifo", "pollux"] {
+        for write_s in [0.0, 30.0] {
+            let base = alone(policy, DURATION);
+            let (plain, _, _) = run(&base);
+            let mut exp = base.clone();
+            exp.faults = Some(faults(6.0, 1800.0, write_s));
+            let (with, wait, f) = run(&exp);
+            let n = f.interruptions as f64;
+            let lost_s = f.lost_gpu_hours.rolled_back * 3600.0 / 8.0;
+            let writing_s = f.lost_gpu_hours.checkpoints * 3600.0 / 8.0;
+            let want = plain + n * 120.0 + lost_s + writing_s;
+            println!(
+                "{policy}, writes of {write_s} s: {n} interruptions of {} server failures, {lost_s:.0} s taken back, {writing_s:.0} s writing; {plain} s without, {with} s with (expected {want:.1})",
+                f.server_failures
+            );
+            assert!(n >= 10.0, "{policy}: {f:?}");
+            assert!(f.interruptions <= f.server_failures);
+            // Pollux's ticks round an epoch's end to the second without failures only.
+            let slack = if policy == "pollux" { 2.0 } else { 1e-6 };
+            assert!((with - want).abs() <= slack, "{policy}: {with} vs {want}");
+            // Every interruption took back at most one interval of work.
+            assert!(lost_s <= n * 1800.0 + 1e-6);
+            // Productive time is the job's own work (one step a second at its GPUs), wall
+            // time runs from its first start.
+            let ettr = f.ettr.expect("ETTR");
+            assert!(
+                (ettr - DURATION as f64 / (with - wait)).abs() < 1e-9,
+                "{ettr}"
+            );
+        }
+    }
+}
