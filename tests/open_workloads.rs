@@ -87,5 +87,8 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
         2 * scenarios::SCENARIOS.len() - 2,
         "{refused:?}"
     );
-    assert!(too_large_for.iter().all(|p| p.ends_with("on llama3")), "{too_large_for:?}");
+    assert!(
+        too_large_for.iter().all(|p| p.ends_with("on llama3")),
+        "{too_large_for:?}"
+    );
 }

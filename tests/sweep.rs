@@ -460,3 +460,105 @@ fn a_preset_with_a_figure_against_the_load_sweeps_its_rates() {
     assert!(o.status.success());
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 3);
 }
+
+#[test]
+fn failure_rates_and_checkpoint_intervals_are_axes() {
+    // A small sweep over two failure rates and two intervals (one of them Daly's): each
+    // cell is `orrery run` with those settings, and its shards merge into it.
+    let trace = crate::cli::small_trace(16);
+    let base = [
+        "sweep",
+        "--trace",
+        trace.s(),
+        "--cluster",
+        "v100:8/4",
+        "--policy",
+        "las",
+        "--policy",
+        "fifo",
+        "--checkpoint-write-s",
+        "30",
+        "--failure-rates",
+        "20,0",
+        "--checkpoint-intervals",
+        "auto,600",
+    ];
+    for format in ["csv", "json"] {
+        let whole = run(&with(&base, &["--format", format]));
+        let files: Vec<Temp> = (1..=2)
+            .map(|k| {
+                let f = Temp::new(&format!("fault-shard{k}"), format);
+                run(&with(
+                    &base,
+                    &[
+                        "--format",
+                        format,
+                        "--shard",
+                        &format!("{k}/2"),
+                        "--out",
+                        f.s(),
+                    ],
+                ));
+                f
+            })
+            .collect();
+        let mut args = vec!["sweep".to_string(), "merge".to_string()];
+        args.extend(files.iter().map(|f| f.s().to_string()));
+        assert_eq!(run(&args), whole, "{format}");
+        if format == "json" {
+            let v = json(&whole);
+            assert_eq!(v["rows"][3]["failures_per_server_day"], 20.0);
+            assert_eq!(v["rows"][3]["checkpoint_s"], "auto");
+            continue;
+        }
+        let lines: Vec<&str> = whole.lines().collect();
+        assert!(
+            lines[0].contains("2 failure rates x 2 checkpoint intervals"),
+            "{}",
+            lines[0]
+        );
+        let header: Vec<&str> = lines[1].split(',').collect();
+        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        // Rates sorted (0 then 20), then intervals (600 then auto): cell 3 is 20 and auto.
+        let row: Vec<&str> = lines[5].split(',').collect();
+        assert_eq!(row[0], "3");
+        assert_eq!(
+            (
+                row[col("failures_per_server_day")],
+                row[col("checkpoint_s")]
+            ),
+            ("20", "auto")
+        );
+        let v = json(&ok(&[
+            "run",
+            "--trace",
+            trace.s(),
+            "--cluster",
+            "v100:8/4",
+            "--policy",
+            "las",
+            "--checkpoint-write-s",
+            "30",
+            "--failures",
+            "20",
+            "--checkpoint-s",
+            "auto",
+            "--format",
+            "json",
+        ]));
+        let num = |s: &str| s.parse::<f64>().unwrap();
+        assert_eq!(num(row[col("avg_jct_s")]), v["avg_jct_s"].as_f64().unwrap());
+        assert_eq!(num(row[col("ettr")]), v["faults"]["ettr"].as_f64().unwrap());
+        assert_eq!(
+            row[col("interruptions")],
+            v["faults"]["interruptions"].to_string()
+        );
+        assert!(num(row[col("interruptions")]) > 0.0);
+        // At rate 0 nothing fails.
+        let quiet: Vec<&str> = lines[2].split(',').collect();
+        assert_eq!(quiet[col("server_failures")], "0");
+    }
+    // Without failure axes or settings the columns are as before.
+    let plain = run(&with(SMALL, &[]));
+    assert!(!plain.contains("failures_per_server_day"));
+}

@@ -20,7 +20,7 @@ pub(crate) enum Command {
     Compare(CompareArgs),
     /// Sweep an experiment over policies, seeds, loads and cluster sizes, in shards if asked;
     /// one CSV row (or JSON object) per cell. `orrery sweep merge` joins shards' outputs.
-    Sweep(SweepArgs),
+    Sweep(Box<SweepArgs>),
     /// Write a synthetic trace (Gavel's generator recipe).
     Generate(GenerateArgs),
     /// Sample the Alibaba PAI GPU trace (cluster-trace-gpu-v2020) into an Orrery trace.
@@ -404,6 +404,15 @@ pub(crate) struct SweepArgs {
     /// a trace or a generated workload [default: the experiment's, 1].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_load, conflicts_with = "load", allow_hyphen_values = true)]
     pub(crate) loads: Vec<f64>,
+    /// Failure rates, comma-separated, in failures per server-day (as `--failures`; an
+    /// experiment without failure settings gets a spare at once, Llama 3's causes and its
+    /// checkpoint settings) [default: the experiment's].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_nonneg, allow_hyphen_values = true)]
+    pub(crate) failure_rates: Vec<f64>,
+    /// Checkpoint intervals, comma-separated: seconds of computation, or `auto` (Daly's
+    /// interval for each job's mean time to failure) [default: the experiment's].
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_checkpoint_interval)]
+    pub(crate) checkpoint_intervals: Vec<Interval>,
     /// Cluster sizes, comma-separated factors: every GPU type's servers times each, rounded
     /// to whole servers [default: 1].
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_cluster_scale, allow_hyphen_values = true)]

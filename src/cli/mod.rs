@@ -111,7 +111,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Run(a) => cmd_run(a),
         Command::Compare(a) => cmd_compare(a),
-        Command::Sweep(a) => cmd_sweep(a),
+        Command::Sweep(a) => cmd_sweep(*a),
         Command::Generate(a) => cmd_generate(a),
         Command::ImportPai(a) => cmd_import_pai(a),
         Command::ImportAlibabaSpot(a) => cmd_import_alibaba_spot(a),

@@ -2,12 +2,13 @@
 //! cell's experiment, the shards and the fingerprint that tells sweeps apart.
 //!
 //! Cells are numbered policy-major: policy, then cluster, cluster scale, arrival rate,
-//! load, seed (the last varies fastest). Cell `i` belongs to shard `i % N + 1` of `N`. The
+//! load, failure rate, checkpoint interval, seed (the last varies fastest). Cell `i` belongs to shard `i % N + 1` of `N`. The
 //! cells of one policy across the other axes form its *groups*: a group is one workload on
 //! one cluster (one experiment), whose policies share the isolated baseline of rho.
 
 use super::*;
 use orrery::experiment::SweepPoint;
+use orrery::model::failure::checkpoint::Interval;
 use sha2::{Digest, Sha256};
 
 /// Version of the sweep output format (the first line of a CSV, `format` in JSON).
@@ -28,8 +29,28 @@ pub(crate) struct Grid {
     pub(crate) rates: Vec<Option<f64>>,
     /// Load factors (arrivals compressed in time).
     pub(crate) loads: Vec<f64>,
+    /// Failures per server-day (None: the experiment's).
+    #[serde(skip_serializing_if = "is_unset")]
+    pub(crate) failure_rates: Vec<Option<f64>>,
+    /// Checkpoint intervals (None: the experiment's).
+    #[serde(skip_serializing_if = "is_unset")]
+    pub(crate) checkpoints: Vec<Option<Interval>>,
     /// Seeds (None: the experiment's seeds).
     pub(crate) seeds: Vec<Option<u64>>,
+}
+
+/// An axis left at the experiment's value (kept out of the fingerprint, so that sweeps
+/// without failure axes keep theirs).
+fn is_unset<T>(axis: &[Option<T>]) -> bool {
+    matches!(axis, [None])
+}
+
+/// A checkpoint interval as a sweep writes it: seconds or `auto`.
+pub(crate) fn interval_text(i: Interval) -> String {
+    match i {
+        Interval::Every(s) => orrery::metrics::csv_num(s),
+        Interval::Auto => "auto".into(),
+    }
 }
 
 /// The axis values of one group (one experiment).
@@ -43,6 +64,8 @@ pub(crate) struct GroupAxes {
     pub(crate) load: f64,
     /// The experiment seed.
     pub(crate) seed: u64,
+    /// Failures per server-day and the checkpoint interval, in a sweep with failures.
+    pub(crate) faults: Option<(f64, String)>,
 }
 
 impl Grid {
@@ -52,7 +75,14 @@ impl Grid {
             * self.cluster_scales.len()
             * self.rates.len()
             * self.loads.len()
+            * self.failure_rates.len()
+            * self.checkpoints.len()
             * self.seeds.len()
+    }
+
+    /// Whether the sweep runs with failures (its experiment's, or an axis of them).
+    pub(crate) fn has_faults(&self) -> bool {
+        self.base.faults.is_some() || !is_unset(&self.failure_rates) || !is_unset(&self.checkpoints)
     }
 
     /// Number of cells.
@@ -71,16 +101,19 @@ impl Grid {
         p * self.groups() + g
     }
 
-    /// The axis positions of group `g`: (cluster, scale, rate, load, seed).
-    fn position(&self, g: usize) -> [usize; 5] {
+    /// The axis positions of group `g`: (cluster, scale, rate, load, failure rate,
+    /// checkpoint interval, seed).
+    fn position(&self, g: usize) -> [usize; 7] {
         let sizes = [
             self.clusters.len(),
             self.cluster_scales.len(),
             self.rates.len(),
             self.loads.len(),
+            self.failure_rates.len(),
+            self.checkpoints.len(),
             self.seeds.len(),
         ];
-        let mut pos = [0; 5];
+        let mut pos = [0; 7];
         let mut rest = g;
         for (p, &n) in pos.iter_mut().zip(&sizes).rev() {
             *p = rest % n;
@@ -91,8 +124,10 @@ impl Grid {
 
     /// The experiment of group `g`, running `policies`.
     pub(crate) fn experiment(&self, g: usize, policies: Vec<String>) -> CliResult<Experiment> {
-        let [c, s, r, l, e] = self.position(g);
+        let [c, s, r, l, f, k, e] = self.position(g);
         let point = SweepPoint {
+            failures: self.failure_rates[f],
+            checkpoint: self.checkpoints[k],
             cluster: Some(scaled_cluster_text(
                 &self.clusters[c],
                 self.cluster_scales[s],
@@ -106,7 +141,7 @@ impl Grid {
 
     /// The axis values of group `g` as its experiment has them.
     pub(crate) fn axes(&self, g: usize) -> CliResult<GroupAxes> {
-        let [_, s, _, l, _] = self.position(g);
+        let [_, s, _, l, _, _, _] = self.position(g);
         let exp = self.experiment(g, Vec::new())?;
         Ok(GroupAxes {
             cluster: exp.cluster,
@@ -117,6 +152,12 @@ impl Grid {
             },
             load: self.loads[l],
             seed: exp.seed,
+            faults: exp.faults.as_ref().map(|f| {
+                (
+                    f.failures.per_server_day,
+                    interval_text(f.checkpoint.interval),
+                )
+            }),
         })
     }
 
@@ -131,6 +172,14 @@ impl Grid {
         }
         if self.loads.len() > 1 {
             parts.push(format!("load {}", a.load));
+        }
+        if let Some((rate, interval)) = &a.faults {
+            if self.failure_rates.len() > 1 {
+                parts.push(format!("{rate} failures per server-day"));
+            }
+            if self.checkpoints.len() > 1 {
+                parts.push(format!("checkpoints every {interval}"));
+            }
         }
         if self.seeds.len() > 1 {
             parts.push(format!("seed {}", a.seed));
@@ -149,15 +198,25 @@ impl Grid {
     pub(crate) fn describe(&self) -> String {
         let n =
             |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
-        [
+        let mut axes = vec![
             n(self.policies.len(), "policy", "policies"),
             n(self.clusters.len(), "cluster", "clusters"),
             n(self.cluster_scales.len(), "cluster scale", "cluster scales"),
             n(self.rates.len(), "rate", "rates"),
             n(self.loads.len(), "load", "loads"),
-            n(self.seeds.len(), "seed", "seeds"),
-        ]
-        .join(" x ")
+        ];
+        if !is_unset(&self.failure_rates) {
+            axes.push(n(self.failure_rates.len(), "failure rate", "failure rates"));
+        }
+        if !is_unset(&self.checkpoints) {
+            axes.push(n(
+                self.checkpoints.len(),
+                "checkpoint interval",
+                "checkpoint intervals",
+            ));
+        }
+        axes.push(n(self.seeds.len(), "seed", "seeds"));
+        axes.join(" x ")
     }
 
     /// What tells this sweep from any other: the first 16 hex digits of the SHA-256 of the
@@ -322,6 +381,31 @@ pub(crate) fn build_grid(a: &mut SweepArgs) -> CliResult<Grid> {
         seeds.dedup();
         seeds.into_iter().map(Some).collect()
     };
+    let failure_rates = if a.failure_rates.is_empty() {
+        vec![None]
+    } else {
+        sorted_floats(&a.failure_rates)
+            .into_iter()
+            .map(Some)
+            .collect()
+    };
+    let mut checkpoints: Vec<Option<Interval>> = Vec::new();
+    let mut every: Vec<f64> = a
+        .checkpoint_intervals
+        .iter()
+        .filter_map(|i| match i {
+            Interval::Every(s) => Some(*s),
+            Interval::Auto => None,
+        })
+        .collect();
+    every = sorted_floats(&every);
+    checkpoints.extend(every.into_iter().map(|s| Some(Interval::Every(s))));
+    if a.checkpoint_intervals.contains(&Interval::Auto) {
+        checkpoints.push(Some(Interval::Auto));
+    }
+    if checkpoints.is_empty() {
+        checkpoints.push(None);
+    }
     let grid = Grid {
         base,
         policies,
@@ -329,6 +413,8 @@ pub(crate) fn build_grid(a: &mut SweepArgs) -> CliResult<Grid> {
         cluster_scales,
         rates,
         loads,
+        failure_rates,
+        checkpoints,
         seeds,
     };
     // Every cluster at every scale, checked before anything runs.

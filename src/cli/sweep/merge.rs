@@ -11,6 +11,8 @@ use super::*;
 struct Part {
     path: String,
     format: SweepFormat,
+    /// Whether its CSV has the failure columns.
+    faults: bool,
     meta: Meta,
     /// (cell, line) in file order.
     rows: Vec<(usize, String)>,
@@ -56,11 +58,13 @@ fn read_part(path: &Path) -> CliResult<Part> {
         Some(s) => Some(parse_shard(s).map_err(|e| bad(&name, format!("shard: {e}")))?),
         None => None,
     };
+    let second = lines.next().map(|(_, l)| l);
+    let faults = format == SweepFormat::Csv && second == Some(csv_header(true).as_str());
     let header = match format {
-        SweepFormat::Csv => CSV_HEADER,
-        SweepFormat::Json => JSON_ROWS,
+        SweepFormat::Csv => csv_header(faults),
+        SweepFormat::Json => JSON_ROWS.to_string(),
     };
-    if lines.next().map(|(_, l)| l) != Some(header) {
+    if second != Some(header.as_str()) {
         return Err(bad(&name, format!("line 2 is not `{header}`")));
     }
     let mut body: Vec<(usize, &str)> = lines.filter(|(_, l)| !l.is_empty()).collect();
@@ -110,6 +114,7 @@ fn read_part(path: &Path) -> CliResult<Part> {
     Ok(Part {
         path: name,
         format,
+        faults,
         meta,
         rows,
     })
@@ -213,7 +218,7 @@ pub(crate) fn cmd_merge(m: MergeArgs) -> CliResult<()> {
         shard: None,
         ..first.meta.clone()
     };
-    let text = render(first.format, &meta, &rows)?;
+    let text = render(first.format, &meta, &rows, first.faults)?;
     match out {
         Some(out) => {
             let path = out.0.clone();

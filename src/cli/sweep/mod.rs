@@ -1,5 +1,5 @@
 //! `orrery sweep`: one experiment over a grid of policies, clusters, cluster scales,
-//! arrival rates, loads and seeds, whole or one shard of it; `orrery sweep merge` joins
+//! arrival rates, loads, failure rates, checkpoint intervals and seeds, whole or one shard of it; `orrery sweep merge` joins
 //! shards.
 //!
 //! - `grid`: the axes, the cells in order, shards and the fingerprint;
@@ -32,7 +32,7 @@ pub(crate) fn cmd_sweep(mut a: SweepArgs) -> CliResult<()> {
         grid: grid.describe(),
         shard: a.shard.map(|s| format!("{}/{}", s.k, s.n)),
     };
-    let text = render(a.format, &meta, &rows)?;
+    let text = render(a.format, &meta, &rows, grid.has_faults())?;
     match out {
         Some(out) => {
             let path = out.0.clone();

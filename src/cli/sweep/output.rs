@@ -9,6 +9,12 @@
 //! 1,las,v100:12,1,,1,0,120,...
 //! ```
 //!
+//! A sweep with failures (its experiment's, or a failure-rate or checkpoint axis) has two
+//! more axis columns after `seed` (`failures_per_server_day`, `checkpoint_s`: seconds or
+//! `auto`) and the failure figures at the end (`server_failures`, `interruptions`, `ettr`,
+//! and GPU-hours rolled back, restarting and writing checkpoints); in JSON the two axes
+//! are fields of the row and the figures are in its summary.
+//!
 //! JSON (one object; each cell's object on a line of its own, with the whole summary):
 //!
 //! ```text
@@ -28,8 +34,23 @@ use orrery::metrics::{csv_num, csv_opt};
 /// The first words of a CSV sweep's first line.
 pub(crate) const CSV_MAGIC: &str = "# orrery sweep";
 
-/// The CSV header.
-pub(crate) const CSV_HEADER: &str = "cell,policy,cluster,cluster_scale,jobs_per_hour,load,seed,num_jobs,unfinished,avg_jct_s,median_jct_s,p95_jct_s,p99_jct_s,makespan_s,avg_wait_s,p99_wait_s,utilization,max_rho,mean_rho,jain_index,restarts,preemptions,gpu_hours,time_lost_s,policy_failures";
+/// The CSV header's axis columns.
+const CSV_AXES: &str = "cell,policy,cluster,cluster_scale,jobs_per_hour,load,seed";
+/// The CSV header's metric columns.
+const CSV_METRICS: &str = "num_jobs,unfinished,avg_jct_s,median_jct_s,p95_jct_s,p99_jct_s,makespan_s,avg_wait_s,p99_wait_s,utilization,max_rho,mean_rho,jain_index,restarts,preemptions,gpu_hours,time_lost_s,policy_failures";
+/// The axis columns of a sweep with failures (after `seed`).
+const CSV_FAULT_AXES: &str = "failures_per_server_day,checkpoint_s";
+/// The failure figures of a sweep with failures (at the end).
+const CSV_FAULT_METRICS: &str = "server_failures,interruptions,ettr,rolled_back_gpu_hours,restart_gpu_hours,checkpoint_gpu_hours";
+
+/// The CSV header: with the failure columns for a sweep with failures.
+pub(crate) fn csv_header(faults: bool) -> String {
+    if faults {
+        format!("{CSV_AXES},{CSV_FAULT_AXES},{CSV_METRICS},{CSV_FAULT_METRICS}")
+    } else {
+        format!("{CSV_AXES},{CSV_METRICS}")
+    }
+}
 
 /// The start of a JSON sweep's first line.
 pub(crate) const JSON_START: &str = "{\"sweep\":";
@@ -133,34 +154,53 @@ pub(crate) fn row_line(
     s: &Summary,
 ) -> CliResult<String> {
     Ok(match format {
-        SweepFormat::Csv => [
-            cell.to_string(),
-            quote(policy),
-            quote(&axes.cluster),
-            csv_num(axes.cluster_scale),
-            csv_opt(axes.jobs_per_hour),
-            csv_num(axes.load),
-            axes.seed.to_string(),
-            s.num_jobs.to_string(),
-            s.unfinished.to_string(),
-            csv_num(s.avg_jct_s),
-            csv_num(s.median_jct_s),
-            csv_num(s.p95_jct_s),
-            csv_num(s.p99_jct_s),
-            csv_num(s.makespan_s),
-            csv_num(s.avg_wait_s),
-            csv_num(s.p99_wait_s),
-            csv_num(s.utilization),
-            csv_opt(s.max_rho),
-            csv_opt(s.mean_rho),
-            csv_opt(s.jain_index),
-            s.restarts.to_string(),
-            s.preemptions.to_string(),
-            csv_num(s.gpu_hours),
-            csv_num(s.time_lost_s),
-            s.policy_failures.to_string(),
-        ]
-        .join(","),
+        SweepFormat::Csv => {
+            let mut fields = vec![
+                cell.to_string(),
+                quote(policy),
+                quote(&axes.cluster),
+                csv_num(axes.cluster_scale),
+                csv_opt(axes.jobs_per_hour),
+                csv_num(axes.load),
+                axes.seed.to_string(),
+            ];
+            if let Some((rate, interval)) = &axes.faults {
+                fields.push(csv_num(*rate));
+                fields.push(interval.clone());
+            }
+            fields.extend([
+                s.num_jobs.to_string(),
+                s.unfinished.to_string(),
+                csv_num(s.avg_jct_s),
+                csv_num(s.median_jct_s),
+                csv_num(s.p95_jct_s),
+                csv_num(s.p99_jct_s),
+                csv_num(s.makespan_s),
+                csv_num(s.avg_wait_s),
+                csv_num(s.p99_wait_s),
+                csv_num(s.utilization),
+                csv_opt(s.max_rho),
+                csv_opt(s.mean_rho),
+                csv_opt(s.jain_index),
+                s.restarts.to_string(),
+                s.preemptions.to_string(),
+                csv_num(s.gpu_hours),
+                csv_num(s.time_lost_s),
+                s.policy_failures.to_string(),
+            ]);
+            if axes.faults.is_some() {
+                let f = s.faults.clone().unwrap_or_default();
+                fields.extend([
+                    f.server_failures.to_string(),
+                    f.interruptions.to_string(),
+                    csv_opt(f.ettr),
+                    csv_num(f.lost_gpu_hours.rolled_back),
+                    csv_num(f.lost_gpu_hours.restarts),
+                    csv_num(f.lost_gpu_hours.checkpoints),
+                ]);
+            }
+            fields.join(",")
+        }
         SweepFormat::Json => {
             #[derive(serde::Serialize)]
             struct JsonRow<'a> {
@@ -171,6 +211,10 @@ pub(crate) fn row_line(
                 jobs_per_hour: Option<f64>,
                 load: f64,
                 seed: u64,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                failures_per_server_day: Option<f64>,
+                #[serde(skip_serializing_if = "Option::is_none")]
+                checkpoint_s: Option<&'a str>,
                 summary: &'a Summary,
             }
             json_compact(&JsonRow {
@@ -181,6 +225,8 @@ pub(crate) fn row_line(
                 jobs_per_hour: axes.jobs_per_hour,
                 load: axes.load,
                 seed: axes.seed,
+                failures_per_server_day: axes.faults.as_ref().map(|f| f.0),
+                checkpoint_s: axes.faults.as_ref().map(|f| f.1.as_str()),
                 summary: s,
             })?
         }
@@ -195,8 +241,9 @@ pub(crate) fn row_cell(format: SweepFormat, line: &str) -> Option<usize> {
                 .has_headers(false)
                 .from_reader(line.as_bytes());
             let rec = r.records().next()?.ok()?;
-            let fields = CSV_HEADER.split(',').count();
-            (rec.len() == fields).then(|| rec.get(0)?.parse().ok())?
+            let fields = |faults| csv_header(faults).split(',').count();
+            (rec.len() == fields(false) || rec.len() == fields(true))
+                .then(|| rec.get(0)?.parse().ok())?
         }
         SweepFormat::Json => {
             #[derive(serde::Deserialize)]
@@ -208,14 +255,20 @@ pub(crate) fn row_cell(format: SweepFormat, line: &str) -> Option<usize> {
     }
 }
 
-/// The whole output: the first line, then the rows (in cell order).
-pub(crate) fn render(format: SweepFormat, meta: &Meta, rows: &[String]) -> CliResult<String> {
+/// The whole output: the first line, then the rows (in cell order), with the failure
+/// columns when `faults`.
+pub(crate) fn render(
+    format: SweepFormat,
+    meta: &Meta,
+    rows: &[String],
+    faults: bool,
+) -> CliResult<String> {
     let mut out = String::new();
     match format {
         SweepFormat::Csv => {
             out.push_str(&meta.csv_line());
             out.push('\n');
-            out.push_str(CSV_HEADER);
+            out.push_str(&csv_header(faults));
             out.push('\n');
             for r in rows {
                 out.push_str(r);
