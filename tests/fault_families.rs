@@ -79,3 +79,52 @@ fn a_failure_costs_a_job_alone_its_restart_and_its_lost_work() {
         }
     }
 }
+
+#[test]
+fn the_failures_scenario_costs_every_family_something_different() {
+    // The `failures` scenario against the same experiment without failures: every policy
+    // (elastic and round-based) meets failures, loses work to them and finishes every job
+    // later on average; the policies lose different amounts.
+    let exp = orrery::experiment::scenarios::scenario("failures")
+        .expect("the failures scenario")
+        .experiment();
+    let exp = Experiment {
+        fairness: false,
+        ..exp
+    };
+    let plain = Experiment {
+        faults: None,
+        ..exp.clone()
+    };
+    let (with, without) = (
+        experiment::run(&exp).expect("runs"),
+        experiment::run(&plain).expect("runs"),
+    );
+    let mut growth = Vec::new();
+    for (w, p) in with.iter().zip(&without) {
+        let (w, p) = (&w.summary, &p.summary);
+        let f = w.faults.clone().expect("failure figures");
+        println!(
+            "{}: avg JCT {:.0} s -> {:.0} s, {} interruptions, ETTR {:.3}",
+            w.policy,
+            p.avg_jct_s,
+            w.avg_jct_s,
+            f.interruptions,
+            f.ettr.unwrap_or(0.0)
+        );
+        assert_eq!(w.unfinished, 0, "{}", w.policy);
+        assert!(
+            f.interruptions > 10 && f.server_failures > 10,
+            "{}: {f:?}",
+            w.policy
+        );
+        assert!(f.ettr.is_some_and(|e| e > 0.5 && e < 1.0), "{f:?}");
+        assert!(f.lost_gpu_hours.rolled_back > 0.0 && f.lost_gpu_hours.checkpoints > 0.0);
+        assert!(w.avg_jct_s > p.avg_jct_s, "{}", w.policy);
+        growth.push(w.avg_jct_s / p.avg_jct_s);
+    }
+    let (lo, hi) = growth
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(a, b), &g| (a.min(g), b.max(g)));
+    assert!(hi - lo > 0.05, "{growth:?}");
+}

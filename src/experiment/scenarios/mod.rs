@@ -332,7 +332,42 @@ pub const SCENARIOS: &[Scenario] = &[
         load: None,
         build: llama3_experiment,
     },
+    Scenario {
+        name: "failures",
+        description: "Failures in a mixed cluster: Sia's 160 elastic jobs on 24 T4s, 16 A100s and 24 V100s whose servers fail about every 6 hours (a spare at once), checkpoints at Daly's interval with 30-second writes; Sia, Pollux, two of Gavel's LPs and Tiresias",
+        claim: None,
+        load: None,
+        build: failures_experiment,
+    },
 ];
+
+/// Sia's setting on an unreliable cluster: every server fails about once every 6 hours (4
+/// failures per server-day, a spare at once), jobs checkpoint at Daly's interval for their
+/// own servers with 30-second writes; Sia, Pollux, two of Gavel's LPs and Tiresias, whose
+/// jobs meet the same failures and lose different work to them.
+pub fn failures_experiment() -> Experiment {
+    use crate::model::failure::checkpoint::{CheckpointPlan, Interval};
+    use crate::model::failure::{FailureModel, Faults};
+    Experiment {
+        policies: [
+            "sia",
+            "pollux",
+            "max_sum_throughput_perf[round_s=360]",
+            "max_min_fairness_perf[round_s=360]",
+            "tiresias",
+        ]
+        .map(String::from)
+        .to_vec(),
+        faults: Some(Faults {
+            failures: FailureModel::with_rate(4.0),
+            checkpoint: CheckpointPlan {
+                interval: Interval::Auto,
+                write_s: 30.0,
+            },
+        }),
+        ..sia_experiment()
+    }
+}
 
 /// Llama 3's 54-day pre-training snapshot (Grattafiori et al., arXiv 2407.21783, section
 /// 3.3.4): one job on 16,384 H100s in servers of 8, longer than the window, through 54 days
