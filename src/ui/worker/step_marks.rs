@@ -18,6 +18,10 @@ pub struct ServerMark {
     pub server: u32,
     /// Its GPU type's index (the board's order).
     pub ty: usize,
+    /// Its GPU type's name.
+    pub ty_name: String,
+    /// Its index among its type's servers.
+    pub index: u32,
     /// Its GPUs of that type, from the first to the one past the last.
     pub gpus: (u32, u32),
     /// When it failed (s).
@@ -102,6 +106,24 @@ impl FaultMarks {
             })
     }
 
+    /// The mark of server `index` of GPU type `ty_name` (boards that draw servers): its
+    /// class and what its tooltip adds.
+    pub fn server(&self, ty_name: &str, index: u32) -> Option<(&'static str, String)> {
+        let on = |m: &&ServerMark| m.ty_name == ty_name && m.index == index;
+        if let Some(m) = self.failed.iter().find(on) {
+            return Some((
+                "failed",
+                format!("failed at {} ({})", clock(m.time), m.category),
+            ));
+        }
+        self.down.iter().find(on).map(|m| {
+            (
+                "down",
+                format!("away for repair until {}", clock(m.back_at)),
+            )
+        })
+    }
+
     /// The rollback of job `job`, if a failure interrupted it since the previous board.
     pub fn rollback(&self, job: JobId) -> Option<&Rollback> {
         self.interrupted.iter().find(|r| r.job == job)
@@ -125,6 +147,8 @@ pub struct Marker {
     /// Per GPU type (the board's order): the global index of its first server, its GPUs
     /// per server and its GPUs.
     types: Vec<(u32, u32, u32)>,
+    /// The GPU types' names.
+    names: Vec<String>,
     /// Seconds a failed server is away.
     repair_s: f64,
     /// Spot types: type index, GPUs per instance, GPUs, the trace.
@@ -170,6 +194,7 @@ impl Marker {
             .collect();
         Some(Marker {
             types,
+            names: r.cluster.types.iter().map(|t| t.name.clone()).collect(),
             repair_s: r.sim.faults.as_ref().map_or(0.0, |f| f.failures.repair_s),
             spot,
             seen: (0, 0),
@@ -179,12 +204,12 @@ impl Marker {
         })
     }
 
-    /// Server `s`'s type and GPUs.
-    fn place(&self, s: u32) -> Option<(usize, (u32, u32))> {
+    /// Server `s`'s type, its index among the type's servers and its GPUs.
+    fn place(&self, s: u32) -> Option<(usize, u32, (u32, u32))> {
         let t = self.types.iter().rposition(|x| x.0 <= s)?;
         let (first, per, count) = self.types[t];
         let k = s - first;
-        (k * per < count).then(|| (t, (k * per, ((k + 1) * per).min(count))))
+        (k * per < count).then(|| (t, k, (k * per, ((k + 1) * per).min(count))))
     }
 
     /// The marks of the board at `now`, the last step having started at `step_start`.
@@ -192,10 +217,12 @@ impl Marker {
         let failures = &rec.faults.failures;
         let mut failed = Vec::new();
         for (time, server, category) in failures.iter().skip(self.seen.0) {
-            if let Some((ty, gpus)) = self.place(*server) {
+            if let Some((ty, index, gpus)) = self.place(*server) {
                 failed.push(ServerMark {
                     server: *server,
                     ty,
+                    ty_name: self.names.get(ty).cloned().unwrap_or_default(),
+                    index,
                     gpus,
                     time: *time,
                     category: category.clone(),

@@ -80,8 +80,9 @@ fn gpu(g: &Gpu, mark: Option<(&'static str, String)>) -> Html {
     }
 }
 
-/// One server with its GPUs (and its CPUs in use, when they count).
-fn server(s: &Server) -> Html {
+/// One server with its GPUs (and its CPUs in use, when they count), with its failure's
+/// mark when it has one (class and tooltip).
+fn server(s: &Server, mark: Option<(&'static str, String)>) -> Html {
     let class = match s.kind {
         ServerKind::Plain => "server",
         ServerKind::Serving => "server serving",
@@ -97,7 +98,43 @@ fn server(s: &Server) -> Html {
         }
         </>
     };
-    element("div", class, None, Some(&s.title), &s.data, inner)
+    match mark {
+        Some((m, why)) => element(
+            "div",
+            &format!("{class} {m}"),
+            None,
+            Some(&format!("{}; {why}", s.title)),
+            &s.data,
+            inner,
+        ),
+        None => element("div", class, None, Some(&s.title), &s.data, inner),
+    }
+}
+
+/// The servers of an area, each with its mark: a server's type is its `type` attribute and
+/// its index the count of that type's servers before it.
+fn servers(list: &[Server], marks: Option<&FaultMarks>) -> Html {
+    let mut seen: Vec<(&str, u32)> = Vec::new();
+    let mut out = Vec::with_capacity(list.len());
+    for s in list {
+        let ty = s
+            .data
+            .iter()
+            .find(|(k, _)| k == "type")
+            .map_or("", |(_, v)| v.as_str());
+        let index = match seen.iter_mut().find(|(t, _)| *t == ty) {
+            Some(e) => {
+                e.1 += 1;
+                e.1
+            }
+            None => {
+                seen.push((ty, 0));
+                0
+            }
+        };
+        out.push(server(s, marks.and_then(|m| m.server(ty, index))));
+    }
+    html! { <>{ for out }</> }
 }
 
 /// One part of the cluster's picture; `marks` mark the GPUs of failed servers and those a
@@ -115,10 +152,14 @@ fn area(a: &Area, marks: Option<&FaultMarks>) -> Html {
             }) }
             </div>
         },
-        Area::Servers { title, id, servers } => html! {
+        Area::Servers {
+            title,
+            id,
+            servers: list,
+        } => html! {
             <>
             <h3 class="servers-title">{ title }</h3>
-            <div class="servers" id={id.clone()}>{ for servers.iter().map(server) }</div>
+            <div class="servers" id={id.clone()}>{ servers(list, marks) }</div>
             </>
         },
         Area::Row { title, id, gpus } => html! {
