@@ -5,8 +5,9 @@
 // Daly's interval and an edited mix of causes travel in the link to `orrery compare --link`;
 // an uploaded spot trace (tests/browser/spot-v100.json) shows what it holds and charts the
 // capacity; a link with failures and a spot trace opens, runs and gives the CLI's figures;
-// refused values say why next to their field and keep the experiment; a mechanism that does
-// not model failures, or Gavel's mechanism, says so as a run error; the stepper marks the
+// refused values say why next to their field and keep the experiment; an elastic experiment
+// with failures gives the CLI's figures (or its refusal, as the run's error) and its board
+// marks failed servers, and Gavel's mechanism says why it runs none; the stepper marks the
 // servers that failed and those away for repair, and the jobs rolled back; the llama3
 // scenario shows its failures as the CLI does; and the panel and the results' failures lay
 // out without overflow on a phone and on a desktop.
@@ -266,12 +267,9 @@ await run(async (browser) => {
     await p.context().close();
   });
 
-  await test('a mechanism without failures, and Gavel\'s mechanism, say why as a run error (the CLI\'s message); the page never breaks', async () => {
-    const p = await newPage();
-    await p.goto(`${BASE}#preset=pollux`);
-    await p.waitForSelector('#fault-rate');
-    await setField(p, '#fault-rate', '0.5');
-    await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('failures per 1,000'));
+  // The page's outcome of its experiment against the CLI's: the same figures when the CLI
+  // runs it, the CLI's message as the run's error (and the stepper's) when it refuses it.
+  async function asTheCli(p) {
     const link = await copyLink(p);
     let native;
     try {
@@ -284,14 +282,44 @@ await run(async (browser) => {
       await p.waitForFunction(() => (document.querySelector('#confirm-run')?.click() || true) && document.querySelector('#run-error'), null, { timeout: 120000 });
       const text = await p.textContent('#run-error');
       assert(text.includes(native.error), `page '${text}' != CLI '${native.error}'`);
-      // The stepper says the same.
       await p.click('#step');
-      await p.waitForFunction(() => [...document.querySelectorAll('#step-panel .error')].some((e) => e.textContent.includes('failures')), null, { timeout: 60000 });
-      console.log(`     refused as the CLI refuses it: ${native.error}`);
+      await p.waitForFunction((m) => [...document.querySelectorAll('#step-panel .error')].some((e) => e.textContent.includes(m)), native.error, { timeout: 60000 });
+      await p.click('#reset');
     } else {
       await p.waitForFunction(() => (document.querySelector('#confirm-run')?.click() || true)
         && document.querySelector('#summary[data-complete="true"][data-stale="false"]'), null, { timeout: 900000 });
-      same(await rows(p), native.rows, 'orrery compare --link (the mechanism models failures now)');
+      same(await rows(p), native.rows, 'orrery compare --link');
+    }
+    return native;
+  }
+
+  await test('an elastic experiment with failures gives the CLI\'s figures, or its refusal as the run\'s error, and marks failed servers on its board; Gavel\'s mechanism says why', async () => {
+    const p = await newPage();
+    await p.goto(`${BASE}#preset=pollux`);
+    await p.waitForSelector('#fault-rate');
+    // A spare at once: the figures (or the refusal) of the CLI.
+    await setField(p, '#fault-rate', '0.5');
+    await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('failures per 1,000'));
+    const spare = await asTheCli(p);
+    console.log(`     a spare at once: ${spare.error ? `refused as the CLI refuses it: ${spare.error}` : 'the CLI\'s figures'}`);
+    // Servers away for repair: the same.
+    await setField(p, '#fault-repair', '3600');
+    await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('3600 s for repair'));
+    const away = await asTheCli(p);
+    console.log(`     away for repair: ${away.error ? `refused as the CLI refuses it: ${away.error}` : 'the CLI\'s figures'}`);
+    if (!spare.error) {
+      // Its stepper marks the servers that failed on its board of servers.
+      await setField(p, '#fault-repair', '0');
+      await setField(p, '#fault-rate', '90');
+      await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('90000.000'));
+      let m = { failed: 0 };
+      for (let i = 1; i <= 20 && !m.failed; i++) {
+        await p.click('#step');
+        await p.waitForFunction((n) => Number(document.querySelector('#clock')?.getAttribute('data-round')) >= n, i, { timeout: 120000 });
+        m = await p.$eval('#step-faults', (e) => ({ failed: Number(e.getAttribute('data-failed')), servers: document.querySelectorAll('#step-panel .server.failed').length }));
+      }
+      assert(m.failed > 0 && m.servers > 0 && m.servers <= m.failed, `the elastic board's marks: ${JSON.stringify(m)}`);
+      console.log(`     ${m.servers} failed servers marked on the elastic board`);
     }
     // Gavel's mechanism has no failures: the run says so.
     await p.goto(BASE);
