@@ -120,6 +120,7 @@ pub const CHART_AXES: &[ChartAxes] = &[
     axes("choices", ("GPUs", "GPUs of one type the policy could give the job."), ("goodput (examples/s)", "The job's goodput on that many GPUs of that type, one line per GPU type; the ring marks the configuration chosen.")),
     axes("interruptions", TIME_H, ("interruptions", "Interruptions of the measured jobs by server failures up to that time, one line per policy.")),
     axes("lost-gpu-hours", ("cause", "What the GPU-hours went to: rollback (work a failure took back), restarts (GPUs held while jobs started again), writes (blocking checkpoint writes)."), ("GPU-hours", "GPU-hours lost to that cause, one bar per policy.")),
+    axes("ettr-sweep", ("checkpoint interval (min)", "Minutes of computation between a job's checkpoints, one run at each; the grey lines mark Young's interval sqrt(2wM) and Daly's for the experiment's largest job (w: the write time, M: the job's mean time to failure)."), ("ETTR", "Effective training time ratio at that interval, one line per policy: the share of the jobs' time spent on work they kept. Its peak is the best interval.")),
     axes("spot-capacity", TIME_H, ("GPUs", "GPUs of the spot type the trace holds at that time (its instances times the GPUs per instance), and the GPUs of the type each policy kept busy.")),
 ];
 

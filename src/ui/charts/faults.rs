@@ -1,11 +1,12 @@
 //! The charts of failures and spot capacity: interruptions over time (cumulative, a line
-//! per policy), the GPU-hours failures and checkpoints cost by cause (a bar per policy), and
-//! a spot GPU type's capacity over time against the GPUs each policy kept busy on it. They
+//! per policy), the GPU-hours failures and checkpoints cost by cause (a bar per policy), a
+//! spot GPU type's capacity over time against the GPUs each policy kept busy on it, and ETTR
+//! against the checkpoint interval (a sweep) with Young's and Daly's intervals marked. They
 //! read results and the experiment's spot trace only.
 
 use super::{block, lines, top, Series};
 use crate::model::spot::CapacityTrace;
-use crate::ui::plot::{line, look, Axis, Fig, Key};
+use crate::ui::plot::{line, look, Axis, Dash, Fig, Key, Swatch, GREY};
 use crate::ui::trace_charts::grouped_bars;
 use plotters::prelude::*;
 
@@ -122,6 +123,66 @@ pub fn capacity(
             look(i),
             2,
         )?;
+    }
+    Ok(())
+}
+
+/// ETTR against the checkpoint interval (minutes), a line with dots per policy, and the
+/// intervals of `marks` (name, minutes: Young's and Daly's) as vertical grey lines.
+pub fn ettr_sweep(f: &mut Fig, series: &[Series], marks: &[(String, f64)]) -> Result<(), String> {
+    let title = "ETTR against the checkpoint interval";
+    let xs = || {
+        series
+            .iter()
+            .flat_map(|s| s.1.iter().map(|p| p.0))
+            .chain(marks.iter().map(|m| m.1))
+    };
+    let Some((lo, hi)) = super::bounds(xs()) else {
+        return f.message(title, "No ETTR yet: it appears as the sweep's runs end.");
+    };
+    let (y_lo, y_hi) =
+        super::bounds(series.iter().flat_map(|s| s.1.iter().map(|p| p.1))).unwrap_or((0.0, 1.0));
+    let pad = 0.1 * (y_hi - y_lo).max(0.01);
+    let (y_lo, y_hi) = ((y_lo - pad).max(0.0), (y_hi + pad).min(1.0));
+    let x_pad = 0.04 * (hi - lo).max(1.0);
+    let mut keys: Vec<Key> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Key::series(i, &s.0))
+        .collect();
+    let dashes = [Dash::Dotted, Dash::Dashed];
+    keys.extend(
+        marks
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| Key::new(name.clone(), Swatch::Line(GREY, dashes[i % 2], 2))),
+    );
+    let area = f.frame(title, &keys)?;
+    let mut plot = f.plot(
+        &area,
+        (
+            Axis::linear((lo - x_pad).max(0.0), hi + x_pad, f.x_ticks()),
+            "checkpoint interval (min)",
+        ),
+        (
+            Axis::linear(y_lo, y_hi.max(y_lo + 1e-3), f.y_ticks(1.0)),
+            "ETTR",
+        ),
+        0,
+    )?;
+    for (i, (_, m)) in marks.iter().enumerate() {
+        line(
+            &mut plot,
+            [(*m, y_lo), (*m, y_hi)],
+            (GREY, dashes[i % 2]),
+            2,
+        )?;
+    }
+    for (i, (_, pts)) in series.iter().enumerate() {
+        let (c, d) = look(i);
+        line(&mut plot, pts.iter().copied(), (c, d), 2)?;
+        plot.draw_series(pts.iter().map(|&q| Circle::new(q, 3, c.filled())))
+            .map_err(|e| format!("{e:?}"))?;
     }
     Ok(())
 }

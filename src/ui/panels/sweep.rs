@@ -5,17 +5,23 @@
 //! task of that point's experiment, run by the next free worker, so the page and
 //! `orrery sweep --rates ...` give the same numbers. Cancel stops the workers.
 //!
+//! An experiment with failures may sweep the checkpoint interval instead: ETTR (and JCT)
+//! of each policy at each interval, with Young's and Daly's intervals of its largest job
+//! marked, as `orrery sweep --checkpoint-intervals ...` runs it.
+//!
 //! A sweep link is the experiment's share link with the sweep's values before the fragment
-//! (`?sweep=10,20,40&metric=p99#x1...`); the panel starts with those values.
+//! (`?sweep=10,20,40&metric=p99#x1...`, `&axis=checkpoint` for intervals); the panel starts
+//! with those values.
 
 use super::chart;
 use crate::experiment::scenarios::claims::load_claim_for;
 use crate::experiment::{Experiment, Progress, SweepPoint};
-use crate::ui::charts::{stacked, Panel};
+use crate::model::failure::checkpoint::{daly_interval, Interval};
+use crate::ui::charts::{faults::ettr_sweep, stacked, Panel};
 use crate::ui::plot;
 use crate::ui::shared::Shared;
 use crate::ui::worker::{FromWorker, ToWorker, WorkerHandle};
-use crate::ui::{input_checked, input_value};
+use crate::ui::{input_checked, input_value, select_value};
 use std::collections::VecDeque;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
@@ -42,6 +48,8 @@ pub enum SweepMsg {
     Values(String),
     /// Chart p99 JCT rather than the average.
     P99(bool),
+    /// Sweep the checkpoint interval (true) or the load.
+    Checkpoint(bool),
     /// Start the sweep.
     Start,
     /// Stop it.
@@ -52,38 +60,54 @@ pub enum SweepMsg {
     Worker(usize, FromWorker),
 }
 
-/// One finished cell: average and p99 JCT (s), unfinished jobs.
+/// One finished cell: average and p99 JCT (s), unfinished jobs, ETTR.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Cell {
     avg: f64,
     p99: f64,
     unfinished: usize,
+    ettr: Option<f64>,
+}
+
+/// What a sweep varies.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Axis {
+    /// The generator's jobs per hour.
+    Rates,
+    /// The load factor.
+    Loads,
+    /// The checkpoint interval (s).
+    Checkpoint,
 }
 
 /// A sweep's grid and what has run of it.
 #[derive(Clone, PartialEq)]
 struct Grid {
     base: Experiment,
-    /// Whether the values are jobs per hour (else load factors).
-    rates: bool,
+    axis: Axis,
     values: Vec<f64>,
     /// Cells, policy-major: `p * values.len() + v`.
     cells: Vec<Option<Cell>>,
+    /// Intervals marked on an ETTR chart: (name, seconds).
+    marks: Vec<(String, f64)>,
 }
 
 impl Grid {
     fn point(&self, v: usize) -> SweepPoint {
         let x = self.values[v];
-        if self.rates {
-            SweepPoint {
+        match self.axis {
+            Axis::Rates => SweepPoint {
                 jobs_per_hour: Some(x),
                 ..SweepPoint::default()
-            }
-        } else {
-            SweepPoint {
+            },
+            Axis::Loads => SweepPoint {
                 load: Some(x),
                 ..SweepPoint::default()
-            }
+            },
+            Axis::Checkpoint => SweepPoint {
+                checkpoint: Some(Interval::Every(x)),
+                ..SweepPoint::default()
+            },
         }
     }
 
@@ -112,6 +136,8 @@ struct Running {
 pub struct SweepPanel {
     values: String,
     p99: bool,
+    /// Sweep the checkpoint interval (an experiment with failures) rather than the load.
+    checkpoint: bool,
     grid: Option<Grid>,
     running: Option<Running>,
     error: Option<String>,
@@ -123,19 +149,69 @@ pub struct SweepPanel {
     drawn: Option<(u64, usize, bool)>,
 }
 
-/// The sweep's values from the page's address (`?sweep=...&metric=p99`), if any.
-fn from_address() -> Option<(String, bool)> {
+/// The checkpoint intervals suggested (s).
+const INTERVALS: &str = "300, 600, 900, 1200, 1800, 2400, 3600";
+
+/// The sweep's values from the page's address (`?sweep=...&metric=p99&axis=checkpoint`),
+/// if any: the values, p99, the checkpoint axis.
+fn from_address() -> Option<(String, bool, bool)> {
     let search = web_sys::window()?.location().search().ok()?;
     let mut values = None;
     let mut p99 = false;
+    let mut checkpoint = false;
     for pair in search.trim_start_matches('?').split('&') {
         match pair.split_once('=') {
             Some(("sweep", v)) => values = Some(v.replace("%2C", ",").replace(',', ", ")),
             Some(("metric", m)) => p99 = m == "p99",
+            Some(("axis", a)) => checkpoint = a == "checkpoint",
             _ => {}
         }
     }
-    Some((values?, p99))
+    Some((values?, p99, checkpoint))
+}
+
+/// Young's (`sqrt(2 w M)`) and Daly's intervals for the experiment's largest job (its GPUs
+/// on the first GPU type that holds them, in servers of that type), named, when the
+/// experiment has failures and blocking checkpoint writes.
+fn optimum_marks(exp: &Experiment) -> Vec<(String, f64)> {
+    let Some(f) = exp.faults.as_ref() else {
+        return Vec::new();
+    };
+    let w = f.checkpoint.write_s;
+    if w <= 0.0 || f.failures.per_server_day <= 0.0 {
+        return Vec::new();
+    }
+    let Ok(r) = exp.resolve() else {
+        return Vec::new();
+    };
+    let gpus = r
+        .trace
+        .jobs
+        .iter()
+        .map(|j| j.scale_factor)
+        .max()
+        .unwrap_or(1);
+    let per = r
+        .cluster
+        .types
+        .iter()
+        .find(|t| t.count >= gpus)
+        .or(r.cluster.types.first())
+        .map_or(1, |t| t.per_server.max(1));
+    let servers = gpus.div_ceil(per);
+    let m = f.failures.mttf_s(servers);
+    let minutes = |s: f64| s / 60.0;
+    let (young, daly) = ((2.0 * w * m).sqrt(), daly_interval(w, m));
+    vec![
+        (
+            format!(
+                "Young: {:.1} min (a job on {servers} servers)",
+                minutes(young)
+            ),
+            young,
+        ),
+        (format!("Daly: {:.1} min", minutes(daly)), daly),
+    ]
 }
 
 /// Values suggested for an experiment: around its rate (or load factor).
@@ -185,10 +261,14 @@ impl Component for SweepPanel {
     type Properties = Props;
 
     fn create(ctx: &Context<Self>) -> Self {
-        let (values, p99) = from_address().unwrap_or_else(|| (suggested(&ctx.props().exp), false));
+        let exp = &ctx.props().exp;
+        let (values, p99, checkpoint) = from_address()
+            .filter(|a| !a.2 || exp.faults.is_some())
+            .unwrap_or_else(|| (suggested(exp), false, false));
         let mut panel = SweepPanel {
             values,
             p99,
+            checkpoint,
             grid: None,
             running: None,
             error: None,
@@ -221,6 +301,17 @@ impl Component for SweepPanel {
                 self.p99 = on;
                 self.link = None;
             }
+            SweepMsg::Checkpoint(on) => {
+                if on != self.checkpoint {
+                    self.checkpoint = on;
+                    self.values = if on {
+                        INTERVALS.to_string()
+                    } else {
+                        suggested(&ctx.props().exp)
+                    };
+                    self.link = None;
+                }
+            }
             SweepMsg::Start => self.start(ctx),
             SweepMsg::Cancel => {
                 self.running = None;
@@ -236,6 +327,8 @@ impl Component for SweepPanel {
         let link = ctx.link();
         let exp = &ctx.props().exp;
         let rates = exp.jobs_per_hour().is_some();
+        let faults = exp.faults.is_some();
+        let checkpoint = self.checkpoint && faults;
         let running = self.running.is_some();
         let done = self
             .grid
@@ -244,20 +337,32 @@ impl Component for SweepPanel {
         let total = self.grid.as_ref().map_or(0, |g| g.cells.len());
         html! {
             <section class="panel wide" id="sweep-panel">
-                <h2>{ "Sweep: JCT against load" }</h2>
+                <h2>{ if checkpoint { "Sweep: ETTR against the checkpoint interval" } else { "Sweep: JCT against load" } }</h2>
                 { super::intro("sweep", "The same experiment run again and again, each time with more jobs arriving per hour (or a trace's arrivals squeezed closer together). At low load every policy looks alike: jobs rarely wait. As the load grows, queues build up, and the curves show which policy keeps jobs moving and where each one breaks down. This is how the papers compare schedulers: JCT against load.") }
-                <p class="hint">{ if rates {
+                if faults {
+                    <label>{ "against " }
+                        <select id="sweep-axis" onchange={link.callback(|e: Event| SweepMsg::Checkpoint(select_value(&e) == "checkpoint"))}>
+                            <option value="load" selected={!checkpoint}>{ "the load" }</option>
+                            <option value="checkpoint" selected={checkpoint}>{ "the checkpoint interval" }</option>
+                        </select>
+                    </label>
+                }
+                <p class="hint">{ if checkpoint {
+                    "Runs every ticked policy with each checkpoint interval (seconds of computation between a job's checkpoints) and charts ETTR, the share of the jobs' time spent on work they kept: short intervals lose time writing, long ones lose work to each failure. Young's and Daly's intervals for the experiment's largest job are marked. The same runs as orrery sweep --checkpoint-intervals."
+                } else if rates {
                     "Runs every ticked policy at each arrival rate of the generator (jobs per hour) and charts their JCT: where each policy's queue starts to grow. The same runs as orrery sweep --rates."
                 } else {
                     "Runs every ticked policy at each load factor (the trace's arrivals compressed in time) and charts their JCT. The same runs as orrery sweep --loads."
                 } }</p>
                 <div class="controls">
-                    <label>{ if rates { "jobs per hour " } else { "load factors " } }
+                    <label>{ if checkpoint { "checkpoint every (s) " } else if rates { "jobs per hour " } else { "load factors " } }
                         <input id="sweep-values" value={self.values.clone()} size="24"
                             oninput={link.callback(|e: InputEvent| SweepMsg::Values(input_value(&e)))} />
                     </label>
-                    <label><input type="checkbox" id="sweep-p99" checked={self.p99}
-                        onchange={link.callback(|e: Event| SweepMsg::P99(input_checked(&e)))} />{ " p99 JCT" }</label>
+                    if !checkpoint {
+                        <label><input type="checkbox" id="sweep-p99" checked={self.p99}
+                            onchange={link.callback(|e: Event| SweepMsg::P99(input_checked(&e)))} />{ " p99 JCT" }</label>
+                    }
                     if running {
                         <button id="sweep-cancel" onclick={link.callback(|_| SweepMsg::Cancel)}>{ "Cancel" }</button>
                     } else {
@@ -274,7 +379,7 @@ impl Component for SweepPanel {
                 if let Some(l) = &self.link { <input id="sweep-link" readonly=true value={l.clone()} /> }
                 if let Some(e) = &self.error { <p class="error" id="sweep-error">{ e }</p> }
                 if let Some(g) = &self.grid { { self.table(g) } { self.claim(g) } }
-                <div class="charts">{ chart("sweep", &self.canvas, true) }</div>
+                <div class="charts">{ chart(if self.grid.as_ref().is_some_and(|g| g.axis == Axis::Checkpoint) { "ettr-sweep" } else { "sweep" }, &self.canvas, true) }</div>
             </section>
         }
     }
@@ -313,7 +418,7 @@ impl SweepPanel {
 
     /// The paper's figure against the load beside the sweep's, when the grid is a preset's.
     fn claim(&self, g: &Grid) -> Html {
-        let Some(c) = load_claim_for(&g.base).filter(|_| g.rates) else {
+        let Some(c) = load_claim_for(&g.base).filter(|_| g.axis == Axis::Rates) else {
             return html! {};
         };
         let n = g.values.len();
@@ -345,14 +450,26 @@ impl SweepPanel {
                 return;
             }
         };
-        let rates = exp.jobs_per_hour().is_some();
+        let axis = if self.checkpoint && exp.faults.is_some() {
+            Axis::Checkpoint
+        } else if exp.jobs_per_hour().is_some() {
+            Axis::Rates
+        } else {
+            Axis::Loads
+        };
         let n = values.len();
         let cells = exp.policies.len() * n;
+        let marks = if axis == Axis::Checkpoint {
+            optimum_marks(&exp)
+        } else {
+            Vec::new()
+        };
         let grid = Grid {
             base: exp,
-            rates,
+            axis,
             values,
             cells: vec![None; cells],
+            marks,
         };
         // Value by value, every policy at each: the chart fills from the left.
         let mut queue: VecDeque<usize> = (0..n)
@@ -406,6 +523,7 @@ impl SweepPanel {
                             avg: r.summary.avg_jct_s,
                             p99: r.summary.p99_jct_s,
                             unfinished: r.summary.unfinished,
+                            ettr: r.summary.faults.as_ref().and_then(|f| f.ettr),
                         });
                     }
                 }
@@ -468,12 +586,18 @@ impl SweepPanel {
                 return;
             }
         };
+        let checkpoint = self.checkpoint && ctx.props().exp.faults.is_some();
         let base = format!(
-            "{}{}?sweep={}{}",
+            "{}{}?sweep={}{}{}",
             loc.origin().unwrap_or_default(),
             loc.pathname().unwrap_or_default(),
             values.join(","),
-            if self.p99 { "&metric=p99" } else { "" }
+            if self.p99 && !checkpoint {
+                "&metric=p99"
+            } else {
+                ""
+            },
+            if checkpoint { "&axis=checkpoint" } else { "" }
         );
         let link = ctx.props().exp.to_link(&base);
         if link.len() > crate::ui::MAX_LINK_LEN {
@@ -492,8 +616,8 @@ impl SweepPanel {
         html! {
             <table id="sweep-table" class="summary" data-complete={g.cells.iter().all(Option::is_some).to_string()}>
                 <thead><tr>
-                    <th>{ if g.rates { "jobs/h" } else { "load" } }</th>
-                    { for g.base.policies.iter().map(|p| html! { <th>{ format!("{p} avg / p99 JCT (h)") }</th> }) }
+                    <th>{ match g.axis { Axis::Rates => "jobs/h", Axis::Loads => "load", Axis::Checkpoint => "checkpoint (s)" } }</th>
+                    { for g.base.policies.iter().map(|p| html! { <th>{ if g.axis == Axis::Checkpoint { format!("{p} ETTR · avg JCT (h)") } else { format!("{p} avg / p99 JCT (h)") } }</th> }) }
                 </tr></thead>
                 <tbody>
                 { for g.values.iter().enumerate().map(|(v, x)| html! {
@@ -502,8 +626,13 @@ impl SweepPanel {
                         { for g.base.policies.iter().enumerate().map(|(p, name)| match g.cells[p * n + v] {
                             Some(c) => html! {
                                 <td data-policy={name.clone()} data-value={x.to_string()} data-avg-jct-s={c.avg.to_string()} data-p99-jct-s={c.p99.to_string()}
+                                    data-ettr={c.ettr.map(|e| e.to_string()).unwrap_or_default()}
                                     title={if c.unfinished > 0 { format!("{} jobs did not finish: JCTs are of the finished ones", c.unfinished) } else { String::new() }}>
-                                    { format!("{} / {}{}", hours(c.avg), hours(c.p99), if c.unfinished > 0 { " *" } else { "" }) }
+                                    { if g.axis == Axis::Checkpoint {
+                                        format!("{} · {}{}", c.ettr.map_or_else(|| "—".to_string(), |e| format!("{e:.4}")), hours(c.avg), if c.unfinished > 0 { " *" } else { "" })
+                                    } else {
+                                        format!("{} / {}{}", hours(c.avg), hours(c.p99), if c.unfinished > 0 { " *" } else { "" })
+                                    } }
                                 </td>
                             },
                             None => html! { <td>{ "…" }</td> },
@@ -532,6 +661,29 @@ impl SweepPanel {
         let p99 = self.p99;
         let _ = c.set_attribute("data-metric", if p99 { "p99" } else { "avg" });
         let _ = c.set_attribute("data-cells", &g.cells.iter().flatten().count().to_string());
+        if g.axis == Axis::Checkpoint {
+            let marks = g.marks.iter().map(|m| m.1.to_string()).collect::<Vec<_>>();
+            let _ = c.set_attribute("data-marks", &marks.join(" "));
+            let _ = plot::show(&c, 360, move |f| {
+                let n = g.values.len();
+                let series: Vec<(String, Vec<(f64, f64)>)> = g
+                    .base
+                    .policies
+                    .iter()
+                    .enumerate()
+                    .map(|(p, name)| {
+                        let pts = (0..n)
+                            .filter_map(|v| Some((g.values[v] / 60.0, g.cells[p * n + v]?.ettr?)))
+                            .collect();
+                        (name.clone(), pts)
+                    })
+                    .collect();
+                let marks: Vec<(String, f64)> =
+                    g.marks.iter().map(|(k, s)| (k.clone(), s / 60.0)).collect();
+                ettr_sweep(f, &series, &marks)
+            });
+            return;
+        }
         let _ = plot::show(&c, 360, move |f| {
             let n = g.values.len();
             let series = g
@@ -566,9 +718,13 @@ impl SweepPanel {
                 &format!(
                     "{} JCT against {}",
                     if p99 { "p99" } else { "Average" },
-                    if g.rates { "load" } else { "load factor" }
+                    if g.axis == Axis::Rates {
+                        "load"
+                    } else {
+                        "load factor"
+                    }
                 ),
-                if g.rates {
+                if g.axis == Axis::Rates {
                     "jobs per hour"
                 } else {
                     "load factor"
