@@ -9,8 +9,10 @@
 // with failures gives the CLI's figures (or its refusal, as the run's error) and its board
 // marks failed servers, and Gavel's mechanism says why it runs none; the stepper marks the
 // servers that failed and those away for repair, and the jobs rolled back; the llama3
-// scenario shows its failures as the CLI does; and the panel and the results' failures lay
-// out without overflow on a phone and on a desktop.
+// scenario shows its failures as the CLI does; an experiment with failures sweeps the
+// checkpoint interval as `orrery sweep --checkpoint-intervals` does, with Young's and Daly's
+// intervals marked; and the panel and the results' failures lay out without overflow on a
+// phone and on a desktop.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -382,6 +384,46 @@ await run(async (browser) => {
     same(got, cli(['compare', '--preset', 'llama3', '--format', 'json']).map(fromJson), 'orrery compare --preset llama3');
     assert(Number(await p.inputValue('#fault-until')) === 54 * 86400, await p.inputValue('#fault-until'));
     console.log(`     llama3: ${got[0].failures} failures, ${got[0].interruptions} interruptions, ETTR ${got[0].ettr.toFixed(4)}`);
+    await p.context().close();
+  });
+
+  await test('an experiment with failures sweeps the checkpoint interval: ETTR as orrery sweep --checkpoint-intervals gives it, Young\'s and Daly\'s intervals marked', async () => {
+    const p = await newPage();
+    await p.goto(BASE);
+    await summary(p, 2);
+    await p.selectOption('#scenario', 'llama3');
+    await p.waitForFunction(() => (document.querySelector('#confirm-run')?.click() || true)
+      && document.querySelector('#summary tbody tr')?.getAttribute('data-policy') === 'fifo'
+      && document.querySelector('#summary[data-complete="true"]'), null, { timeout: 600000 });
+    await setField(p, '#fault-until', '10d');
+    await setField(p, '#fault-write', '60');
+    await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('writes of 60 s'));
+    await p.selectOption('#sweep-axis', 'checkpoint');
+    await p.fill('#sweep-values', '600, 1080, 1800');
+    await p.click('#sweep-run');
+    await p.waitForSelector('#sweep-table[data-complete="true"]', { timeout: 600000 });
+    const cells = await p.$$eval('#sweep-table td[data-policy]', (tds) => tds.map((t) => ({ interval: Number(t.getAttribute('data-value')), ettr: Number(t.getAttribute('data-ettr')) })));
+    await p.click('#copy-link');
+    await p.waitForFunction(() => location.href.includes('#x1.'));
+    const link = p.url();
+    const out = execFileSync(ORRERY, ['sweep', '--link', link, '--checkpoint-intervals', '600,1080,1800', '--format', 'json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const native = out.split('\n').filter((l) => l.startsWith('{"cell"')).map((l) => JSON.parse(l.replace(/,$/, '')))
+      .map((r) => ({ interval: Number(r.checkpoint_s), ettr: r.summary.faults.ettr }));
+    same(cells, native, 'orrery sweep --checkpoint-intervals');
+    assert(cells.every((c) => c.ettr > 0.5 && c.ettr < 1), JSON.stringify(cells));
+    // Young's and Daly's intervals of the job on 2,048 servers, marked.
+    const m = 1 / (2048 * (419 / (2048 * 54)) / 86400);
+    const w = 60;
+    const x = w / (2 * m);
+    const want = [Math.sqrt(2 * w * m), Math.sqrt(2 * w * m) * (1 + Math.sqrt(x) / 3 + x / 9) - w];
+    const marks = (await p.getAttribute('#chart-ettr-sweep', 'data-marks')).split(' ').map(Number);
+    assert(marks.length === 2 && marks.every((v, i) => Math.abs(v - want[i]) < 1e-6 * want[i]), `marks ${marks} != ${want}`);
+    assert(await canvasDrawn(p, '#chart-ettr-sweep') > 500, 'the ETTR chart is blank');
+    const axes = await p.$$eval('figure[data-chart="ettr-sweep"] figcaption abbr', (a) => a.map((x) => x.textContent));
+    assert(axes[0] === 'checkpoint interval (min)' && axes[1] === 'ETTR', JSON.stringify(axes));
+    await p.click('#sweep-link-copy');
+    assert((await p.inputValue('#sweep-link')).includes('?sweep=600,1080,1800&axis=checkpoint#x1.'), await p.inputValue('#sweep-link'));
+    console.log(`     ETTR at 10, 18 and 30 min: ${cells.map((c) => c.ettr.toFixed(4)).join(', ')}; Young ${(marks[0] / 60).toFixed(1)} min, Daly ${(marks[1] / 60).toFixed(1)} min`);
     await p.context().close();
   });
 
