@@ -1,6 +1,7 @@
 //! Acme's job traces (Seren and Kalos) on the five real head rows of each in
 //! ../shared/reference/faults/acme: states, times, the files' own `duration` and `gpu_time`
-//! against their times, the trace of their GPU jobs, and `orrery import-acme`.
+//! against their times, the trace of their GPU jobs, `orrery import-acme`, and the Kalos
+//! file given straight to `--trace`.
 
 use crate::cli::{json, ok, Temp};
 use crate::common;
@@ -97,6 +98,40 @@ fn kalos_head_rows() {
         .jobs
         .iter()
         .all(|j| j.entity() == "uf794" && j.job_type == "Other"));
+}
+
+#[test]
+fn kalos_head_rows_given_to_trace_run_end_minus_start() {
+    let Some((p, _)) = head("trace_kalos.head5.csv", "--trace of the Kalos head rows") else {
+        return;
+    };
+    // Kalos' duration column holds the queue too (18, 19, 82, 104, 78 s): as a trace, each
+    // job runs end - start, as import-acme's trace does.
+    let text = std::fs::read_to_string(&p).unwrap();
+    let trace = orrery::workload::Trace::parse(&text, "trace_kalos.head5.csv").unwrap();
+    let steps: Vec<f64> = trace.jobs.iter().map(|j| j.total_steps).collect();
+    assert_eq!(steps, [8.0, 6.0, 70.0, 92.0, 70.0]);
+    let run = json(&ok(&[
+        "run",
+        "--trace",
+        p.to_str().unwrap(),
+        "--cluster",
+        "a100:128/8",
+        "--policy",
+        "fifo",
+        "--no-fairness",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        (run["num_jobs"].as_u64(), run["unfinished"].as_u64()),
+        (Some(5), Some(0))
+    );
+    let want = 64.0 * (8.0 + 6.0 + 70.0 + 92.0 + 70.0) / 3600.0;
+    assert!(
+        (run["gpu_hours"].as_f64().unwrap() - want).abs() < 1e-6,
+        "{run}"
+    );
 }
 
 #[test]

@@ -30,7 +30,11 @@
 //!   number of seconds.
 //! - GPUs: `gpu_num` (`num_gpus`), a whole number; rows with 0 (CPU jobs) are left out.
 //! - Duration: `duration` in seconds; when it is empty (or the column absent), `end_time -
-//!   start_time`. Rows without one, or with none positive, are left out.
+//!   start_time`. Rows without one, or with none positive, are left out. Acme's Kalos table
+//!   (its header has `fail_time` or `stop_time`, as [`super::acme`] tells it) records
+//!   `duration = end_time - submit_time`, the queue included: its duration is `end_time -
+//!   start_time` whenever it has those columns, and its `duration` is only checked to be a
+//!   number.
 //! - Virtual cluster (the job's entity): `vc` (`cluster`); status: `state`; job type:
 //!   Acme's `type`, else the format's name.
 //! - Blank lines and lines starting with `#` are skipped, quoted fields read as
@@ -72,6 +76,9 @@ struct Columns {
     status: Option<usize>,
     kind: Option<usize>,
     width: usize,
+    /// Acme's Kalos table with its start and end columns: the duration is `end_time -
+    /// start_time`, not the `duration` column (which holds the queue too).
+    run_from_times: bool,
 }
 
 /// Read a Helios, Acme or Sia Philly job table (see the module documentation).
@@ -90,7 +97,10 @@ pub fn read_cluster_log(text: &str, file: &str) -> Result<Trace, WorkloadError> 
             "not a Helios, Acme or Philly (Sia) job table",
         ));
     };
-    let cols = columns(&names, file, header_line)?;
+    let mut cols = columns(&names, file, header_line)?;
+    let kalos =
+        format == TimedFormat::Acme && names.iter().any(|n| n == "fail_time" || n == "stop_time");
+    cols.run_from_times = kalos && cols.start.is_some() && cols.end.is_some();
     let mut found = Vec::new();
     let mut drops = Drops::default();
     let mut rows = 0;
@@ -112,10 +122,11 @@ pub fn read_cluster_log(text: &str, file: &str) -> Result<Trace, WorkloadError> 
         let opt = |i: Option<usize>| i.map(get).filter(|v| !v.is_empty());
         let gpus = whole(file, line, cols.gpus.1, get(cols.gpus.0))?;
         let submit = time(file, line, cols.submit.1, get(cols.submit.0))?;
-        let mut duration = match cols.duration {
+        let recorded = match cols.duration {
             Some(i) => number(file, line, "duration", get(i))?,
             None => None,
         };
+        let mut duration = recorded.filter(|_| !cols.run_from_times);
         if duration.is_none() {
             if let (Some(s), Some(e)) = (cols.start, cols.end) {
                 let s = time(file, line, "start_time", get(s))?;
@@ -172,6 +183,7 @@ fn columns(names: &[String], file: &str, line: usize) -> Result<Columns, Workloa
         status: find(&["state", "status"]).map(|c| c.0),
         kind: find(&["type"]).map(|c| c.0),
         width: names.len(),
+        run_from_times: false,
     };
     if cols.duration.is_none() && (cols.start.is_none() || cols.end.is_none()) {
         return Err(WorkloadError::field(
@@ -281,6 +293,25 @@ mod tests {
         let o = t.origin.unwrap();
         assert_eq!(o.dropped[0].reason, "without a duration");
         assert!(!o.has_statuses());
+    }
+
+    #[test]
+    fn kalos_duration_is_end_minus_start_not_the_queue_too() {
+        let kalos = "state,gpu_num,submit_time,start_time,end_time,fail_time,duration,queue\n\
+                     FAILED,8,2023-05-17 11:00:58+00:00,2023-05-17 11:01:08+00:00,2023-05-17 11:01:16+00:00,2023-05-17 11:01:16+00:00,18,10.0\n\
+                     COMPLETED,8,2023-05-17 11:02:00+00:00,,,,30,5.0\n";
+        let t = read_cluster_log(kalos, "k.csv").unwrap();
+        let steps: Vec<f64> = t.jobs.iter().map(|j| j.total_steps).collect();
+        assert_eq!(steps, [8.0]);
+        let o = t.origin.unwrap();
+        assert_eq!(o.dropped[0].reason, "without a duration");
+        let bad = kalos.replace(",18,", ",x,");
+        assert!(read_cluster_log(&bad, "k.csv").is_err());
+        // Seren's table (no fail_time, no stop_time) keeps its duration column.
+        let seren = "state,gpu_num,submit_time,start_time,end_time,duration,queue\n\
+                     FAILED,8,2023-05-17 11:00:58+00:00,2023-05-17 11:01:08+00:00,2023-05-17 11:01:16+00:00,18,10.0\n";
+        let t = read_cluster_log(seren, "s.csv").unwrap();
+        assert_eq!(t.jobs[0].total_steps, 18.0);
     }
 
     #[test]
