@@ -4,9 +4,9 @@
 //! does.
 
 use super::*;
+use orrery::view::import::{self, Block};
 use orrery::workload::acme::{read_acme, AcmeSampling, AcmeTable, FailureSummary};
 use orrery::workload::alibaba_spot::{self, JobSampling, JobTable, NodeTable};
-use orrery::workload::timed::Dropped;
 
 /// Flags of `orrery import-alibaba-spot`.
 #[derive(Args, Debug)]
@@ -126,112 +126,28 @@ pub(crate) fn cmd_import_alibaba_spot(a: ImportAlibabaSpotArgs) -> CliResult<()>
     emit(&trace_text(&jobs.trace, a.format), out, &report)
 }
 
-/// `1 (902), 4 (10), 8 (77)`: GPUs per node (nodes).
-fn sizes(sizes: &[(u32, u64)]) -> String {
-    let parts: Vec<String> = sizes.iter().map(|(g, n)| format!("{g} ({n})")).collect();
-    parts.join(", ")
-}
-
-fn node_report(nodes: &NodeTable, cluster: &ClusterSpec) -> String {
-    let rows: Vec<Vec<String>> = nodes
-        .models
-        .iter()
-        .map(|m| {
-            vec![
-                m.model.clone(),
-                m.gpu_type.clone(),
-                m.nodes.to_string(),
-                m.gpus.to_string(),
-                sizes(&m.sizes),
-                format!("{}", m.cpus),
-                m.per_server().to_string(),
-            ]
-        })
-        .collect();
-    let mut s = format!(
-        "node table {}: {} nodes, {} GPUs, {} GPU models\n",
-        nodes.name,
-        nodes.nodes(),
-        nodes.gpus(),
-        nodes.models.len()
-    );
-    s.push_str(&render_table(
-        &[
-            "gpu_model",
-            "GPU type",
-            "nodes",
-            "GPUs",
-            "GPUs per node (nodes)",
-            "vCPUs",
-            "per server",
-        ],
-        &rows,
-    ));
-    s.push_str(&format!("cluster: {cluster}\n"));
+/// A summary's blocks as text: lines, tables and key/value lines.
+fn render(blocks: &[Block]) -> String {
+    let mut s = String::new();
+    for b in blocks {
+        match b {
+            Block::Line(l) => {
+                s.push_str(l);
+                s.push('\n');
+            }
+            Block::Table { header, rows } => s.push_str(&render_table(header, rows)),
+            Block::Pairs(p) => s.push_str(&render_kv(p)),
+        }
+    }
     s
 }
 
-fn dropped(d: &[Dropped]) -> String {
-    if d.is_empty() {
-        return "none".into();
-    }
-    let parts: Vec<String> = d
-        .iter()
-        .map(|d| format!("{} {}", d.rows, d.reason))
-        .collect();
-    parts.join(", ")
+fn node_report(nodes: &NodeTable, cluster: &ClusterSpec) -> String {
+    render(&import::node_blocks(nodes, cluster))
 }
 
 fn job_report(t: &JobTable) -> String {
-    let s = &t.summary;
-    let kept = s.hp.jobs + s.spot.jobs;
-    let gpu_s = s.hp.gpu_s + s.spot.gpu_s;
-    let share = |part: f64, whole: f64| {
-        if whole > 0.0 {
-            format!("{:.1}%", 100.0 * part / whole)
-        } else {
-            "-".into()
-        }
-    };
-    let row = |name: &str, n: usize, g: f64| {
-        vec![
-            name.to_string(),
-            n.to_string(),
-            share(n as f64, kept as f64),
-            format!("{:.1}", g / 3600.0),
-            share(g, gpu_s),
-        ]
-    };
-    let mut rows = vec![
-        row("HP", s.hp.jobs, s.hp.gpu_s),
-        row("Spot", s.spot.jobs, s.spot.gpu_s),
-    ];
-    rows.extend(s.models.iter().map(|(m, v)| row(m, v.jobs, v.gpu_s)));
-    let mut out = format!(
-        "job table {}: {} rows, {kept} jobs kept from {} organizations, submitted over {:.2} days (left out: {})\n",
-        t.trace.name,
-        s.rows,
-        s.organizations,
-        s.span_s / 86_400.0,
-        dropped(&s.dropped)
-    );
-    out.push_str(&render_table(
-        &[
-            "kind / requested model",
-            "jobs",
-            "share",
-            "GPU-hours",
-            "share",
-        ],
-        &rows,
-    ));
-    let spot = t.trace.jobs.iter().filter(|j| j.spot).count();
-    out.push_str(&format!(
-        "trace: {} jobs ({} HP, {spot} Spot)\n",
-        t.trace.jobs.len(),
-        t.trace.jobs.len() - spot
-    ));
-    out
+    render(&import::job_blocks(t))
 }
 
 pub(crate) fn cmd_import_acme(a: ImportAcmeArgs) -> CliResult<()> {
@@ -248,107 +164,5 @@ pub(crate) fn cmd_import_acme(a: ImportAcmeArgs) -> CliResult<()> {
 }
 
 fn acme_report(t: &AcmeTable, s: &FailureSummary, trace: &Trace) -> String {
-    let gpu_s: f64 = s.states.iter().map(|(_, v)| v.gpu_s).sum();
-    let share = |part: f64, whole: f64| {
-        if whole > 0.0 {
-            format!("{:.1}%", 100.0 * part / whole)
-        } else {
-            "-".into()
-        }
-    };
-    let rows: Vec<Vec<String>> = s
-        .states
-        .iter()
-        .map(|(name, v)| {
-            vec![
-                name.clone(),
-                v.jobs.to_string(),
-                share(v.jobs as f64, s.gpu_jobs as f64),
-                format!("{:.1}", v.gpu_s / 3600.0),
-                share(v.gpu_s, gpu_s),
-            ]
-        })
-        .collect();
-    let mut out = format!(
-        "Acme job trace {} ({:?} schema): {} rows, {} GPU jobs, {} CPU jobs\n",
-        t.name, s.schema, s.rows, s.gpu_jobs, s.cpu_jobs
-    );
-    out.push_str(&render_table(
-        &["state", "GPU jobs", "share", "GPU-hours of run", "share"],
-        &rows,
-    ));
-    let rate = |v: Option<f64>| match v {
-        None => "-".to_string(),
-        Some(r) if r == 0.0 || r >= 0.01 => format!("{r:.4}"),
-        Some(r) => format!("{r:.3e}"),
-    };
-    let of = |n: usize, rows: usize| format!("{n} of {rows} rows");
-    out.push_str(&render_kv(&[
-        (
-            "FAILED".into(),
-            format!(
-                "{} jobs, {:.1} GPU-hours (user and framework errors included)",
-                s.failed.jobs,
-                s.failed.gpu_s / 3600.0
-            ),
-        ),
-        (
-            "NODE_FAIL".into(),
-            format!(
-                "{} jobs, {:.1} GPU-hours",
-                s.node_fail.jobs,
-                s.node_fail.gpu_s / 3600.0
-            ),
-        ),
-        (
-            "node-days of run".into(),
-            format!("{:.2} (node_num x run time of the GPU jobs)", s.node_days),
-        ),
-        (
-            "NODE_FAIL rate".into(),
-            format!(
-                "{} jobs per node-day of run (a lower bound of node failures under jobs)",
-                rate(s.node_fail_per_node_day)
-            ),
-        ),
-        (
-            "FAILED rate".into(),
-            format!(
-                "{} jobs per node-day of run (not a hardware rate)",
-                rate(s.failed_per_node_day)
-            ),
-        ),
-        (
-            "duration = run".into(),
-            of(s.duration_is_run, s.duration_rows),
-        ),
-        (
-            "duration = queue + run".into(),
-            of(s.duration_is_queue_and_run, s.duration_rows),
-        ),
-        (
-            "gpu_time = duration x gpu_num".into(),
-            of(s.gpu_time_is_duration_x_gpus, s.gpu_time_rows),
-        ),
-        (
-            "FAILED at fail_time".into(),
-            if s.failed_with_fail_time == 0 {
-                "no FAILED job records a fail_time".to_string()
-            } else {
-                format!(
-                    "{} of the {} FAILED jobs with a fail_time end then",
-                    s.failed_at_end, s.failed_with_fail_time
-                )
-            },
-        ),
-    ]));
-    let left = trace
-        .origin
-        .as_ref()
-        .map_or("none".to_string(), |o| dropped(&o.dropped));
-    out.push_str(&format!(
-        "trace: {} jobs, run time end - start (left out: {left})\n",
-        trace.jobs.len()
-    ));
-    out
+    render(&import::acme_blocks(t, s, trace))
 }
