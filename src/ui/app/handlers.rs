@@ -12,6 +12,7 @@ use yew::Callback;
 pub struct Handlers {
     pub workload: Callback<WorkloadMsg>,
     pub pai: Callback<PaiMsg>,
+    pub import: Callback<ImportMsg>,
     pub cluster: Callback<ClusterMsg>,
     pub policies: Callback<PolicyMsg>,
     pub settings: Callback<SettingsMsg>,
@@ -31,6 +32,7 @@ impl Handlers {
         Handlers {
             workload: link.callback(Msg::Workload),
             pai: link.callback(Msg::Pai),
+            import: link.callback(Msg::Import),
             cluster: link.callback(Msg::Cluster),
             policies: link.callback(Msg::Policies),
             settings: link.callback(Msg::Settings),

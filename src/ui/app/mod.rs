@@ -3,7 +3,8 @@
 //! It lays the panels out, hands each what it shows, and handles the messages they send
 //! (one file per concern: `experiment.rs` applies edits, `edits.rs` handles the panels'
 //! edits, `modes.rs` the inference pool, preemption and DL2 settings, `faults.rs` the
-//! failures, checkpoints and spot capacity, `pai.rs` the PAI import, `filter.rs` the trace
+//! failures, checkpoints and spot capacity, `pai.rs` the PAI import, `import.rs` the other
+//! imports (Alibaba's spot GPU trace, Acme's job tables), `filter.rs` the trace
 //! filter and traces of durations, `shape.rs` the trace's shape, `run.rs` the comparison,
 //! `step.rs` stepping, `train.rs` DL2's training).
 
@@ -13,6 +14,7 @@ mod experiment;
 mod faults;
 mod filter;
 mod handlers;
+mod import;
 mod inputs;
 mod modes;
 pub mod msg;
@@ -25,6 +27,7 @@ mod step;
 mod train;
 
 use crate::ui::events::{PaiForm, Refused, TraceShape};
+use crate::ui::panels::import::{form::ImportForm, ImportPanel};
 pub use msg::*;
 
 use crate::experiment::scenarios;
@@ -105,8 +108,10 @@ struct Forms {
     generator: GeneratorConfig,
     /// The selected policies' rows with their parameters as typed.
     policy_params: Vec<(String, String)>,
-    /// The Alibaba PAI import block of the Workload panel.
+    /// The Alibaba PAI import block of the Import panel.
     pai: PaiForm,
+    /// The Import panel's format and its other blocks.
+    import: ImportForm,
 }
 
 /// The panels' last errors.
@@ -280,6 +285,7 @@ impl Component for App {
                 generator,
                 policy_params,
                 pai: PaiForm::default(),
+                import: ImportForm::default(),
             },
             step: Stepping {
                 run: None,
@@ -366,6 +372,15 @@ impl Component for App {
                 }
                 render
             }
+            Msg::Import(m) => {
+                let import = matches!(m, ImportMsg::Import(_));
+                let before = Shared::clone(&self.exp);
+                let render = self.import_update(m);
+                if import && self.exp != before {
+                    self.compare_or_confirm(ctx);
+                }
+                render
+            }
             Msg::Cluster(m) => self.cluster_update(m),
             Msg::Policies(m) => self.policies_update(m),
             Msg::Settings(m) => self.settings_update(m),
@@ -438,9 +453,10 @@ impl Component for App {
                         <WorkloadPanel exp={exp.clone()} {mech} label={self.forms.workload_label.clone()} generator={self.forms.generator.clone()} fields={self.errors.fields.clone()}
                             workload_error={self.errors.workload.clone()} profile_error={self.errors.profile.clone()}
                             profile_types={resolved.map(|r| r.profile_types())} job_types={resolved.map(|r| r.job_types())}
-                            pai={self.forms.pai.clone()}
                             notes={resolved.map(|r| r.notes.clone()).unwrap_or_default()}
-                            on_edit={self.on.workload.clone()} on_pai={self.on.pai.clone()} />
+                            on_edit={self.on.workload.clone()} />
+                        <ImportPanel form={self.forms.import.clone()} pai={self.forms.pai.clone()}
+                            on_edit={self.on.import.clone()} on_pai={self.on.pai.clone()} />
                         <ClusterPanel exp={exp.clone()} text={self.forms.cluster_text.clone()} error={self.errors.cluster.clone()}
                             warnings={resolved.map(|r| r.warnings.clone()).unwrap_or_default()} on_edit={self.on.cluster.clone()} />
                         <PoliciesPanel {mech} selected={self.forms.policy_params.clone()} on_edit={self.on.policies.clone()} />

@@ -7,6 +7,7 @@ pub use crate::ui::events::{
     ClusterMsg, Dl2Msg, Export, FaultsMsg, PaiMsg, PaiTable, PolicyMsg, PoolMsg, PreemptMsg,
     RunMsg, SettingsMsg, SortBy, StepMsg, TrainMsg, ViewMsg, WorkloadMsg,
 };
+pub use crate::ui::panels::import::form::ImportMsg;
 
 /// Messages of the App.
 pub enum Msg {
@@ -20,8 +21,10 @@ pub enum Msg {
     ToggleControls,
     /// An edit of the Workload panel.
     Workload(WorkloadMsg),
-    /// The Alibaba PAI import block of the Workload panel.
+    /// The Alibaba PAI import block of the Import panel.
     Pai(PaiMsg),
+    /// An edit of the Import panel (Alibaba's spot GPU trace, Acme's job tables).
+    Import(ImportMsg),
     /// An edit of the Cluster panel.
     Cluster(ClusterMsg),
     /// An edit of the Policies panel.

@@ -1,4 +1,4 @@
-//! The Workload panel's import of the Alibaba PAI GPU trace, as `orrery import-pai` does:
+//! The Import panel's import of the Alibaba PAI GPU trace, as `orrery import-pai` does:
 //! the job and task tables are read in the page, and the sample the core makes of them
 //! ([`switch::pai_sample`]) becomes the experiment's inline workload.
 

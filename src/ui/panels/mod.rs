@@ -3,10 +3,11 @@
 //! callbacks as messages for the App; panels with charts draw them once rendered, when what
 //! they chart changed.
 //!
-//! Left column: [`workload`] (with the [`filter`] and the [`pai`] import), [`cluster`], [`policies`],
-//! [`settings`], [`pool`], [`preemption`], [`dl2`] and [`faults`]. Main column: [`results`],
-//! [`fault_results`], [`pool_results`], [`preemption_results`], [`elastic`], [`training`],
-//! [`trace_shape`] and [`stepper`] (with one view per simulator in [`state`]), and [`sweep`].
+//! Left column: [`workload`] (with the [`filter`]), [`import`] (with the [`pai`] block),
+//! [`cluster`], [`policies`], [`settings`], [`pool`], [`preemption`], [`dl2`] and
+//! [`faults`]. Main column: [`results`], [`fault_results`], [`pool_results`],
+//! [`preemption_results`], [`elastic`], [`training`], [`trace_shape`] and [`stepper`] (with
+//! one view per simulator in [`state`]), and [`sweep`].
 
 pub mod cluster;
 pub mod dl2;
@@ -14,6 +15,7 @@ pub mod elastic;
 pub mod fault_results;
 pub mod faults;
 pub mod filter;
+pub mod import;
 pub mod pai;
 pub mod policies;
 pub mod pool;

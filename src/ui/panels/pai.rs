@@ -1,4 +1,4 @@
-//! The Workload panel's block importing the Alibaba PAI tables: the job and task tables,
+//! The Import panel's block importing the Alibaba PAI tables: the job and task tables,
 //! the sampling's fields, and the Import button.
 
 use crate::ui::events::{PaiFile, PaiForm, PaiMsg, PaiTable};

@@ -1,13 +1,12 @@
-//! The "Workload" panel: a bundled trace, the generator or an uploaded trace (with the
-//! Alibaba PAI import), and the profile (bundled, an uploaded file, or Pollux's or Sia's
-//! application folders).
+//! The "Workload" panel: a bundled trace, the generator or an uploaded trace, and the
+//! profile (bundled, an uploaded file, or Pollux's or Sia's application folders). Public
+//! traces that need reading first (Alibaba's, Acme's) are the Import panel's.
 
 use super::filter::TraceFilterBlock;
-use super::pai::PaiImport;
 use super::{field_note, invalid, shown};
 use crate::experiment::{Experiment, JobTypes, ProfileSource, WorkloadSource};
 use crate::sim::{JobModel, Mechanism};
-use crate::ui::events::{PaiForm, PaiMsg, WorkloadMsg, PROFILE_FREE};
+use crate::ui::events::{WorkloadMsg, PROFILE_FREE};
 use crate::ui::files::{chosen_file, read_folder, read_text, FileText, FolderFiles};
 use crate::ui::shared::Shared;
 use crate::ui::{input_checked, input_value, select_value};
@@ -38,15 +37,11 @@ pub struct Props {
     /// resolves.
     #[prop_or_default]
     pub job_types: Option<JobTypes>,
-    /// The PAI import block's state.
-    pub pai: PaiForm,
     /// How the workload was read (filter, profile-free, job types drawn), when the
     /// experiment resolves.
     pub notes: Vec<String>,
     /// Edits.
     pub on_edit: Callback<WorkloadMsg>,
-    /// The PAI import block's messages.
-    pub on_pai: Callback<PaiMsg>,
 }
 
 /// The "Workload" panel.
@@ -176,7 +171,6 @@ pub fn WorkloadPanel(props: &Props) -> Html {
             <TraceFilterBlock filter={exp.trace_filter.clone()} on_edit={on_edit.clone()} />
             { for props.notes.iter().map(|n| html! { <p class="hint workload-note">{ n }</p> }) }
             if let Some(e) = &props.workload_error { <p class="error" id="workload-error">{ e }</p> }
-            <PaiImport form={props.pai.clone()} on_edit={props.on_pai.clone()} />
             <label>{ "Profile " }
                 <select id="profile-preset" onchange={on_edit.reform(|e: Event| WorkloadMsg::ProfilePreset(select_value(&e)))}>
                     { for presets::PROFILES.iter().map(|p| html! { <option value={p.name} selected={profile_name == p.name} title={p.description}>{ p.name }</option> }) }
