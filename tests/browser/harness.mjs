@@ -129,10 +129,11 @@ export async function compareAgain(page, timeout = 300000) {
   await page.waitForFunction(() => !document.querySelector('#cancel') && document.querySelector('#summary[data-complete=true]'), null, { timeout });
 }
 
-// Serves dist/, launches Chromium and calls `fn(browser)`; then closes both, prints the
-// count line and exits non-zero when a test failed or none ran.
+// Serves dist/ (or the folder ORRERY_DIST names), launches Chromium and calls
+// `fn(browser)`; then closes both, prints the count line and exits non-zero when a test
+// failed or none ran.
 export async function run(fn) {
-  const server = await serve(path.join(root, 'dist'), PORT);
+  const server = await serve(process.env.ORRERY_DIST || path.join(root, 'dist'), PORT);
   let browser;
   try {
     browser = await launch();
