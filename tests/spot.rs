@@ -106,6 +106,11 @@ fn a_job_on_a_spot_v100_replays_skypilots_trace() {
     };
     let s = orrery::experiment::run(&exp).unwrap()[0].summary.clone();
     assert_eq!((s.unfinished, s.preemptions, s.restarts), (1, 44, 44));
+    // Each drop took the instance back after AWS's two-minute warning: the job wrote a
+    // checkpoint in it (writes of 0 s) and lost nothing.
+    let f = s.faults.clone().expect("spot figures");
+    assert_eq!((f.spot_preemptions, f.interruptions), (44, 0));
+    assert_eq!(f.lost_gpu_hours.preempted, 0.0);
     assert!(
         (s.gpu_hours - 140.67).abs() <= 140.67 * 0.005,
         "{}",
@@ -123,4 +128,108 @@ fn a_job_on_a_spot_v100_replays_skypilots_trace() {
     .into();
     let err = bad.resolve().unwrap_err().to_string();
     assert!(err.contains("no GPU type 'a100'"), "{err}");
+}
+
+/// One 1-GPU job of 3,000 s (one step a second) on one V100 whose instance goes at 1,000 s
+/// and is back at 1,500 s (rounds of 360 s: the drop falls inside a round), checkpoints
+/// every 600 s of computation with 30-s writes, no restart cost, a warning of `warning_s`.
+fn dropped_at_1000(warning_s: f64) -> orrery::metrics::Summary {
+    let data: Vec<String> = (0..40)
+        .map(|i| if (10..15).contains(&i) { "0" } else { "1" }.to_string())
+        .collect();
+    let text = format!(
+        "{{\"metadata\": {{\"gap_seconds\": 100}}, \"data\": [{}]}}",
+        data.join(",")
+    );
+    let exp = orrery::experiment::Experiment {
+        restart_cost_s: 0.0,
+        faults: Some(orrery::model::failure::Faults {
+            failures: orrery::model::failure::FailureModel::with_rate(0.0),
+            checkpoint: orrery::model::failure::checkpoint::CheckpointPlan {
+                interval: orrery::model::failure::checkpoint::Interval::Every(600.0),
+                write_s: 30.0,
+            },
+        }),
+        spot: [(
+            "v100".to_string(),
+            orrery::experiment::SpotSource {
+                name: "drop.json".into(),
+                text,
+            },
+        )]
+        .into(),
+        spot_warning_s: Some(warning_s),
+        ..common::one_job("v100:1", 3000, 1, 360.0)
+    };
+    orrery::experiment::run(&exp).unwrap()[0].summary.clone()
+}
+
+#[test]
+fn a_spot_instance_taken_back_inside_a_round_rolls_its_job_back_unless_warned() {
+    // Computing 0-600, writing 600-630, computing 630-1000: the drop at 1,000 s stops it.
+    // A 10-s warning is shorter than a write: the 370 s since the checkpoint are lost.
+    let cold = dropped_at_1000(10.0);
+    let f = cold.faults.clone().expect("figures");
+    assert_eq!((f.spot_preemptions, f.interruptions), (1, 0));
+    assert!(
+        (f.lost_gpu_hours.preempted * 3600.0 - 370.0).abs() < 1e-6,
+        "{f:?}"
+    );
+    // AWS's 120 s: it writes a checkpoint in its last 30 s instead of computing, and loses
+    // only those.
+    let warned = dropped_at_1000(120.0);
+    let g = warned.faults.clone().expect("figures");
+    assert_eq!(g.spot_preemptions, 1);
+    assert_eq!(g.lost_gpu_hours.preempted, 0.0);
+    assert!(
+        (g.lost_gpu_hours.checkpoints - f.lost_gpu_hours.checkpoints - 30.0 / 3600.0).abs() < 1e-9,
+        "{g:?} vs {f:?}"
+    );
+    // Both wait for the instance (back at 1,500 s) and finish their 3,000 s of work: the
+    // cold one redoes 370 s, the warned one 30 s (and their later writes may differ by
+    // one of 30 s).
+    let d = cold.avg_jct_s - warned.avg_jct_s;
+    println!(
+        "JCT {} s cold, {} s warned",
+        cold.avg_jct_s, warned.avg_jct_s
+    );
+    assert!((d - 340.0).abs() <= 30.0 + 1e-6, "{d}");
+    assert!(warned.avg_jct_s >= 3000.0 + 500.0);
+}
+
+#[test]
+fn the_spot_scenario_pays_on_demand_and_spot_prices() {
+    // Every policy meets spot preemptions, loses only checkpoint writes to them (the
+    // two-minute warning covers a 30-s write), and pays $3.06 per on-demand GPU-hour and
+    // $0.918 per spot one.
+    let exp = orrery::experiment::scenarios::scenario("spot")
+        .expect("the spot scenario")
+        .experiment();
+    let exp = orrery::experiment::Experiment {
+        fairness: false,
+        ..exp
+    };
+    for r in orrery::experiment::run(&exp).expect("runs") {
+        let s = &r.summary;
+        let f = s.faults.as_ref().expect("spot figures");
+        let (cost, spot) = (s.cost.expect("prices"), s.spot_cost.expect("spot prices"));
+        let spot_hours = (3.06 * s.gpu_hours - cost) / (3.06 - 0.918);
+        println!(
+            "{}: avg JCT {:.0} s, {} spot preemptions, ${:.2} on-demand + ${spot:.2} spot",
+            s.policy,
+            s.avg_jct_s,
+            f.spot_preemptions,
+            cost - spot
+        );
+        assert_eq!(s.unfinished, 0);
+        assert!(f.spot_preemptions > 10, "{}: {f:?}", s.policy);
+        assert_eq!((f.interruptions, f.server_failures), (0, 0));
+        assert_eq!(f.lost_gpu_hours.preempted, 0.0);
+        assert!(
+            (spot - 0.918 * spot_hours).abs() < 1e-6 * cost,
+            "{}",
+            s.policy
+        );
+        assert!(spot_hours > 0.0 && spot_hours < s.gpu_hours);
+    }
 }

@@ -245,6 +245,11 @@ pub(crate) struct ExperimentArgs {
     /// server; GPUs the trace does not hold are not placed, and jobs on them are preempted.
     #[arg(long, value_name = "TYPE=FILE", value_parser = parse_type_file)]
     pub(crate) spot: Vec<(String, PathBuf)>,
+    /// Seconds of warning before a spot instance is taken back (default 120, AWS's): a job
+    /// whose checkpoint write fits in it writes one and loses only that write's work, else
+    /// it loses its work since its last checkpoint.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
+    pub(crate) spot_warning_s: Option<f64>,
     /// Stop every run at this time (s), reporting the jobs left unfinished.
     #[arg(long, value_name = "SECONDS", value_parser = parse_positive_seconds, allow_hyphen_values = true)]
     pub(crate) until: Option<f64>,

@@ -141,6 +141,12 @@ pub(crate) fn summary_kv(
         kv("rounds", s.rounds.to_string()),
         kv("policy failures", s.policy_failures.to_string()),
     ]);
+    if let (Some(c), Some(spot)) = (s.cost, s.spot_cost) {
+        rows.push(kv(
+            "cost on-demand / spot",
+            format!("${:.2} / ${spot:.2}", c - spot),
+        ));
+    }
     if let Some(f) = &s.faults {
         let causes: Vec<String> = f
             .failures_by_category
@@ -168,6 +174,15 @@ pub(crate) fn summary_kv(
                 ),
             ),
         ]);
+        if f.spot_preemptions > 0 || lost.preempted > 0.0 {
+            rows.push(kv(
+                "spot preemptions",
+                format!(
+                    "{} ({:.1} GPU-hours rolled back)",
+                    f.spot_preemptions, lost.preempted
+                ),
+            ));
+        }
     }
     if let Some(e) = s.elastic {
         rows.extend([

@@ -338,6 +338,9 @@ pub(crate) fn build_experiment(a: &ExperimentArgs) -> CliResult<Experiment> {
         exp.restart_cost_s = c;
     }
     apply_faults(a, &mut exp);
+    if let Some(w) = a.spot_warning_s {
+        exp.spot_warning_s = Some(w);
+    }
     for (ty, path) in &a.spot {
         let text = read_file(path, "spot trace")?;
         let name = path.file_name().map_or_else(

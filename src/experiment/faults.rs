@@ -19,6 +19,13 @@ impl Experiment {
                 ));
             }
         }
+        if let Some(w) = self.spot_warning_s {
+            if !(w.is_finite() && (0.0..=86_400.0).contains(&w)) {
+                return Err(ExperimentError::Invalid(format!(
+                    "the spot warning must be between 0 and 86,400 s (got {w})"
+                )));
+            }
+        }
         if let Some(u) = self.until_s {
             if !(u.is_finite() && u > 0.0) {
                 return Err(ExperimentError::Invalid(format!(

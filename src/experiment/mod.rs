@@ -222,6 +222,10 @@ pub struct Experiment {
     /// and text (SkyPilot's JSON or Parcae's CSV; [`crate::model::spot`]).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub spot: std::collections::BTreeMap<String, SpotSource>,
+    /// Seconds of warning before a spot instance is taken back (`None`: AWS's 120 s): a job
+    /// whose checkpoint write fits in it loses only that write's work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_warning_s: Option<f64>,
 }
 
 /// A spot capacity trace given with an experiment.

@@ -196,6 +196,9 @@ impl Experiment {
             faults: self.faults.clone(),
             until: self.until_s,
             spot: self.spot_traces(&cluster)?,
+            spot_warning_s: self
+                .spot_warning_s
+                .unwrap_or(crate::sim::DEFAULT_SPOT_WARNING_S),
             ..SimConfig::default()
         };
         self.check_faults()?;
@@ -347,6 +350,9 @@ impl Experiment {
             faults: self.faults.clone(),
             until: self.until_s,
             spot: self.spot_traces(&cluster)?,
+            spot_warning_s: self
+                .spot_warning_s
+                .unwrap_or(crate::sim::DEFAULT_SPOT_WARNING_S),
             ..SimConfig::default()
         };
         self.check_faults()?;

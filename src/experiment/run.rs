@@ -128,7 +128,8 @@ impl Resolved {
         let mut rec = Recorder::new(&self.trace.jobs, self.cluster.num_types());
         let (mut sim, split) = self.stepper_of(Spec::parse(policy_spec)?)?;
         rec.preemption.enabled = sim.mechanism().preemption_model();
-        rec.faults.on = self.sim.faults.is_some();
+        rec.faults.on = self.sim.faults.is_some() || !self.sim.spot.is_empty();
+        rec.faults.set_spot(&self.sim.spot, &self.cluster);
         while let Some(report) = sim.step() {
             for e in &report.events {
                 rec.observe(e);

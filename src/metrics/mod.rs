@@ -98,6 +98,7 @@ impl Recorder {
                 r.overhead_s += overhead_s;
                 r.overhead_gpu_s += overhead_s * f64::from(*gpus) * share;
                 r.train_s += (end - start - overhead_s).max(0.0);
+                self.faults.charge(*gpu_type, *gpus, (*start, *end), share);
                 self.busy_seconds[*gpu_type] += busy_s * f64::from(*gpus) * share;
             }
             SimEvent::Restarted { job, .. } => self.jobs[*job].restarts += 1,
@@ -114,13 +115,20 @@ impl Recorder {
                 time,
                 gpus,
                 lost_s,
+                spot,
                 ..
             } => {
                 let r = &mut self.jobs[*job];
-                r.interruptions += 1;
                 r.lost_s += lost_s;
-                r.lost_gpu_s += lost_s * f64::from(*gpus);
-                self.faults.interruptions.push((*time, *job));
+                if *spot {
+                    r.spot_preemptions += 1;
+                    r.preempted_gpu_s += lost_s * f64::from(*gpus);
+                    self.faults.spot_preemptions.push((*time, *job));
+                } else {
+                    r.interruptions += 1;
+                    r.lost_gpu_s += lost_s * f64::from(*gpus);
+                    self.faults.interruptions.push((*time, *job));
+                }
             }
             SimEvent::Checkpointed {
                 job, gpus, write_s, ..

@@ -44,7 +44,13 @@ pub struct JobRecord {
     /// Times a server failure stopped it.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub interruptions: u32,
-    /// Seconds of computation failures took back.
+    /// Times a spot instance it ran on was taken back.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub spot_preemptions: u32,
+    /// GPU-seconds of computation spot preemptions took back.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub preempted_gpu_s: f64,
+    /// Seconds of computation failures and spot preemptions took back.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub lost_s: f64,
     /// GPU-seconds of computation failures took back.

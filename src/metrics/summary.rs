@@ -174,18 +174,26 @@ impl Recorder {
             .map(|t| self.jobs.iter().map(|r| r.gpu_seconds[t]).sum())
             .collect();
         let gpu_hours = gpu_seconds_by_type.iter().sum::<f64>() / 3600.0;
-        let cost = if cluster.types.iter().any(|t| t.price_per_hour.is_some()) {
-            Some(
-                cluster
-                    .types
-                    .iter()
-                    .zip(&gpu_seconds_by_type)
-                    .map(|(t, s)| t.price_per_hour.unwrap_or(0.0) * s / 3600.0)
-                    .sum(),
-            )
-        } else {
-            None
+        // A spot type whose trace has prices is charged them; any other type its price.
+        let priced = |t: usize| self.faults.spot_priced.get(t).copied().flatten();
+        let cost_of = |t: usize| {
+            priced(t).unwrap_or_else(|| {
+                cluster.types[t].price_per_hour.unwrap_or(0.0) * gpu_seconds_by_type[t] / 3600.0
+            })
         };
+        let has_prices =
+            |t: usize| cluster.types[t].price_per_hour.is_some() || priced(t).is_some();
+        let types = 0..cluster.num_types();
+        let cost = types
+            .clone()
+            .any(has_prices)
+            .then(|| types.clone().map(cost_of).sum());
+        let spot = |t: &usize| self.faults.spot_types.get(*t).copied().unwrap_or(false);
+        let spot_cost = types
+            .clone()
+            .filter(spot)
+            .any(has_prices)
+            .then(|| types.clone().filter(spot).map(cost_of).sum());
         let rhos = self.rho_values(window, isolated_jct);
         let (max_rho, mean_rho, jain) = if rhos.is_empty() {
             (None, None, None)
@@ -220,6 +228,7 @@ impl Recorder {
             preemptions: measured.iter().map(|r| u64::from(r.preemptions)).sum(),
             gpu_hours,
             cost,
+            spot_cost,
             rounds: self.series.len() as u64,
             policy_failures: self.policy_failures,
             elastic: self.elastic_figures(&measured),
@@ -371,8 +380,12 @@ pub struct Summary {
     pub preemptions: u64,
     /// GPU-hours used.
     pub gpu_hours: f64,
-    /// Dollars, when the cluster has prices.
+    /// Dollars, when the cluster has prices (spot types at their trace's prices when it has
+    /// them).
     pub cost: Option<f64>,
+    /// Dollars of that on spot types (the rest is on-demand), when a spot type has prices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_cost: Option<f64>,
     /// Rounds simulated.
     pub rounds: u64,
     /// Times the policy failed and the previous decision was kept.

@@ -3,7 +3,7 @@
 //! model of elastic jobs and its fitting ([`goodput`]), interpolation over measured
 //! points ([`interp`]), what restarts and preemptions cost ([`restart`]), and when servers
 //! fail and what a failure takes back ([`failure`]), and spot capacity over time
-//! ([`spot`]).
+//! ([`spot`]), read or drawn from a process of Orrery's own ([`spot_process`]).
 
 pub mod cluster;
 pub mod failure;
@@ -12,3 +12,4 @@ pub mod interp;
 pub mod job;
 pub mod restart;
 pub mod spot;
+pub mod spot_process;

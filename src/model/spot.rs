@@ -184,6 +184,22 @@ impl CapacityTrace {
         (times, units)
     }
 
+    /// Dollars per instance from `a` to `b` (s) at the trace's prices (the last price after
+    /// its end), if it has prices.
+    pub fn cost_between(&self, a: f64, b: f64) -> Option<f64> {
+        let prices = self.prices.as_ref()?;
+        let mut total = 0.0;
+        let mut i = self.steps.partition_point(|s| s.0 <= a).saturating_sub(1);
+        let mut t = a;
+        while t < b && i < self.steps.len() {
+            let next = self.steps.get(i + 1).map_or(f64::INFINITY, |s| s.0).min(b);
+            total += prices.get(i).copied().unwrap_or(0.0) * (next - t).max(0.0);
+            t = next;
+            i += 1;
+        }
+        Some(total / 3600.0)
+    }
+
     /// Instance-hours available from the start to the trace's end.
     pub fn instance_hours(&self) -> f64 {
         let mut total = 0.0;
@@ -198,6 +214,20 @@ impl CapacityTrace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stretch_costs_the_prices_in_force() {
+        let t = CapacityTrace::skypilot(
+            r#"{"metadata": {"gap_seconds": 100}, "data": [1, 1, 0], "prices": [1.0, 2.0, 4.0]}"#,
+        )
+        .unwrap();
+        // 50 s at $1 and 50 s at $2 an hour; after the end, the last price.
+        assert!((t.cost_between(50.0, 150.0).unwrap() - 150.0 / 3600.0).abs() < 1e-12);
+        assert!((t.cost_between(250.0, 400.0).unwrap() - 600.0 / 3600.0).abs() < 1e-12);
+        assert_eq!(t.cost_between(10.0, 10.0), Some(0.0));
+        let no_prices = CapacityTrace::parcae("0,add,n1\n").unwrap();
+        assert_eq!(no_prices.cost_between(0.0, 10.0), None);
+    }
 
     #[test]
     fn a_skypilot_trace_is_a_step_function() {

@@ -201,8 +201,10 @@ pub enum SimEvent {
         /// The category of its cause (GPU, Network, Host, ...).
         category: String,
     },
-    /// A failure of one of its servers stopped a job: the work since its last checkpoint
-    /// is taken back and its policy restarts it.
+    /// A failure of one of its servers stopped a job, or a spot instance it ran on was
+    /// taken back: the work since its last checkpoint is taken back (after a warning long
+    /// enough to write a checkpoint, only the work of that write) and its policy restarts
+    /// it.
     Interrupted {
         /// The job.
         job: JobId,
@@ -214,6 +216,8 @@ pub enum SimEvent {
         lost_steps: f64,
         /// Seconds of computation taken back (per GPU).
         lost_s: f64,
+        /// A spot instance taken back (else a server failure).
+        spot: bool,
     },
     /// A job wrote checkpoints while it ran (blocking writes; runs with checkpoints).
     Checkpointed {

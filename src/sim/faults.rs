@@ -117,6 +117,42 @@ impl FaultState {
         self.ledgers[job].run(time_s, rate, work_left, interval, plan.write_s)
     }
 
+    /// The instances of spot type `ty` taken back by `trace` in `[from, to)`, each as a
+    /// failure of its server with cause [`SPOT_CAUSE`] at the time the count falls (the
+    /// highest instances go first, as placement leaves them out); `count` GPUs of the type.
+    pub fn spot_drops(
+        &self,
+        ty: usize,
+        count: u32,
+        trace: &crate::model::spot::CapacityTrace,
+        (from, to): (f64, f64),
+    ) -> Vec<Failure> {
+        let (first, per) = self.servers_of_type[ty];
+        let servers = count.div_ceil(per);
+        let mut out = Vec::new();
+        let i = trace.steps.partition_point(|s| s.0 <= from);
+        let mut held = trace.at(from).min(servers);
+        for &(time, n) in trace.steps[i..].iter().take_while(|s| s.0 < to) {
+            let n = n.min(servers);
+            out.extend((n..held).map(|k| Failure {
+                time,
+                server: first + k,
+                cause: SPOT_CAUSE,
+                back_at: time,
+            }));
+            held = n;
+        }
+        out
+    }
+
+    /// Job `job`'s spot instance is taken back after a warning of `warning_s` seconds
+    /// ([`Ledger::preempt`]): the work lost, the seconds of computation lost and the
+    /// seconds spent writing a checkpoint in the warning.
+    pub fn preempt(&mut self, job: JobId, warning_s: f64) -> (f64, f64, f64) {
+        let write_s = self.faults.checkpoint.write_s;
+        self.ledgers[job].preempt(warning_s, write_s)
+    }
+
     /// A failure hits job `job`: the work since its last checkpoint and the seconds that
     /// computed it are taken back (returned), and it starts again from that checkpoint.
     pub fn fail(&mut self, job: JobId) -> (f64, f64) {
@@ -124,6 +160,9 @@ impl FaultState {
         (self.ledgers[job].fail(), computed)
     }
 }
+
+/// The cause index of a spot instance taken back, among a round's failures.
+pub const SPOT_CAUSE: usize = usize::MAX;
 
 /// The first of `failures[from..]` (in time order) on one of `servers`, with its index.
 pub fn first_hit(

@@ -111,6 +111,16 @@ pub struct SimConfig {
     /// per instance). Read from the experiment's `spot` at resolution.
     #[serde(skip)]
     pub spot: Vec<(usize, std::sync::Arc<crate::model::spot::CapacityTrace>)>,
+    /// Seconds of warning before a spot instance is taken back.
+    #[serde(default = "default_spot_warning")]
+    pub spot_warning_s: f64,
+}
+
+/// AWS's two minutes of warning before a spot instance is taken back.
+pub const DEFAULT_SPOT_WARNING_S: f64 = 120.0;
+
+fn default_spot_warning() -> f64 {
+    DEFAULT_SPOT_WARNING_S
 }
 
 impl Default for SimConfig {
@@ -126,6 +136,7 @@ impl Default for SimConfig {
             faults: None,
             until: None,
             spot: Vec::new(),
+            spot_warning_s: DEFAULT_SPOT_WARNING_S,
         }
     }
 }

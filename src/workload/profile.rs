@@ -61,14 +61,17 @@ struct ProfileFile {
     job_types: BTreeMap<String, JobTypeProfile>,
 }
 
+/// The suffix of a GPU type of spot instances of a profiled model (`v100-spot`).
+pub const SPOT_SUFFIX: &str = "-spot";
+
 impl Profile {
-    /// Steps/s of `job_type` at `scale` GPUs of type `gpu`, if profiled.
+    /// Steps/s of `job_type` at `scale` GPUs of type `gpu`, if profiled. A type named
+    /// `<model>-spot` (spot instances of a model, beside its on-demand ones) runs at
+    /// `<model>`'s speeds unless the profile names it.
     pub fn throughput(&self, job_type: &str, scale: u32, gpu: &str) -> Option<f64> {
-        self.job_types
-            .get(job_type)?
-            .throughputs
-            .get(&scale)?
-            .get(gpu)
+        let on = self.job_types.get(job_type)?.throughputs.get(&scale)?;
+        on.get(gpu)
+            .or_else(|| gpu.strip_suffix(SPOT_SUFFIX).and_then(|m| on.get(m)))
             .copied()
     }
 

@@ -60,6 +60,7 @@ pub fn default_experiment() -> Experiment {
         faults: None,
         until_s: None,
         spot: Default::default(),
+        spot_warning_s: None,
     }
 }
 
@@ -339,6 +340,13 @@ pub const SCENARIOS: &[Scenario] = &[
         load: None,
         build: failures_experiment,
     },
+    Scenario {
+        name: "spot",
+        description: "On-demand and spot GPUs: the default trace on 16 on-demand V100s ($3.06/GPU-h) and 32 spot ones ($0.918) whose 8 instances come and go (held 6 h, away 2 h on average), checkpoints every 30 minutes, a two-minute warning; cost on-demand and spot",
+        claim: None,
+        load: None,
+        build: spot_experiment,
+    },
 ];
 
 /// Sia's setting on an unreliable cluster: every server fails about once every 6 hours (4
@@ -366,6 +374,53 @@ pub fn failures_experiment() -> Experiment {
             },
         }),
         ..sia_experiment()
+    }
+}
+
+/// The spot capacity of the `spot` scenario: 8 instances of 4 V100s, each held 6 hours
+/// on average and away 2 hours, over 30 days (seed 1).
+pub const SPOT_PROCESS: crate::model::spot_process::SpotProcess =
+    crate::model::spot_process::SpotProcess {
+        instances: 8,
+        mean_held_s: 6.0 * 3600.0,
+        mean_away_s: 2.0 * 3600.0,
+        length_s: 30.0 * 86_400.0,
+    };
+
+/// On-demand and spot V100s: 16 on-demand V100s at AWS's $3.06 per GPU-hour and 32 spot
+/// ones (8 instances of 4) at SkyPilot's traced $0.918 whose instances come and go as
+/// [`SPOT_PROCESS`] draws them; the default trace's jobs checkpoint every 30 minutes with
+/// 30-second writes and get AWS's two-minute warning.
+pub fn spot_experiment() -> Experiment {
+    use crate::model::failure::checkpoint::{CheckpointPlan, Interval};
+    use crate::model::failure::{FailureModel, Faults};
+    Experiment {
+        cluster: "v100:16/4@3.06,v100-spot:32/4@0.918".into(),
+        policies: [
+            "fifo",
+            "las",
+            "tiresias",
+            "max_min_fairness_perf",
+            "finish_time_fairness_perf",
+        ]
+        .map(String::from)
+        .to_vec(),
+        faults: Some(Faults {
+            failures: FailureModel::with_rate(0.0),
+            checkpoint: CheckpointPlan {
+                interval: Interval::Every(1800.0),
+                write_s: 30.0,
+            },
+        }),
+        spot: [(
+            "v100-spot".to_string(),
+            super::SpotSource {
+                name: "spot-v100-8x4.csv".into(),
+                text: SPOT_PROCESS.csv(1),
+            },
+        )]
+        .into(),
+        ..default_experiment()
     }
 }
 

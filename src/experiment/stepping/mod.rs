@@ -33,7 +33,8 @@ impl StepRun {
         let sim = r.stepper(policy_spec)?;
         let mut rec = Recorder::new(&r.trace.jobs, r.cluster.num_types());
         rec.preemption.enabled = r.sim.restart.checkpoint.is_some();
-        rec.faults.on = r.sim.faults.is_some();
+        rec.faults.on = r.sim.faults.is_some() || !r.sim.spot.is_empty();
+        rec.faults.set_spot(&r.sim.spot, &r.cluster);
         Ok(StepRun {
             resolved: r,
             sim,

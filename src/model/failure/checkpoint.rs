@@ -186,6 +186,25 @@ impl Ledger {
         out
     }
 
+    /// The job's instance is taken back after a warning of `warning_s` seconds: a warning
+    /// at least as long as a write (`write_s`) lets it write a checkpoint in its last
+    /// `write_s` seconds, so only their work is lost; a shorter one is a failure. The work
+    /// lost, the seconds of computation lost, and the seconds spent writing.
+    pub fn preempt(&mut self, warning_s: f64, write_s: f64) -> (f64, f64, f64) {
+        if warning_s < write_s {
+            let lost_s = self.computed_s;
+            return (self.fail(), lost_s, 0.0);
+        }
+        let written = write_s.min(self.computed_s).max(0.0);
+        let lost = if self.computed_s > 0.0 {
+            self.work_since * written / self.computed_s
+        } else {
+            0.0
+        };
+        *self = Ledger::default();
+        (lost, 0.0, written)
+    }
+
     /// A failure: the work since the last written checkpoint is lost (returned) and the job
     /// starts again from that checkpoint.
     pub fn fail(&mut self) -> f64 {

@@ -164,6 +164,7 @@ impl ElasticSimulator {
             gpus: st.replicas(),
             lost_steps: lost,
             lost_s,
+            spot: false,
         });
         events.push(SimEvent::Restarted { job: id, time });
         self.update_local_bsz(id);

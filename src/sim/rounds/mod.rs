@@ -172,6 +172,8 @@ struct RoundScratch {
     deferred: Vec<Pick>,
     /// Whether each active job (by position) runs.
     runs: Vec<bool>,
+    /// Jobs whose spot instance was taken back at the round's start.
+    spot_lost: Vec<JobId>,
 }
 
 impl Simulator {
@@ -252,9 +254,15 @@ impl Simulator {
                 reason: "Gavel-compatible mode has no failures or checkpoints".into(),
             });
         }
+        // Spot capacity without failure settings: no failures, the default checkpoints.
+        let spot_only = (!cfg.spot.is_empty()).then(|| crate::model::failure::Faults {
+            failures: crate::model::failure::FailureModel::with_rate(0.0),
+            checkpoint: Default::default(),
+        });
         let faults = cfg
             .faults
             .as_ref()
+            .or(spot_only.as_ref())
             .map(|f| FaultState::new(f, &cluster, m, cfg.seed));
         let traits = policy.traits();
         let colocation = if traits.packing {
@@ -614,6 +622,9 @@ impl Simulator {
                     .is_some_and(|p| p.gpu_type == *t && p.gpus.iter().any(|&g| g >= held));
                 if lost {
                     st.last_placement = None;
+                    if st.ran_last_round {
+                        self.scratch.spot_lost.push(j);
+                    }
                 }
             }
         }

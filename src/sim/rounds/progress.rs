@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::model::failure::schedule::Failure;
-use crate::sim::faults::first_hit;
+use crate::sim::faults::{first_hit, SPOT_CAUSE};
 
 /// A slice's work under failures: steps (net of the work failures took back, so possibly
 /// negative), finish time, restart overhead paid, checkpoint writes, restart delay left,
@@ -52,7 +52,18 @@ impl Simulator {
         let failures = match self.faults.as_mut() {
             Some(f) => {
                 let mut events = Vec::new();
-                let failures = f.failures_until(start + self.cfg.round_len, &mut events);
+                let end = start + self.cfg.round_len;
+                let mut failures = f.failures_until(end, &mut events);
+                // Spot instances taken back inside the round are failures of their servers
+                // that stop the jobs on them.
+                let before = failures.len();
+                for (t, trace) in &self.cfg.spot {
+                    let count = self.cluster.types[*t].count;
+                    failures.extend(f.spot_drops(*t, count, trace, (start, end)));
+                }
+                if failures.len() > before {
+                    crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
+                }
                 for e in events {
                     self.emit(report, e);
                 }
@@ -60,6 +71,7 @@ impl Simulator {
             }
             None => Vec::new(),
         };
+        self.spot_taken_back(start, report);
         let work = |sim: &mut Self,
                     report: &mut RoundReport,
                     j: JobId,
@@ -243,6 +255,28 @@ impl Simulator {
             left_work -= stretch.work;
             let finished = left_work <= remaining * 1e-9;
             match hit {
+                Some((_, f)) if f.cause == SPOT_CAUSE && !(finished && fin <= f.time) => {
+                    // Its spot instance is taken back: it stops there.
+                    let warning = self.cfg.spot_warning_s;
+                    let (lost, lost_s, written) = faults.preempt(j, warning);
+                    out.steps -= lost;
+                    out.writing += written;
+                    self.emit(
+                        report,
+                        SimEvent::Interrupted {
+                            job: j,
+                            time: f.time,
+                            gpus,
+                            lost_steps: lost,
+                            lost_s,
+                            spot: true,
+                        },
+                    );
+                    out.fin = f.time;
+                    out.stopped = true;
+                    out.left = 0.0;
+                    break;
+                }
                 Some((i, f)) if !(finished && fin <= f.time) => {
                     let (lost, lost_s) = faults.fail(j);
                     out.steps -= lost;
@@ -255,6 +289,7 @@ impl Simulator {
                             gpus,
                             lost_steps: lost,
                             lost_s,
+                            spot: false,
                         },
                     );
                     out.fin = f.time;
@@ -295,6 +330,46 @@ impl Simulator {
             );
         }
         out
+    }
+
+    /// The jobs whose spot instance was taken back when the round starts at `start` (their
+    /// GPUs are left out of its placement): each loses what a preemption after the
+    /// experiment's warning takes ([`crate::sim::faults::FaultState::preempt`]), reported.
+    fn spot_taken_back(&mut self, start: f64, report: &mut RoundReport) {
+        let lost_jobs = std::mem::take(&mut self.scratch.spot_lost);
+        for &j in &lost_jobs {
+            let Some(faults) = self.faults.as_mut() else {
+                break;
+            };
+            let (lost, lost_s, written) = faults.preempt(j, self.cfg.spot_warning_s);
+            let gpus = self.specs[j].scale_factor;
+            let st = &mut self.states[j];
+            st.steps_done = (st.steps_done - lost).max(0.0);
+            self.emit(
+                report,
+                SimEvent::Interrupted {
+                    job: j,
+                    time: start,
+                    gpus,
+                    lost_steps: lost,
+                    lost_s,
+                    spot: true,
+                },
+            );
+            if written > 0.0 {
+                self.emit(
+                    report,
+                    SimEvent::Checkpointed {
+                        job: j,
+                        time: start,
+                        gpus,
+                        write_s: written,
+                    },
+                );
+            }
+        }
+        self.scratch.spot_lost = lost_jobs;
+        self.scratch.spot_lost.clear();
     }
 
     /// The preemptions of the round (jobs that ran last round, unfinished, not running now),
