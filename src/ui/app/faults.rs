@@ -12,12 +12,13 @@ use crate::model::failure::{llama3_causes, FailureModel, Faults, LLAMA3_RATE};
 use crate::model::spot::CapacityTrace;
 
 /// The panel's fields: (message key, id of the input, name for people).
-pub const FIELDS: [(&str, &str, &str); 5] = [
+pub const FIELDS: [(&str, &str, &str); 6] = [
     ("rate", "fault-rate", "failure rate"),
     ("repair", "fault-repair", "repair time"),
     ("checkpoint", "fault-checkpoint", "checkpoint interval"),
     ("write", "fault-write", "checkpoint write time"),
     ("until", "fault-until", "stop time"),
+    ("warning", "spot-warning", "spot warning"),
 ];
 
 /// The id of a field's input (its message is `<id>-error`).
@@ -70,6 +71,17 @@ pub fn with_field(exp: &Experiment, field: &str, typed: &str) -> Result<Experime
             match parse_duration(t) {
                 Some(s) if s > 0.0 => Some(s),
                 _ => return Err(format!("'{typed}' is refused: the stop time is a positive number of seconds (or of min, h, d: 54d), or empty to run to the end.")),
+            }
+        };
+        return Ok(e);
+    }
+    if field == "warning" {
+        e.spot_warning_s = if t.is_empty() {
+            None
+        } else {
+            match parse_duration(t) {
+                Some(s) if (0.0..=86_400.0).contains(&s) => Some(s),
+                _ => return Err(format!("'{typed}' is refused: the spot warning is a number of seconds from 0 to 86,400 (or of min, h), or empty for AWS's 120 s.")),
             }
         };
         return Ok(e);
@@ -170,7 +182,7 @@ impl App {
                 if self.errors.faults.is_none() {
                     self.errors
                         .fields
-                        .retain(|f| !FIELDS.iter().any(|x| x.1 == f.id && x.0 != "until"));
+                        .retain(|f| !FIELDS.iter().take(4).any(|x| x.1 == f.id));
                 }
             }
             FaultsMsg::Cause(i, v) => {

@@ -260,6 +260,7 @@ pub fn FaultsSettings(props: &Props) -> Html {
             <fieldset id="spot">
                 <legend>{ "Spot capacity" }</legend>
                 <p class="hint">{ "A GPU type whose capacity follows a trace: GPUs of instances the trace does not hold are not placed, jobs on them are preempted and restart elsewhere, and an idle cluster waits for capacity to come back." }</p>
+                { field("warning", "spot-warning", "spot warning (s)", exp.spot_warning_s.map(|w| w.to_string()).unwrap_or_default(), "120", "Seconds of warning before the cloud takes a spot instance back (AWS: 120): a job whose checkpoint write fits in it loses only that write's work, else its work since its last checkpoint") }
                 { for cluster.iter().flat_map(|c| c.types.iter()).map(|t| spot_row(&t.name, t.per_server.max(1), exp.spot.get(&t.name), spot_error(&t.name), on_edit)) }
             </fieldset>
             if let Some(e) = &props.error { <p class="error" id="faults-error">{ e }</p> }
