@@ -69,6 +69,8 @@ pub fn FaultResults(props: &Props) -> Html {
     let faults = runs.iter().any(|r| r.summary.faults.is_some());
     let spot = spot_shown(results, props.spot_type.as_ref());
     let described = results.exp.faults_description();
+    let spotted = runs.iter().any(|r| spot_figures(r).is_some());
+    let split = runs.iter().any(|r| r.summary.spot_cost.is_some());
     html! {
         <section class="panel wide" id="fault-results">
             <h2>{ "Failures and spot capacity" }</h2>
@@ -84,9 +86,14 @@ pub fn FaultResults(props: &Props) -> Html {
                         <th title="GPU-hours of work failures took back (each job's work since its last checkpoint)">{ "rolled back (GPU-h)" }</th>
                         <th title="GPU-hours held while jobs started again (every start and restart)">{ "restarting (GPU-h)" }</th>
                         <th title="GPU-hours of blocking checkpoint writes">{ "checkpoints (GPU-h)" }</th>
+                        if spotted {
+                            <th title="Jobs stopped as the cloud took their spot instance back, and the GPU-hours of work that took back">{ "spot preemptions" }</th>
+                            <th title="GPU-hours of work spot preemptions took back (the warning's write lost, or the work since the last checkpoint)">{ "preempted (GPU-h)" }</th>
+                        }
+                        if split { <th title="Dollars on on-demand types and on spot types (at their trace's prices when it has them)">{ "cost on-demand / spot" }</th> }
                     </tr></thead>
                     <tbody>
-                    { for runs.iter().enumerate().map(|(i, r)| row(i, r)) }
+                    { for runs.iter().enumerate().map(|(i, r)| row(i, r, spotted, split)) }
                     </tbody>
                 </table>
                 </div>
@@ -120,8 +127,23 @@ fn by_cause(f: &FaultFigures) -> String {
         .join(" · ")
 }
 
+/// A run's spot preemptions and GPU-hours they took back, when it had any (as the CLI's
+/// table shows them).
+fn spot_figures(r: &PolicyResult) -> Option<(u64, f64)> {
+    let f = r.summary.faults.as_ref()?;
+    (f.spot_preemptions > 0 || f.lost_gpu_hours.preempted > 0.0)
+        .then_some((f.spot_preemptions, f.lost_gpu_hours.preempted))
+}
+
+/// A run's cost on on-demand and on spot types, as the CLI's table gives it.
+fn cost_split(r: &PolicyResult) -> Option<String> {
+    let s = &r.summary;
+    let (c, spot) = (s.cost?, s.spot_cost?);
+    Some(format!("${:.2} / ${spot:.2}", c - spot))
+}
+
 /// One policy's row of the failures' table, its figures also in `data-` attributes.
-fn row(i: usize, r: &PolicyResult) -> Html {
+fn row(i: usize, r: &PolicyResult, spotted: bool, split: bool) -> Html {
     let s = &r.summary;
     let Some(f) = &s.faults else {
         return html! {
@@ -131,7 +153,8 @@ fn row(i: usize, r: &PolicyResult) -> Html {
     let lost = &f.lost_gpu_hours;
     html! {
         <tr data-policy={s.policy.clone()} data-server-failures={f.server_failures.to_string()} data-interruptions={f.interruptions.to_string()}
-            data-ettr={f.ettr.map(|e| e.to_string()).unwrap_or_default()} data-charted={r.faults.as_ref().map_or(0, |l| l.interruptions.len()).to_string()}>
+            data-ettr={f.ettr.map(|e| e.to_string()).unwrap_or_default()} data-charted={r.faults.as_ref().map_or(0, |l| l.interruptions.len()).to_string()}
+            data-spot-preemptions={f.spot_preemptions.to_string()} data-lost-preempted={lost.preempted.to_string()}>
             <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
             <td>{ f.server_failures }</td>
             <td class="categories">{ by_cause(f) }</td>
@@ -140,6 +163,11 @@ fn row(i: usize, r: &PolicyResult) -> Html {
             <td>{ format!("{:.1}", lost.rolled_back) }</td>
             <td>{ format!("{:.1}", lost.restarts) }</td>
             <td>{ format!("{:.1}", lost.checkpoints) }</td>
+            if spotted {
+                <td class="spot-preemptions">{ spot_figures(r).map_or_else(|| "—".to_string(), |(n, _)| n.to_string()) }</td>
+                <td class="spot-preempted">{ spot_figures(r).map_or_else(|| "—".to_string(), |(_, h)| format!("{h:.1}")) }</td>
+            }
+            if split { <td class="cost-split">{ cost_split(r).unwrap_or_else(|| "—".to_string()) }</td> }
         </tr>
     }
 }

@@ -197,6 +197,8 @@ fn row(i: usize, r: &PolicyResult, keys: &[&str], pct: &dyn Fn(Option<f64>) -> S
             data-ettr={fault_num(&|f| f.ettr.map(|e| e.to_string()).unwrap_or_default())}
             data-lost-rolled-back={fault_num(&|f| f.lost_gpu_hours.rolled_back.to_string())} data-lost-restarts={fault_num(&|f| f.lost_gpu_hours.restarts.to_string())}
             data-lost-checkpoints={fault_num(&|f| f.lost_gpu_hours.checkpoints.to_string())}
+            data-spot-preemptions={fault_num(&|f| f.spot_preemptions.to_string())} data-lost-preempted={fault_num(&|f| f.lost_gpu_hours.preempted.to_string())}
+            data-cost={s.cost.map(|c| c.to_string()).unwrap_or_default()} data-spot-cost={s.spot_cost.map(|c| c.to_string()).unwrap_or_default()}
             data-failures-by-category={fault_num(&|f| serde_json::to_string(&f.failures_by_category).unwrap_or_default())}>
             <td><span class="swatch" style={format!("background:{}", charts::css_color(i))}></span>{ &s.policy }</td>
             <td>{ s.num_jobs } if s.unfinished > 0 { <span class="hint">{ format!(" +{} unfinished", s.unfinished) }</span> }</td>
