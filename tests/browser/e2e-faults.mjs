@@ -11,8 +11,9 @@
 // servers that failed and those away for repair, and the jobs rolled back; the llama3
 // scenario shows its failures as the CLI does; an experiment with failures sweeps the
 // checkpoint interval as `orrery sweep --checkpoint-intervals` does, with Young's and Daly's
-// intervals marked; and the panel and the results' failures lay out without overflow on a
-// phone and on a desktop.
+// intervals marked; the spot scenario with a 10 s warning gives the CLI's spot preemptions,
+// GPU-hours preempted and cost on-demand / spot, its link carrying the warning; and the
+// panel and the results' failures lay out without overflow on a phone and on a desktop.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -384,6 +385,63 @@ await run(async (browser) => {
     same(got, cli(['compare', '--preset', 'llama3', '--format', 'json']).map(fromJson), 'orrery compare --preset llama3');
     assert(Number(await p.inputValue('#fault-until')) === 54 * 86400, await p.inputValue('#fault-until'));
     console.log(`     llama3: ${got[0].failures} failures, ${got[0].interruptions} interruptions, ETTR ${got[0].ettr.toFixed(4)}`);
+    await p.context().close();
+  });
+
+  await test('the spot scenario with a 10 s warning goes into the link and gives orrery compare --link\'s figures, spot preemptions, GPU-hours preempted and cost on-demand / spot', async () => {
+    const p = await newPage();
+    await p.goto(`${BASE}#preset=spot`);
+    await summary(p, 5, 600000, 'fifo');
+    assert((await p.inputValue('#spot-warning')) === '', await p.inputValue('#spot-warning'));
+    // A refused warning says why next to the field and keeps the experiment.
+    await setField(p, '#spot-warning', '90000');
+    await p.waitForSelector('#spot-warning-error');
+    assert((await p.textContent('#spot-warning-error')).includes('0 to 86,400'), await p.textContent('#spot-warning-error'));
+    assert(linkExperiment(await copyLink(p)).spot_warning_s === undefined, 'a refused warning went into the link');
+    await setField(p, '#spot-warning', '10');
+    await p.waitForFunction(() => !document.querySelector('#spot-warning-error'));
+    await p.waitForSelector('#results[data-stale="true"]');
+    await compare(p, 600000);
+    let link = await copyLink(p);
+    for (let i = 0; i < 50 && linkExperiment(link).spot_warning_s !== 10; i += 1) {
+      await p.waitForTimeout(100);
+      link = p.url();
+    }
+    assert(linkExperiment(link).spot_warning_s === 10, JSON.stringify(linkExperiment(link).spot_warning_s));
+    const json = cli(['compare', '--link', link, '--format', 'json']);
+    same(await rows(p), json.map(fromJson), 'orrery compare --link');
+    const spotRows = await p.$$eval('#summary tbody tr', (trs) => trs.map((r) => ({
+      policy: r.getAttribute('data-policy'),
+      spotPreemptions: Number(r.getAttribute('data-spot-preemptions')),
+      preempted: Number(r.getAttribute('data-lost-preempted')),
+      cost: Number(r.getAttribute('data-cost')),
+      spotCost: Number(r.getAttribute('data-spot-cost')),
+    })));
+    const nativeSpot = json.map((s) => ({
+      policy: s.policy,
+      spotPreemptions: s.faults.spot_preemptions ?? 0,
+      preempted: s.faults.lost_gpu_hours.preempted ?? 0,
+      cost: s.cost,
+      spotCost: s.spot_cost,
+    }));
+    same(spotRows, nativeSpot, 'orrery compare --link (spot)');
+    assert(spotRows.some((r) => r.spotPreemptions > 0 && r.preempted > 0) && spotRows.every((r) => r.spotCost > 0 && r.cost > r.spotCost), JSON.stringify(spotRows));
+    // The failures' table shows them as orrery run's table does.
+    const text = (policy) => execFileSync(ORRERY, ['run', '--link', link, '--policy', policy], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    const cells = await p.$$eval('#fault-table tbody tr', (trs) => trs.map((r) => ({
+      preemptions: r.querySelector('.spot-preemptions')?.textContent,
+      preempted: r.querySelector('.spot-preempted')?.textContent,
+      cost: r.querySelector('.cost-split')?.textContent,
+    })));
+    assert(cells.length === nativeSpot.length, JSON.stringify(cells));
+    cells.forEach((c, i) => {
+      const n = nativeSpot[i];
+      const t = text(n.policy);
+      const kv = (k) => t.split('\n').find((l) => l.startsWith(`${k}  `))?.slice(k.length).trim();
+      assert(c.cost && kv('cost on-demand / spot') === c.cost, `${n.policy}: cost ${c.cost} is not orrery run's ${kv('cost on-demand / spot')}`);
+      if (n.spotPreemptions > 0) assert(kv('spot preemptions') === `${c.preemptions} (${c.preempted} GPU-hours rolled back)`, `${n.policy}: ${JSON.stringify(c)} is not orrery run's ${kv('spot preemptions')}`);
+    });
+    console.log(`     warning 10 s: ${spotRows.map((r) => `${r.policy} ${r.spotPreemptions} preemptions, ${r.preempted.toFixed(1)} GPU-h, ${cells[spotRows.indexOf(r)].cost}`).join('; ')}`);
     await p.context().close();
   });
 
