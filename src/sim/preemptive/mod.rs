@@ -12,16 +12,18 @@
 //!
 //! The mechanism charges these costs to every policy, whether it models them or not:
 //! checkpoint and reload times are drawn around the model's values with the experiment's
-//! noise. A job's first start costs nothing. Under a restart model of delays instead
-//! (a delay: none, fixed or per type) a suspension frees the GPUs at once and
-//! every start, the first included, costs the job's delay, as in the other mechanisms. Jobs take any GPUs of a type (servers are not
-//! modelled). On a cluster of several GPU types each type is a pool: a job runs on one type
-//! at a time, at that type's throughput; a job started without a reservation goes to the
-//! fastest type for it with enough free GPUs ([`fit_type`]), and a job suspended for runs
-//! on its victims' type. A job may resume on another type than it ran on (its checkpoint
-//! moves with it).
+//! noise. A job's first start costs nothing. Under a restart model of delays instead (a
+//! delay: none, fixed or per type) a suspension frees the GPUs at once and every start,
+//! the first included, costs the job's delay, as in the other mechanisms. Jobs take any
+//! GPUs of a type: the mechanism decides with counts, and a job that starts holds the
+//! lowest free GPU indices of its type (`gpus.rs`), which say which servers it runs on. On
+//! a cluster of several GPU types each type is a pool: a job runs on one type at a time, at
+//! that type's throughput; a job started without a reservation goes to the fastest type for
+//! it with enough free GPUs ([`fit_type`]), and a job suspended for runs on its victims'
+//! type. A job may resume on another type than it ran on (its checkpoint moves with it).
 
 pub mod contract;
+mod gpus;
 pub mod stepper;
 mod suspension;
 
@@ -101,6 +103,8 @@ pub struct PreemptJob {
     seg_overhead: f64,
     save_actual: f64,
     since: f64,
+    /// While it holds GPUs: their indices within its type.
+    ids: Vec<std::ops::Range<u32>>,
 }
 
 impl PreemptJob {
@@ -115,6 +119,12 @@ impl PreemptJob {
     /// Steps left.
     pub fn remaining_steps(&self) -> f64 {
         (self.total - self.progress).max(0.0)
+    }
+
+    /// While it holds GPUs: their indices within its type, as ranges (the lowest free ones
+    /// when it started).
+    pub fn gpu_ids(&self) -> &[std::ops::Range<u32>] {
+        &self.ids
     }
 }
 
@@ -153,6 +163,8 @@ pub struct PreemptiveSimulator {
     total: Vec<u32>,
     /// Free GPUs of each type.
     free: Vec<u32>,
+    /// Which GPUs the jobs holding some hold.
+    gpu_ids: gpus::GpuIds,
     order: Vec<JobId>,
     next_arrival: usize,
     /// Jobs that have arrived and are not done, by id.
@@ -282,6 +294,7 @@ impl PreemptiveSimulator {
                 seg_overhead: 0.0,
                 save_actual: 0.0,
                 since: 0.0,
+                ids: Vec::new(),
             });
         }
         let order = super::arrival_order(&specs);
@@ -294,6 +307,7 @@ impl PreemptiveSimulator {
             policy,
             total_gpus: total.iter().sum(),
             free: total.clone(),
+            gpu_ids: gpus::GpuIds::new(&total),
             total,
             order,
             next_arrival: 0,
@@ -397,6 +411,8 @@ impl PreemptiveSimulator {
             shared_with: None,
         });
         let gpus = j.gpus;
+        let ids = std::mem::take(&mut j.ids);
+        self.gpu_ids.give_back(ty, &ids);
         match j.suspended_for.take() {
             Some(w) => {
                 let k = &mut self.jobs[w];
@@ -443,7 +459,9 @@ impl PreemptiveSimulator {
         } else {
             0.0
         };
+        let ids = self.gpu_ids.take(ty, self.jobs[id].gpus, id);
         let j = &mut self.jobs[id];
+        j.ids = ids;
         j.reserved = 0;
         j.reserved_type = None;
         j.gpu_type = ty;
