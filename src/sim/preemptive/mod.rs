@@ -397,19 +397,9 @@ impl PreemptiveSimulator {
     /// End a holding segment: the `Ran` event and the GPUs back (to the job they are kept
     /// for, if any).
     fn release(&mut self, id: JobId, t: f64, events: &mut Vec<SimEvent>) {
+        events.push(self.ran(id, t));
         let j = &mut self.jobs[id];
         let ty = j.gpu_type;
-        events.push(SimEvent::Ran {
-            job: id,
-            gpu_type: ty,
-            gpus: j.gpus,
-            start: j.seg_start,
-            end: t,
-            busy_s: t - j.seg_start,
-            steps: j.seg_steps,
-            overhead_s: j.seg_overhead,
-            shared_with: None,
-        });
         let gpus = j.gpus;
         let ids = std::mem::take(&mut j.ids);
         self.gpu_ids.give_back(ty, &ids);
@@ -425,6 +415,124 @@ impl PreemptiveSimulator {
                 }
             }
             None => self.free[ty] += gpus,
+        }
+    }
+
+    /// Arrivals at `t` are admitted, jobs whose victims are all done start, and the policy
+    /// decides; jobs it leaves waiting on an idle cluster with nothing to arrive are dropped.
+    fn admit_and_decide(&mut self, t: f64, events: &mut Vec<SimEvent>) {
+        // Arrivals.
+        while let Some(&id) = self.order.get(self.next_arrival) {
+            if self.specs[id].arrival > t {
+                break;
+            }
+            self.next_arrival += 1;
+            if let Err(pos) = self.live.binary_search(&id) {
+                self.live.insert(pos, id);
+                self.live_by_arrival.push(id);
+            }
+            self.jobs[id].phase = Phase::Waiting;
+            self.jobs[id].waiting_since = self.specs[id].arrival;
+            events.push(SimEvent::Admitted {
+                job: id,
+                time: self.specs[id].arrival,
+            });
+        }
+        // Jobs whose victims are all done start on the GPUs kept for them.
+        for i in 0..self.live.len() {
+            let id = self.live[i];
+            let j = &self.jobs[id];
+            if j.phase == Phase::Waiting
+                && j.victims_pending == 0
+                && j.reserved > 0
+                && !self.start(id, t, events)
+            {
+                self.cancel_reservation(id);
+            }
+        }
+
+        // The policy.
+        let plan = {
+            let view = PreemptView {
+                now: t,
+                total_gpus: self.total_gpus,
+                free_gpus: self.free.iter().sum(),
+                total_by_type: &self.total,
+                free_by_type: &self.free,
+                jobs: &self.jobs,
+                specs: &self.specs,
+                waiting: self
+                    .live_by_arrival
+                    .iter()
+                    .copied()
+                    .filter(|&j| self.jobs[j].phase == Phase::Waiting)
+                    .collect(),
+                running: self
+                    .live
+                    .iter()
+                    .copied()
+                    .filter(|&j| self.jobs[j].phase == Phase::Running)
+                    .collect(),
+                live: &self.live,
+                model: &self.model,
+                profile: &self.profile,
+            };
+            self.policy.decide(&view, &mut self.policy_rng)
+        };
+        for (job, duration_s) in plan.predictions {
+            if job < self.jobs.len() && duration_s.is_finite() {
+                events.push(SimEvent::Predicted {
+                    job,
+                    time: t,
+                    duration_s,
+                });
+            }
+        }
+        for id in plan.start {
+            if id < self.jobs.len() && self.jobs[id].victims_pending == 0 {
+                self.start(id, t, events);
+            }
+        }
+        for s in plan.suspend {
+            self.suspend(s, t, events);
+        }
+
+        // Nothing holds GPUs, nothing will arrive, yet jobs wait: the policy will not run
+        // them; give up on them rather than loop.
+        if self.live.iter().all(|&j| !self.jobs[j].holds_gpus())
+            && self.next_arrival >= self.order.len()
+            && self
+                .live
+                .iter()
+                .any(|&j| self.jobs[j].phase == Phase::Waiting)
+        {
+            for i in 0..self.live.len() {
+                let id = self.live[i];
+                if self.jobs[id].phase == Phase::Waiting {
+                    self.jobs[id].phase = Phase::Done;
+                    events.push(SimEvent::Dropped {
+                        job: id,
+                        time: t,
+                        reason: "the policy left it waiting on an idle cluster".into(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// The `Ran` event of job `id`'s holding segment, ended at `t`.
+    fn ran(&self, id: JobId, t: f64) -> SimEvent {
+        let j = &self.jobs[id];
+        SimEvent::Ran {
+            job: id,
+            gpu_type: j.gpu_type,
+            gpus: j.gpus,
+            start: j.seg_start,
+            end: t,
+            busy_s: t - j.seg_start,
+            steps: j.seg_steps,
+            overhead_s: j.seg_overhead,
+            shared_with: None,
         }
     }
 
@@ -564,103 +672,7 @@ impl PreemptiveSimulator {
                 _ => {}
             }
         }
-        // Arrivals.
-        while let Some(&id) = self.order.get(self.next_arrival) {
-            if self.specs[id].arrival > t {
-                break;
-            }
-            self.next_arrival += 1;
-            if let Err(pos) = self.live.binary_search(&id) {
-                self.live.insert(pos, id);
-                self.live_by_arrival.push(id);
-            }
-            self.jobs[id].phase = Phase::Waiting;
-            self.jobs[id].waiting_since = self.specs[id].arrival;
-            events.push(SimEvent::Admitted {
-                job: id,
-                time: self.specs[id].arrival,
-            });
-        }
-        // Jobs whose victims are all done start on the GPUs kept for them.
-        for i in 0..self.live.len() {
-            let id = self.live[i];
-            let j = &self.jobs[id];
-            if j.phase == Phase::Waiting
-                && j.victims_pending == 0
-                && j.reserved > 0
-                && !self.start(id, t, &mut events)
-            {
-                self.cancel_reservation(id);
-            }
-        }
-
-        // The policy.
-        let plan = {
-            let view = PreemptView {
-                now: t,
-                total_gpus: self.total_gpus,
-                free_gpus: self.free.iter().sum(),
-                total_by_type: &self.total,
-                free_by_type: &self.free,
-                jobs: &self.jobs,
-                specs: &self.specs,
-                waiting: self
-                    .live_by_arrival
-                    .iter()
-                    .copied()
-                    .filter(|&j| self.jobs[j].phase == Phase::Waiting)
-                    .collect(),
-                running: self
-                    .live
-                    .iter()
-                    .copied()
-                    .filter(|&j| self.jobs[j].phase == Phase::Running)
-                    .collect(),
-                live: &self.live,
-                model: &self.model,
-                profile: &self.profile,
-            };
-            self.policy.decide(&view, &mut self.policy_rng)
-        };
-        for (job, duration_s) in plan.predictions {
-            if job < self.jobs.len() && duration_s.is_finite() {
-                events.push(SimEvent::Predicted {
-                    job,
-                    time: t,
-                    duration_s,
-                });
-            }
-        }
-        for id in plan.start {
-            if id < self.jobs.len() && self.jobs[id].victims_pending == 0 {
-                self.start(id, t, &mut events);
-            }
-        }
-        for s in plan.suspend {
-            self.suspend(s, t, &mut events);
-        }
-
-        // Nothing holds GPUs, nothing will arrive, yet jobs wait: the policy will not run
-        // them; give up on them rather than loop.
-        if self.live.iter().all(|&j| !self.jobs[j].holds_gpus())
-            && self.next_arrival >= self.order.len()
-            && self
-                .live
-                .iter()
-                .any(|&j| self.jobs[j].phase == Phase::Waiting)
-        {
-            for i in 0..self.live.len() {
-                let id = self.live[i];
-                if self.jobs[id].phase == Phase::Waiting {
-                    self.jobs[id].phase = Phase::Done;
-                    events.push(SimEvent::Dropped {
-                        job: id,
-                        time: t,
-                        reason: "the policy left it waiting on an idle cluster".into(),
-                    });
-                }
-            }
-        }
+        self.admit_and_decide(t, &mut events);
         if self.live.iter().any(|&j| self.jobs[j].phase == Phase::Done) {
             self.live.retain(|&j| self.jobs[j].phase != Phase::Done);
             self.live_by_arrival
