@@ -189,9 +189,35 @@ fn small_preset(n: usize) -> Experiment {
     exp
 }
 
+/// Failures every 6 hours per server of 8 GPUs (the preset's 32 V100s are 4 servers),
+/// half-hourly checkpoints with 30-second writes, a spare at once.
+fn failing(exp: &Experiment) -> Experiment {
+    use orrery::model::failure::checkpoint::{CheckpointPlan, Interval};
+    use orrery::model::failure::{FailureModel, Faults};
+    Experiment {
+        cluster: "v100:32/8".into(),
+        faults: Some(Faults {
+            failures: FailureModel::with_rate(4.0),
+            checkpoint: CheckpointPlan {
+                interval: Interval::Every(1800.0),
+                write_s: 30.0,
+            },
+        }),
+        ..exp.clone()
+    }
+}
+
 #[test]
 fn gpus_are_never_over_committed_and_every_job_finishes() {
+    // Without failures and with them: the jobs holding GPUs hold that many distinct GPU
+    // indices, on every step.
     let exp = small_preset(150);
+    for exp in [exp.clone(), failing(&exp)] {
+        gpus_are_never_over_committed(&exp);
+    }
+}
+
+fn gpus_are_never_over_committed(exp: &Experiment) {
     let r = exp.resolve().unwrap();
     let model = r.sim.restart;
     assert!(model.checkpoint.is_some());
@@ -206,12 +232,21 @@ fn gpus_are_never_over_committed_and_every_job_finishes() {
                 .sum();
             let kept: u32 = sim.jobs().iter().map(|j| j.reserved).sum();
             assert_eq!(held + kept + sim.free_gpus(), 32, "{policy}");
+            let mut ids: Vec<u32> = Vec::new();
             for j in sim.jobs() {
                 assert!(j.progress <= j.total * (1.0 + 1e-12), "{policy}");
                 if j.phase != Phase::Waiting {
                     assert_eq!(j.reserved, 0, "{policy}: only waiting jobs keep GPUs");
                 }
+                let n = ids.len();
+                ids.extend(j.gpu_ids().iter().flat_map(|r| r.clone()));
+                let want = if j.holds_gpus() { j.gpus as usize } else { 0 };
+                assert_eq!(ids.len() - n, want, "{policy}");
             }
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len() as u32, held, "{policy}: a GPU held twice");
+            assert!(ids.iter().all(|&g| g < 32));
         }
         assert!(
             sim.jobs()
@@ -237,6 +272,73 @@ fn gpus_are_never_over_committed_and_every_job_finishes() {
             sorted.sort_unstable();
             assert_eq!(ids, sorted);
         }
+    }
+}
+
+#[test]
+fn failures_restart_running_jobs_and_end_suspensions() {
+    // Under failures every interruption is followed, at its time, by a restart on a spare
+    // or, for a job being suspended, by the end of its suspension; both happen here (the
+    // preset's 400 jobs).
+    let exp = failing(&scenarios::pickyman_experiment());
+    let r = exp.resolve().unwrap();
+    let (mut restarted, mut stopped) = (0, 0);
+    for policy in ["pickyman", "srtf", "las"] {
+        let mut sim = r.preemptive_simulator(policy).unwrap();
+        let mut events = Vec::new();
+        while let Some(report) = sim.step_round() {
+            events.extend(report.events);
+        }
+        for (i, e) in events.iter().enumerate() {
+            let SimEvent::Interrupted { job, time, .. } = *e else {
+                continue;
+            };
+            let next = events[i + 1..].iter().find(|e| match e {
+                SimEvent::Restarted { job: j, .. } | SimEvent::Preempted { job: j, .. } => {
+                    *j == job
+                }
+                _ => false,
+            });
+            match next {
+                Some(SimEvent::Restarted { time: t, .. }) if *t == time => restarted += 1,
+                Some(SimEvent::Preempted { time: t, .. }) if *t == time => stopped += 1,
+                other => panic!("{policy}: job {job} interrupted at {time}, then {other:?}"),
+            }
+        }
+        assert!(sim.jobs().iter().all(|j| j.finish.is_some()), "{policy}");
+    }
+    println!("{restarted} interruptions restarted on a spare, {stopped} ended a suspension");
+    assert!(restarted >= 10 && stopped >= 1, "{restarted} {stopped}");
+}
+
+#[test]
+fn without_failures_and_with_free_checkpoints_a_run_is_as_before() {
+    // A rate of 0 with hourly checkpoints written in the background: every number of the
+    // summary is the run's without failure settings. (Without rho: its isolated baseline
+    // runs in rounds, where the checkpoints split a round's work into sums rounded apart
+    // in the last digit.)
+    use orrery::model::failure::{FailureModel, Faults};
+    let plain = Experiment {
+        fairness: false,
+        ..small_preset(150)
+    };
+    let with = Experiment {
+        faults: Some(Faults {
+            failures: FailureModel::with_rate(0.0),
+            checkpoint: Default::default(),
+        }),
+        ..plain.clone()
+    };
+    let (a, b) = (run(&plain).unwrap(), run(&with).unwrap());
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        let f = y.summary.faults.clone().expect("failure figures");
+        assert_eq!((f.server_failures, f.interruptions), (0, 0));
+        let y = orrery::metrics::Summary {
+            faults: None,
+            ..y.summary.clone()
+        };
+        assert_eq!(x.summary, y, "{}", x.summary.policy);
     }
 }
 

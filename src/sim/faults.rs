@@ -159,6 +159,69 @@ impl FaultState {
         let computed = self.ledgers[job].computed_s;
         (self.ledgers[job].fail(), computed)
     }
+
+    /// Job `job`, about to write a checkpoint of its own (a suspension's), runs for up to
+    /// `time_s` seconds at `rate` with `work_left` to do: a write under way ends, none
+    /// starts.
+    pub fn run_to_suspend(
+        &mut self,
+        job: JobId,
+        time_s: f64,
+        rate: f64,
+        work_left: f64,
+    ) -> Stretch {
+        self.ledgers[job].run(time_s, rate, work_left, f64::INFINITY, 0.0)
+    }
+
+    /// Job `job` wrote a checkpoint outside its plan (a suspension's): its work is safe.
+    pub fn checkpointed(&mut self, job: JobId) {
+        self.ledgers[job].checkpointed();
+    }
+
+    /// Seconds of the checkpoint job `job` is writing still to go (0: not writing).
+    pub fn writing_left(&self, job: JobId) -> f64 {
+        self.ledgers[job].writing_s
+    }
+
+    /// Seconds job `job`, spanning `servers` servers, needs to do `work_left` at `rate`,
+    /// its checkpoint writes included (as [`FaultState::run`] would run it).
+    pub fn time_to_finish(&self, job: JobId, servers: u32, rate: f64, work_left: f64) -> f64 {
+        let plan = self.faults.checkpoint;
+        let interval = plan.interval_s(self.faults.failures.mttf_s(servers));
+        self.ledgers[job].time_to_finish(work_left, rate, interval, plan.write_s)
+    }
+
+    /// When the next failure happens, if one does.
+    pub fn next_failure(&self) -> Option<f64> {
+        self.schedule.peek()
+    }
+
+    /// The GPU type of server `server` and its GPUs' indices within the type (the last
+    /// server of a type may have fewer than the range says).
+    pub fn gpus_of(&self, server: u32) -> Option<(usize, std::ops::Range<u32>)> {
+        let ty = self
+            .servers_of_type
+            .partition_point(|&(first, _)| first <= server)
+            .checked_sub(1)?;
+        let (first, per) = self.servers_of_type[ty];
+        let k = server - first;
+        Some((ty, k * per..(k + 1) * per))
+    }
+
+    /// The servers GPUs `ids` of type `ty` span (ranges in increasing order).
+    pub fn servers_spanned(&self, ty: usize, ids: &[std::ops::Range<u32>]) -> u32 {
+        let mut n = 0;
+        let mut last = None;
+        for r in ids.iter().filter(|r| r.start < r.end) {
+            let (a, b) = (self.server_of(ty, r.start), self.server_of(ty, r.end - 1));
+            n += b - a + 1;
+            if last == Some(a) {
+                n -= 1;
+            }
+            last = Some(b);
+        }
+        n
+    }
 }
 
 /// The cause index of a spot instance taken back, among a round's failures.

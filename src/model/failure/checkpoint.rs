@@ -212,6 +212,39 @@ impl Ledger {
         *self = Ledger::default();
         lost
     }
+
+    /// A checkpoint written outside the plan (a suspension's): the work so far is safe, and
+    /// a periodic write under way is not needed any more.
+    pub fn checkpointed(&mut self) {
+        *self = Ledger::default();
+    }
+
+    /// Seconds [`Ledger::run`] takes to do `work_left` at `rate` work per second,
+    /// checkpointing every `interval_s` seconds of computation with writes of `write_s`:
+    /// the write under way, the computation, and a write at each checkpoint before the end.
+    pub fn time_to_finish(&self, work_left: f64, rate: f64, interval_s: f64, write_s: f64) -> f64 {
+        let compute = work_left.max(0.0) / rate;
+        if compute.is_nan() || compute <= 0.0 {
+            return 0.0;
+        }
+        if interval_s <= 0.0 {
+            return compute;
+        }
+        let (pending, computed) = if self.writing_s > 0.0 {
+            (self.writing_s, 0.0)
+        } else {
+            (0.0, self.computed_s)
+        };
+        // The k-th write (from 0) follows `first + k interval_s` seconds of computation, if
+        // work is left then.
+        let first = (interval_s - computed).max(0.0);
+        let writes = if write_s > 0.0 && compute > first {
+            ((compute - first) / interval_s).ceil()
+        } else {
+            0.0
+        };
+        pending + compute + writes * write_s
+    }
 }
 
 #[cfg(test)]
@@ -285,6 +318,42 @@ mod tests {
         let mut l = Ledger::default();
         let s = l.run(250.0, 1.0, 1e9, 100.0, 0.0);
         assert_eq!((s.work, s.used_s, l.work_since), (250.0, 250.0, 50.0));
+    }
+
+    #[test]
+    fn the_time_to_finish_is_what_running_takes() {
+        // Rate 2, checkpoints every 100 s with 10-s writes, from several states of the
+        // ledger: the time predicted is the time a run to the end uses.
+        for (before, work) in [
+            (0.0, 460.0),
+            (0.0, 400.0),
+            (0.0, 200.0),
+            (0.0, 199.0),
+            (105.0, 1e4),
+            (230.0, 1234.5),
+            (50.0, 1e-6),
+        ] {
+            let mut l = Ledger::default();
+            l.run(before, 2.0, 1e9, 100.0, 10.0);
+            let want = l.time_to_finish(work, 2.0, 100.0, 10.0);
+            let s = l.run(1e9, 2.0, work, 100.0, 10.0);
+            assert_eq!(s.work, work);
+            assert!(
+                (s.used_s - want).abs() < 1e-9,
+                "{before} {work}: {s:?} vs {want}"
+            );
+        }
+        // Writes that cost nothing, checkpoints never or continuously: the computation.
+        let l = Ledger::default();
+        assert_eq!(l.time_to_finish(300.0, 2.0, 100.0, 0.0), 150.0);
+        assert_eq!(l.time_to_finish(300.0, 2.0, f64::INFINITY, 5.0), 150.0);
+        assert_eq!(l.time_to_finish(300.0, 2.0, 0.0, 5.0), 150.0);
+        // A checkpoint outside the plan: nothing at risk, nothing being written.
+        let mut l = Ledger::default();
+        l.run(105.0, 1.0, 1e9, 100.0, 10.0);
+        l.checkpointed();
+        assert_eq!(l, Ledger::default());
+        assert_eq!(l.fail(), 0.0);
     }
 
     #[test]

@@ -73,6 +73,23 @@ impl GpuIds {
             free.insert(a, b);
         }
     }
+
+    /// The jobs holding GPUs of type `ty` among `gpus`, by id, each once.
+    pub fn holders(&self, ty: usize, gpus: Range<u32>) -> Vec<JobId> {
+        let Some(held) = self.held.get(ty) else {
+            return Vec::new();
+        };
+        // Held ranges do not overlap: their ends grow with their starts.
+        let mut jobs: Vec<JobId> = held
+            .range(..gpus.end)
+            .rev()
+            .take_while(|(_, &(end, _))| end > gpus.start)
+            .map(|(_, &(_, job))| job)
+            .collect();
+        crate::order::sort_by_key(&mut jobs, |&j| j);
+        jobs.dedup();
+        jobs
+    }
 }
 
 #[cfg(test)]
@@ -102,10 +119,14 @@ mod tests {
         back(&mut ids, &[(0, 4)]);
         // The lowest free first: the hole, then past the second job.
         assert_eq!(take(&mut ids, 0, 6, 9), [(0, 4), (12, 14)]);
+        assert_eq!(ids.holders(0, 8..16), [3, 9]);
+        assert_eq!(ids.holders(0, 0..8), [3, 9]);
+        assert!(ids.holders(0, 14..16).is_empty());
         back(&mut ids, &[(4, 12)]);
         back(&mut ids, &[(0, 4), (12, 14)]);
         // All free again, in one range.
         assert_eq!(take(&mut ids, 0, 16, 1), [(0, 16)]);
+        assert_eq!(ids.holders(0, 15..16), [1]);
         // More than are free: what is free.
         assert!(take(&mut ids, 0, 1, 2).is_empty());
     }

@@ -2,7 +2,8 @@
 //! them, and preemption costs what PickyMan's model says it costs.
 //!
 //! Time advances from event to event (arrivals, completions, the end of a suspension or of
-//! a reload); the policy is asked at every event time. Its plan starts waiting jobs on free
+//! a reload, and server failures under an experiment's failure settings: `faults.rs`); the
+//! policy is asked at every event time. Its plan starts waiting jobs on free
 //! GPUs and names running jobs to suspend, each for a waiting job:
 //! - a suspended job keeps its GPUs and keeps training until its current epoch ends (it may
 //!   finish instead), then writes a checkpoint; only then are its GPUs free;
@@ -23,6 +24,7 @@
 //! type. A job may resume on another type than it ran on (its checkpoint moves with it).
 
 pub mod contract;
+mod faults;
 mod gpus;
 pub mod stepper;
 mod suspension;
@@ -178,6 +180,10 @@ pub struct PreemptiveSimulator {
     done: bool,
     mech_rng: Rng,
     policy_rng: Rng,
+    /// Server failures and checkpoints, when the experiment has them.
+    faults: Option<faults::Failures>,
+    /// When the run stops, if it stops before its jobs are done (s).
+    until: Option<f64>,
 }
 
 impl std::fmt::Debug for PreemptiveSimulator {
@@ -320,6 +326,8 @@ impl PreemptiveSimulator {
             done: false,
             mech_rng: Rng::for_purpose(seed, "preemption-overhead"),
             policy_rng: Rng::for_purpose(seed, "policy"),
+            faults: None,
+            until: None,
         })
     }
 
@@ -364,20 +372,29 @@ impl PreemptiveSimulator {
             .order
             .get(self.next_arrival)
             .map_or(f64::INFINITY, |&j| self.specs[j].arrival);
+        let mut holding = false;
         for &id in &self.live {
             let j = &self.jobs[id];
             let at = match j.phase {
                 Phase::Loading | Phase::Draining | Phase::Saving => j.phase_end,
-                Phase::Running => j.since + j.remaining_steps() / j.speed,
+                Phase::Running => j.since + self.finish_s(id),
                 _ => continue,
             };
+            holding = true;
             t = t.min(at);
+        }
+        // A failure can only hit jobs holding GPUs.
+        if holding {
+            t = t.min(self.next_failure());
         }
         t.is_finite().then_some(t.max(self.now))
     }
 
     /// Bring training jobs' progress up to `t`.
-    fn advance(&mut self, t: f64) {
+    fn advance(&mut self, t: f64, events: &mut Vec<SimEvent>) {
+        if self.faults.is_some() {
+            return self.advance_with_faults(t, events);
+        }
         for &id in &self.live {
             let j = &mut self.jobs[id];
             if !j.holds_gpus() {
@@ -620,6 +637,11 @@ impl PreemptiveSimulator {
                 }
             }
         };
+        // The run stops at its stop time, if it has one.
+        let (t, stop) = match self.until {
+            Some(u) if t >= u => (u, true),
+            _ => (t, false),
+        };
         let mut events = Vec::new();
         let mut busy_before: Vec<u32> = self
             .total
@@ -638,7 +660,7 @@ impl PreemptiveSimulator {
             .iter()
             .filter(|&&j| self.jobs[j].holds_gpus())
             .count();
-        self.advance(t);
+        self.advance(t, &mut events);
         self.now = t;
 
         // Phase changes at `t`, by job id.
@@ -672,7 +694,12 @@ impl PreemptiveSimulator {
                 _ => {}
             }
         }
-        self.admit_and_decide(t, &mut events);
+        self.fail_jobs(t, &mut events);
+        if stop {
+            self.close_segments(t, &mut events);
+        } else {
+            self.admit_and_decide(t, &mut events);
+        }
         if self.live.iter().any(|&j| self.jobs[j].phase == Phase::Done) {
             self.live.retain(|&j| self.jobs[j].phase != Phase::Done);
             self.live_by_arrival
@@ -690,6 +717,7 @@ impl PreemptiveSimulator {
         self.step += 1;
         if (self.live.is_empty() && self.next_arrival >= self.order.len())
             || self.step >= self.max_steps
+            || stop
         {
             self.done = true;
         }

@@ -17,12 +17,11 @@ use crate::sim::Mechanism;
 use crate::sim::SimError;
 
 /// PickyMan's events of `policy` on the setup's jobs as rigid ones ([`Setup::rigid_jobs`]),
-/// with the setup's restart model.
+/// with the setup's restart model, failures, checkpoints and stop time.
 pub fn build(
     setup: &Setup,
     policy: Box<dyn PreemptivePolicy>,
 ) -> Result<PreemptiveSimulator, SimError> {
-    crate::sim::faults::refuse(setup.sim, "the preemptive mechanism (PickyMan)")?;
     let (cluster, jobs, profile) = setup.rigid_jobs(true);
     PreemptiveSimulator::new(
         &cluster,
@@ -31,7 +30,8 @@ pub fn build(
         setup.sim.restart,
         setup.sim.seed,
         policy,
-    )
+    )?
+    .with_faults(setup.sim, &cluster)
 }
 
 /// The board of the preemptive simulator `sim` of the experiment `r`, `finished` jobs done,

@@ -17,6 +17,7 @@ impl PreemptiveSimulator {
 
     /// A suspension's checkpoint is written: the GPUs are free, the job waits again.
     pub(super) fn suspend_done(&mut self, id: JobId, t: f64, events: &mut Vec<SimEvent>) {
+        self.checkpointed(id);
         self.release(id, t, events);
         let j = &mut self.jobs[id];
         j.phase = Phase::Waiting;
@@ -59,8 +60,14 @@ impl PreemptiveSimulator {
             let modelled = self.jobs[s.victim].overhead.save_s;
             self.model.draw(modelled, &mut self.mech_rng)
         };
+        // A periodic checkpoint being written ends before the epoch does (a suspension
+        // that does not drain keeps the progress made at once).
+        let writing = self.writing_left(s.victim);
         let j = &mut self.jobs[s.victim];
-        let drain = j.overhead.drain_s(j.progress, j.total, j.speed);
+        let mut drain = j.overhead.drain_s(j.progress, j.total, j.speed);
+        if writing > 0.0 && j.overhead.drains {
+            drain += writing;
+        }
         j.phase = Phase::Draining;
         j.phase_end = t + drain;
         j.save_actual = save;
