@@ -175,6 +175,7 @@ impl PreemptiveSimulator {
             gpus: j.gpus,
             lost_steps: lost,
             lost_s,
+            spot: false,
         });
         // A reload or a write cut short costs only the time it took.
         if matches!(j.phase, Phase::Loading | Phase::Saving) {
