@@ -255,31 +255,18 @@ impl Simulator {
             left_work -= stretch.work;
             let finished = left_work <= remaining * 1e-9;
             match hit {
-                Some((_, f)) if f.cause == SPOT_CAUSE && !(finished && fin <= f.time) => {
-                    // Its spot instance is taken back: it stops there.
-                    let warning = self.cfg.spot_warning_s;
-                    let (lost, lost_s, written) = faults.preempt(j, warning);
+                Some((i, f)) if !(finished && fin <= f.time) => {
+                    // A spot instance taken back stops the job after its warning; a failure
+                    // takes back its work since its checkpoint.
+                    let spot = f.cause == SPOT_CAUSE;
+                    let (lost, lost_s, written) = if spot {
+                        faults.preempt(j, self.cfg.spot_warning_s)
+                    } else {
+                        let (lost, lost_s) = faults.fail(j);
+                        (lost, lost_s, 0.0)
+                    };
                     out.steps -= lost;
                     out.writing += written;
-                    self.emit(
-                        report,
-                        SimEvent::Interrupted {
-                            job: j,
-                            time: f.time,
-                            gpus,
-                            lost_steps: lost,
-                            lost_s,
-                            spot: true,
-                        },
-                    );
-                    out.fin = f.time;
-                    out.stopped = true;
-                    out.left = 0.0;
-                    break;
-                }
-                Some((i, f)) if !(finished && fin <= f.time) => {
-                    let (lost, lost_s) = faults.fail(j);
-                    out.steps -= lost;
                     left_work += lost;
                     self.emit(
                         report,
@@ -289,11 +276,11 @@ impl Simulator {
                             gpus,
                             lost_steps: lost,
                             lost_s,
-                            spot: false,
+                            spot,
                         },
                     );
                     out.fin = f.time;
-                    if !spare {
+                    if spot || !spare {
                         out.stopped = true;
                         out.left = 0.0;
                         break;
