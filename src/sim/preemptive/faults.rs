@@ -226,6 +226,26 @@ mod tests {
             .collect()
     }
 
+    /// Starts the waiting jobs in arrival order; suspends nothing.
+    struct Fifo;
+
+    impl PreemptivePolicy for Fifo {
+        fn name(&self) -> &str {
+            "fifo"
+        }
+
+        fn decide(
+            &mut self,
+            view: &super::super::PreemptView,
+            _rng: &mut crate::rng::Rng,
+        ) -> super::super::PreemptPlan {
+            super::super::PreemptPlan {
+                start: view.waiting.clone(),
+                ..Default::default()
+            }
+        }
+    }
+
     /// One step a second for every job of `jobs` on every type of `cluster`.
     fn profile(jobs: &[JobSpec], cluster: &ClusterSpec) -> Profile {
         let mut p = Profile::default();
@@ -244,8 +264,7 @@ mod tests {
         until: Option<f64>,
     ) -> PreemptiveSimulator {
         let cluster = ClusterSpec::parse(cluster).expect("a cluster");
-        let policy: Box<dyn PreemptivePolicy> =
-            crate::policy::pickyman::build("fifo").expect("fifo");
+        let policy: Box<dyn PreemptivePolicy> = Box::new(Fifo);
         let config = SimConfig {
             faults,
             until,
@@ -370,7 +389,7 @@ mod tests {
             faults: Some(f),
             ..SimConfig::default()
         };
-        let policy = crate::policy::pickyman::build("fifo").expect("fifo");
+        let policy: Box<dyn PreemptivePolicy> = Box::new(Fifo);
         let specs = jobs(&[(8, 100.0)]);
         let s = PreemptiveSimulator::new(
             &cluster,
