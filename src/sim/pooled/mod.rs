@@ -21,6 +21,7 @@
 
 pub mod contract;
 pub mod stepper;
+mod train;
 
 pub use contract::{PoolPlan, PoolView, PooledPolicy};
 pub use stepper::build;
@@ -650,67 +651,9 @@ impl PooledSimulator {
                 continue;
             }
             running += 1;
-            let job = &mut self.jobs[j];
-            let k = job.gpus();
-            let on_loan: u32 = job
-                .placement
-                .iter()
-                .filter(|p| self.servers[p.0].pool == Pool::Inference)
-                .map(|p| p.1)
-                .sum();
-            busy[0] += k - on_loan;
-            busy[1] += on_loan;
-            let delay = job.overhead.min(tick);
-            job.overhead -= delay;
-            // A job on loaned servers trains at their model's speed; on both pools, at
-            // the slower of the two (a synchronous step waits for the slowest GPU).
-            let speed = match on_loan {
-                0 => job.speed_at(k),
-                l if l == k => job.loan_speed_at(k),
-                _ => job.speed_at(k).min(job.loan_speed_at(k)),
-            };
-            let mut used = tick;
-            let steps = speed * (tick - delay);
-            let before = job.progress;
-            if speed > 0.0 && job.progress + steps >= job.total {
-                used = delay + (job.total - job.progress) / speed;
-                job.progress = job.total;
-                job.finish = Some(start + used);
-            } else {
-                job.progress += steps;
-            }
-            job.since_checkpoint += used - delay;
-            if job.since_checkpoint >= self.config.checkpoint_s {
-                job.saved = job.progress;
-                job.since_checkpoint = 0.0;
-            }
-            for (gpu_type, gpus) in [(0, k - on_loan), (1, on_loan)] {
-                if gpus > 0 {
-                    events.push(SimEvent::Ran {
-                        job: j,
-                        gpu_type,
-                        gpus,
-                        start,
-                        end: start + used,
-                        busy_s: used,
-                        steps: (job.progress - before) * f64::from(gpus) / f64::from(k),
-                        // The delay is counted once per job, on its first part.
-                        overhead_s: if gpu_type == 0 || k == on_loan {
-                            delay
-                        } else {
-                            0.0
-                        },
-                        shared_with: None,
-                    });
-                }
-            }
-            if let Some(f) = job.finish {
-                events.push(SimEvent::Finished { job: j, time: f });
-                let servers: Vec<usize> = self.jobs[j].placement.iter().map(|p| p.0).collect();
-                for s in servers {
-                    self.remove_gpus(j, s);
-                }
-            }
+            let (training, loaned) = self.train(j, start, tick, &mut events);
+            busy[0] += training;
+            busy[1] += loaned;
         }
         let types = self.cluster.types.len();
         let mut busy_gpus = vec![0u32; types];
