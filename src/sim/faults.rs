@@ -178,6 +178,11 @@ impl FaultState {
         self.ledgers[job].checkpointed();
     }
 
+    /// Where job `job` is between its checkpoints.
+    pub fn ledger(&self, job: JobId) -> &Ledger {
+        &self.ledgers[job]
+    }
+
     /// Seconds of the checkpoint job `job` is writing still to go (0: not writing).
     pub fn writing_left(&self, job: JobId) -> f64 {
         self.ledgers[job].writing_s
@@ -239,6 +244,24 @@ pub fn first_hit(
         .skip(from)
         .find(|(_, f)| servers(f.server))
         .map(|(i, f)| (i, *f))
+}
+
+/// A server failure stopped job `job` at `time` on its `gpus` GPUs, taking back `lost`
+/// steps and `lost_s` seconds of computation, and a spare lets it start again at once.
+pub fn report_interruption(
+    events: &mut Vec<SimEvent>,
+    (job, time, gpus): (JobId, f64, u32),
+    (lost, lost_s): (f64, f64),
+) {
+    events.push(SimEvent::Interrupted {
+        job,
+        time,
+        gpus,
+        lost_steps: lost,
+        lost_s,
+        spot: false,
+    });
+    events.push(SimEvent::Restarted { job, time });
 }
 
 /// Refuses failures, checkpoints and a stop time in a mechanism that does not model them

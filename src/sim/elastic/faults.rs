@@ -158,15 +158,7 @@ impl ElasticSimulator {
         }
         st.rescale_time = restart;
         st.num_restarts = Some(st.num_restarts.map_or(0, |n| n + 1));
-        events.push(SimEvent::Interrupted {
-            job: id,
-            time,
-            gpus: st.replicas(),
-            lost_steps: lost,
-            lost_s,
-            spot: false,
-        });
-        events.push(SimEvent::Restarted { job: id, time });
+        crate::sim::faults::report_interruption(events, (id, time, st.replicas()), (lost, lost_s));
         self.update_local_bsz(id);
     }
 }
