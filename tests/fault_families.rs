@@ -2,7 +2,7 @@
 //! server, a spare taking a failed server's place at once, finishes later than without
 //! failures by exactly its restarts and the work the failures took back.
 
-use orrery::experiment::{self, Experiment};
+use orrery::experiment::{self, Experiment, InferenceSource};
 use orrery::model::failure::checkpoint::{CheckpointPlan, Interval};
 use orrery::model::failure::{FailureModel, Faults};
 
@@ -21,12 +21,23 @@ fn faults(rate: f64, interval_s: f64, write_s: f64) -> Faults {
 /// Seconds of work of the job alone.
 const DURATION: u64 = 200_000;
 
-/// One 8-GPU job of `duration_s` on the only server of `h100:8/8` under `policy`.
+/// One 8-GPU job of `duration_s` on the only server of `h100:8/8` under `policy` (Aryl's
+/// pools add an inference server the load always needs, so none is loaned).
 fn alone(policy: &str, duration_s: u64) -> Experiment {
+    let pooled = policy == "aryl";
+    let cluster = if pooled {
+        "h100:8/8,inference:8/8"
+    } else {
+        "h100:8/8"
+    };
     Experiment {
         policies: vec![policy.into()],
         restart_cost_s: 120.0,
-        ..crate::common::one_job("h100:8/8", duration_s, 8, 60.0)
+        inference: pooled.then(|| InferenceSource::Inline {
+            name: "always.csv".into(),
+            text: "time_s,servers\n0,1\n".into(),
+        }),
+        ..crate::common::one_job(cluster, duration_s, 8, 60.0)
     }
 }
 
@@ -44,12 +55,12 @@ fn run(exp: &Experiment) -> (f64, f64, orrery::metrics::FaultFigures) {
 
 #[test]
 fn a_failure_costs_a_job_alone_its_restart_and_its_lost_work() {
-    // The policies of the round-based, elastic and preemptive mechanisms (`srtf` and `las`
-    // run in rounds in this round-based experiment; `pickyman` only in the preemptive
-    // one), the same failures (the experiment's seed, server 0): the job's wall time
-    // grows by its restart delay and the seconds of work taken back at every
+    // The policies of the round-based, elastic, preemptive and pooled mechanisms (`srtf`
+    // and `las` run in rounds in this round-based experiment; `pickyman` only in the
+    // preemptive one), the same failures (the experiment's seed, server 0): the job's wall
+    // time grows by its restart delay and the seconds of work taken back at every
     // interruption, writes included.
-    for policy in ["fifo", "pollux", "pickyman"] {
+    for policy in ["fifo", "pollux", "pickyman", "aryl"] {
         for write_s in [0.0, 30.0] {
             let base = alone(policy, DURATION);
             let (plain, _, _) = run(&base);

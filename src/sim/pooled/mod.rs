@@ -20,6 +20,7 @@
 //!    `checkpoint_s` of running.
 
 pub mod contract;
+mod faults;
 pub mod stepper;
 mod train;
 
@@ -226,6 +227,10 @@ pub struct PooledSimulator {
     pub reclaims: u64,
     /// Jobs stopped by reclaims.
     pub reclaim_preemptions: u64,
+    /// Failures and checkpoints, in runs with them.
+    faults: Option<faults::PoolFaults>,
+    /// When the run stops, if before every job is done.
+    until: Option<f64>,
 }
 
 impl std::fmt::Debug for PooledSimulator {
@@ -388,6 +393,8 @@ impl PooledSimulator {
             loans: 0,
             reclaims: 0,
             reclaim_preemptions: 0,
+            faults: None,
+            until: None,
         })
     }
 
@@ -432,6 +439,7 @@ impl PooledSimulator {
     pub fn is_done(&self) -> bool {
         self.jobs.iter().all(|j| j.finish.is_some() || j.dropped)
             || self.tick >= self.config.max_ticks
+            || self.until.is_some_and(|u| self.now >= u)
     }
 
     fn remove_gpus(&mut self, job: JobId, server: usize) -> u32 {
@@ -450,10 +458,8 @@ impl PooledSimulator {
         for s in servers {
             self.remove_gpus(job, s);
         }
-        let j = &mut self.jobs[job];
-        j.progress = j.saved;
-        j.since_checkpoint = 0.0;
-        j.queued = true;
+        self.roll_back(job);
+        self.jobs[job].queued = true;
         events.push(SimEvent::Preempted {
             job,
             time: self.now,
@@ -499,8 +505,13 @@ impl PooledSimulator {
             return None;
         }
         let start = self.now;
-        let end = start + self.config.tick;
+        // A stop time inside the tick ends it there.
+        let (end, tick) = match self.until {
+            Some(u) if u < start + self.config.tick => (u, u - start),
+            _ => (start + self.config.tick, self.config.tick),
+        };
         let mut events = Vec::new();
+        let failures = self.failures_until(end, &mut events);
         // 1. Arrivals.
         while let Some(&j) = self.order.get(self.next_arrival) {
             if self.specs[j].arrival > start {
@@ -642,7 +653,6 @@ impl PooledSimulator {
             }
         }
         // 5. Training.
-        let tick = self.config.tick;
         let mut busy = [0u32; 2];
         let mut running = 0;
         let running_now: Vec<JobId> = self.running.iter().copied().collect();
@@ -651,7 +661,10 @@ impl PooledSimulator {
                 continue;
             }
             running += 1;
-            let (training, loaned) = self.train(j, start, tick, &mut events);
+            let (training, loaned) = match &failures {
+                Some(f) => self.train_with_faults(j, (start, tick), f, &mut events),
+                None => self.train(j, start, tick, &mut events),
+            };
             busy[0] += training;
             busy[1] += loaned;
         }

@@ -23,7 +23,6 @@ pub fn build(
     policy: Box<dyn PooledPolicy>,
     interval: Option<f64>,
 ) -> Result<PooledSimulator, SimError> {
-    crate::sim::faults::refuse(setup.sim, "the pooled mechanism (Aryl)")?;
     let load = setup.load.ok_or_else(|| Setup::missing("inference load"))?;
     let cfg = PooledConfig {
         tick: interval.unwrap_or(setup.sim.round_len),
@@ -37,7 +36,8 @@ pub fn build(
         setup.profile,
         load.clone(),
         policy,
-    )
+    )?
+    .with_faults(setup.sim)
 }
 
 /// The board of the pooled simulator `sim` of the experiment `r`, `finished` jobs done and

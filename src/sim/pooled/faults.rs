@@ -1,0 +1,169 @@
+//! Failures and checkpoints in the pooled simulator (Aryl), from the shared model of
+//! [`crate::sim::faults`]: a tick's server failures are read once, and every running job
+//! trains up to the first failure of a server it holds GPUs on (a training server or a
+//! loaned inference one). There it loses the work since its last written checkpoint, a
+//! spare takes the server's place at once, and the job starts again on the same GPUs
+//! paying its restart delay; its policy sees it at the next tick as it sees any job.
+//! Checkpoints follow the experiment's plan (an interval of computation, or Young/Daly's
+//! for the job's servers, with blocking writes) in place of the mechanism's own half-hourly
+//! ones, and a job stopped by a reclaim goes back to its last written checkpoint too. A
+//! failed inference server that is not on loan stops no job (the inference load is served
+//! as before).
+//!
+//! A server away for repair (a repair time) is modelled in round-based experiments; here a
+//! repair time is refused, as are spot capacity traces.
+
+use super::{Pool, PooledSimulator};
+use crate::model::failure::checkpoint::Interval;
+use crate::model::failure::schedule::Failure;
+use crate::model::job::JobId;
+use crate::sim::faults::{first_hit, FaultState};
+use crate::sim::{SimConfig, SimError, SimEvent};
+
+/// Failures of a pooled run: the shared state and the failure model's index of every
+/// server of the simulator.
+pub(super) struct PoolFaults {
+    state: FaultState,
+    index: Vec<u32>,
+}
+
+impl PooledSimulator {
+    /// The simulator under the failures, checkpoints and stop time of `sim`.
+    pub fn with_faults(mut self, sim: &SimConfig) -> Result<Self, SimError> {
+        crate::sim::faults::refuse_spot(sim, "the pooled mechanism (Aryl)")?;
+        self.until = sim.until;
+        let Some(faults) = &sim.faults else {
+            return Ok(self);
+        };
+        if faults.failures.per_server_day > 0.0 && faults.failures.repair_s > 0.0 {
+            return Err(SimError::Config {
+                field: "repair_s".into(),
+                reason: "the pooled mechanism (Aryl) replaces a failed server with a spare at once: set the repair time to 0 (servers away for repair are modelled in round-based experiments)".into(),
+            });
+        }
+        if let Interval::Every(s) = faults.checkpoint.interval {
+            self.config.checkpoint_s = s;
+        }
+        let state = FaultState::new(faults, &self.cluster, self.jobs.len(), sim.seed);
+        // The simulator's servers are the training type's, then the inference pool's.
+        let type_of = |pool: Pool| {
+            self.cluster
+                .types
+                .iter()
+                .position(|t| t.is_inference() == (pool == Pool::Inference))
+                .unwrap_or(0)
+        };
+        let mut index = Vec::with_capacity(self.servers.len());
+        let mut nth = [0u32; 2];
+        for s in &self.servers {
+            let k = usize::from(s.pool == Pool::Inference);
+            index.push(state.server_of(type_of(s.pool), nth[k] * s.gpus.max(1)));
+            nth[k] += 1;
+        }
+        self.faults = Some(PoolFaults { state, index });
+        Ok(self)
+    }
+
+    /// The server failures up to `t` not read yet (reported), or None without failures.
+    pub(super) fn failures_until(
+        &mut self,
+        t: f64,
+        events: &mut Vec<SimEvent>,
+    ) -> Option<Vec<Failure>> {
+        let f = self.faults.as_mut()?;
+        Some(f.state.failures_until(t, events))
+    }
+
+    /// Job `j`, stopped by a reclaim, goes back to its last written checkpoint (runs with
+    /// failures; without, the mechanism's own checkpoint).
+    pub(super) fn roll_back(&mut self, j: JobId) {
+        let job = &mut self.jobs[j];
+        match self.faults.as_mut() {
+            Some(f) => {
+                let (lost, _) = f.state.fail(j);
+                job.progress = (job.progress - lost).max(0.0);
+            }
+            None => job.progress = job.saved,
+        }
+        job.saved = job.progress;
+        job.since_checkpoint = 0.0;
+    }
+
+    /// Running job `j` trains for the tick from `start` (`tick` seconds) under the tick's
+    /// `failures` (in time order); the GPUs it held on the training pool and on loan.
+    pub(super) fn train_with_faults(
+        &mut self,
+        j: JobId,
+        (start, tick): (f64, f64),
+        failures: &[Failure],
+        events: &mut Vec<SimEvent>,
+    ) -> (u32, u32) {
+        let (training, on_loan) = self.gpus_by_pool(j);
+        let speed = self.speed_of(j);
+        let restart = self.restart_of(j);
+        let Some(f) = self.faults.as_mut() else {
+            return (0, 0);
+        };
+        let job = &mut self.jobs[j];
+        let mut servers: Vec<u32> = job
+            .placement
+            .iter()
+            .filter_map(|p| f.index.get(p.0).copied())
+            .collect();
+        crate::order::sort_by_key(&mut servers, |&s| s);
+        servers.dedup();
+        let spanned = servers.len() as u32;
+        let gpus = training + on_loan;
+        let end = start + tick;
+        let before = job.progress;
+        let (mut t, mut delay, mut writing) = (start, 0.0, 0.0);
+        let mut next = failures.partition_point(|x| x.time < start);
+        loop {
+            let hit = first_hit(failures, |s| servers.binary_search(&s).is_ok(), next)
+                .filter(|(_, x)| x.time < end);
+            let until = hit.map_or(end, |(_, x)| x.time);
+            let d = job.overhead.min(until - t).max(0.0);
+            job.overhead -= d;
+            t += d;
+            delay += d;
+            let left = job.total - job.progress;
+            let ran = f.state.run(j, spanned, until - t, speed, left);
+            writing += ran.writing_s;
+            t += ran.used_s;
+            if speed > 0.0 && ran.work >= left {
+                job.progress = job.total;
+                job.finish = Some(t);
+                break;
+            }
+            job.progress += ran.work;
+            let Some((i, x)) = hit else {
+                break;
+            };
+            let (lost, lost_s) = f.state.fail(j);
+            job.progress = (job.progress - lost).max(0.0);
+            job.overhead = restart;
+            crate::sim::faults::report_interruption(events, (j, x.time, gpus), (lost, lost_s));
+            t = x.time;
+            next = i + 1;
+        }
+        let ledger = f.state.ledger(j);
+        job.saved = job.progress - ledger.work_since;
+        job.since_checkpoint = ledger.computed_s;
+        let used = if job.finish.is_some() {
+            t - start
+        } else {
+            tick
+        };
+        let progress = job.progress - before;
+        self.report_ran(j, (start, used), delay, progress, events);
+        if writing > 0.0 {
+            events.push(SimEvent::Checkpointed {
+                job: j,
+                time: start + used,
+                gpus,
+                write_s: writing,
+            });
+        }
+        (training, on_loan)
+    }
+}
