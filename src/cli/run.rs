@@ -134,6 +134,8 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                     &format!("applications' own: {}\n", own.join(", ")),
                 );
             }
+            let faults = summaries.iter().any(|s| s.faults.is_some());
+            let spot = summaries.iter().any(|s| s.spot_cost.is_some());
             let rows: Vec<Vec<String>> = summaries
                 .iter()
                 .map(|s| {
@@ -155,6 +157,15 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                     } else {
                         s.restarts.to_string()
                     });
+                    if faults {
+                        row.extend(fault_cells(s));
+                    }
+                    if spot {
+                        row.push(match (s.cost, s.spot_cost) {
+                            (Some(c), Some(p)) => format!("{:.2} / {p:.2}", c - p),
+                            _ => "-".into(),
+                        });
+                    }
                     row
                 })
                 .collect();
@@ -178,12 +189,45 @@ pub(crate) fn cmd_compare(a: CompareArgs) -> CliResult<()> {
                     "restarts"
                 },
             ]);
+            if faults {
+                head.extend(FAULT_HEAD);
+            }
+            if spot {
+                head.push("cost on-demand / spot ($)");
+            }
             s.push_str(&render_table(&head, &rows));
             s.push_str(&claim_lines(&exp, &summaries));
             s
         }
     };
     print_stdout(&text)
+}
+
+/// The comparison table's columns of runs with failures, checkpoints or spot capacity.
+const FAULT_HEAD: [&str; 5] = [
+    "failures",
+    "interruptions",
+    "spot preemptions",
+    "ETTR",
+    "GPU-h lost",
+];
+
+/// A run's cells under [`FAULT_HEAD`] ("-" for a run without the figures).
+fn fault_cells(s: &Summary) -> Vec<String> {
+    let Some(f) = &s.faults else {
+        return vec!["-".into(); FAULT_HEAD.len()];
+    };
+    let l = &f.lost_gpu_hours;
+    vec![
+        f.server_failures.to_string(),
+        f.interruptions.to_string(),
+        f.spot_preemptions.to_string(),
+        f.ettr.map_or_else(|| "-".into(), |e| format!("{e:.4}")),
+        format!(
+            "{:.1}",
+            l.rolled_back + l.restarts + l.checkpoints + l.preempted
+        ),
+    ]
 }
 
 /// The paper's numbers beside ours, when the experiment is a paper preset's.
