@@ -146,3 +146,62 @@ fn the_failures_scenario_costs_every_family_something_different() {
         .fold((f64::MAX, 0.0f64), |(a, b), &g| (a.min(g), b.max(g)));
     assert!(hi - lo > 0.05, "{growth:?}");
 }
+
+#[test]
+fn a_failure_costs_a_parameter_server_job_alone_its_restart_and_its_lost_work() {
+    // DL2's slots: one parameter-server job alone on one server of 8 GPUs keeps its
+    // workers and parameter servers from slot to slot, so only failures restart it; its
+    // JCT grows by the restarts it paid and the seconds taken back at every interruption,
+    // writes included, exactly. A failure during a restart (1,702.9 s here, 55.3 s into
+    // the restart after the failure at 1,647.6 s) interrupts it again, taking back nothing
+    // and cutting that restart short.
+    let base = Experiment {
+        cluster: "gpu:8/8".into(),
+        policies: vec!["fifo".into()],
+        workload: orrery::experiment::WorkloadSource::Generated(
+            orrery::workload::GeneratorConfig {
+                num_jobs: 1,
+                ..orrery::workload::GeneratorConfig::default()
+            },
+        ),
+        restart_cost_s: 120.0,
+        fairness: false,
+        ..orrery::experiment::scenarios::dl2_experiment()
+    };
+    let job = |exp: &Experiment| {
+        let out = experiment::run(exp).expect("the experiment runs");
+        let r = out[0].recorder.jobs[0].clone();
+        (out[0].summary.clone(), r)
+    };
+    let (plain, p) = job(&base);
+    assert_eq!(plain.unfinished, 0);
+    assert_eq!(p.restarts, 0);
+    for write_s in [0.0, 30.0] {
+        let mut exp = base.clone();
+        exp.faults = Some(faults(24.0, 1800.0, write_s));
+        let (with, r) = job(&exp);
+        let f = with.faults.clone().expect("failure figures");
+        let n = f64::from(r.interruptions);
+        let restarting = r.overhead_s - p.overhead_s;
+        let want = plain.avg_jct_s + restarting + r.lost_s + r.checkpoint_s;
+        println!(
+            "dl2 slots, writes of {write_s} s: {n} interruptions of {} server failures, {:.1} s restarting, {:.0} s taken back, {:.0} s writing; {} s without, {} s with (expected {want:.1})",
+            f.server_failures, restarting, r.lost_s, r.checkpoint_s, plain.avg_jct_s, with.avg_jct_s
+        );
+        assert!(n >= 5.0, "{f:?}");
+        assert_eq!(r.restarts, r.interruptions);
+        assert_eq!(u64::from(r.interruptions), f.interruptions);
+        assert!(
+            (with.avg_jct_s - want).abs() <= 1e-6,
+            "{} vs {want}",
+            with.avg_jct_s
+        );
+        // Every restart but the one cut short was paid in full.
+        assert!(
+            (restarting - (n * 120.0 - 64.684_821_990_793_81)).abs() < 1e-6,
+            "{restarting}"
+        );
+        assert!(r.lost_s <= n * 1800.0 + 1e-6);
+        assert_eq!(write_s > 0.0, r.checkpoint_s > 0.0);
+    }
+}

@@ -17,6 +17,7 @@ use crate::model::failure::{Cause, Faults};
 use crate::model::job::JobId;
 
 /// The failures and checkpoint ledgers of one run.
+#[derive(Debug, Clone)]
 pub struct FaultState {
     faults: Faults,
     causes: Vec<Cause>,
@@ -262,20 +263,6 @@ pub fn report_interruption(
         spot: false,
     });
     events.push(SimEvent::Restarted { job, time });
-}
-
-/// Refuses failures, checkpoints and a stop time in a mechanism that does not model them
-/// yet (`what` names it for people).
-pub fn refuse(sim: &super::SimConfig, what: &str) -> Result<(), super::SimError> {
-    if sim.faults.is_some() || sim.until.is_some() || !sim.spot.is_empty() {
-        return Err(super::SimError::Config {
-            field: "failures".into(),
-            reason: format!(
-                "failures, checkpoints, spot capacity and a stop time are modelled in round-based experiments; {what} does not model them yet"
-            ),
-        });
-    }
-    Ok(())
 }
 
 /// Refuses spot capacity traces in a mechanism that does not model them yet (`what` names

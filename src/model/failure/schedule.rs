@@ -25,6 +25,7 @@ pub struct Failure {
 }
 
 /// The failures of a cluster's servers, read in time order.
+#[derive(Debug, Clone)]
 pub struct Schedule {
     rate: f64,
     repair_s: f64,

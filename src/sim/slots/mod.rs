@@ -28,6 +28,7 @@
 
 pub mod compat;
 pub mod contract;
+mod faults;
 mod setup;
 pub mod stepper;
 mod view;
@@ -232,6 +233,10 @@ pub struct SlotSimulator {
     total_cpus: u32,
     /// Compute speed of each GPU type relative to the profile's hardware.
     factors: Vec<f64>,
+    /// Failures and checkpoints, in runs with them.
+    faults: Option<crate::sim::faults::FaultState>,
+    /// When the run stops, if before every job is done.
+    until: Option<f64>,
 }
 
 impl std::fmt::Debug for SlotSimulator {
@@ -308,6 +313,8 @@ impl SlotSimulator {
             total_gpus,
             total_cpus,
             factors,
+            faults: None,
+            until: None,
         })
     }
 
@@ -330,6 +337,8 @@ impl SlotSimulator {
             total_gpus: self.total_gpus,
             total_cpus: self.total_cpus,
             factors: self.factors.clone(),
+            faults: self.faults.clone(),
+            until: self.until,
         }
     }
 
@@ -472,14 +481,19 @@ impl SlotSimulator {
         }
         if self.slot >= self.cfg.max_slots
             || (self.active.is_empty() && self.next_arrival >= self.order.len())
+            || self.until.is_some_and(|u| self.now() >= u)
         {
             self.done = true;
             return None;
         }
-        let slot_s = self.cfg.slot_s;
         let start = self.now();
-        let end = start + slot_s;
+        // A stop time inside the slot ends it there.
+        let (end, slot_s) = match self.until {
+            Some(u) if u < start + self.cfg.slot_s => (u, u - start),
+            _ => (start + self.cfg.slot_s, self.cfg.slot_s),
+        };
         let mut events = Vec::new();
+        let failures = self.failures_until(end, &mut events);
         // 1. Arrivals.
         while let Some(&id) = self.order.get(self.next_arrival) {
             if self.jobs[id].arrival > start {
@@ -557,6 +571,9 @@ impl SlotSimulator {
                 continue;
             };
             let changed = (j.workers, j.ps) != (j.prev_workers, j.prev_ps);
+            if let (true, Some(f)) = (changed, self.faults.as_mut()) {
+                f.checkpointed(id);
+            }
             if changed {
                 events.push(SimEvent::PsAllocated {
                     job: id,
@@ -598,17 +615,42 @@ impl SlotSimulator {
                 j.ps,
                 self.factors.get(slowest).copied().unwrap_or(1.0),
             );
-            let left = j.remaining_steps();
-            let steps = speed * (slot_s - delay);
-            let (done, used) = if speed > 0.0 && steps >= left {
-                (left, (delay + left / speed).min(slot_s))
-            } else {
-                (steps, slot_s)
-            };
-            j.progress = if done >= left {
-                j.total
-            } else {
-                j.progress + done
+            let (done, used, delay) = match (self.faults.as_mut(), &failures) {
+                (Some(f), Some(failures)) => {
+                    let gpus = j.workers * m.worker_gpus;
+                    let run = faults::run_slot(
+                        f,
+                        j,
+                        (start, slot_s),
+                        (speed, due, gpus),
+                        failures,
+                        &mut events,
+                    );
+                    if run.writing > 0.0 {
+                        events.push(SimEvent::Checkpointed {
+                            job: id,
+                            time: start + run.used,
+                            gpus,
+                            write_s: run.writing,
+                        });
+                    }
+                    (run.done, run.used, run.delay)
+                }
+                _ => {
+                    let left = j.remaining_steps();
+                    let steps = speed * (slot_s - delay);
+                    let (done, used) = if speed > 0.0 && steps >= left {
+                        (left, (delay + left / speed).min(slot_s))
+                    } else {
+                        (steps, slot_s)
+                    };
+                    j.progress = if done >= left {
+                        j.total
+                    } else {
+                        j.progress + done
+                    };
+                    (done, used, delay)
+                }
             };
             j.started = true;
             j.slots_run += 1;

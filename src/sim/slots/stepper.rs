@@ -24,7 +24,6 @@ pub fn build(
     policy: Box<dyn SlotPolicy>,
     interval: Option<f64>,
 ) -> Result<SlotSimulator, SimError> {
-    crate::sim::faults::refuse(setup.sim, "the slot mechanism (DL2)")?;
     let ps = setup
         .models
         .ps()
@@ -43,7 +42,8 @@ pub fn build(
         setup.jobs.to_vec(),
         Arc::clone(&ps.models),
         policy,
-    )
+    )?
+    .with_faults(setup.sim, setup.cluster)
 }
 
 /// The board of the slot simulator `sim` of the experiment `r`, `finished` jobs done and
