@@ -1,27 +1,30 @@
 //! The sweep's link: the experiment's share link with the sweep's values in its query
-//! (`?sweep=...&metric=p99&axis=checkpoint`), and the values a page opened with one starts
-//! with.
+//! (`?sweep=10,20,40&metric=p99`, `?sweep=600,1800,auto&axis=checkpoint`,
+//! `?sweep=0,2,4&axis=failures`), and the values a page opened with one starts with.
+//! `orrery sweep --link` reads the experiment of such a link (its fragment), and the query
+//! says which flag its values go to: `--rates` (or `--loads`), `--checkpoint-intervals`,
+//! `--failure-rates`.
 
-use super::values::parse_values;
+use super::values::{parse_values, Axis, Choice};
 use super::SweepPanel;
 use yew::prelude::*;
 
 /// The sweep's values from the page's address (`?sweep=...&metric=p99&axis=checkpoint`),
-/// if any: the values, p99, the checkpoint axis.
-pub(super) fn from_address() -> Option<(String, bool, bool)> {
+/// if any: the values, p99, the axis picked.
+pub(super) fn from_address() -> Option<(String, bool, Choice)> {
     let search = web_sys::window()?.location().search().ok()?;
     let mut values = None;
     let mut p99 = false;
-    let mut checkpoint = false;
+    let mut choice = Choice::Load;
     for pair in search.trim_start_matches('?').split('&') {
         match pair.split_once('=') {
             Some(("sweep", v)) => values = Some(v.replace("%2C", ",").replace(',', ", ")),
             Some(("metric", m)) => p99 = m == "p99",
-            Some(("axis", a)) => checkpoint = a == "checkpoint",
+            Some(("axis", a)) => choice = Choice::from_name(a),
             _ => {}
         }
     }
-    Some((values?, p99, checkpoint))
+    Some((values?, p99, choice))
 }
 
 impl SweepPanel {
@@ -29,25 +32,26 @@ impl SweepPanel {
     pub(super) fn copy_link(&mut self, ctx: &Context<Self>) {
         let Some(w) = web_sys::window() else { return };
         let loc = w.location();
-        let values: Vec<String> = match parse_values(&self.values) {
-            Ok(v) => v.iter().map(|x| x.to_string()).collect(),
+        let axis = Axis::of(self.choice, &ctx.props().exp);
+        let values: Vec<String> = match parse_values(&self.values, axis) {
+            Ok(v) => v.iter().map(|x| x.text()).collect(),
             Err(e) => {
-                self.error = Some(format!("Values: {e}."));
+                self.refused = Some(e);
                 return;
             }
         };
-        let checkpoint = self.checkpoint && ctx.props().exp.faults.is_some();
+        self.refused = None;
+        let query = match axis {
+            Axis::Rates | Axis::Loads if self.p99 => "&metric=p99",
+            Axis::Rates | Axis::Loads => "",
+            Axis::Checkpoint => "&axis=checkpoint",
+            Axis::Failures => "&axis=failures",
+        };
         let base = format!(
-            "{}{}?sweep={}{}{}",
+            "{}{}?sweep={}{query}",
             loc.origin().unwrap_or_default(),
             loc.pathname().unwrap_or_default(),
             values.join(","),
-            if self.p99 && !checkpoint {
-                "&metric=p99"
-            } else {
-                ""
-            },
-            if checkpoint { "&axis=checkpoint" } else { "" }
         );
         let link = ctx.props().exp.to_link(&base);
         if link.len() > crate::ui::MAX_LINK_LEN {

@@ -1,8 +1,8 @@
 //! Running a sweep: its cells shared among one worker per core, value by value, each
 //! worker taking the next cell when it is done; progress, and the preset's own sweep.
 
-use super::grid::{optimum_marks, Axis, Cell, Grid};
-use super::values::parse_values;
+use super::grid::{optimum, Cell, Grid};
+use super::values::{parse_values, Axis, Choice};
 use super::{SweepMsg, SweepPanel};
 use crate::experiment::scenarios::claims::load_claim_for;
 use crate::experiment::Progress;
@@ -45,11 +45,14 @@ impl SweepPanel {
                 .collect::<Vec<_>>()
                 .join(", ");
             self.p99 = false;
+            self.choice = Choice::Load;
+            self.refused = None;
             self.link = None;
             self.start(ctx);
         }
     }
 
+    /// Start the sweep of the values typed (saying why next to them when they are refused).
     pub(super) fn start(&mut self, ctx: &Context<Self>) {
         self.error = None;
         self.running = None;
@@ -58,33 +61,28 @@ impl SweepPanel {
             self.error = Some("Tick at least one policy.".into());
             return;
         }
-        let values = match parse_values(&self.values) {
+        let axis = Axis::of(self.choice, &exp);
+        let values = match parse_values(&self.values, axis) {
             Ok(v) => v,
             Err(e) => {
-                self.error = Some(format!("Values: {e}."));
+                self.refused = Some(e);
                 return;
             }
         };
-        let axis = if self.checkpoint && exp.faults.is_some() {
-            Axis::Checkpoint
-        } else if exp.jobs_per_hour().is_some() {
-            Axis::Rates
-        } else {
-            Axis::Loads
-        };
+        self.refused = None;
         let n = values.len();
         let cells = exp.policies.len() * n;
-        let marks = if axis == Axis::Checkpoint {
-            optimum_marks(&exp)
+        let optimum = if axis == Axis::Checkpoint {
+            optimum(&exp)
         } else {
-            Vec::new()
+            None
         };
         let grid = Grid {
             base: exp,
             axis,
             values,
             cells: vec![None; cells],
-            marks,
+            optimum,
         };
         // Value by value, every policy at each: the chart fills from the left.
         let mut queue: VecDeque<usize> = (0..n)

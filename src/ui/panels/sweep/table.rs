@@ -1,10 +1,11 @@
-//! The sweep's table (a row per value, a cell per policy) and, for a preset's figure
-//! against the load, the paper's figure beside the sweep's.
+//! The sweep's table (a row per value, a cell per policy: average and p99 JCT, or ETTR and
+//! average JCT for a sweep of the checkpoint interval or the failure rate) and, for a
+//! preset's figure against the load, the paper's figure beside the sweep's.
 
-use super::grid::{Axis, Grid};
+use super::grid::Grid;
+use super::values::{Axis, Value};
 use super::SweepPanel;
 use crate::experiment::scenarios::claims::load_claim_for;
-use crate::ui::plot;
 use yew::prelude::*;
 
 impl SweepPanel {
@@ -16,7 +17,7 @@ impl SweepPanel {
         let n = g.values.len();
         let ratios = c.ratios(|policy, rate| {
             let p = g.base.policies.iter().position(|x| x == policy)?;
-            let v = g.values.iter().position(|&x| x == rate)?;
+            let v = g.values.iter().position(|&x| x == Value::Num(rate))?;
             g.cells.get(p * n + v).copied().flatten().map(|c| c.avg)
         });
         html! {
@@ -27,25 +28,34 @@ impl SweepPanel {
         }
     }
 
+    /// The table of the cells run so far (`…` for the others; `data-value` is the value
+    /// as a link writes it, `auto` included).
     pub(super) fn table(&self, g: &Grid) -> Html {
         let hours = |s: f64| format!("{:.2}", s / 3600.0);
         let n = g.values.len();
+        let ettr = g.axis.ettr();
+        let head = match g.axis {
+            Axis::Rates => "jobs/h",
+            Axis::Loads => "load",
+            Axis::Checkpoint => "checkpoint (s)",
+            Axis::Failures => "failures per server-day",
+        };
         html! {
             <table id="sweep-table" class="summary" data-complete={g.cells.iter().all(Option::is_some).to_string()}>
                 <thead><tr>
-                    <th>{ match g.axis { Axis::Rates => "jobs/h", Axis::Loads => "load", Axis::Checkpoint => "checkpoint (s)" } }</th>
-                    { for g.base.policies.iter().map(|p| html! { <th>{ if g.axis == Axis::Checkpoint { format!("{p} ETTR · avg JCT (h)") } else { format!("{p} avg / p99 JCT (h)") } }</th> }) }
+                    <th>{ head }</th>
+                    { for g.base.policies.iter().map(|p| html! { <th>{ if ettr { format!("{p} ETTR · avg JCT (h)") } else { format!("{p} avg / p99 JCT (h)") } }</th> }) }
                 </tr></thead>
                 <tbody>
                 { for g.values.iter().enumerate().map(|(v, x)| html! {
                     <tr>
-                        <th>{ plot::axis::short(*x) }</th>
-                        { for g.base.policies.iter().enumerate().map(|(p, name)| match g.cells[p * n + v] {
+                        <th title={if *x == Value::Auto { "Daly's interval for each job's own mean time to failure" } else { "" }}>{ x.label() }</th>
+                        { for g.base.policies.iter().enumerate().map(|(p, name)| match g.cells.get(p * n + v).copied().flatten() {
                             Some(c) => html! {
-                                <td data-policy={name.clone()} data-value={x.to_string()} data-avg-jct-s={c.avg.to_string()} data-p99-jct-s={c.p99.to_string()}
+                                <td data-policy={name.clone()} data-value={x.text()} data-avg-jct-s={c.avg.to_string()} data-p99-jct-s={c.p99.to_string()}
                                     data-ettr={c.ettr.map(|e| e.to_string()).unwrap_or_default()}
                                     title={if c.unfinished > 0 { format!("{} jobs did not finish: JCTs are of the finished ones", c.unfinished) } else { String::new() }}>
-                                    { if g.axis == Axis::Checkpoint {
+                                    { if ettr {
                                         format!("{} · {}{}", c.ettr.map_or_else(|| "—".to_string(), |e| format!("{e:.4}")), hours(c.avg), if c.unfinished > 0 { " *" } else { "" })
                                     } else {
                                         format!("{} / {}{}", hours(c.avg), hours(c.p99), if c.unfinished > 0 { " *" } else { "" })
