@@ -11,7 +11,10 @@
 // servers that failed and those away for repair, and the jobs rolled back; the llama3
 // scenario shows its failures as the CLI does; an experiment with failures sweeps the
 // checkpoint interval as `orrery sweep --checkpoint-intervals` does, with Young's and Daly's
-// intervals marked; the spot scenario with a 10 s warning gives the CLI's spot preemptions,
+// intervals marked; any experiment sweeps the failure rate as `orrery sweep --failure-rates`
+// does, and a checkpoint sweep takes `auto` (ringed at Daly's interval) as the CLI does,
+// refused values saying why next to the field and the sweep links restoring the axis and
+// values; the spot scenario with a 10 s warning gives the CLI's spot preemptions,
 // GPU-hours preempted and cost on-demand / spot, its link carrying the warning; and the
 // panel and the results' failures lay out without overflow on a phone and on a desktop.
 import { execFileSync } from 'node:child_process';
@@ -482,6 +485,123 @@ await run(async (browser) => {
     await p.click('#sweep-link-copy');
     assert((await p.inputValue('#sweep-link')).includes('?sweep=600,1080,1800&axis=checkpoint#x1.'), await p.inputValue('#sweep-link'));
     console.log(`     ETTR at 10, 18 and 30 min: ${cells.map((c) => c.ettr.toFixed(4)).join(', ')}; Young ${(marks[0] / 60).toFixed(1)} min, Daly ${(marks[1] / 60).toFixed(1)} min`);
+    await p.context().close();
+  });
+
+  // The cells of the page's sweep table and those of `orrery sweep ... --format json`, as
+  // { policy, value, avg, p99, ettr } (value: the axis value as text, `auto` included).
+  const sweepCells = (p) => p.$$eval('#sweep-table td[data-policy]', (tds) => tds.map((t) => ({
+    policy: t.getAttribute('data-policy'),
+    value: t.getAttribute('data-value'),
+    avg: Number(t.getAttribute('data-avg-jct-s')),
+    p99: Number(t.getAttribute('data-p99-jct-s')),
+    ettr: Number(t.getAttribute('data-ettr')),
+  })));
+  const nativeSweep = (link, flags, value) => cli(['sweep', '--link', link, ...flags, '--format', 'json']).rows
+    .map((r) => ({ policy: r.policy, value: value(r), avg: r.summary.avg_jct_s, p99: r.summary.p99_jct_s, ettr: r.summary.faults.ettr }));
+  const byKey = (a) => [...a].sort((x, y) => `${x.policy} ${x.value}`.localeCompare(`${y.policy} ${y.value}`));
+  // A value typed in the sweep's field is refused, saying why next to it.
+  const refusedValue = async (p, value, why) => {
+    await p.fill('#sweep-values', value);
+    await p.dispatchEvent('#sweep-values', 'change');
+    await p.waitForSelector('#sweep-values-error', { timeout: 5000 }).catch(() => { throw new Error(`${value}: no message`); });
+    const text = await p.textContent('#sweep-values-error');
+    assert(text.includes(why), `${value}: '${text}'`);
+    assert(await p.$eval('#sweep-values-error', (n) => !!n.closest('label')?.querySelector('#sweep-values')), 'the message is not next to the field');
+    assert(await p.getAttribute('#sweep-values', 'aria-invalid') === 'true', `${value}: the field is not marked invalid`);
+    assert(await p.inputValue('#sweep-values') === value, `${value}: the field reverted`);
+  };
+
+  await test('any experiment sweeps the failure rate: ETTR and JCT as orrery sweep --failure-rates gives them, refused rates say why, and the link restores the axis', async () => {
+    const p = await newPage();
+    await p.goto(BASE);
+    await summary(p, 2);
+    assert((await p.textContent('#faults-label')).includes('never fail'), await p.textContent('#faults-label'));
+    await p.selectOption('#sweep-axis', 'failures');
+    assert(await p.inputValue('#sweep-values') === '0, 1, 2, 4', await p.inputValue('#sweep-values'));
+    assert((await p.textContent('#sweep-panel h2')).includes('ETTR against the failure rate'), await p.textContent('#sweep-panel h2'));
+    assert(!(await p.$('#sweep-p99')), 'a p99 toggle on an ETTR sweep');
+    await refusedValue(p, '0, -1, 2', 'not a number of failures per server-day, 0 or more');
+    await refusedValue(p, '2, often', '"often"');
+    await refusedValue(p, '150', 'over 100 a day');
+    await p.click('#sweep-run');
+    assert(!(await p.$('#sweep-table')) && await p.$('#sweep-values-error'), 'a refused sweep ran');
+    await p.fill('#sweep-values', '4, 0, 2');
+    await p.dispatchEvent('#sweep-values', 'change');
+    await p.waitForFunction(() => !document.querySelector('#sweep-values-error'));
+    await p.click('#sweep-run');
+    await p.waitForSelector('#sweep-table[data-complete="true"]', { timeout: 300000 });
+    const cells = await sweepCells(p);
+    assert(cells.length === 6 && cells.every((c) => c.avg > 0 && c.ettr > 0 && c.ettr <= 1), JSON.stringify(cells));
+    assert(JSON.stringify([...new Set(cells.map((c) => c.value))]) === '["0","2","4"]', JSON.stringify(cells));
+    // The sweep link: the rates and the axis before the experiment; the CLI reads the
+    // experiment from it and gives the same cells with --failure-rates.
+    await p.click('#sweep-link-copy');
+    const sweepLink = await p.inputValue('#sweep-link');
+    assert(sweepLink.includes('?sweep=0,2,4&axis=failures#x1.'), sweepLink);
+    const exp = linkExperiment(sweepLink);
+    assert(exp.faults === undefined || exp.faults === null, `the experiment gained failures: ${JSON.stringify(exp.faults)}`);
+    const native = nativeSweep(sweepLink, ['--failure-rates', '0,2,4'], (r) => String(r.failures_per_server_day));
+    same(byKey(cells), byKey(native), 'orrery sweep --link --failure-rates 0,2,4');
+    const ettr = (policy, v) => cells.find((c) => c.policy === policy && c.value === v).ettr;
+    assert(cells.every((c) => ettr(c.policy, '4') < ettr(c.policy, '0')), `ETTR does not fall with the failure rate: ${JSON.stringify(cells)}`);
+    assert((await p.getAttribute('#chart-ettr-failures', 'data-cells')) === '6', 'the chart misses cells');
+    assert(await canvasDrawn(p, '#chart-ettr-failures') > 500, 'the ETTR chart is blank');
+    const axes = await p.$$eval('figure[data-chart="ettr-failures"] figcaption abbr', (a) => a.map((x) => x.textContent));
+    assert(axes[0] === 'failures per server-day' && axes[1] === 'ETTR', JSON.stringify(axes));
+    // On a phone the panel, its table and its message lay out without overflow.
+    await refusedValue(p, '-2', '0 or more');
+    await p.setViewportSize({ width: 390, height: 844 });
+    await p.waitForTimeout(300);
+    const wide = await overflow(p);
+    assert(wide <= 0, `the page overflows by ${wide} px at 390 px`);
+    // The link opened: the same axis and rates.
+    const again = await newPage();
+    await again.goto(sweepLink);
+    await summary(again, 2);
+    assert(await again.inputValue('#sweep-axis') === 'failures', await again.inputValue('#sweep-axis'));
+    assert(await again.inputValue('#sweep-values') === '0, 2, 4', await again.inputValue('#sweep-values'));
+    console.log(`     ETTR at 0, 2, 4 failures per server-day: ${cells.map((c) => `${c.policy}@${c.value} ${c.ettr.toFixed(4)}`).join(', ')}`);
+    await again.context().close();
+    await p.context().close();
+  });
+
+  await test('a checkpoint sweep with auto gives orrery sweep --checkpoint-intervals 600,auto,1800\'s figures, auto ringed at Daly\'s interval, and its link round-trips', async () => {
+    const p = await newPage();
+    await p.goto(BASE);
+    await summary(p, 2);
+    await setField(p, '#fault-rate', '2');
+    await setField(p, '#fault-write', '60');
+    await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('writes of 60 s'));
+    await p.selectOption('#sweep-axis', 'checkpoint');
+    assert((await p.inputValue('#sweep-values')).endsWith(', auto'), await p.inputValue('#sweep-values'));
+    await refusedValue(p, '600, often', 'neither a positive number of seconds nor auto');
+    await refusedValue(p, '-600', 'neither a positive number of seconds nor auto');
+    await p.fill('#sweep-values', '600, auto, 1800');
+    await p.click('#sweep-run');
+    await p.waitForSelector('#sweep-table[data-complete="true"]', { timeout: 300000 });
+    assert(!(await p.$('#sweep-values-error')), 'the message stayed after a good sweep');
+    const cells = await sweepCells(p);
+    const rowsShown = await p.$$eval('#sweep-table tbody th', (ths) => ths.map((t) => t.textContent));
+    assert(JSON.stringify(rowsShown) === '["600","1800","auto"]', JSON.stringify(rowsShown));
+    await p.click('#sweep-link-copy');
+    const sweepLink = await p.inputValue('#sweep-link');
+    assert(sweepLink.includes('?sweep=600,1800,auto&axis=checkpoint#x1.'), sweepLink);
+    const native = nativeSweep(sweepLink, ['--checkpoint-intervals', '600,auto,1800'], (r) => r.checkpoint_s);
+    same(byKey(cells), byKey(native), 'orrery sweep --link --checkpoint-intervals 600,auto,1800');
+    assert(cells.length === 6 && cells.every((c) => c.ettr > 0.5 && c.ettr < 1), JSON.stringify(cells));
+    // auto is ringed at Daly's mark, the second of the two.
+    const marks = (await p.getAttribute('#chart-ettr-sweep', 'data-marks')).split(' ').map(Number);
+    const auto = Number(await p.getAttribute('#chart-ettr-sweep', 'data-auto'));
+    assert(marks.length === 2 && auto === marks[1] && auto > 0, `auto at ${auto}, marks ${marks}`);
+    assert(await canvasDrawn(p, '#chart-ettr-sweep') > 500, 'the ETTR chart is blank');
+    const again = await newPage();
+    await again.goto(sweepLink);
+    await summary(again, 2);
+    assert(await again.inputValue('#sweep-axis') === 'checkpoint', await again.inputValue('#sweep-axis'));
+    assert(await again.inputValue('#sweep-values') === '600, 1800, auto', await again.inputValue('#sweep-values'));
+    console.log(`     ETTR at 10 min, 30 min and auto (ringed at Daly's ${(auto / 60).toFixed(1)} min): ${cells.map((c) => `${c.policy}@${c.value} ${c.ettr.toFixed(4)}`).join(', ')}`);
+    await again.context().close();
     await p.context().close();
   });
 

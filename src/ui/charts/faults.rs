@@ -1,8 +1,8 @@
 //! The charts of failures and spot capacity: interruptions over time (cumulative, a line
 //! per policy), the GPU-hours failures and checkpoints cost by cause (a bar per policy), a
 //! spot GPU type's capacity over time against the GPUs each policy kept busy on it, and ETTR
-//! against the checkpoint interval (a sweep) with Young's and Daly's intervals marked. They
-//! read results and the experiment's spot trace only.
+//! against a sweep's checkpoint interval (Young's and Daly's intervals marked, `auto` as
+//! rings) or failure rate. They read results and the experiment's spot trace only.
 
 use super::{block, lines, top, Series};
 use crate::model::spot::CapacityTrace;
@@ -127,24 +127,51 @@ pub fn capacity(
     Ok(())
 }
 
-/// ETTR against the checkpoint interval (minutes), a line with dots per policy, and the
-/// intervals of `marks` (name, minutes: Young's and Daly's) as vertical grey lines.
-pub fn ettr_sweep(f: &mut Fig, series: &[Series], marks: &[(String, f64)]) -> Result<(), String> {
-    let title = "ETTR against the checkpoint interval";
-    let xs = || {
+/// What an ETTR sweep's chart plots ETTR against, and what it marks besides its lines.
+pub struct EttrAxis<'a> {
+    /// The chart's title.
+    pub title: &'a str,
+    /// The x axis's description.
+    pub x_desc: &'a str,
+    /// Values marked as vertical grey lines: (name, x), as Young's and Daly's intervals.
+    pub marks: &'a [(String, f64)],
+    /// Points drawn apart, as rings in their series' colour, not joined to its line: each
+    /// series' point, if it has one (empty: none).
+    pub apart: &'a [Option<(f64, f64)>],
+    /// The legend entry of the points apart.
+    pub apart_name: &'a str,
+}
+
+/// ETTR against the values of a sweep (the checkpoint interval in minutes, or the failure
+/// rate), a line with dots per policy, the values of `axis.marks` as vertical grey lines
+/// and the points of `axis.apart` as rings.
+pub fn ettr_sweep(f: &mut Fig, series: &[Series], axis: &EttrAxis) -> Result<(), String> {
+    let title = axis.title;
+    let marks = axis.marks;
+    let apart: Vec<(usize, (f64, f64))> = axis
+        .apart
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, (*p)?)))
+        .collect();
+    let points = || {
         series
             .iter()
-            .flat_map(|s| s.1.iter().map(|p| p.0))
-            .chain(marks.iter().map(|m| m.1))
+            .flat_map(|s| s.1.iter().copied())
+            .chain(apart.iter().map(|a| a.1))
     };
-    let Some((lo, hi)) = super::bounds(xs()) else {
+    let Some((lo, hi)) = super::bounds(points().map(|p| p.0).chain(marks.iter().map(|m| m.1)))
+    else {
         return f.message(title, "No ETTR yet: it appears as the sweep's runs end.");
     };
-    let (y_lo, y_hi) =
-        super::bounds(series.iter().flat_map(|s| s.1.iter().map(|p| p.1))).unwrap_or((0.0, 1.0));
+    let (y_lo, y_hi) = super::bounds(points().map(|p| p.1)).unwrap_or((0.0, 1.0));
     let pad = 0.1 * (y_hi - y_lo).max(0.01);
     let (y_lo, y_hi) = ((y_lo - pad).max(0.0), (y_hi + pad).min(1.0));
-    let x_pad = 0.04 * (hi - lo).max(1.0);
+    let x_pad = if hi > lo {
+        0.04 * (hi - lo)
+    } else {
+        0.5 * hi.abs().max(1e-3)
+    };
     let mut keys: Vec<Key> = series
         .iter()
         .enumerate()
@@ -157,12 +184,15 @@ pub fn ettr_sweep(f: &mut Fig, series: &[Series], marks: &[(String, f64)]) -> Re
             .enumerate()
             .map(|(i, (name, _))| Key::new(name.clone(), Swatch::Line(GREY, dashes[i % 2], 2))),
     );
+    if !apart.is_empty() {
+        keys.push(Key::new(axis.apart_name, Swatch::Ring(GREY)));
+    }
     let area = f.frame(title, &keys)?;
     let mut plot = f.plot(
         &area,
         (
             Axis::linear((lo - x_pad).max(0.0), hi + x_pad, f.x_ticks()),
-            "checkpoint interval (min)",
+            axis.x_desc,
         ),
         (
             Axis::linear(y_lo, y_hi.max(y_lo + 1e-3), f.y_ticks(1.0)),
@@ -184,5 +214,11 @@ pub fn ettr_sweep(f: &mut Fig, series: &[Series], marks: &[(String, f64)]) -> Re
         plot.draw_series(pts.iter().map(|&q| Circle::new(q, 3, c.filled())))
             .map_err(|e| format!("{e:?}"))?;
     }
+    plot.draw_series(
+        apart
+            .iter()
+            .map(|&(i, q)| Circle::new(q, 6, look(i).0.stroke_width(2))),
+    )
+    .map_err(|e| format!("{e:?}"))?;
     Ok(())
 }

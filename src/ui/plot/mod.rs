@@ -89,6 +89,8 @@ pub enum Swatch {
     Block(RGBAColor),
     /// A dot.
     Dot(RGBColor),
+    /// A ring (a hollow circle).
+    Ring(RGBColor),
 }
 
 /// A legend entry.
@@ -228,6 +230,9 @@ impl Fig {
                 .map_err(err)?,
             Swatch::Dot(c) => r
                 .draw(&Circle::new((x + 8, y), 4, c.filled()))
+                .map_err(err)?,
+            Swatch::Ring(c) => r
+                .draw(&Circle::new((x + 8, y), 5, c.stroke_width(2)))
                 .map_err(err)?,
         }
         Ok(())
