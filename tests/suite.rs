@@ -29,6 +29,7 @@ mod shell;
 mod sia;
 mod sim;
 mod spot;
+mod spot_jobs;
 mod stepping;
 mod sweep;
 mod traces;

@@ -395,6 +395,13 @@ impl Experiment {
     fn prepared(&self, trace: Trace, notes: &mut Vec<String>) -> Result<Trace, ExperimentError> {
         let mut trace = self.filtered(trace, notes)?;
         self.apply_load(&mut trace, notes)?;
+        let spot_jobs = trace.jobs.iter().filter(|j| j.spot).count();
+        if spot_jobs > 0 {
+            notes.push(format!(
+                "{spot_jobs} spot jobs: they {}",
+                crate::sim::SPOT_JOBS
+            ));
+        }
         Ok(trace)
     }
 

@@ -119,6 +119,9 @@ pub struct SimConfig {
 /// AWS's two minutes of warning before a spot instance is taken back.
 pub const DEFAULT_SPOT_WARNING_S: f64 = 120.0;
 
+/// What spot jobs (a workload's `spot` column) do, for the experiment's notes.
+pub const SPOT_JOBS: &str = "yield to high-priority jobs in round-based policies (the last-ranked spot jobs give up their GPUs to a high-priority job left waiting); the elastic, preemptive, pooled and slot mechanisms run them as any job";
+
 fn default_spot_warning() -> f64 {
     DEFAULT_SPOT_WARNING_S
 }

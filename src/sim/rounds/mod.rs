@@ -38,6 +38,7 @@ pub mod contract;
 pub mod placement;
 mod progress;
 mod select;
+mod spot_jobs;
 pub mod stepper;
 
 pub use stepper::build;

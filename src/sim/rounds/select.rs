@@ -24,6 +24,7 @@ impl Simulator {
             _ => self.select_from_allocation(),
         };
         self.mech.last_decision = decision;
+        let picks = self.spot_jobs_yield(picks);
         let picks = self.keep_restarting(picks);
         self.place(picks)
     }
