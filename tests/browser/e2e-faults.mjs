@@ -7,7 +7,8 @@
 // capacity; a link with failures and a spot trace opens, runs and gives the CLI's figures;
 // refused values say why next to their field and keep the experiment; an elastic experiment
 // with failures gives the CLI's figures (or its refusal, as the run's error) and its board
-// marks failed servers, and Gavel's mechanism says why it runs none; the stepper marks the
+// marks failed servers, and Gavel's mechanism says why it runs none; Aryl's pools and DL2's
+// slots with failures give the CLI's figures and mark failed servers on their boards; the stepper marks the
 // servers that failed and those away for repair, and the jobs rolled back; the llama3
 // scenario shows its failures as the CLI does; an experiment with failures sweeps the
 // checkpoint interval as `orrery sweep --checkpoint-intervals` does, with Young's and Daly's
@@ -337,6 +338,33 @@ await run(async (browser) => {
     await p.waitForSelector('#run-error', { timeout: 60000 });
     assert((await p.textContent('#run-error')).includes('Gavel'), await p.textContent('#run-error'));
     await p.context().close();
+  });
+
+  await test('Aryl\'s pools and DL2\'s slots with failures give orrery compare --link\'s figures and mark failed servers on their boards', async () => {
+    for (const preset of ['aryl', 'dl2']) {
+      const p = await newPage();
+      await p.goto(`${BASE}#preset=${preset}`);
+      await p.waitForSelector('#fault-rate');
+      await setField(p, '#fault-rate', '4');
+      await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('failures per 1,000'));
+      await setField(p, '#fault-write', '30');
+      const native = await asTheCli(p);
+      assert(!native.error, `${preset}: ${native.error}`);
+      const interrupted = native.rows.reduce((n, r) => n + (r.interruptions ?? 0), 0);
+      assert(interrupted > 100, `${preset}: ${interrupted} interruptions`);
+      console.log(`     ${preset}: ${interrupted} interruptions over its policies, as the CLI gives them`);
+      await setField(p, '#fault-rate', '90');
+      await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('90000.000'));
+      let m = { failed: 0 };
+      for (let i = 1; i <= 40 && !m.failed; i++) {
+        await p.click('#step');
+        await p.waitForFunction((n) => Number(document.querySelector('#clock')?.getAttribute('data-round')) >= n, i, { timeout: 120000 });
+        m = await p.$eval('#step-faults', (e) => ({ failed: Number(e.getAttribute('data-failed')), servers: document.querySelectorAll('#step-panel .server.failed').length }));
+      }
+      assert(m.failed > 0 && m.servers > 0 && m.servers <= m.failed, `${preset}'s board: ${JSON.stringify(m)}`);
+      console.log(`     ${preset}: ${m.servers} failed servers marked on its board`);
+      await p.context().close();
+    }
   });
 
   await test('the stepper marks the servers that failed, those away for repair, and the jobs rolled back with the work they lost', async () => {
