@@ -66,8 +66,10 @@ fn parcaes_trace_reads_as_published() {
         "{}",
         t.instance_hours()
     );
-    // Removals: the trace's 167 (several events share a time, so the count's falls are
-    // fewer than its removals).
+    // Removals: the trace's 167, at 79 times (several share a time; none shares one with
+    // an addition, so the count falls by as many).
+    assert_eq!(t.removals(), (79, 167));
+    assert_eq!(t.decreases(), (79, 167));
     let text = std::fs::read_to_string(
         common::reference("faults", "the spot capacity readers")
             .expect("present")
@@ -231,5 +233,127 @@ fn the_spot_scenario_pays_on_demand_and_spot_prices() {
             s.policy
         );
         assert!(spot_hours > 0.0 && spot_hours < s.gpu_hours);
+    }
+}
+
+#[test]
+fn a_replay_of_parcaes_trace_stops_a_job_at_each_of_its_167_removals() {
+    // Parcae's p3trace on 32 p3.2xlarge (one V100 each) with 40 one-GPU jobs longer than
+    // the trace, in rounds of 60 s on the trace's minute grid: every event falls on a
+    // round's start, and with more jobs than the trace ever holds (32) every live instance
+    // runs a job in every round, a new one from the round it comes up in. So each of the
+    // 167 removals takes back a busy instance and stops its job, and the GPU-hours held
+    // are the trace's node-hours. The trace's last removal is at its end (40,920 s): the
+    // run goes one round past it, in which the 10 instances left are held.
+    let Some(dir) = common::reference("faults", "the Parcae replay") else {
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("parcae/p3trace.csv")).expect("the trace");
+    let trace = CapacityTrace::parse(&text).expect("a trace");
+    assert_eq!(trace.removals(), (79, 167));
+    let jobs: String = (0..40).map(|_| "0,100000,1\n").collect();
+    let exp = orrery::experiment::Experiment {
+        workload: orrery::experiment::WorkloadSource::Inline {
+            name: "forty.csv".into(),
+            text: format!("timestamp,duration,num_gpus\n{jobs}"),
+        },
+        until_s: Some(trace.end_s + 60.0),
+        spot: [(
+            "v100".to_string(),
+            orrery::experiment::SpotSource {
+                name: "p3trace.csv".into(),
+                text,
+            },
+        )]
+        .into(),
+        ..common::one_job("v100:32/1", 100_000, 1, 60.0)
+    };
+    let s = orrery::experiment::run(&exp).unwrap()[0].summary.clone();
+    let f = s.faults.clone().expect("spot figures");
+    println!(
+        "{} spot preemptions, {} GPU-hours ({} node-hours in the trace)",
+        f.spot_preemptions,
+        s.gpu_hours,
+        trace.instance_hours()
+    );
+    assert_eq!(
+        (s.unfinished, f.spot_preemptions, f.interruptions),
+        (40, 167, 0)
+    );
+    assert!(
+        (s.gpu_hours - (trace.instance_hours() + 10.0 * 60.0 / 3600.0)).abs() < 1e-9,
+        "{}",
+        s.gpu_hours
+    );
+    assert!(
+        (s.gpu_hours - 273.12).abs() <= 273.12 * 0.005,
+        "{}",
+        s.gpu_hours
+    );
+    // A run to the trace's end stops before its last removal, holding its node-hours.
+    let to_end = orrery::experiment::Experiment {
+        until_s: Some(trace.end_s),
+        ..exp
+    };
+    let e = orrery::experiment::run(&to_end).unwrap()[0].summary.clone();
+    let f = e.faults.clone().expect("spot figures");
+    assert_eq!(f.spot_preemptions, 166);
+    assert!(
+        (e.gpu_hours - trace.instance_hours()).abs() < 1e-9,
+        "{}",
+        e.gpu_hours
+    );
+}
+
+/// Two one-GPU jobs of 3,000 s on two V100 instances (one GPU each) whose capacity follows
+/// the Parcae trace `text`, in rounds of `round_s` seconds, no restart cost.
+fn two_jobs_on_two_spot_instances(text: &str, round_s: f64) -> orrery::metrics::Summary {
+    let exp = orrery::experiment::Experiment {
+        workload: orrery::experiment::WorkloadSource::Inline {
+            name: "two.csv".into(),
+            text: "timestamp,duration,num_gpus\n0,3000,1\n0,3000,1\n".into(),
+        },
+        restart_cost_s: 0.0,
+        spot: [(
+            "v100".to_string(),
+            orrery::experiment::SpotSource {
+                name: "swap.csv".into(),
+                text: text.into(),
+            },
+        )]
+        .into(),
+        ..common::one_job("v100:2/1", 3000, 1, round_s)
+    };
+    orrery::experiment::run(&exp).unwrap()[0].summary.clone()
+}
+
+#[test]
+fn an_instance_taken_back_as_another_comes_stops_its_job() {
+    // At 1,000 s node b is taken back and node c given: the count stays 2, but the job on
+    // the instance taken back (the higher) stops there (after the two-minute warning, in
+    // which it writes a checkpoint of 0 s and loses nothing) and starts again on the new
+    // one, at the next round's start: 1,080 s with rounds of 360 s (1,000 s falls inside a
+    // round), at once with rounds of 100 s (it falls on a round's start).
+    let swap = "0,add,a\n0,add,b\n1000000,remove,b\n1000000,add,c\n";
+    // A node that comes and goes at once takes nothing back.
+    let flicker = "0,add,a\n0,add,b\n1000000,add,c\n1000000,remove,c\n";
+    for (round_s, waits) in [(360.0, 80.0), (100.0, 0.0)] {
+        let s = two_jobs_on_two_spot_instances(swap, round_s);
+        let f = s.faults.clone().expect("spot figures");
+        println!(
+            "rounds of {round_s} s: {} spot preemptions, {} restarts, avg JCT {} s",
+            f.spot_preemptions, s.restarts, s.avg_jct_s
+        );
+        assert_eq!((s.unfinished, f.spot_preemptions, s.restarts), (0, 1, 1));
+        assert_eq!(f.lost_gpu_hours.preempted, 0.0);
+        assert!(
+            (s.avg_jct_s - (3000.0 + waits / 2.0)).abs() < 1e-6,
+            "{}",
+            s.avg_jct_s
+        );
+        let calm = two_jobs_on_two_spot_instances(flicker, round_s);
+        let g = calm.faults.clone().expect("spot figures");
+        assert_eq!((g.spot_preemptions, calm.restarts), (0, 0));
+        assert!((calm.avg_jct_s - 3000.0).abs() < 1e-6, "{}", calm.avg_jct_s);
     }
 }

@@ -9,6 +9,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if let Ok(t) = CapacityTrace::parse(text) {
+        assert_eq!(t.removed.len(), t.steps.len());
         let _ = (t.at(0.0), t.at(t.end_s), t.decreases(), t.instance_hours());
+        let _ = (t.removals(), t.kept_at(0.0), t.kept_at(t.end_s));
     }
 });

@@ -10,7 +10,10 @@
 //!   last event at a time holds until the next time.
 //!
 //! The trace is a step function: [`CapacityTrace::at`] gives the count at a time (the last
-//! count after the trace's end).
+//! count after the trace's end). Each step also says how many instances it takes back
+//! ([`CapacityTrace::removed`]): at a step's time its removals take back the highest
+//! instances held, then its additions come up above those left, so a removal at the same
+//! time as an addition is a machine taken back even when the count does not fall.
 
 use thiserror::Error;
 
@@ -39,6 +42,11 @@ pub struct CapacityTrace {
     pub end_s: f64,
     /// Spot price per instance-hour at each step's time, when the trace has one.
     pub prices: Option<Vec<f64>>,
+    /// Instances each step takes back (one per step, as `steps`): the highest of those held
+    /// before it go, then its additions come up above the rest, so the count after is the
+    /// count before, less these, plus the additions. A SkyPilot trace's are the count's
+    /// falls; a Parcae trace's its removals at that time.
+    pub removed: Vec<u32>,
 }
 
 impl CapacityTrace {
@@ -88,17 +96,26 @@ impl CapacityTrace {
             .enumerate()
             .map(|(i, &n)| (i as f64 * gap, n))
             .collect();
+        let removed = std::iter::once(0)
+            .chain(f.data.windows(2).map(|w| w[0].saturating_sub(w[1])))
+            .collect();
         Ok(CapacityTrace {
             steps,
             end_s: f.data.len() as f64 * gap,
             prices: f.prices,
+            removed,
         })
     }
 
-    /// A Parcae node trace.
+    /// A Parcae node trace. A step's removals are the nodes removed at its time that were
+    /// live before it (a node added and removed at the same time is neither).
     pub fn parcae(text: &str) -> Result<Self, SpotError> {
         let mut live: i64 = 0;
         let mut steps: Vec<(f64, u32)> = Vec::new();
+        let mut removed: Vec<u32> = Vec::new();
+        // The count before the current time and the nodes added at it.
+        let mut before: u32 = 0;
+        let mut added: Vec<&str> = Vec::new();
         let mut last = f64::NEG_INFINITY;
         for (k, raw) in text.lines().enumerate() {
             let line = raw.trim();
@@ -123,18 +140,39 @@ impl CapacityTrace {
             if t < last {
                 return Err(bad(format!("time {t} s comes before {last} s")));
             }
+            let node = cols.next().unwrap_or("");
+            if t != last {
+                before = steps.last().map_or(0, |s| s.1);
+                added.clear();
+                steps.push((t, before));
+                removed.push(0);
+            }
+            let r = removed.last_mut().ok_or_else(|| bad("no step".into()))?;
             match ev {
-                "add" => live += 1,
-                "remove" => live -= 1,
+                "add" => {
+                    live += 1;
+                    added.push(node);
+                }
+                "remove" => {
+                    live -= 1;
+                    // A node added at this time and removed at once takes nothing back;
+                    // nor does a removal beyond the nodes live before this time.
+                    match added.iter().position(|&a| !a.is_empty() && a == node) {
+                        Some(k) => {
+                            added.swap_remove(k);
+                        }
+                        None if *r < before => *r += 1,
+                        None => {}
+                    }
+                }
                 other => return Err(bad(format!("event '{other}' is neither add nor remove"))),
             }
             if live < 0 {
                 return Err(bad("more nodes removed than added".into()));
             }
             let n = u32::try_from(live).map_err(|_| bad("too many nodes".into()))?;
-            match steps.last_mut() {
-                Some(s) if s.0 == t => s.1 = n,
-                _ => steps.push((t, n)),
+            if let Some(s) = steps.last_mut() {
+                s.1 = n;
             }
             last = t;
         }
@@ -143,11 +181,13 @@ impl CapacityTrace {
         };
         if steps[0].0 > 0.0 {
             steps.insert(0, (0.0, 0));
+            removed.insert(0, 0);
         }
         Ok(CapacityTrace {
             steps,
             end_s,
             prices: None,
+            removed,
         })
     }
 
@@ -156,6 +196,32 @@ impl CapacityTrace {
     pub fn at(&self, t: f64) -> u32 {
         let i = self.steps.partition_point(|s| s.0 <= t);
         self.steps[i.saturating_sub(1)].1
+    }
+
+    /// Instances step `i` takes back: its removals, and at least the count's fall there.
+    pub fn taken_back(&self, i: usize) -> u32 {
+        let fall = match (
+            i.checked_sub(1).and_then(|k| self.steps.get(k)),
+            self.steps.get(i),
+        ) {
+            (Some(a), Some(b)) => a.1.saturating_sub(b.1),
+            _ => 0,
+        };
+        self.removed.get(i).copied().unwrap_or(0).max(fall)
+    }
+
+    /// Instances held both just before `t` and at `t` (the same machines): the count at
+    /// `t`, or fewer when a step at `t` takes back instances (the lowest taken back, whose
+    /// place may be filled by additions at that time).
+    pub fn kept_at(&self, t: f64) -> u32 {
+        let now = self.at(t);
+        let i = self.steps.partition_point(|s| s.0 < t);
+        match (i.checked_sub(1), self.steps.get(i)) {
+            (Some(k), Some(s)) if s.0 == t && self.taken_back(i) > 0 => {
+                now.min(self.steps[k].1.saturating_sub(self.taken_back(i)))
+            }
+            _ => now,
+        }
     }
 
     /// When the count next rises after `t`, if it does.
@@ -169,6 +235,21 @@ impl CapacityTrace {
             now = n;
         }
         None
+    }
+
+    /// How many steps take instances back, and the instances taken back in all (removals
+    /// at the time of additions included, which [`CapacityTrace::decreases`] misses).
+    pub fn removals(&self) -> (u32, u64) {
+        let mut times = 0;
+        let mut units = 0;
+        for i in 0..self.steps.len() {
+            let r = self.taken_back(i);
+            if r > 0 {
+                times += 1;
+                units += u64::from(r);
+            }
+        }
+        (times, units)
     }
 
     /// How many times the count falls, and the instances lost in all.
@@ -241,6 +322,18 @@ mod tests {
         );
         assert_eq!(t.end_s, 180.0);
         assert_eq!(t.decreases(), (2, 2));
+        // What a step takes back is the count's fall; the instances kept are those held.
+        assert_eq!(t.removed, vec![0, 0, 0, 1, 1, 0]);
+        assert_eq!(t.removals(), t.decreases());
+        assert_eq!(
+            (
+                t.kept_at(30.0),
+                t.kept_at(90.0),
+                t.kept_at(100.0),
+                t.kept_at(150.0)
+            ),
+            (2, 1, 1, 3)
+        );
         assert!((t.instance_hours() - 8.0 * 30.0 / 3600.0).abs() < 1e-12);
         assert_eq!(t.prices.as_ref().map(Vec::len), Some(6));
         assert_eq!(
@@ -256,6 +349,43 @@ mod tests {
         assert_eq!(t.steps, vec![(0.0, 2), (60.0, 3), (120.0, 2)]);
         assert_eq!(t.decreases(), (1, 1));
         assert_eq!(t.end_s, 120.0);
+        // node1 goes at 60 s though the count rises: two removals at two times.
+        assert_eq!(t.removed, vec![0, 1, 1]);
+        assert_eq!(t.removals(), (2, 2));
+        assert_eq!(
+            (t.kept_at(60.0), t.kept_at(90.0), t.kept_at(120.0)),
+            (1, 3, 2)
+        );
+    }
+
+    #[test]
+    fn a_parcae_removal_at_the_time_of_an_addition_takes_an_instance_back() {
+        // At 60 s node b goes and node c comes: the count stays 2 but one instance is taken
+        // back (the higher: only instance 0 is kept). At 120 s node d comes and goes at
+        // once, which takes nothing back; at 180 s two go and one comes.
+        let text = "0,add,a\n0,add,b\n60000,remove,b\n60000,add,c\n120000,add,d\n\
+                    120000,remove,d\n180000,add,e\n180000,remove,a\n180000,remove,c\n";
+        let t = CapacityTrace::parse(text).unwrap();
+        assert_eq!(t.steps, vec![(0.0, 2), (60.0, 2), (120.0, 2), (180.0, 1)]);
+        assert_eq!(t.removed, vec![0, 1, 0, 2]);
+        assert_eq!(t.decreases(), (1, 1));
+        assert_eq!(t.removals(), (2, 3));
+        assert_eq!(
+            (
+                t.kept_at(0.0),
+                t.kept_at(60.0),
+                t.kept_at(120.0),
+                t.kept_at(180.0)
+            ),
+            (2, 1, 2, 0)
+        );
+        // Removals of nodes not live take back at most the instances live before their time.
+        let odd =
+            CapacityTrace::parse("0,add,a\n60000,add,b\n60000,remove,x\n60000,remove,y\n").unwrap();
+        assert_eq!(
+            (odd.steps.clone(), odd.removed.clone()),
+            (vec![(0.0, 1), (60.0, 0)], vec![0, 1])
+        );
     }
 
     #[test]

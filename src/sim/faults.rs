@@ -118,9 +118,11 @@ impl FaultState {
         self.ledgers[job].run(time_s, rate, work_left, interval, plan.write_s)
     }
 
-    /// The instances of spot type `ty` taken back by `trace` in `[from, to)`, each as a
-    /// failure of its server with cause [`SPOT_CAUSE`] at the time the count falls (the
-    /// highest instances go first, as placement leaves them out); `count` GPUs of the type.
+    /// The instances of spot type `ty` taken back by `trace` in `(from, to)`, each as a
+    /// failure of its server with cause [`SPOT_CAUSE`] at its step's time: a step taking
+    /// back `r` instances of the `n` held before it takes the highest, `n - r..n` (as
+    /// placement leaves the highest out; its additions come up above those left, on
+    /// servers whose jobs it stopped); `count` GPUs of the type.
     pub fn spot_drops(
         &self,
         ty: usize,
@@ -132,10 +134,13 @@ impl FaultState {
         let servers = count.div_ceil(per);
         let mut out = Vec::new();
         let i = trace.steps.partition_point(|s| s.0 <= from);
-        let mut held = trace.at(from).min(servers);
-        for &(time, n) in trace.steps[i..].iter().take_while(|s| s.0 < to) {
-            let n = n.min(servers);
-            out.extend((n..held).map(|k| Failure {
+        let mut held = trace.at(from);
+        for (k, &(time, n)) in trace.steps.iter().enumerate().skip(i) {
+            if time >= to {
+                break;
+            }
+            let low = held.saturating_sub(trace.taken_back(k)).min(servers);
+            out.extend((low..held.min(servers)).map(|k| Failure {
                 time,
                 server: first + k,
                 cause: SPOT_CAUSE,

@@ -608,11 +608,14 @@ impl Simulator {
             }
         }
         // Spot types: the GPUs of instances the trace does not hold now are not placed (the
-        // highest ids go first); a job on them is preempted.
+        // highest ids go first); a job on them, or on one the trace takes back now (even if
+        // an instance added now takes its place), is preempted.
         for (t, trace) in &self.cfg.spot {
             let ty = &self.cluster.types[*t];
-            let held = trace.at(self.now).saturating_mul(ty.per_server.max(1));
+            let per = ty.per_server.max(1);
+            let held = trace.at(self.now).saturating_mul(per);
             pools[*t].block(held.min(ty.count)..ty.count);
+            let kept = trace.kept_at(self.now).saturating_mul(per);
             // A job whose instance was taken back starts again on a new one (it pays its
             // restart wherever it runs next).
             for &j in &self.active {
@@ -620,7 +623,7 @@ impl Simulator {
                 let lost = st
                     .last_placement
                     .as_ref()
-                    .is_some_and(|p| p.gpu_type == *t && p.gpus.iter().any(|&g| g >= held));
+                    .is_some_and(|p| p.gpu_type == *t && p.gpus.iter().any(|&g| g >= kept));
                 if lost {
                     st.last_placement = None;
                     if st.ran_last_round {

@@ -53,7 +53,8 @@ pub struct TraceSummary {
     pub hours: f64,
     /// Instance-hours available.
     pub instance_hours: f64,
-    /// Times the count falls (preemptions) and the instances lost in all.
+    /// Times the trace takes instances back (preemptions) and the instances lost in all,
+    /// removals at the time of additions included.
     pub preemptions: (u32, u64),
     /// The fewest and most instances held.
     pub range: (u32, u32),
@@ -67,7 +68,7 @@ impl TraceSummary {
             steps: t.steps.len(),
             hours: t.end_s / 3600.0,
             instance_hours: t.instance_hours(),
-            preemptions: t.decreases(),
+            preemptions: t.removals(),
             range: (counts.clone().min().unwrap_or(0), counts.max().unwrap_or(0)),
         }
     }
