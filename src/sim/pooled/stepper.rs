@@ -74,6 +74,13 @@ fn board(sim: &PooledSimulator, ctx: &BoardContext) -> Board {
         })
         .map(|(i, _)| i)
         .collect();
+    let type_name = |pool: Pool| {
+        sim.cluster()
+            .types
+            .iter()
+            .find(|t| t.is_inference() == (pool == Pool::Inference))
+            .map_or("", |t| t.name.as_str())
+    };
     let pool_area = |pool: Pool, title: String, id: &str| Area::Servers {
         title,
         id: id.into(),
@@ -99,7 +106,11 @@ fn board(sim: &PooledSimulator, ctx: &BoardContext) -> Board {
                 Server {
                     kind,
                     title: format!("server {n}: {what}"),
-                    data: vec![("server".into(), n.to_string())],
+                    // The type, for the marks of failed servers.
+                    data: vec![
+                        ("server".into(), n.to_string()),
+                        ("type".into(), type_name(s.pool).to_string()),
+                    ],
                     gpus: held
                         .iter()
                         .enumerate()

@@ -107,7 +107,15 @@ fn board(sim: &SlotSimulator, ctx: &BoardContext) -> Board {
                     s.cpus,
                     ps_on[k]
                 ),
-                data: Vec::new(),
+                // The type, for the marks of failed servers.
+                data: vec![(
+                    "type".into(),
+                    ctx.cluster
+                        .types
+                        .get(s.gpu_type)
+                        .map_or(gpu_type, |t| t.name.as_str())
+                        .to_string(),
+                )],
                 gpus: (0..s.gpus as usize)
                     .map(|g| match held[k].get(g) {
                         Some(&j) => Gpu::new(
