@@ -300,6 +300,21 @@ await run(async (browser) => {
     return native;
   }
 
+  // At 90 failures per server-day, steps (at most `steps`) until a board marks the servers
+  // that failed since the previous one: some, and no more than failed.
+  async function failedOnBoard(p, what, steps) {
+    await setField(p, '#fault-rate', '90');
+    await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('90000.000'));
+    let m = { failed: 0 };
+    for (let i = 1; i <= steps && !m.failed; i++) {
+      await p.click('#step');
+      await p.waitForFunction((n) => Number(document.querySelector('#clock')?.getAttribute('data-round')) >= n, i, { timeout: 120000 });
+      m = await p.$eval('#step-faults', (e) => ({ failed: Number(e.getAttribute('data-failed')), servers: document.querySelectorAll('#step-panel .server.failed').length }));
+    }
+    assert(m.failed > 0 && m.servers > 0 && m.servers <= m.failed, `${what}'s marks: ${JSON.stringify(m)}`);
+    console.log(`     ${m.servers} failed servers marked on ${what}`);
+  }
+
   await test('an elastic experiment with failures gives the CLI\'s figures, or its refusal as the run\'s error, and marks failed servers on its board; Gavel\'s mechanism says why', async () => {
     const p = await newPage();
     await p.goto(`${BASE}#preset=pollux`);
@@ -317,16 +332,7 @@ await run(async (browser) => {
     if (!spare.error) {
       // Its stepper marks the servers that failed on its board of servers.
       await setField(p, '#fault-repair', '0');
-      await setField(p, '#fault-rate', '90');
-      await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('90000.000'));
-      let m = { failed: 0 };
-      for (let i = 1; i <= 20 && !m.failed; i++) {
-        await p.click('#step');
-        await p.waitForFunction((n) => Number(document.querySelector('#clock')?.getAttribute('data-round')) >= n, i, { timeout: 120000 });
-        m = await p.$eval('#step-faults', (e) => ({ failed: Number(e.getAttribute('data-failed')), servers: document.querySelectorAll('#step-panel .server.failed').length }));
-      }
-      assert(m.failed > 0 && m.servers > 0 && m.servers <= m.failed, `the elastic board's marks: ${JSON.stringify(m)}`);
-      console.log(`     ${m.servers} failed servers marked on the elastic board`);
+      await failedOnBoard(p, 'the elastic board', 20);
     }
     // Gavel's mechanism has no failures: the run says so.
     await p.goto(BASE);
@@ -353,16 +359,7 @@ await run(async (browser) => {
       const interrupted = native.rows.reduce((n, r) => n + (r.interruptions ?? 0), 0);
       assert(interrupted > 100, `${preset}: ${interrupted} interruptions`);
       console.log(`     ${preset}: ${interrupted} interruptions over its policies, as the CLI gives them`);
-      await setField(p, '#fault-rate', '90');
-      await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('90000.000'));
-      let m = { failed: 0 };
-      for (let i = 1; i <= 40 && !m.failed; i++) {
-        await p.click('#step');
-        await p.waitForFunction((n) => Number(document.querySelector('#clock')?.getAttribute('data-round')) >= n, i, { timeout: 120000 });
-        m = await p.$eval('#step-faults', (e) => ({ failed: Number(e.getAttribute('data-failed')), servers: document.querySelectorAll('#step-panel .server.failed').length }));
-      }
-      assert(m.failed > 0 && m.servers > 0 && m.servers <= m.failed, `${preset}'s board: ${JSON.stringify(m)}`);
-      console.log(`     ${preset}: ${m.servers} failed servers marked on its board`);
+      await failedOnBoard(p, `${preset}'s board`, 40);
       await p.context().close();
     }
   });
