@@ -81,18 +81,24 @@ pub struct Server {
     pub loaned: bool,
     /// (job, GPUs) running on it.
     pub used: Vec<(JobId, u32)>,
+    /// Whether it is away (for repair, or a spot instance taken back): it offers no GPUs
+    /// to training, serves no inference load and is not loaned.
+    pub down: bool,
 }
 
 impl Server {
-    /// GPUs not in use.
+    /// GPUs not in use (none while it is away).
     pub fn free(&self) -> u32 {
+        if self.down {
+            return 0;
+        }
         self.gpus
             .saturating_sub(self.used.iter().map(|u| u.1).sum::<u32>())
     }
 
-    /// Whether training may use it.
+    /// Whether training may use it (not while it is away).
     pub fn usable(&self) -> bool {
-        self.pool == Pool::Training || self.loaned
+        !self.down && (self.pool == Pool::Training || self.loaned)
     }
 }
 
@@ -314,6 +320,7 @@ impl PooledSimulator {
                     gpus: per,
                     loaned: false,
                     used: Vec::new(),
+                    down: false,
                 });
             }
         }
@@ -454,16 +461,21 @@ impl PooledSimulator {
     }
 
     fn stop(&mut self, job: JobId, events: &mut Vec<SimEvent>) {
-        let servers: Vec<usize> = self.jobs[job].placement.iter().map(|p| p.0).collect();
-        for s in servers {
-            self.remove_gpus(job, s);
-        }
         self.roll_back(job);
-        self.jobs[job].queued = true;
         events.push(SimEvent::Preempted {
             job,
             time: self.now,
         });
+        self.requeue(job);
+    }
+
+    /// Job `job` gives back its GPUs and goes back to the queue (in arrival order).
+    fn requeue(&mut self, job: JobId) {
+        let servers: Vec<usize> = self.jobs[job].placement.iter().map(|p| p.0).collect();
+        for s in servers {
+            self.remove_gpus(job, s);
+        }
+        self.jobs[job].queued = true;
         let pos = self
             .queue
             .partition_point(|&q| (self.specs[q].arrival, q) < (self.specs[job].arrival, job));
@@ -536,9 +548,11 @@ impl PooledSimulator {
                 time: start,
             });
         }
+        // Servers away (for repair, or spot instances taken back) stop their jobs.
+        let up_inference = self.servers_away(start, &mut events);
         // 2-4. The policy's plan.
         let demand = self.demand();
-        let idle_inference = self.inference_servers - demand;
+        let idle_inference = up_inference.saturating_sub(demand);
         let loaned = self.servers.iter().filter(|s| s.loaned).count();
         let must_reclaim = loaned.saturating_sub(idle_inference);
         let plan = {
@@ -606,7 +620,7 @@ impl PooledSimulator {
                 if want == 0 {
                     break;
                 }
-                if s.pool == Pool::Inference && !s.loaned {
+                if s.pool == Pool::Inference && !s.loaned && !s.down {
                     s.loaned = true;
                     lent += 1;
                     want -= 1;
