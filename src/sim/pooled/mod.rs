@@ -523,6 +523,9 @@ impl PooledSimulator {
             _ => (start + self.config.tick, self.config.tick),
         };
         let mut events = Vec::new();
+        // Servers away (for repair, or spot instances taken back; read before the tick's
+        // failures) stop their jobs.
+        let up_inference = self.servers_away(start, &mut events);
         let failures = self.failures_until(end, &mut events);
         // 1. Arrivals.
         while let Some(&j) = self.order.get(self.next_arrival) {
@@ -548,8 +551,6 @@ impl PooledSimulator {
                 time: start,
             });
         }
-        // Servers away (for repair, or spot instances taken back) stop their jobs.
-        let up_inference = self.servers_away(start, &mut events);
         // 2-4. The policy's plan.
         let demand = self.demand();
         let idle_inference = up_inference.saturating_sub(demand);

@@ -63,26 +63,21 @@ impl SlotSimulator {
         Ok(self)
     }
 
-    /// At a slot's start (`start`), its servers' capacity released: the servers away (for
-    /// repair, or spot instances taken back) offer no GPUs and no CPUs, and a job that
-    /// trained in the last slot with a task on a spot instance taken back right at `start`
-    /// stops there after its warning (reported). Whether a server is away.
-    pub(super) fn servers_away(&mut self, start: f64, events: &mut Vec<SimEvent>) -> bool {
+    /// At a slot's start (`start`, before its failures are read): the servers away (for
+    /// repair, or spot instances taken back), which offer no GPUs and no CPUs in the slot;
+    /// a job that trained in the last slot with a task on a spot instance taken back right
+    /// at `start` stops there after its warning (reported).
+    pub(super) fn servers_away(&mut self, start: f64, events: &mut Vec<SimEvent>) -> Vec<usize> {
         let Some(f) = self
             .faults
             .as_mut()
             .filter(|f| f.state.repair_s() > 0.0 || !f.spot.is_empty())
         else {
-            return false;
+            return Vec::new();
         };
-        let mut any = false;
-        for (k, s) in self.servers.iter_mut().enumerate() {
-            let (down, _) = f.state.away(k as u32, &f.spot, start);
-            if down {
-                (s.free_gpus, s.free_cpus) = (0, 0);
-                any = true;
-            }
-        }
+        let away: Vec<usize> = (0..self.servers.len())
+            .filter(|&k| f.state.away(k as u32, &f.spot, start).0)
+            .collect();
         // Jobs on instances taken back exactly at `start` (inside a slot, it stops them).
         let state = &f.state;
         let taken: Vec<usize> = self
@@ -105,12 +100,13 @@ impl SlotSimulator {
             j.restart_left = j.restart_s;
             report_spot(events, (id, start, j.workers * per), (lost, lost_s, written));
         }
-        any
+        away
     }
 
-    /// Whether the servers away at `start` (`away`: whether one is) will never be back.
-    pub(super) fn away_for_good(&self, away: bool, start: f64) -> bool {
-        away && self
+    /// Whether the servers `away` at `start` (one at least) will never be back.
+    pub(super) fn away_for_good(&self, away: &[usize], start: f64) -> bool {
+        !away.is_empty()
+            && self
             .faults
             .as_ref()
             .is_some_and(|f| f.state.next_back_or_rise(&f.spot, start).is_none())

@@ -493,6 +493,8 @@ impl SlotSimulator {
             _ => (start + self.cfg.slot_s, self.cfg.slot_s),
         };
         let mut events = Vec::new();
+        // Servers away (for repair, or spot instances taken back) offer nothing.
+        let away = self.servers_away(start, &mut events);
         let failures = self.failures_until(end, &mut events);
         // 1. Arrivals.
         while let Some(&id) = self.order.get(self.next_arrival) {
@@ -511,8 +513,9 @@ impl SlotSimulator {
             s.free_gpus = s.gpus;
             s.free_cpus = s.cpus;
         }
-        // Servers away (for repair, or spot instances taken back) offer nothing.
-        let away = self.servers_away(start, &mut events);
+        for &k in &away {
+            (self.servers[k].free_gpus, self.servers[k].free_cpus) = (0, 0);
+        }
         for &id in &self.active {
             let j = &mut self.jobs[id];
             j.prev_workers = j.workers;
@@ -732,7 +735,7 @@ impl SlotSimulator {
         self.slot += 1;
         // A run whose servers left are away for good and that ran nothing ends too.
         if self.next_arrival >= self.order.len()
-            && (self.active.is_empty() || (running == 0 && self.away_for_good(away, start)))
+            && (self.active.is_empty() || (running == 0 && self.away_for_good(&away, start)))
         {
             self.done = true;
         }
