@@ -127,7 +127,10 @@ impl FaultState {
     /// it is away for either reason, the second when it is a spot instance taken back.
     pub fn away(&self, s: u32, spot: &[SpotTrace], t: f64) -> (bool, bool) {
         let taken = self.spot_away(s, spot, t);
-        (taken || (self.repair_s() > 0.0 && self.is_down(s, t)), taken)
+        (
+            taken || (self.repair_s() > 0.0 && self.is_down(s, t)),
+            taken,
+        )
     }
 
     /// When the first server away at `t` (for repair, or a spot instance of `spot`) may be

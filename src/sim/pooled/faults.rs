@@ -151,7 +151,17 @@ impl PooledSimulator {
         events: &mut Vec<SimEvent>,
     ) -> Option<Vec<Failure>> {
         let f = self.faults.as_mut()?;
-        Some(f.state.failures_until(t, events))
+        let mut failures = f.state.failures_until(t, events);
+        // Spot instances taken back inside the tick are failures of their servers.
+        let before = failures.len();
+        for (ty, trace) in &f.spot {
+            let count = self.cluster.types.get(*ty).map_or(0, |x| x.count);
+            failures.extend(f.state.spot_drops(*ty, count, trace, (self.now, t)));
+        }
+        if failures.len() > before {
+            crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
+        }
+        Some(failures)
     }
 
     /// Job `j`, stopped by a reclaim, goes back to its last written checkpoint (runs with

@@ -43,6 +43,8 @@ pub(super) struct SlotRun {
 pub(super) struct SlotFaults {
     pub state: FaultState,
     spot: Vec<SpotTrace>,
+    /// GPUs of each spot type (as `spot`).
+    counts: Vec<u32>,
     warning_s: f64,
 }
 
@@ -58,6 +60,9 @@ impl SlotSimulator {
         self.faults = Some(SlotFaults {
             state: FaultState::new(faults, cluster, self.jobs.len(), sim.seed),
             spot: sim.spot.clone(),
+            counts: (sim.spot.iter())
+                .map(|(ty, _)| cluster.types.get(*ty).map_or(0, |x| x.count))
+                .collect(),
             warning_s: sim.spot_warning_s,
         });
         Ok(self)
@@ -98,7 +103,11 @@ impl SlotSimulator {
             j.progress = (j.progress - lost).max(0.0);
             // It pays its restart when it trains again.
             j.restart_left = j.restart_s;
-            report_spot(events, (id, start, j.workers * per), (lost, lost_s, written));
+            report_spot(
+                events,
+                (id, start, j.workers * per),
+                (lost, lost_s, written),
+            );
         }
         away
     }
@@ -107,9 +116,9 @@ impl SlotSimulator {
     pub(super) fn away_for_good(&self, away: &[usize], start: f64) -> bool {
         !away.is_empty()
             && self
-            .faults
-            .as_ref()
-            .is_some_and(|f| f.state.next_back_or_rise(&f.spot, start).is_none())
+                .faults
+                .as_ref()
+                .is_some_and(|f| f.state.next_back_or_rise(&f.spot, start).is_none())
     }
 
     /// The server failures up to `t` not read yet (reported), or None without failures.
@@ -118,7 +127,18 @@ impl SlotSimulator {
         t: f64,
         events: &mut Vec<SimEvent>,
     ) -> Option<Vec<Failure>> {
-        Some(self.faults.as_mut()?.state.failures_until(t, events))
+        let start = self.now();
+        let f = self.faults.as_mut()?;
+        let mut failures = f.state.failures_until(t, events);
+        // Spot instances taken back inside the slot are failures of their servers.
+        let before = failures.len();
+        for ((ty, trace), &count) in f.spot.iter().zip(&f.counts) {
+            failures.extend(f.state.spot_drops(*ty, count, trace, (start, t)));
+        }
+        if failures.len() > before {
+            crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
+        }
+        Some(failures)
     }
 }
 
