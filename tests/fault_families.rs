@@ -205,3 +205,165 @@ fn a_failure_costs_a_parameter_server_job_alone_its_restart_and_its_lost_work() 
         assert_eq!(write_s > 0.0, r.checkpoint_s > 0.0);
     }
 }
+
+/// Seconds the job alone waits for its server after each failure that stopped it
+/// (`stops`: the failure times, from the run's own interruptions): from the failure to the
+/// first step start (a multiple of `step_s`) at or after the server is back at which it is
+/// not away again (the failure model's server 0, the experiment's `seed`).
+fn waits(rate: f64, repair_s: f64, seed: u64, stops: &[f64], step_s: f64) -> f64 {
+    let model = FailureModel {
+        repair_s,
+        ..FailureModel::with_rate(rate)
+    };
+    let mut schedule = orrery::model::failure::schedule::Schedule::new(&model, 1, seed);
+    let failures = schedule.until(1e9);
+    let mut total = 0.0;
+    for &t in stops {
+        let i = failures
+            .iter()
+            .position(|f| f.time == t)
+            .expect("a failure of the server stopped the job");
+        let mut back = failures[i].back_at;
+        let mut next = i + 1;
+        loop {
+            let resume = (back / step_s).ceil() * step_s;
+            match failures.get(next) {
+                Some(f) if f.time < resume => {
+                    back = f.back_at;
+                    next += 1;
+                }
+                _ => {
+                    total += resume - t;
+                    break;
+                }
+            }
+        }
+    }
+    total
+}
+
+#[test]
+fn a_server_away_for_repair_keeps_a_job_alone_waiting_to_the_next_tick_or_slot() {
+    // A repair time of an hour: the job stops at each failure of its server, loses its
+    // work since its last checkpoint and starts again (paying its restart) at the first
+    // tick (pooled, 60 s) or slot (DL2, 1,200 s) after the server is back.
+    let repair_s = 3600.0;
+    let pooled = alone("aryl", 50_000);
+    let dl2 = Experiment {
+        cluster: "gpu:8/8".into(),
+        policies: vec!["fifo".into()],
+        workload: orrery::experiment::WorkloadSource::Generated(
+            orrery::workload::GeneratorConfig {
+                num_jobs: 1,
+                ..orrery::workload::GeneratorConfig::default()
+            },
+        ),
+        restart_cost_s: 120.0,
+        fairness: false,
+        ..orrery::experiment::scenarios::dl2_experiment()
+    };
+    for (name, base, rate) in [("pooled", pooled, 6.0), ("slots", dl2, 24.0)] {
+        let job = |exp: &Experiment| {
+            let out = experiment::run(exp).expect("the experiment runs");
+            (out[0].summary.clone(), out[0].recorder.jobs[0].clone())
+        };
+        let (plain, p) = job(&base);
+        let mut exp = base.clone();
+        let mut f = faults(rate, 1800.0, 30.0);
+        f.failures.repair_s = repair_s;
+        exp.faults = Some(f);
+        let (with, r) = job(&exp);
+        let out = experiment::run(&exp).expect("the experiment runs");
+        let stops: Vec<f64> = out[0]
+            .recorder
+            .faults
+            .interruptions
+            .iter()
+            .map(|i| i.0)
+            .collect();
+        let waited = waits(rate, repair_s, exp.seed, &stops, exp.round_s);
+        let restarting = r.overhead_s - p.overhead_s;
+        let want = plain.avg_jct_s + restarting + r.lost_s + r.checkpoint_s + waited;
+        println!(
+            "{name}: {} interruptions, {restarting:.1} s restarting, {:.0} s taken back, {:.0} s writing, {waited:.1} s waiting; JCT {} s -> {} s (expected {want:.1})",
+            r.interruptions, r.lost_s, r.checkpoint_s, plain.avg_jct_s, with.avg_jct_s
+        );
+        assert_eq!(with.unfinished, 0);
+        assert!(r.interruptions >= 2, "{name}");
+        // Stopped and started again by its policy: no restart on a spare (the slots count
+        // a job's new tasks as a restart).
+        assert!(name == "slots" || r.restarts == 0, "{name}");
+        assert!(waited >= f64::from(r.interruptions) * repair_s);
+        assert!(
+            (with.avg_jct_s - want).abs() <= 1e-6,
+            "{name}: {} vs {want}",
+            with.avg_jct_s
+        );
+    }
+}
+
+/// One 8-GPU job of 3,000 s alone on a pooled cluster whose training server is a spot
+/// instance taken back at 1,000 s (inside the tick from 960 s) until 1,500 s, with
+/// checkpoints every 600 s written in 30 s and a warning of `warning_s`.
+fn pooled_spot_drop(warning_s: f64) -> (orrery::metrics::Summary, f64) {
+    let data: Vec<String> = (0..40)
+        .map(|i| if (10..15).contains(&i) { "0" } else { "1" }.to_string())
+        .collect();
+    let text = format!(
+        "{{\"metadata\": {{\"gap_seconds\": 100}}, \"data\": [{}]}}",
+        data.join(",")
+    );
+    let exp = Experiment {
+        restart_cost_s: 0.0,
+        faults: Some(faults(0.0, 600.0, 30.0)),
+        spot: [(
+            "h100".to_string(),
+            orrery::experiment::SpotSource {
+                name: "drop.json".into(),
+                text,
+            },
+        )]
+        .into(),
+        spot_warning_s: Some(warning_s),
+        ..alone("aryl", 3000)
+    };
+    let out = experiment::run(&exp).expect("the experiment runs");
+    let lost_s = out[0].recorder.jobs[0].lost_s;
+    (out[0].summary.clone(), lost_s)
+}
+
+#[test]
+fn a_spot_instance_taken_back_inside_a_tick_stops_its_pooled_job_after_the_warning() {
+    // As in rounds: computing 0-600, writing 600-630, computing 630-1000. A 10-s warning
+    // (shorter than a write) loses the 370 s since the checkpoint; AWS's 120 s lets it
+    // write in its last 30 s and lose only those. It waits for the instance, back at
+    // 1,500 s (a tick's start), and does the rest.
+    let (cold, cold_lost) = pooled_spot_drop(10.0);
+    let (warned, warned_lost) = pooled_spot_drop(120.0);
+    let (f, g) = (
+        cold.faults.clone().expect("figures"),
+        warned.faults.clone().expect("figures"),
+    );
+    println!(
+        "pooled spot: lost {cold_lost} s cold, {warned_lost} s warned; JCT {} s cold, {} s warned",
+        cold.avg_jct_s, warned.avg_jct_s
+    );
+    assert_eq!((f.spot_preemptions, f.interruptions), (1, 0));
+    assert_eq!((g.spot_preemptions, g.interruptions), (1, 0));
+    assert!(
+        (f.lost_gpu_hours.preempted * 3600.0 / 8.0 - 370.0).abs() < 1e-6,
+        "{f:?}"
+    );
+    assert!((cold_lost - 370.0).abs() < 1e-6);
+    assert_eq!(g.lost_gpu_hours.preempted, 0.0);
+    assert!(
+        (g.lost_gpu_hours.checkpoints - f.lost_gpu_hours.checkpoints - 8.0 * 30.0 / 3600.0).abs()
+            < 1e-9,
+        "{g:?} vs {f:?}"
+    );
+    // Both start again at 1,500 s: the cold one redoes 370 s, the warned one 30 s (their
+    // later writes may differ by one of 30 s).
+    assert!(cold.avg_jct_s >= 3000.0 + 500.0 && warned.avg_jct_s >= 3000.0 + 500.0);
+    let d = cold.avg_jct_s - warned.avg_jct_s;
+    assert!((d - 340.0).abs() <= 30.0 + 1e-6, "{d}");
+}

@@ -98,6 +98,50 @@ impl FaultState {
         self.back_at.get(s as usize).is_some_and(|&b| b > t)
     }
 
+    /// Whether server `s` is a spot instance its type's trace in `spot` does not hold at
+    /// `t` (a type's highest instances go first, as placement leaves them out).
+    pub fn spot_away(&self, s: u32, spot: &[SpotTrace], t: f64) -> bool {
+        let Some((ty, _)) = self.gpus_of(s) else {
+            return false;
+        };
+        let first = self.servers_of_type[ty].0;
+        spot.iter()
+            .any(|(k, trace)| *k == ty && s - first >= trace.at(t))
+    }
+
+    /// Whether server `s` is a spot instance its type's trace in `spot` takes back exactly
+    /// at `t` (held just before, not at `t`).
+    pub fn spot_taken_at(&self, s: u32, spot: &[SpotTrace], t: f64) -> bool {
+        let Some((ty, _)) = self.gpus_of(s) else {
+            return false;
+        };
+        let rank = s - self.servers_of_type[ty].0;
+        spot.iter().any(|(k, trace)| {
+            let i = trace.steps.partition_point(|x| x.0 < t);
+            *k == ty && rank >= trace.at(t) && i > 0 && rank < trace.steps[i - 1].1
+        })
+    }
+
+    /// Whether server `s` is away at `t`: for repair (with a repair time; else a spare
+    /// takes its place at once) or as a spot instance taken back. The first is true when
+    /// it is away for either reason, the second when it is a spot instance taken back.
+    pub fn away(&self, s: u32, spot: &[SpotTrace], t: f64) -> (bool, bool) {
+        let taken = self.spot_away(s, spot, t);
+        (
+            taken || (self.repair_s() > 0.0 && self.is_down(s, t)),
+            taken,
+        )
+    }
+
+    /// When the first server away at `t` (for repair, or a spot instance of `spot`) may be
+    /// back, if one may.
+    pub fn next_back_or_rise(&self, spot: &[SpotTrace], t: f64) -> Option<f64> {
+        self.next_back(t)
+            .into_iter()
+            .chain(spot.iter().filter_map(|(_, trace)| trace.next_rise(t)))
+            .min_by(f64::total_cmp)
+    }
+
     /// The name and category of cause `i`.
     pub fn cause(&self, i: usize) -> &Cause {
         &self.causes[i]
@@ -233,6 +277,18 @@ impl FaultState {
         }
         n
     }
+}
+
+/// A spot GPU type (its index among the cluster's types) and its capacity trace.
+pub type SpotTrace = (usize, std::sync::Arc<crate::model::spot::CapacityTrace>);
+
+/// Failure settings for a run with spot traces but none of its own: no failures, the
+/// default checkpoints.
+pub fn spot_only(sim: &super::SimConfig) -> Option<Faults> {
+    (!sim.spot.is_empty()).then(|| Faults {
+        failures: crate::model::failure::FailureModel::with_rate(0.0),
+        checkpoint: Default::default(),
+    })
 }
 
 /// The cause index of a spot instance taken back, among a round's failures.

@@ -167,7 +167,8 @@ impl PooledPolicy for Aryl {
             match s.pool {
                 Pool::Training => free.push((i, f, 0)),
                 Pool::Inference if s.loaned => free.push((i, f, 1)),
-                Pool::Inference if to_loan > 0 => {
+                // The mechanism loans the first inference servers not away.
+                Pool::Inference if to_loan > 0 && !s.down => {
                     to_loan -= 1;
                     free.push((i, s.gpus, 1));
                 }

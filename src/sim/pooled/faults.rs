@@ -10,14 +10,25 @@
 //! failed inference server that is not on loan stops no job (the inference load is served
 //! as before).
 //!
-//! A server away for repair (a repair time) is modelled in round-based experiments; here a
-//! repair time is refused, as are spot capacity traces.
+//! With a repair time a failed server is away until it is back: a job on it stops there,
+//! loses its work since its last written checkpoint and goes back to the queue (reported
+//! as interrupted, not restarted), where its policy starts it again when it decides. From
+//! the next tick's start until the server is back it is not usable ([`super::Server::down`]:
+//! no free GPUs for the policy, no placement); an inference server away serves none of
+//! the load and is not loaned (a loaned one is returned), so fewer inference servers are
+//! idle. Spot capacity traces (`--spot TYPE=FILE`) take a type's highest servers away
+//! while the trace holds fewer instances than the type has: a job on an instance taken back
+//! inside a tick stops at the trace's time after the experiment's warning
+//! ([`FaultState::preempt`]: a warning as long as a write saves all but the write's work),
+//! reported as a spot interruption, and goes back to the queue; one taken back at a tick's
+//! start stops there. A run with spot traces and no failure settings has no failures and
+//! the default checkpoints.
 
 use super::{Pool, PooledSimulator};
 use crate::model::failure::checkpoint::Interval;
 use crate::model::failure::schedule::Failure;
 use crate::model::job::JobId;
-use crate::sim::faults::{first_hit, FaultState};
+use crate::sim::faults::{first_hit, FaultState, SpotTrace, SPOT_CAUSE};
 use crate::sim::{SimConfig, SimError, SimEvent};
 
 /// Failures of a pooled run: the shared state and the failure model's index of every
@@ -25,22 +36,20 @@ use crate::sim::{SimConfig, SimError, SimEvent};
 pub(super) struct PoolFaults {
     state: FaultState,
     index: Vec<u32>,
+    /// The spot types and their capacity traces.
+    spot: Vec<SpotTrace>,
+    /// Seconds of warning before a spot instance is taken back.
+    warning_s: f64,
 }
 
 impl PooledSimulator {
     /// The simulator under the failures, checkpoints and stop time of `sim`.
     pub fn with_faults(mut self, sim: &SimConfig) -> Result<Self, SimError> {
-        crate::sim::faults::refuse_spot(sim, "the pooled mechanism (Aryl)")?;
         self.until = sim.until;
-        let Some(faults) = &sim.faults else {
+        let spot_only = crate::sim::faults::spot_only(sim);
+        let Some(faults) = sim.faults.as_ref().or(spot_only.as_ref()) else {
             return Ok(self);
         };
-        if faults.failures.per_server_day > 0.0 && faults.failures.repair_s > 0.0 {
-            return Err(SimError::Config {
-                field: "repair_s".into(),
-                reason: "the pooled mechanism (Aryl) replaces a failed server with a spare at once: set the repair time to 0 (servers away for repair are modelled in round-based experiments)".into(),
-            });
-        }
         if let Interval::Every(s) = faults.checkpoint.interval {
             self.config.checkpoint_s = s;
         }
@@ -60,8 +69,79 @@ impl PooledSimulator {
             index.push(state.server_of(type_of(s.pool), nth[k] * s.gpus.max(1)));
             nth[k] += 1;
         }
-        self.faults = Some(PoolFaults { state, index });
+        self.faults = Some(PoolFaults {
+            state,
+            index,
+            spot: sim.spot.clone(),
+            warning_s: sim.spot_warning_s,
+        });
         Ok(self)
+    }
+
+    /// Marks the servers away at `start` (for repair, or spot instances taken back) and
+    /// stops the jobs still on them (a failure or a spot instance taken back at the tick's
+    /// start); returns the inference servers not away.
+    pub(super) fn servers_away(&mut self, start: f64, events: &mut Vec<SimEvent>) -> usize {
+        let mut hit: Vec<(JobId, bool)> = Vec::new();
+        if let Some(f) = self
+            .faults
+            .as_ref()
+            .filter(|f| f.state.repair_s() > 0.0 || !f.spot.is_empty())
+        {
+            for (server, &g) in self.servers.iter_mut().zip(&f.index) {
+                let (down, spot) = f.state.away(g, &f.spot, start);
+                server.down = down;
+                if down {
+                    server.loaned = false;
+                    hit.extend(server.used.iter().map(|u| (u.0, spot)));
+                }
+            }
+        }
+        crate::order::sort_by_key(&mut hit, |h| h.0);
+        hit.dedup_by_key(|h| h.0);
+        for (j, spot) in hit {
+            self.stop_on_failure(j, (start, spot), events);
+            self.requeue(j);
+        }
+        self.servers
+            .iter()
+            .filter(|s| s.pool == Pool::Inference && !s.down)
+            .count()
+    }
+
+    /// Job `j` stops at `time` on a server gone away: a spot instance taken back after the
+    /// experiment's warning (`spot`), else a failure taking back its work since its last
+    /// written checkpoint; reported, and the seconds it wrote in the warning returned.
+    fn stop_on_failure(
+        &mut self,
+        j: JobId,
+        (time, spot): (f64, bool),
+        events: &mut Vec<SimEvent>,
+    ) -> f64 {
+        let gpus = self.jobs[j].gpus();
+        let Some(f) = self.faults.as_mut() else {
+            return 0.0;
+        };
+        let (lost, lost_s, written) = if spot {
+            f.state.preempt(j, f.warning_s)
+        } else {
+            let (lost, lost_s) = f.state.fail(j);
+            (lost, lost_s, 0.0)
+        };
+        let job = &mut self.jobs[j];
+        job.progress = (job.progress - lost).max(0.0);
+        job.saved = job.progress;
+        job.since_checkpoint = 0.0;
+        job.overhead = 0.0;
+        events.push(SimEvent::Interrupted {
+            job: j,
+            time,
+            gpus,
+            lost_steps: lost,
+            lost_s,
+            spot,
+        });
+        written
     }
 
     /// The server failures up to `t` not read yet (reported), or None without failures.
@@ -71,7 +151,17 @@ impl PooledSimulator {
         events: &mut Vec<SimEvent>,
     ) -> Option<Vec<Failure>> {
         let f = self.faults.as_mut()?;
-        Some(f.state.failures_until(t, events))
+        let mut failures = f.state.failures_until(t, events);
+        // Spot instances taken back inside the tick are failures of their servers.
+        let before = failures.len();
+        for (ty, trace) in &f.spot {
+            let count = self.cluster.types.get(*ty).map_or(0, |x| x.count);
+            failures.extend(f.state.spot_drops(*ty, count, trace, (self.now, t)));
+        }
+        if failures.len() > before {
+            crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
+        }
+        Some(failures)
     }
 
     /// Job `j`, stopped by a reclaim, goes back to its last written checkpoint (runs with
@@ -116,7 +206,9 @@ impl PooledSimulator {
         let gpus = training + on_loan;
         let end = start + tick;
         let before = job.progress;
+        let away = f.state.repair_s() > 0.0;
         let (mut t, mut delay, mut writing) = (start, 0.0, 0.0);
+        let mut stopped = None;
         let mut next = failures.partition_point(|x| x.time < start);
         loop {
             let hit = first_hit(failures, |s| servers.binary_search(&s).is_ok(), next)
@@ -139,6 +231,11 @@ impl PooledSimulator {
             let Some((i, x)) = hit else {
                 break;
             };
+            // A server away (for repair, or a spot instance taken back) stops the job.
+            if away || x.cause == SPOT_CAUSE {
+                stopped = Some((x.time, x.cause == SPOT_CAUSE));
+                break;
+            }
             let (lost, lost_s) = f.state.fail(j);
             job.progress = (job.progress - lost).max(0.0);
             job.overhead = restart;
@@ -149,12 +246,15 @@ impl PooledSimulator {
         let ledger = f.state.ledger(j);
         job.saved = job.progress - ledger.work_since;
         job.since_checkpoint = ledger.computed_s;
-        let used = if job.finish.is_some() {
-            t - start
-        } else {
-            tick
+        let used = match (job.finish, stopped) {
+            (Some(_), _) => t - start,
+            (None, Some((time, _))) => time - start,
+            (None, None) => tick,
         };
-        let progress = job.progress - before;
+        if let Some(stop) = stopped {
+            writing += self.stop_on_failure(j, stop, events);
+        }
+        let progress = self.jobs[j].progress - before;
         self.report_ran(j, (start, used), delay, progress, events);
         if writing > 0.0 {
             events.push(SimEvent::Checkpointed {
@@ -163,6 +263,9 @@ impl PooledSimulator {
                 gpus,
                 write_s: writing,
             });
+        }
+        if stopped.is_some() {
+            self.requeue(j);
         }
         (training, on_loan)
     }

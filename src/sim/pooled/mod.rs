@@ -81,18 +81,24 @@ pub struct Server {
     pub loaned: bool,
     /// (job, GPUs) running on it.
     pub used: Vec<(JobId, u32)>,
+    /// Whether it is away (for repair, or a spot instance taken back): it offers no GPUs
+    /// to training, serves no inference load and is not loaned.
+    pub down: bool,
 }
 
 impl Server {
-    /// GPUs not in use.
+    /// GPUs not in use (none while it is away).
     pub fn free(&self) -> u32 {
+        if self.down {
+            return 0;
+        }
         self.gpus
             .saturating_sub(self.used.iter().map(|u| u.1).sum::<u32>())
     }
 
-    /// Whether training may use it.
+    /// Whether training may use it (not while it is away).
     pub fn usable(&self) -> bool {
-        self.pool == Pool::Training || self.loaned
+        !self.down && (self.pool == Pool::Training || self.loaned)
     }
 }
 
@@ -314,6 +320,7 @@ impl PooledSimulator {
                     gpus: per,
                     loaned: false,
                     used: Vec::new(),
+                    down: false,
                 });
             }
         }
@@ -454,16 +461,21 @@ impl PooledSimulator {
     }
 
     fn stop(&mut self, job: JobId, events: &mut Vec<SimEvent>) {
-        let servers: Vec<usize> = self.jobs[job].placement.iter().map(|p| p.0).collect();
-        for s in servers {
-            self.remove_gpus(job, s);
-        }
         self.roll_back(job);
-        self.jobs[job].queued = true;
         events.push(SimEvent::Preempted {
             job,
             time: self.now,
         });
+        self.requeue(job);
+    }
+
+    /// Job `job` gives back its GPUs and goes back to the queue (in arrival order).
+    fn requeue(&mut self, job: JobId) {
+        let servers: Vec<usize> = self.jobs[job].placement.iter().map(|p| p.0).collect();
+        for s in servers {
+            self.remove_gpus(job, s);
+        }
+        self.jobs[job].queued = true;
         let pos = self
             .queue
             .partition_point(|&q| (self.specs[q].arrival, q) < (self.specs[job].arrival, job));
@@ -511,6 +523,9 @@ impl PooledSimulator {
             _ => (start + self.config.tick, self.config.tick),
         };
         let mut events = Vec::new();
+        // Servers away (for repair, or spot instances taken back; read before the tick's
+        // failures) stop their jobs.
+        let up_inference = self.servers_away(start, &mut events);
         let failures = self.failures_until(end, &mut events);
         // 1. Arrivals.
         while let Some(&j) = self.order.get(self.next_arrival) {
@@ -538,7 +553,7 @@ impl PooledSimulator {
         }
         // 2-4. The policy's plan.
         let demand = self.demand();
-        let idle_inference = self.inference_servers - demand;
+        let idle_inference = up_inference.saturating_sub(demand);
         let loaned = self.servers.iter().filter(|s| s.loaned).count();
         let must_reclaim = loaned.saturating_sub(idle_inference);
         let plan = {
@@ -606,7 +621,7 @@ impl PooledSimulator {
                 if want == 0 {
                     break;
                 }
-                if s.pool == Pool::Inference && !s.loaned {
+                if s.pool == Pool::Inference && !s.loaned && !s.down {
                     s.loaned = true;
                     lent += 1;
                     want -= 1;

@@ -8,13 +8,24 @@
 //! workers or parameter servers change between slots (paused included) keeps its work, as
 //! in DL2's simulator: its state is saved as the slot ends, at no cost.
 //!
-//! A server away for repair (a repair time) is modelled in round-based experiments; here a
-//! repair time is refused, as are spot capacity traces.
+//! With a repair time a failed server is away until it is back: a job with a task on it
+//! loses its work since its last written checkpoint and stops for the rest of the slot
+//! (reported as interrupted, not restarted); at every slot's start a server away offers no
+//! GPUs and no CPUs, so the job's policy allocates it elsewhere or it waits, paying its
+//! restart delay when it trains again. Spot capacity traces (`--spot TYPE=FILE`) take a
+//! type's highest servers away while the trace holds fewer instances than the type has: a
+//! job with a task on an instance taken back inside a slot stops at the trace's time after
+//! the experiment's warning ([`FaultState::preempt`]: a warning as long as a write saves all
+//! but the write's work), reported as a spot interruption; one taken back at a slot's start
+//! stops there, as in round-based experiments. A run with spot traces and no failure
+//! settings has no failures and the default checkpoints. A run with nothing left to
+//! arrive, whose servers away will never be back (a spot trace that does not rise again),
+//! ends at the first slot in which no job trains.
 
 use super::{SlotJob, SlotSimulator};
 use crate::model::cluster::ClusterSpec;
 use crate::model::failure::schedule::Failure;
-use crate::sim::faults::{first_hit, FaultState};
+use crate::sim::faults::{first_hit, FaultState, SpotTrace, SPOT_CAUSE};
 use crate::sim::{SimConfig, SimError, SimEvent};
 
 /// What a job's slot gave: the steps done (net of work taken back), the seconds it held
@@ -26,23 +37,88 @@ pub(super) struct SlotRun {
     pub writing: f64,
 }
 
+/// Failures of a slot run: the shared state, the spot types with their traces and the
+/// seconds of warning before a spot instance is taken back.
+#[derive(Debug, Clone)]
+pub(super) struct SlotFaults {
+    pub state: FaultState,
+    spot: Vec<SpotTrace>,
+    /// GPUs of each spot type (as `spot`).
+    counts: Vec<u32>,
+    warning_s: f64,
+}
+
 impl SlotSimulator {
     /// The simulator under the failures, checkpoints and stop time of `sim` (its servers
     /// are the failure model's, in the same order).
     pub fn with_faults(mut self, sim: &SimConfig, cluster: &ClusterSpec) -> Result<Self, SimError> {
-        crate::sim::faults::refuse_spot(sim, "the slot mechanism (DL2)")?;
         self.until = sim.until;
-        let Some(faults) = &sim.faults else {
+        let spot_only = crate::sim::faults::spot_only(sim);
+        let Some(faults) = sim.faults.as_ref().or(spot_only.as_ref()) else {
             return Ok(self);
         };
-        if faults.failures.per_server_day > 0.0 && faults.failures.repair_s > 0.0 {
-            return Err(SimError::Config {
-                field: "repair_s".into(),
-                reason: "the slot mechanism (DL2) replaces a failed server with a spare at once: set the repair time to 0 (servers away for repair are modelled in round-based experiments)".into(),
-            });
-        }
-        self.faults = Some(FaultState::new(faults, cluster, self.jobs.len(), sim.seed));
+        self.faults = Some(SlotFaults {
+            state: FaultState::new(faults, cluster, self.jobs.len(), sim.seed),
+            spot: sim.spot.clone(),
+            counts: (sim.spot.iter())
+                .map(|(ty, _)| cluster.types.get(*ty).map_or(0, |x| x.count))
+                .collect(),
+            warning_s: sim.spot_warning_s,
+        });
         Ok(self)
+    }
+
+    /// At a slot's start (`start`, before its failures are read): the servers away (for
+    /// repair, or spot instances taken back), which offer no GPUs and no CPUs in the slot;
+    /// a job that trained in the last slot with a task on a spot instance taken back right
+    /// at `start` stops there after its warning (reported).
+    pub(super) fn servers_away(&mut self, start: f64, events: &mut Vec<SimEvent>) -> Vec<usize> {
+        let Some(f) = self
+            .faults
+            .as_mut()
+            .filter(|f| f.state.repair_s() > 0.0 || !f.spot.is_empty())
+        else {
+            return Vec::new();
+        };
+        let away: Vec<usize> = (0..self.servers.len())
+            .filter(|&k| f.state.away(k as u32, &f.spot, start).0)
+            .collect();
+        // Jobs on instances taken back exactly at `start` (inside a slot, it stops them).
+        let state = &f.state;
+        let taken: Vec<usize> = self
+            .active
+            .iter()
+            .copied()
+            .filter(|&id| {
+                let j = &self.jobs[id];
+                j.trains()
+                    && (j.worker_servers.iter().chain(&j.ps_servers))
+                        .any(|&k| state.spot_taken_at(k as u32, &f.spot, start))
+            })
+            .collect();
+        for id in taken {
+            let j = &mut self.jobs[id];
+            let per = self.models.models.get(j.model).map_or(0, |m| m.worker_gpus);
+            let (lost, lost_s, written) = f.state.preempt(id, f.warning_s);
+            j.progress = (j.progress - lost).max(0.0);
+            // It pays its restart when it trains again.
+            j.restart_left = j.restart_s;
+            report_spot(
+                events,
+                (id, start, j.workers * per),
+                (lost, lost_s, written),
+            );
+        }
+        away
+    }
+
+    /// Whether the servers `away` at `start` (one at least) will never be back.
+    pub(super) fn away_for_good(&self, away: &[usize], start: f64) -> bool {
+        !away.is_empty()
+            && self
+                .faults
+                .as_ref()
+                .is_some_and(|f| f.state.next_back_or_rise(&f.spot, start).is_none())
     }
 
     /// The server failures up to `t` not read yet (reported), or None without failures.
@@ -51,7 +127,43 @@ impl SlotSimulator {
         t: f64,
         events: &mut Vec<SimEvent>,
     ) -> Option<Vec<Failure>> {
-        Some(self.faults.as_mut()?.failures_until(t, events))
+        let start = self.now();
+        let f = self.faults.as_mut()?;
+        let mut failures = f.state.failures_until(t, events);
+        // Spot instances taken back inside the slot are failures of their servers.
+        let before = failures.len();
+        for ((ty, trace), &count) in f.spot.iter().zip(&f.counts) {
+            failures.extend(f.state.spot_drops(*ty, count, trace, (start, t)));
+        }
+        if failures.len() > before {
+            crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
+        }
+        Some(failures)
+    }
+}
+
+/// Job `job`, on `gpus` GPUs, stopped at `time` by a spot instance taken back: `lost`
+/// steps and `lost_s` seconds of computation lost, `written` seconds written in the warning.
+fn report_spot(
+    events: &mut Vec<SimEvent>,
+    (job, time, gpus): (usize, f64, u32),
+    (lost, lost_s, written): (f64, f64, f64),
+) {
+    events.push(SimEvent::Interrupted {
+        job,
+        time,
+        gpus,
+        lost_steps: lost,
+        lost_s,
+        spot: true,
+    });
+    if written > 0.0 {
+        events.push(SimEvent::Checkpointed {
+            job,
+            time,
+            gpus,
+            write_s: written,
+        });
     }
 }
 
@@ -59,7 +171,7 @@ impl SlotSimulator {
 /// second under the slot's `failures` (in time order), `due` seconds of restart to pay
 /// first.
 pub(super) fn run_slot(
-    state: &mut FaultState,
+    faults: &mut SlotFaults,
     j: &mut SlotJob,
     (start, slot_s): (f64, f64),
     (speed, due, gpus): (f64, f64, u32),
@@ -75,6 +187,8 @@ pub(super) fn run_slot(
     crate::order::sort_by_key(&mut servers, |&s| s);
     servers.dedup();
     let spanned = servers.len() as u32;
+    let state = &mut faults.state;
+    let away = state.repair_s() > 0.0;
     let end = start + slot_s;
     let before = j.progress;
     let mut out = SlotRun {
@@ -106,6 +220,29 @@ pub(super) fn run_slot(
         let Some((i, x)) = hit else {
             break;
         };
+        // A server away (for repair, or a spot instance taken back) stops the job for the
+        // rest of the slot; it pays its restart when it trains again.
+        if away || x.cause == SPOT_CAUSE {
+            let (lost, lost_s, written) = if x.cause == SPOT_CAUSE {
+                state.preempt(j.id, faults.warning_s)
+            } else {
+                let (lost, lost_s) = state.fail(j.id);
+                (lost, lost_s, 0.0)
+            };
+            j.progress = (j.progress - lost).max(0.0);
+            events.push(SimEvent::Interrupted {
+                job: j.id,
+                time: x.time,
+                gpus,
+                lost_steps: lost,
+                lost_s,
+                spot: x.cause == SPOT_CAUSE,
+            });
+            out.writing += written;
+            out.used = x.time - start;
+            owed = j.restart_s;
+            break;
+        }
         let (lost, lost_s) = state.fail(j.id);
         j.progress = (j.progress - lost).max(0.0);
         owed = j.restart_s;

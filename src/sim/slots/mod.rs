@@ -234,7 +234,7 @@ pub struct SlotSimulator {
     /// Compute speed of each GPU type relative to the profile's hardware.
     factors: Vec<f64>,
     /// Failures and checkpoints, in runs with them.
-    faults: Option<crate::sim::faults::FaultState>,
+    faults: Option<faults::SlotFaults>,
     /// When the run stops, if before every job is done.
     until: Option<f64>,
 }
@@ -493,6 +493,8 @@ impl SlotSimulator {
             _ => (start + self.cfg.slot_s, self.cfg.slot_s),
         };
         let mut events = Vec::new();
+        // Servers away (for repair, or spot instances taken back) offer nothing.
+        let away = self.servers_away(start, &mut events);
         let failures = self.failures_until(end, &mut events);
         // 1. Arrivals.
         while let Some(&id) = self.order.get(self.next_arrival) {
@@ -510,6 +512,9 @@ impl SlotSimulator {
         for s in &mut self.servers {
             s.free_gpus = s.gpus;
             s.free_cpus = s.cpus;
+        }
+        for &k in &away {
+            (self.servers[k].free_gpus, self.servers[k].free_cpus) = (0, 0);
         }
         for &id in &self.active {
             let j = &mut self.jobs[id];
@@ -572,7 +577,7 @@ impl SlotSimulator {
             };
             let changed = (j.workers, j.ps) != (j.prev_workers, j.prev_ps);
             if let (true, Some(f)) = (changed, self.faults.as_mut()) {
-                f.checkpointed(id);
+                f.state.checkpointed(id);
             }
             if changed {
                 events.push(SimEvent::PsAllocated {
@@ -728,7 +733,10 @@ impl SlotSimulator {
             job_s,
         });
         self.slot += 1;
-        if self.active.is_empty() && self.next_arrival >= self.order.len() {
+        // A run whose servers left are away for good and that ran nothing ends too.
+        if self.next_arrival >= self.order.len()
+            && (self.active.is_empty() || (running == 0 && self.away_for_good(&away, start)))
+        {
             self.done = true;
         }
         let step = SlotStep {
