@@ -357,3 +357,21 @@ fn an_instance_taken_back_as_another_comes_stops_its_job() {
         assert!((calm.avg_jct_s - 3000.0).abs() < 1e-6, "{}", calm.avg_jct_s);
     }
 }
+
+#[test]
+fn the_spot_scenarios_process_takes_back_one_instance_as_another_comes_back() {
+    // The `spot` scenario's draw (seed 1): 694 falls of the count losing 694 instances, and
+    // one instance more taken back in the second another comes back, at 1,128,239 s (day
+    // 13, after the scenario's runs end, so its results are those of the count alone).
+    let scenario = orrery::experiment::scenarios::SPOT_PROCESS;
+    let drawn = CapacityTrace::parse(&scenario.csv(1)).expect("a Parcae trace");
+    assert_eq!(
+        (drawn.decreases(), drawn.removals()),
+        ((694, 694), (695, 695))
+    );
+    let i = drawn.steps.partition_point(|s| s.0 < 1_128_239.0);
+    assert_eq!(
+        (drawn.steps[i - 1].1, drawn.steps[i], drawn.removed[i]),
+        (7, (1_128_239.0, 7), 1)
+    );
+}
