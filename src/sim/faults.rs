@@ -308,12 +308,13 @@ pub fn first_hit(
         .map(|(i, f)| (i, *f))
 }
 
-/// A server failure stopped job `job` at `time` on its `gpus` GPUs, taking back `lost`
-/// steps and `lost_s` seconds of computation, and a spare lets it start again at once.
-pub fn report_interruption(
+/// A server failure (or a spot instance taken back, `spot`) stopped job `job` at `time` on
+/// its `gpus` GPUs, taking back `lost` steps and `lost_s` seconds of computation.
+pub fn report_stop(
     events: &mut Vec<SimEvent>,
     (job, time, gpus): (JobId, f64, u32),
     (lost, lost_s): (f64, f64),
+    spot: bool,
 ) {
     events.push(SimEvent::Interrupted {
         job,
@@ -321,8 +322,18 @@ pub fn report_interruption(
         gpus,
         lost_steps: lost,
         lost_s,
-        spot: false,
+        spot,
     });
+}
+
+/// A server failure stopped job `job` at `time` on its `gpus` GPUs, taking back `lost`
+/// steps and `lost_s` seconds of computation, and a spare lets it start again at once.
+pub fn report_interruption(
+    events: &mut Vec<SimEvent>,
+    (job, time, gpus): (JobId, f64, u32),
+    (lost, lost_s): (f64, f64),
+) {
+    report_stop(events, (job, time, gpus), (lost, lost_s), false);
     events.push(SimEvent::Restarted { job, time });
 }
 

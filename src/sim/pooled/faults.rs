@@ -133,14 +133,7 @@ impl PooledSimulator {
         job.saved = job.progress;
         job.since_checkpoint = 0.0;
         job.overhead = 0.0;
-        events.push(SimEvent::Interrupted {
-            job: j,
-            time,
-            gpus,
-            lost_steps: lost,
-            lost_s,
-            spot,
-        });
+        crate::sim::faults::report_stop(events, (j, time, gpus), (lost, lost_s), spot);
         written
     }
 

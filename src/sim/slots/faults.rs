@@ -149,14 +149,7 @@ fn report_spot(
     (job, time, gpus): (usize, f64, u32),
     (lost, lost_s, written): (f64, f64, f64),
 ) {
-    events.push(SimEvent::Interrupted {
-        job,
-        time,
-        gpus,
-        lost_steps: lost,
-        lost_s,
-        spot: true,
-    });
+    crate::sim::faults::report_stop(events, (job, time, gpus), (lost, lost_s), true);
     if written > 0.0 {
         events.push(SimEvent::Checkpointed {
             job,
