@@ -51,11 +51,11 @@ fn board(sim: &PooledSimulator, ctx: &BoardContext) -> Board {
     } = *ctx;
     let demand = sim.demand();
     let servers = sim.servers();
-    // The first `demand` inference servers not on loan serve the load.
+    // The first `demand` inference servers neither on loan nor away serve the load.
     let mut serving = vec![false; servers.len()];
     let mut left = demand;
     for (i, s) in servers.iter().enumerate() {
-        if left > 0 && s.pool == Pool::Inference && !s.loaned {
+        if left > 0 && s.pool == Pool::Inference && !s.loaned && !s.down {
             serving[i] = true;
             left -= 1;
         }
@@ -94,7 +94,12 @@ fn board(sim: &PooledSimulator, ctx: &BoardContext) -> Board {
                     held.extend(std::iter::repeat_n(Some(j), g as usize));
                 }
                 held.resize(s.gpus as usize, None);
-                let (kind, what) = if serving[n] {
+                let (kind, what) = if s.down {
+                    (
+                        ServerKind::Plain,
+                        "away (failed, or a spot instance taken back)",
+                    )
+                } else if serving[n] {
                     (ServerKind::Serving, "serving inference")
                 } else if s.loaned {
                     (ServerKind::Loaned, "loaned to training")
