@@ -41,6 +41,24 @@ fn alone(policy: &str, duration_s: u64) -> Experiment {
     }
 }
 
+/// One parameter-server job alone on one server of 8 GPUs in DL2's slots under `fifo`,
+/// 2-minute restarts.
+fn dl2_alone() -> Experiment {
+    Experiment {
+        cluster: "gpu:8/8".into(),
+        policies: vec!["fifo".into()],
+        workload: orrery::experiment::WorkloadSource::Generated(
+            orrery::workload::GeneratorConfig {
+                num_jobs: 1,
+                ..orrery::workload::GeneratorConfig::default()
+            },
+        ),
+        restart_cost_s: 120.0,
+        fairness: false,
+        ..orrery::experiment::scenarios::dl2_experiment()
+    }
+}
+
 /// The JCT and wait of the job alone and the failure figures of `exp`.
 fn run(exp: &Experiment) -> (f64, f64, orrery::metrics::FaultFigures) {
     let out = experiment::run(exp).expect("the experiment runs");
@@ -155,19 +173,7 @@ fn a_failure_costs_a_parameter_server_job_alone_its_restart_and_its_lost_work() 
     // writes included, exactly. A failure during a restart (1,702.9 s here, 55.3 s into
     // the restart after the failure at 1,647.6 s) interrupts it again, taking back nothing
     // and cutting that restart short.
-    let base = Experiment {
-        cluster: "gpu:8/8".into(),
-        policies: vec!["fifo".into()],
-        workload: orrery::experiment::WorkloadSource::Generated(
-            orrery::workload::GeneratorConfig {
-                num_jobs: 1,
-                ..orrery::workload::GeneratorConfig::default()
-            },
-        ),
-        restart_cost_s: 120.0,
-        fairness: false,
-        ..orrery::experiment::scenarios::dl2_experiment()
-    };
+    let base = dl2_alone();
     let job = |exp: &Experiment| {
         let out = experiment::run(exp).expect("the experiment runs");
         let r = out[0].recorder.jobs[0].clone();
@@ -249,19 +255,7 @@ fn a_server_away_for_repair_keeps_a_job_alone_waiting_to_the_next_tick_or_slot()
     // tick (pooled, 60 s) or slot (DL2, 1,200 s) after the server is back.
     let repair_s = 3600.0;
     let pooled = alone("aryl", 50_000);
-    let dl2 = Experiment {
-        cluster: "gpu:8/8".into(),
-        policies: vec!["fifo".into()],
-        workload: orrery::experiment::WorkloadSource::Generated(
-            orrery::workload::GeneratorConfig {
-                num_jobs: 1,
-                ..orrery::workload::GeneratorConfig::default()
-            },
-        ),
-        restart_cost_s: 120.0,
-        fairness: false,
-        ..orrery::experiment::scenarios::dl2_experiment()
-    };
+    let dl2 = dl2_alone();
     for (name, base, rate) in [("pooled", pooled, 6.0), ("slots", dl2, 24.0)] {
         let job = |exp: &Experiment| {
             let out = experiment::run(exp).expect("the experiment runs");
