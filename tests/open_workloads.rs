@@ -14,14 +14,12 @@ const MAX_STEPS: u64 = 5_000;
 #[test]
 fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
     let mut refused = Vec::new();
-    let mut without_failures = Vec::new();
     let mut too_large_for = Vec::new();
     let mut ran = 0;
     for sc in scenarios::SCENARIOS {
         let base = sc.experiment();
         let pool = base.inference.is_some();
         let ps = base.is_ps();
-        let faults = base.faults.is_some();
         let stopped = base.until_s.is_some();
         for e in catalog::catalog() {
             let mut exp = base.clone();
@@ -35,10 +33,6 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
                     let msg = err.to_string();
                     let allowed = (e.name == "aryl" && !pool && msg.contains("inference pool"))
                         || (e.name == "dl2" && !ps && msg.contains("parameter-server jobs"));
-                    // Failures run in every mechanism but the pooled (Aryl) and slot (DL2)
-                    // ones, for now; those policies need what the failure scenarios lack.
-                    let no_failures_there =
-                        faults && msg.contains("modelled in round-based experiments");
                     // Pollux's and Sia's searches are bounded to 1,024 servers (llama3 has
                     // 2,048).
                     let too_large = msg.contains("elastic clusters have at most");
@@ -46,17 +40,10 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
                         too_large_for.push(format!("{} on {}", e.name, sc.name));
                         continue;
                     }
-                    assert!(
-                        allowed || no_failures_there,
-                        "{} on {}: {msg}",
-                        e.name,
-                        sc.name
-                    );
-                    if no_failures_there && !allowed {
-                        without_failures.push(format!("{} on {}", e.name, sc.name));
-                    } else {
-                        refused.push(format!("{} on {}", e.name, sc.name));
-                    }
+                    // Failures, repair times and spot capacity run in every mechanism: a
+                    // policy is refused only for what its system needs.
+                    assert!(allowed, "{} on {}: {msg}", e.name, sc.name);
+                    refused.push(format!("{} on {}", e.name, sc.name));
                     continue;
                 }
             };
@@ -80,7 +67,7 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
         }
     }
     println!(
-        "open workloads: {ran} (policy, scenario) pairs ran to their first completion, {} refused: {refused:?}; not yet under failures: {without_failures:?}; cluster too large for the elastic mechanism: {too_large_for:?}",
+        "open workloads: {ran} (policy, scenario) pairs ran to their first completion, {} refused: {refused:?}; cluster too large for the elastic mechanism: {too_large_for:?}",
         refused.len()
     );
     assert_eq!(
@@ -91,11 +78,5 @@ fn every_policy_runs_on_every_scenario_but_where_its_needs_are_missing() {
     assert!(
         too_large_for.iter().all(|p| p.ends_with("on llama3")),
         "{too_large_for:?}"
-    );
-    // PickyMan runs under failures too (llama3's 16,384-GPU job included); spot capacity
-    // runs in round-based experiments only.
-    assert!(
-        without_failures.iter().all(|p| p.ends_with("on spot")),
-        "{without_failures:?}"
     );
 }

@@ -336,17 +336,3 @@ pub fn report_interruption(
     report_stop(events, (job, time, gpus), (lost, lost_s), false);
     events.push(SimEvent::Restarted { job, time });
 }
-
-/// Refuses spot capacity traces in a mechanism that does not model them yet (`what` names
-/// it for people).
-pub fn refuse_spot(sim: &super::SimConfig, what: &str) -> Result<(), super::SimError> {
-    if !sim.spot.is_empty() {
-        return Err(super::SimError::Config {
-            field: "spot".into(),
-            reason: format!(
-                "spot capacity is modelled in round-based experiments; {what} does not model it yet"
-            ),
-        });
-    }
-    Ok(())
-}

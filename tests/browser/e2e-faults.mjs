@@ -315,25 +315,46 @@ await run(async (browser) => {
     console.log(`     ${m.servers} failed servers marked on ${what}`);
   }
 
-  await test('an elastic experiment with failures gives the CLI\'s figures, or its refusal as the run\'s error, and marks failed servers on its board; Gavel\'s mechanism says why', async () => {
+  // With a repair time at 90 failures per server-day, steps (at most `steps`) until a
+  // board shows a server away: its GPUs marked away and its title saying so.
+  async function awayOnBoard(p, what, steps) {
+    await setField(p, '#fault-repair', '3600');
+    await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('3600 s for repair'));
+    let m = { down: 0 };
+    for (let i = 1; i <= steps && !(m.down && m.titled); i++) {
+      await p.click('#step');
+      await p.waitForFunction((n) => Number(document.querySelector('#clock')?.getAttribute('data-round')) >= n, i, { timeout: 120000 });
+      m = await p.$eval('#step-faults', (e) => ({
+        down: Number(e.getAttribute('data-down')),
+        titled: [...document.querySelectorAll('#step-panel .server')].filter((s) => (s.getAttribute('title') || s.textContent).includes('away')).length,
+      }));
+    }
+    assert(m.down > 0 && m.titled > 0, `${what}: no server shown away: ${JSON.stringify(m)}`);
+    console.log(`     ${m.down} servers away on ${what} (${m.titled} titled so)`);
+  }
+
+  await test('an elastic experiment with failures, a repair time or spot capacity gives the CLI\'s figures and marks failed and away servers on its board; Gavel\'s mechanism says why', async () => {
     const p = await newPage();
     await p.goto(`${BASE}#preset=pollux`);
     await p.waitForSelector('#fault-rate');
-    // A spare at once: the figures (or the refusal) of the CLI.
+    // A spare at once: the figures of the CLI.
     await setField(p, '#fault-rate', '0.5');
     await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('failures per 1,000'));
     const spare = await asTheCli(p);
-    console.log(`     a spare at once: ${spare.error ? `refused as the CLI refuses it: ${spare.error}` : 'the CLI\'s figures'}`);
-    // Servers away for repair: the same.
+    assert(!spare.error, spare.error);
+    // Servers away for repair: the same, jobs stopped and waiting for them.
     await setField(p, '#fault-repair', '3600');
     await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('3600 s for repair'));
     const away = await asTheCli(p);
-    console.log(`     away for repair: ${away.error ? `refused as the CLI refuses it: ${away.error}` : 'the CLI\'s figures'}`);
-    if (!spare.error) {
-      // Its stepper marks the servers that failed on its board of servers.
-      await setField(p, '#fault-repair', '0');
-      await failedOnBoard(p, 'the elastic board', 20);
-    }
+    assert(!away.error, away.error);
+    const stopped = away.rows.reduce((n, r) => n + (r.interruptions ?? 0), 0);
+    assert(stopped > 0, `${stopped} interruptions with servers away`);
+    console.log(`     away for repair: ${stopped} interruptions, as the CLI gives them`);
+    // Its stepper marks the servers that failed, and those away, on its board of servers.
+    await setField(p, '#fault-repair', '0');
+    await failedOnBoard(p, 'the elastic board', 20);
+    await p.click('#reset');
+    await awayOnBoard(p, 'the elastic board', 40);
     // Gavel's mechanism has no failures: the run says so.
     await p.goto(BASE);
     await summary(p, 2);
@@ -414,6 +435,24 @@ await run(async (browser) => {
     assert(Number(await p.inputValue('#fault-until')) === 54 * 86400, await p.inputValue('#fault-until'));
     console.log(`     llama3: ${got[0].failures} failures, ${got[0].interruptions} interruptions, ETTR ${got[0].ettr.toFixed(4)}`);
     await p.context().close();
+  });
+
+  await test('the spot scenario under Sia (elastic) and PickyMan (preemptive) gives orrery compare --link\'s figures and spot preemptions', async () => {
+    const p = await newPage();
+    await p.goto(`${BASE}#preset=spot`);
+    await summary(p, 5, 600000, 'fifo');
+    const exp = { ...linkExperiment(await copyLink(p)), policies: ['sia', 'pickyman'] };
+    const link = experimentLink(exp);
+    await p.context().close();
+    const q = await newPage();
+    await q.goto(link);
+    await summary(q, 2, 600000);
+    const json = cli(['compare', '--link', link, '--format', 'json']);
+    same(await rows(q), json.map(fromJson), 'orrery compare --link');
+    const preempted = json.map((s) => `${s.policy} ${s.faults.spot_preemptions ?? 0}`);
+    assert(json.every((s) => s.faults.spot_preemptions > 0), JSON.stringify(preempted));
+    console.log(`     spot preemptions: ${preempted.join(', ')}, as the CLI gives them`);
+    await q.context().close();
   });
 
   await test('the spot scenario with a 10 s warning goes into the link and gives orrery compare --link\'s figures, spot preemptions, GPU-hours preempted and cost on-demand / spot', async () => {

@@ -1,48 +1,68 @@
-//! Failures and checkpoints in the elastic simulator, from the shared model of
-//! [`crate::sim::faults`]: the tick's server failures are read once, and every running job
-//! trains up to the first failure of one of its real servers. There it loses the work since
-//! its last written checkpoint (its epoch goes back with it), a spare takes the server's
-//! place at once, and the job restarts on the same GPUs paying its restart delay; the
-//! policy sees it at the tick's end as it sees any job. Checkpoints are counted in seconds
-//! of computation, and their writes block the job. Time is kept in exact seconds under
-//! failures (the whole-second rounding of epoch ends, kept for comparisons with Pollux's
-//! simulator, is not applied).
+//! Failures, checkpoints and spot capacity in the elastic simulator, from the shared model
+//! of [`crate::sim::faults`]: the tick's server failures are read once, and every running
+//! job trains up to the first failure of one of its real servers. There it loses the work
+//! since its last written checkpoint (its epoch goes back with it). Without a repair time a
+//! spare takes the server's place at once, and the job restarts on the same GPUs paying its
+//! restart delay; the policy sees it at the tick's end as it sees any job. Checkpoints are
+//! counted in seconds of computation, and their writes block the job. Time is kept in exact
+//! seconds under failures (the whole-second rounding of epoch ends, kept for comparisons
+//! with Pollux's simulator, is not applied).
 //!
-//! Without failures (a rate of 0) and with checkpoints that cost nothing, a run is the run
-//! without them.
+//! With a repair time a failed server is away until it is back: a job on it stops there,
+//! loses its work since its last written checkpoint and waits (reported as interrupted,
+//! not restarted) until its policy places it again. Spot capacity traces (`--spot
+//! TYPE=FILE`) take a type's highest servers away while the trace holds fewer instances
+//! than the type has: a job on an instance taken back stops at the trace's time after the
+//! experiment's warning ([`FaultState::preempt`]), reported as a spot interruption. A
+//! policy decides on the servers not away at its decision ([`super::away`]), so it places
+//! no job on a server that is away.
 //!
-//! A server away for repair (a repair time) is modelled in round-based experiments; here a
-//! repair time is refused, as are spot capacity traces.
+//! Without failures (a rate of 0), with checkpoints that cost nothing and no spot trace, a
+//! run is the run without them.
 
 use super::{ElasticConfig, ElasticSimulator, Ran, MAX_CHUNKS_PER_TICK};
 use crate::model::cluster::ClusterSpec;
 use crate::model::failure::schedule::Failure;
+use crate::model::failure::Faults;
 use crate::model::job::JobId;
-use crate::sim::faults::{first_hit, FaultState};
-use crate::sim::{SimError, SimEvent};
+use crate::sim::faults::{first_hit, FaultState, SpotTrace, SPOT_CAUSE};
+use crate::sim::SimEvent;
+
+/// Failures of an elastic run: the shared state, the failure model's index of every real
+/// server, the spot traces and which real servers are away.
+pub(super) struct ElasticFaults {
+    /// Failures and checkpoint ledgers.
+    pub(super) state: FaultState,
+    /// The failure model's index of every real server.
+    index: Vec<u32>,
+    /// The spot types and their capacity traces.
+    spot: Vec<SpotTrace>,
+    /// Seconds of warning before a spot instance is taken back.
+    warning_s: f64,
+    /// Per real server: whether it was away (for repair, or taken back) at the last look.
+    pub(super) away: Vec<bool>,
+}
 
 /// The failure state of a run with `config` on `cluster` (real servers per type
-/// `servers`) for `jobs` jobs, with the failure model's index of every real server; None
-/// without failures.
+/// `servers`) for `jobs` jobs; None without failures, costly checkpoints or spot traces.
 pub(super) fn state(
     config: &ElasticConfig,
     cluster: &ClusterSpec,
     servers: &[u32],
     jobs: usize,
-) -> Result<Option<(FaultState, Vec<u32>)>, SimError> {
-    let Some(faults) = &config.faults else {
-        return Ok(None);
-    };
-    // No failures and checkpoints that cost nothing change nothing: the run keeps its
-    // whole-second epoch ends.
-    if faults.failures.per_server_day <= 0.0 && faults.checkpoint.write_s <= 0.0 {
-        return Ok(None);
-    }
-    if faults.failures.repair_s > 0.0 {
-        return Err(SimError::Config {
-            field: "repair_s".into(),
-            reason: "the elastic mechanism (Pollux, Sia) replaces a failed server with a spare at once: set the repair time to 0 (servers away for repair are modelled in round-based experiments)".into(),
-        });
+) -> Option<ElasticFaults> {
+    let spot_only = (!config.spot.is_empty()).then(|| Faults {
+        failures: crate::model::failure::FailureModel::with_rate(0.0),
+        checkpoint: Default::default(),
+    });
+    let faults = config.faults.as_ref().or(spot_only.as_ref())?;
+    // No failures, checkpoints that cost nothing and no spot trace change nothing: the
+    // run keeps its whole-second epoch ends.
+    if faults.failures.per_server_day <= 0.0
+        && faults.checkpoint.write_s <= 0.0
+        && config.spot.is_empty()
+    {
+        return None;
     }
     let state = FaultState::new(faults, cluster, jobs, config.seed);
     let mut index = Vec::with_capacity(servers.iter().map(|&n| n as usize).sum());
@@ -50,30 +70,115 @@ pub(super) fn state(
         let per = t.per_server.max(1);
         index.extend((0..n).map(|s| state.server_of(ty, s * per)));
     }
-    Ok(Some((state, index)))
+    let away = vec![false; index.len()];
+    Some(ElasticFaults {
+        state,
+        index,
+        spot: config.spot.clone(),
+        warning_s: config.spot_warning_s,
+        away,
+    })
+}
+
+impl ElasticFaults {
+    /// Whether a server away at `t` may come back (from repair, or by its spot trace).
+    pub(super) fn may_come_back(&self, t: f64) -> bool {
+        self.away.contains(&true) && self.state.next_back_or_rise(&self.spot, t).is_some()
+    }
+
+    /// Looks at which real servers are away at `t`; whether any is.
+    fn look(&mut self, t: f64) -> bool {
+        if self.state.repair_s() <= 0.0 && self.spot.is_empty() {
+            return false;
+        }
+        let mut any = false;
+        for (a, &g) in self.away.iter_mut().zip(&self.index) {
+            *a = self.state.away(g, &self.spot, t).0;
+            any |= *a;
+        }
+        any
+    }
 }
 
 impl ElasticSimulator {
-    /// The server failures up to `t` not read yet (reported), or None without failures.
+    /// The server failures up to `t` not read yet (reported), spot instances taken back
+    /// before `t` among them, or None without failures.
     pub(super) fn failures_until(
         &mut self,
         t: f64,
         events: &mut Vec<SimEvent>,
     ) -> Option<Vec<Failure>> {
-        let (faults, _) = self.faults.as_mut()?;
-        Some(faults.failures_until(t, events))
+        let f = self.faults.as_mut()?;
+        let mut failures = f.state.failures_until(t, events);
+        let before = failures.len();
+        for (ty, trace) in &f.spot {
+            let count = self.cluster.types.get(*ty).map_or(0, |x| x.count);
+            failures.extend(f.state.spot_drops(*ty, count, trace, (self.now, t)));
+        }
+        if failures.len() > before {
+            crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
+        }
+        Some(failures)
+    }
+
+    /// Which real servers are away at `t` (for repair, or spot instances taken back), per
+    /// real server; None when none is (or none can be).
+    pub(super) fn servers_away(&mut self, t: f64) -> Option<&[bool]> {
+        let f = self.faults.as_mut()?;
+        f.look(t).then_some(f.away.as_slice())
+    }
+
+    /// Whether real server `server` was away at the last decision.
+    pub fn is_away(&self, server: u32) -> bool {
+        self.faults
+            .as_ref()
+            .and_then(|f| f.away.get(server as usize))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Stops the jobs still on a server away at the tick's `start` (a failure at the last
+    /// tick's end, or a spot instance taken back at its start).
+    pub(super) fn stop_jobs_away(&mut self, start: f64, events: &mut Vec<SimEvent>) {
+        let Some(away) = self.servers_away(start).map(<[bool]>::to_vec) else {
+            return;
+        };
+        for id in 0..self.states.len() {
+            if self.states[id].is_over() {
+                continue;
+            }
+            let mut on = None;
+            for &v in &self.states[id].allocation {
+                let Some(&(real, _)) = self.vnodes.get(v as usize) else {
+                    continue;
+                };
+                if away.get(real as usize).copied().unwrap_or(false) {
+                    on = Some(real);
+                    break;
+                }
+            }
+            let Some(real) = on else {
+                continue;
+            };
+            let spot = self.faults.as_ref().is_some_and(|f| {
+                f.index
+                    .get(real as usize)
+                    .is_some_and(|&g| f.state.away(g, &f.spot, start).1)
+            });
+            self.stop(id, (start, spot), events);
+        }
     }
 
     /// The failure model's indices of the real servers job `id` runs on, sorted.
     fn fault_servers(&self, id: JobId) -> Vec<u32> {
-        let Some((_, index)) = &self.faults else {
+        let Some(f) = &self.faults else {
             return Vec::new();
         };
         let mut servers: Vec<u32> = self.states[id]
             .allocation
             .iter()
             .filter_map(|&v| self.vnodes.get(v as usize))
-            .filter_map(|&(real, _)| index.get(real as usize).copied())
+            .filter_map(|&(real, _)| f.index.get(real as usize).copied())
             .collect();
         crate::order::sort_by_key(&mut servers, |&s| s);
         servers.dedup();
@@ -91,6 +196,10 @@ impl ElasticSimulator {
             return;
         }
         let servers = self.fault_servers(id);
+        let away = self
+            .faults
+            .as_ref()
+            .is_some_and(|f| f.state.repair_s() > 0.0);
         let start = self.now;
         let end = start + self.config.interval;
         let replicas = self.states[id].replicas();
@@ -104,6 +213,7 @@ impl ElasticSimulator {
             progress_before: self.states[id].progress,
             overhead_s: 0.0,
             writing_s: 0.0,
+            stopped_at: None,
         };
         let mut t = start;
         let mut next = failures.partition_point(|f| f.time < start);
@@ -136,6 +246,12 @@ impl ElasticSimulator {
             let Some((i, f)) = hit else {
                 break;
             };
+            // A server away (for repair, or a spot instance taken back) stops the job.
+            if away || f.cause == SPOT_CAUSE {
+                ran.stopped_at = Some(f.time);
+                ran.writing_s += self.stop(id, (f.time, f.cause == SPOT_CAUSE), events);
+                break;
+            }
             self.interrupt(id, f.time, restart, events);
             t = f.time;
             next = i + 1;
@@ -143,19 +259,53 @@ impl ElasticSimulator {
         self.report_tick(id, &ran, failed, events);
     }
 
-    /// A failure stops job `id` at `time`: the work since its last checkpoint is taken
-    /// back (its epoch with it) and it restarts on a spare, paying `restart` seconds.
-    fn interrupt(&mut self, id: JobId, time: f64, restart: f64, events: &mut Vec<SimEvent>) {
-        let Some((faults, _)) = self.faults.as_mut() else {
-            return;
+    /// The work job `id` loses at a stop (a spot instance taken back after the
+    /// experiment's warning, `spot`, or a failure): the steps, the seconds that computed
+    /// them and the seconds written in the warning.
+    fn lose(&mut self, id: JobId, spot: bool) -> (f64, f64, f64) {
+        let Some(f) = self.faults.as_mut() else {
+            return (0.0, 0.0, 0.0);
         };
-        let (lost, lost_s) = faults.fail(id);
+        let (lost, lost_s, written) = if spot {
+            f.state.preempt(id, f.warning_s)
+        } else {
+            let (lost, lost_s) = f.state.fail(id);
+            (lost, lost_s, 0.0)
+        };
         let st = &mut self.states[id];
         let app = &self.apps.apps[st.app];
         st.progress = (st.progress - lost).max(0.0);
         while st.epoch > 0 && st.progress < app.progress_at_epoch(st.epoch) {
             st.epoch -= 1;
         }
+        (lost, lost_s, written)
+    }
+
+    /// A server gone away stops job `id` at `time` (a spot instance taken back, `spot`, or
+    /// a failure with a repair time): it loses its work since its last written checkpoint
+    /// and waits without GPUs until its policy places it again. The seconds it wrote in
+    /// the warning.
+    fn stop(&mut self, id: JobId, (time, spot): (f64, bool), events: &mut Vec<SimEvent>) -> f64 {
+        let gpus = self.states[id].replicas();
+        let (lost, lost_s, written) = self.lose(id, spot);
+        let st = &mut self.states[id];
+        st.allocation.clear();
+        st.placement.clear();
+        st.gpu_type = None;
+        st.atomic_bsz = 0;
+        st.rescale_time = 0.0;
+        crate::sim::faults::report_stop(events, (id, time, gpus), (lost, lost_s), spot);
+        written
+    }
+
+    /// A failure stops job `id` at `time`: the work since its last checkpoint is taken
+    /// back (its epoch with it) and it restarts on a spare, paying `restart` seconds.
+    fn interrupt(&mut self, id: JobId, time: f64, restart: f64, events: &mut Vec<SimEvent>) {
+        if self.faults.is_none() {
+            return;
+        }
+        let (lost, lost_s, _) = self.lose(id, false);
+        let st = &mut self.states[id];
         st.rescale_time = restart;
         st.num_restarts = Some(st.num_restarts.map_or(0, |n| n + 1));
         crate::sim::faults::report_interruption(events, (id, time, st.replicas()), (lost, lost_s));

@@ -31,6 +31,7 @@
 //! A rigid job ([`crate::workload::as_elastic`]) runs only on its own GPU count and on a
 //! type it has a throughput on: any other allocation leaves it waiting and its GPUs idle.
 
+mod away;
 pub mod contract;
 mod faults;
 pub mod stepper;
@@ -65,6 +66,10 @@ pub struct ElasticConfig {
     pub faults: Option<crate::model::failure::Faults>,
     /// Stop at this time (s) even if jobs remain.
     pub until: Option<f64>,
+    /// GPU types whose capacity follows a spot trace.
+    pub spot: Vec<crate::sim::faults::SpotTrace>,
+    /// Seconds of warning before a spot instance is taken back.
+    pub spot_warning_s: f64,
 }
 
 impl Default for ElasticConfig {
@@ -76,6 +81,8 @@ impl Default for ElasticConfig {
             max_ticks: 500_000,
             faults: None,
             until: None,
+            spot: Vec::new(),
+            spot_warning_s: 0.0,
         }
     }
 }
@@ -193,8 +200,8 @@ pub struct ElasticSimulator {
     last_shown: Vec<(u32, u32)>,
     /// Consecutive decisions since every job arrived that left every GPU idle.
     idle_decisions: u32,
-    /// Failures and checkpoints, with the failure-model index of every real server.
-    faults: Option<(crate::sim::faults::FaultState, Vec<u32>)>,
+    /// Failures, checkpoints and spot capacity.
+    faults: Option<faults::ElasticFaults>,
 }
 
 impl std::fmt::Debug for ElasticSimulator {
@@ -221,6 +228,8 @@ struct Ran {
     overhead_s: f64,
     /// Seconds spent writing checkpoints.
     writing_s: f64,
+    /// When a server gone away stopped it, if one did.
+    stopped_at: Option<f64>,
 }
 
 /// Chunks (epoch boundaries) a job may cross within one tick before it is given up on.
@@ -406,7 +415,7 @@ impl ElasticSimulator {
         }
         let rng = Rng::for_purpose(config.seed, "elastic-policy");
         let n = specs.len();
-        let faults = faults::state(&config, &cluster, &servers, n)?;
+        let faults = faults::state(&config, &cluster, &servers, n);
         Ok(ElasticSimulator {
             config,
             cluster,
@@ -691,6 +700,7 @@ impl ElasticSimulator {
             progress_before,
             overhead_s: delay,
             writing_s: 0.0,
+            stopped_at: None,
         };
         self.report_tick(id, &ran, failed.then_some(t), events);
     }
@@ -712,9 +722,13 @@ impl ElasticSimulator {
             progress_before,
             overhead_s,
             writing_s,
+            stopped_at,
         } = *ran;
         let st = &self.states[id];
-        let end = st.completion.unwrap_or(start + self.config.interval);
+        let end = st
+            .completion
+            .or(stopped_at)
+            .unwrap_or(start + self.config.interval);
         events.push(SimEvent::Ran {
             job: id,
             gpu_type,
@@ -803,7 +817,7 @@ impl ElasticSimulator {
             return None;
         }
         let mut writing = 0.0;
-        if let Some((faults, _)) = self.faults.as_mut() {
+        if let Some(faults) = self.faults.as_mut().map(|f| &mut f.state) {
             // Under failures: checkpoints as the experiment says, in exact seconds.
             let work_left = (next_p - st.progress).max(0.0);
             let stretch = faults.run(id, n, *seconds, goodput, work_left);
@@ -855,14 +869,14 @@ impl ElasticSimulator {
         )
     }
 
-    fn valid(&self, decision: &[Vec<u32>], jobs: usize) -> Result<(), String> {
+    fn valid(&self, decision: &[Vec<u32>], jobs: usize, num_nodes: usize) -> Result<(), String> {
         if decision.len() != jobs {
             return Err(format!(
                 "{} allocations for {jobs} active jobs",
                 decision.len()
             ));
         }
-        let mut used = vec![0u32; self.num_nodes as usize];
+        let mut used = vec![0u32; num_nodes];
         for a in decision {
             for &n in a {
                 let Some(u) = used.get_mut(n as usize) else {
@@ -901,6 +915,7 @@ impl ElasticSimulator {
             .iter()
             .filter(|s| s.admitted && !s.is_over())
             .count();
+        self.stop_jobs_away(start, &mut events);
         let failures = self.failures_until(start + self.config.interval, &mut events);
         for id in 0..self.states.len() {
             match &failures {
@@ -931,21 +946,7 @@ impl ElasticSimulator {
                 });
             }
         }
-        let view = build_view(
-            (self.now, self.config.restart.delay_s),
-            (self.num_nodes, self.gpus_per_node),
-            (&self.vnode_types, &self.vnode_servers, &self.type_names),
-            &self.specs,
-            &self.apps,
-            &self.states,
-        );
-        if !view.jobs.is_empty() {
-            let ids: Vec<JobId> = view.jobs.iter().map(|j| j.id).collect();
-            let decision = self.policy.decide(&view, &mut self.rng);
-            drop(view);
-            let decision = decision
-                .map_err(|e| e.to_string())
-                .and_then(|d| self.valid(&d, ids.len()).map(|()| d));
+        if let Some((ids, decision)) = self.decide() {
             match decision {
                 Ok(d) => {
                     events.push(SimEvent::Decided { time: self.now });
@@ -1002,7 +1003,12 @@ impl ElasticSimulator {
             .iter()
             .all(|s| s.is_over() || s.placement.is_empty());
         let waiting = self.states.iter().any(|s| !s.is_over());
-        if !(arrived && idle && waiting) {
+        // Servers away (for repair, or spot capacity taken back) may come back.
+        let away = self
+            .faults
+            .as_ref()
+            .is_some_and(|f| f.may_come_back(self.now));
+        if !(arrived && idle && waiting) || away {
             self.idle_decisions = 0;
             return;
         }

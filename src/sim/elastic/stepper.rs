@@ -27,7 +27,6 @@ pub fn build(
     policy: Box<dyn ElasticPolicy>,
     interval: Option<f64>,
 ) -> Result<ElasticSimulator, SimError> {
-    crate::sim::faults::refuse_spot(setup.sim, "the elastic mechanism (Pollux, Sia)")?;
     let (cluster, jobs, apps) = match setup.models.apps() {
         Some(apps) => (setup.cluster.clone(), setup.jobs.to_vec(), Arc::clone(apps)),
         None => {
@@ -43,6 +42,8 @@ pub fn build(
         seed: setup.sim.seed,
         faults: setup.sim.faults.clone(),
         until: setup.sim.until,
+        spot: setup.sim.spot.clone(),
+        spot_warning_s: setup.sim.spot_warning_s,
         ..ElasticConfig::default()
     };
     ElasticSimulator::new(cfg, cluster, jobs, apps, policy)
@@ -104,9 +105,14 @@ fn board(sim: &ElasticSimulator, ctx: &BoardContext) -> Board {
         .enumerate()
         .map(|(n, gpus)| {
             let kind = kinds.get(n).copied().unwrap_or("");
+            let away = if sim.is_away(n as u32) {
+                ": away (failed, or a spot instance taken back)"
+            } else {
+                ""
+            };
             Server {
                 kind: ServerKind::Plain,
-                title: format!("server {n} ({kind})"),
+                title: format!("server {n} ({kind}){away}"),
                 data: vec![("type".into(), kind.to_string())],
                 gpus: gpus
                     .iter()

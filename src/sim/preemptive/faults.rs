@@ -16,45 +16,64 @@
 //! without them. A stop time ends the run there, the jobs holding GPUs reporting their time
 //! so far.
 //!
-//! A server away for repair (a repair time) is modelled in round-based experiments; here a
-//! repair time is refused, as are spot capacity traces.
+//! With a repair time, or spot capacity traces, servers go away for a while
+//! (`away.rs`): the jobs on them stop and wait, and their GPUs leave the pool until they
+//! are back.
 
 use super::{Phase, PreemptiveSimulator};
 use crate::model::cluster::ClusterSpec;
 use crate::model::job::JobId;
 use crate::rng::Rng;
-use crate::sim::faults::FaultState;
+use crate::sim::faults::{FaultState, SpotTrace};
 use crate::sim::{SimConfig, SimError, SimEvent};
 
 /// The failures and checkpoints of a run.
 pub(super) struct Failures {
-    state: FaultState,
+    pub(super) state: FaultState,
     /// Draws the reloads of restarts after failures.
-    rng: Rng,
+    pub(super) rng: Rng,
+    /// The spot types and their capacity traces.
+    pub(super) spot: Vec<SpotTrace>,
+    /// Seconds of warning before a spot instance is taken back.
+    pub(super) warning_s: f64,
+    /// Per server of the failure model: whether it is away (its GPUs out of the pool).
+    pub(super) away: Vec<bool>,
+}
+
+impl Failures {
+    /// Whether servers may go away: a repair time, or spot traces.
+    pub(super) fn servers_go_away(&self) -> bool {
+        self.state.repair_s() > 0.0 || !self.spot.is_empty()
+    }
 }
 
 impl PreemptiveSimulator {
     /// The simulator under the failures, checkpoints and stop time of `sim` on `cluster`.
     pub fn with_faults(mut self, sim: &SimConfig, cluster: &ClusterSpec) -> Result<Self, SimError> {
-        crate::sim::faults::refuse_spot(sim, "the preemptive mechanism (PickyMan)")?;
         self.until = sim.until;
-        let Some(faults) = &sim.faults else {
+        let spot_only = crate::sim::faults::spot_only(sim);
+        let Some(faults) = sim.faults.as_ref().or(spot_only.as_ref()) else {
             return Ok(self);
         };
         let failing = faults.failures.per_server_day > 0.0;
-        // No failures and checkpoints that cost nothing change nothing.
-        if !failing && faults.checkpoint.write_s <= 0.0 {
+        // No failures, checkpoints that cost nothing and no spot trace change nothing.
+        if !failing && faults.checkpoint.write_s <= 0.0 && sim.spot.is_empty() {
             return Ok(self);
         }
-        if failing && faults.failures.repair_s > 0.0 {
-            return Err(SimError::Config {
-                field: "repair_s".into(),
-                reason: "the preemptive mechanism (PickyMan) replaces a failed server with a spare at once: set the repair time to 0 (servers away for repair are modelled in round-based experiments)".into(),
-            });
-        }
+        let servers: u32 = cluster
+            .types
+            .iter()
+            .map(|t| t.count.div_ceil(t.per_server.max(1)))
+            .sum();
+        // Every change of a spot trace is an event.
+        let steps: usize = sim.spot.iter().map(|(_, t)| t.steps.len()).sum();
+        self.max_steps += 2 * steps as u64;
         self.faults = Some(Failures {
             state: FaultState::new(faults, cluster, self.jobs.len(), sim.seed),
             rng: Rng::for_purpose(sim.seed, "restarts after failures"),
+            spot: sim.spot.clone(),
+            warning_s: sim.spot_warning_s,
+            away: vec![false; servers as usize],
         });
         Ok(self)
     }
@@ -120,6 +139,15 @@ impl PreemptiveSimulator {
         }
     }
 
+    /// A reload around `modelled` seconds for a restart after a failure, from the failures'
+    /// own generator.
+    pub(super) fn restart_draw(&mut self, modelled: f64) -> f64 {
+        match self.faults.as_mut() {
+            Some(f) => self.model.draw(modelled, &mut f.rng),
+            None => modelled,
+        }
+    }
+
     /// A written checkpoint of job `id` outside its plan (its suspension's).
     pub(super) fn checkpointed(&mut self, id: JobId) {
         if let Some(f) = self.faults.as_mut() {
@@ -141,8 +169,10 @@ impl PreemptiveSimulator {
             return;
         };
         let failures = f.state.failures_until(t, events);
-        // A failure adds an event and the end of a restart.
-        self.max_steps += 2 * failures.len() as u64;
+        // A failure adds an event, the end of a restart and a server back.
+        self.max_steps += 3 * failures.len() as u64;
+        let away = f.state.repair_s() > 0.0;
+        let spot = f.servers_go_away();
         for failure in failures {
             let Some((ty, gpus)) = self
                 .faults
@@ -152,10 +182,19 @@ impl PreemptiveSimulator {
                 continue;
             };
             for id in self.gpu_ids.holders(ty, gpus) {
-                if self.jobs[id].holds_gpus() {
+                if !self.jobs[id].holds_gpus() {
+                    continue;
+                }
+                // A server away for repair stops the job; else a spare takes its place.
+                if away {
+                    self.stop(id, (failure.time, false), events);
+                } else {
                     self.interrupt(id, failure.time, events);
                 }
             }
+        }
+        if spot {
+            self.update_away(t, events);
         }
     }
 
@@ -381,26 +420,58 @@ mod tests {
     }
 
     #[test]
-    fn a_repair_time_and_spot_traces_are_refused() {
-        let cluster = ClusterSpec::parse("h100:8/8").expect("a cluster");
-        let mut f = faults(1.0, 0.0);
-        f.failures.repair_s = 600.0;
-        let config = SimConfig {
-            faults: Some(f),
-            ..SimConfig::default()
-        };
-        let policy: Box<dyn PreemptivePolicy> = Box::new(Fifo);
-        let specs = jobs(&[(8, 100.0)]);
-        let s = PreemptiveSimulator::new(
-            &cluster,
-            specs.clone(),
-            profile(&specs, &cluster),
-            RestartModel::delay(0.0),
-            0,
-            policy,
-        )
-        .expect("a simulator");
-        let err = s.with_faults(&config, &cluster).expect_err("refused");
-        assert!(err.to_string().contains("spare"), "{err}");
+    fn a_server_away_for_repair_holds_no_job_and_leaves_the_pool() {
+        // Two 8-GPU jobs on two servers of 8, failures at 2 per server-day, an hour's
+        // repair: a job on a failed server stops (interrupted, not restarted on a spare)
+        // and waits; no job ever holds GPUs on a server away, and every GPU is held, kept,
+        // free or away.
+        let mut f = faults(2.0, 0.0);
+        f.failures.repair_s = 3600.0;
+        let mut s = sim(
+            "h100:16/8",
+            jobs(&[(8, 400_000.0), (8, 400_000.0)]),
+            Some(f),
+            None,
+        );
+        let mut stops = 0;
+        let mut max_away = 0;
+        while let Some(r) = s.step_round() {
+            for e in &r.events {
+                match e {
+                    SimEvent::Interrupted { spot, .. } => {
+                        assert!(!spot);
+                        stops += 1;
+                    }
+                    SimEvent::Restarted { .. } => panic!("no spare under a repair time"),
+                    _ => {}
+                }
+            }
+            let faults = s.faults.as_ref().expect("failures");
+            for j in s.jobs().iter().filter(|j| j.holds_gpus()) {
+                for r in j.gpu_ids() {
+                    let server = faults.state.server_of(0, r.start);
+                    assert!(
+                        !faults.away[server as usize],
+                        "a job on server {server}, away"
+                    );
+                }
+            }
+            let held: u32 = s
+                .jobs()
+                .iter()
+                .filter(|j| j.holds_gpus())
+                .map(|j| j.gpus)
+                .sum();
+            let kept: u32 = s.jobs().iter().map(|j| j.reserved).sum();
+            let away = s.away_gpus();
+            max_away = max_away.max(away);
+            assert_eq!(held + kept + s.free_gpus() + away, 16, "at {}", s.now());
+        }
+        assert!(stops >= 5, "{stops} stops");
+        assert!(max_away >= 8);
+        assert!(s
+            .jobs()
+            .iter()
+            .all(|j| j.phase == Phase::Done && j.finish.is_some()));
     }
 }

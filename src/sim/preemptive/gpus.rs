@@ -74,6 +74,29 @@ impl GpuIds {
         }
     }
 
+    /// GPUs `gpus` of type `ty`, none of them held, leave the free ones (their server is
+    /// away) until they are given back.
+    pub fn withdraw(&mut self, ty: usize, gpus: Range<u32>) {
+        let Some(free) = self.free.get_mut(ty) else {
+            return;
+        };
+        let overlapping: Vec<(u32, u32)> = free
+            .range(..gpus.end)
+            .rev()
+            .take_while(|(_, &b)| b > gpus.start)
+            .map(|(&a, &b)| (a, b))
+            .collect();
+        for (a, b) in overlapping {
+            free.remove(&a);
+            if a < gpus.start {
+                free.insert(a, gpus.start);
+            }
+            if b > gpus.end {
+                free.insert(gpus.end, b);
+            }
+        }
+    }
+
     /// The jobs holding GPUs of type `ty` among `gpus`, by id, each once.
     pub fn holders(&self, ty: usize, gpus: Range<u32>) -> Vec<JobId> {
         let Some(held) = self.held.get(ty) else {
@@ -124,6 +147,11 @@ mod tests {
         assert!(ids.holders(0, 14..16).is_empty());
         back(&mut ids, &[(4, 12)]);
         back(&mut ids, &[(0, 4), (12, 14)]);
+        // A server away: its GPUs are not taken until they are given back.
+        ids.withdraw(0, 4..8);
+        assert_eq!(take(&mut ids, 0, 6, 4), [(0, 4), (8, 10)]);
+        back(&mut ids, &[(0, 4), (8, 10)]);
+        back(&mut ids, &[(4, 8)]);
         // All free again, in one range.
         assert_eq!(take(&mut ids, 0, 16, 1), [(0, 16)]);
         assert_eq!(ids.holders(0, 15..16), [1]);

@@ -23,6 +23,7 @@
 //! it with enough free GPUs ([`fit_type`]), and a job suspended for runs on its victims'
 //! type. A job may resume on another type than it ran on (its checkpoint moves with it).
 
+mod away;
 pub mod contract;
 mod faults;
 mod gpus;
@@ -107,6 +108,8 @@ pub struct PreemptJob {
     since: f64,
     /// While it holds GPUs: their indices within its type.
     ids: Vec<std::ops::Range<u32>>,
+    /// Stopped by a server gone away: its next start is a restart after a failure.
+    stopped: bool,
 }
 
 impl PreemptJob {
@@ -301,6 +304,7 @@ impl PreemptiveSimulator {
                 save_actual: 0.0,
                 since: 0.0,
                 ids: Vec::new(),
+                stopped: false,
             });
         }
         let order = super::arrival_order(&specs);
@@ -383,10 +387,12 @@ impl PreemptiveSimulator {
             holding = true;
             t = t.min(at);
         }
-        // A failure can only hit jobs holding GPUs.
+        // A failure can only hit jobs holding GPUs (or, with servers away, take GPUs out
+        // of the pool).
         if holding {
             t = t.min(self.next_failure());
         }
+        t = t.min(self.next_capacity_change());
         t.is_finite().then_some(t.max(self.now))
     }
 
@@ -518,6 +524,7 @@ impl PreemptiveSimulator {
         // them; give up on them rather than loop.
         if self.live.iter().all(|&j| !self.jobs[j].holds_gpus())
             && self.next_arrival >= self.order.len()
+            && !self.capacity_may_return()
             && self
                 .live
                 .iter()
@@ -579,7 +586,10 @@ impl PreemptiveSimulator {
         } else {
             j.overhead.start_s
         };
-        let reload = if modelled > 0.0 || resume {
+        let reload = if j.stopped {
+            // A restart after a server went away, drawn as a failure's.
+            self.restart_draw(modelled)
+        } else if modelled > 0.0 || resume {
             self.model.draw(modelled, &mut self.mech_rng)
         } else {
             0.0
@@ -587,6 +597,7 @@ impl PreemptiveSimulator {
         let ids = self.gpu_ids.take(ty, self.jobs[id].gpus, id);
         let j = &mut self.jobs[id];
         j.ids = ids;
+        j.stopped = false;
         j.reserved = 0;
         j.reserved_type = None;
         j.gpu_type = ty;
