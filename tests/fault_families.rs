@@ -4,7 +4,7 @@
 
 use orrery::experiment::{self, Experiment, InferenceSource};
 use orrery::model::failure::checkpoint::{CheckpointPlan, Interval};
-use orrery::model::failure::{FailureModel, Faults};
+use orrery::model::failure::{Domain, FailureModel, Faults};
 
 /// Failures at `rate` per server-day, checkpoints every `interval_s` with writes of
 /// `write_s`, a spare at once.
@@ -379,5 +379,57 @@ fn a_spot_instance_taken_back_inside_a_tick_stops_its_job_after_the_warning() {
         assert!(cold.avg_jct_s >= 3000.0 + 500.0 && warned.avg_jct_s >= 3000.0 + 500.0);
         let d = cold.avg_jct_s - warned.avg_jct_s;
         assert!((d - (lost - 30.0)).abs() <= 30.0 + 1e-6, "{policy}: {d}");
+    }
+}
+
+#[test]
+fn in_a_gpu_domain_a_gpu_failure_stops_only_the_job_on_that_gpu() {
+    // Two 4-GPU jobs fill the only training server of 8, stopped at 6 days long before they
+    // end, at 6 failures per server-day with a spare at once. In a server domain every failure stops
+    // both; in a GPU domain a failure of a GPU cause (Llama 3's GPU category) stops the one
+    // job holding the failed GPU, any other both. The same failures (times and causes) in
+    // both domains and every mechanism.
+    let two = "timestamp,duration,num_gpus\n0,100000000,4\n0,100000000,4\n";
+    for policy in ["fifo", "pollux", "pickyman", "aryl"] {
+        let mut counts = Vec::new();
+        for domain in [Domain::Server, Domain::Gpu] {
+            let mut f = faults(6.0, 1800.0, 0.0);
+            f.failures.domain = domain;
+            let mut exp = alone(policy, 1);
+            exp.workload = orrery::experiment::WorkloadSource::Inline {
+                name: "two.csv".into(),
+                text: two.into(),
+            };
+            exp.faults = Some(f);
+            exp.until_s = Some(6.0 * 86_400.0);
+            let out = experiment::run(&exp).expect("the experiment runs");
+            let rec = &out[0].recorder.faults;
+            // Failures of the training server once both run (they start within the first
+            // minute).
+            let failures: Vec<&(f64, u32, String)> = (rec.failures.iter())
+                .filter(|f| f.0 > 120.0 && f.1 == 0)
+                .collect();
+            let gpu = failures.iter().filter(|f| f.2 == "GPU").count();
+            let stops = rec.interruptions.iter().filter(|i| i.0 > 120.0).count();
+            let want = match domain {
+                Domain::Server => 2 * failures.len(),
+                Domain::Gpu => 2 * failures.len() - gpu,
+            };
+            println!(
+                "{policy}, {domain:?} domain: {} failures ({gpu} of GPU causes), {stops} jobs stopped (expected {want})",
+                failures.len()
+            );
+            assert!(
+                failures.len() >= 20 && gpu >= 5,
+                "{policy}: {}",
+                failures.len()
+            );
+            assert_eq!(stops, want, "{policy}, {domain:?}");
+            counts.push(failures.len());
+        }
+        assert_eq!(
+            counts[0], counts[1],
+            "{policy}: the same failures in both domains"
+        );
     }
 }

@@ -144,9 +144,8 @@ fn a_server_away_for_repair_is_not_used() {
     let mut exp = base.clone();
     exp.faults = Some(orrery::model::failure::Faults {
         failures: orrery::model::failure::FailureModel {
-            per_server_day: 5.0,
             repair_s: 3600.0,
-            causes: Vec::new(),
+            ..orrery::model::failure::FailureModel::with_rate(5.0)
         },
         checkpoint: Default::default(),
     });

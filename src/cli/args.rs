@@ -233,6 +233,11 @@ pub(crate) struct ExperimentArgs {
     /// Seconds a failed server is away (0, the default: a spare takes its place at once).
     #[arg(long, value_name = "SECONDS", value_parser = parse_nonneg_seconds, allow_hyphen_values = true)]
     pub(crate) repair_s: Option<f64>,
+    /// What a failure takes: `server` (the default: every job on it stops) or `gpu` (a
+    /// failure of a GPU cause takes one GPU of its server, drawn uniformly: only the job on
+    /// it stops, and with a repair time only that GPU is away).
+    #[arg(long, value_name = "server|gpu", value_parser = parse_domain)]
+    pub(crate) failure_domain: Option<orrery::model::failure::Domain>,
     /// Seconds of computation between a job's checkpoints, or `auto`: Daly's optimum for
     /// each job's mean time to failure and the write time (default 3600).
     #[arg(long, value_name = "SECONDS|auto", value_parser = parse_checkpoint_interval)]
@@ -724,6 +729,10 @@ pub(crate) fn parse_checkpoint_interval(s: &str) -> Result<Interval, String> {
         return Err(format!("{v} must be a positive number of seconds or auto"));
     }
     Ok(Interval::Every(v))
+}
+
+pub(crate) fn parse_domain(s: &str) -> Result<orrery::model::failure::Domain, String> {
+    orrery::model::failure::Domain::parse(s)
 }
 
 pub(crate) fn parse_type_seconds(s: &str) -> Result<(String, f64), String> {

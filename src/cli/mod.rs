@@ -449,6 +449,7 @@ fn apply_faults(a: &ExperimentArgs, exp: &mut Experiment) {
     use orrery::model::failure::{FailureModel, Faults};
     let any = a.failures.is_some()
         || a.repair_s.is_some()
+        || a.failure_domain.is_some()
         || a.checkpoint_s.is_some()
         || a.checkpoint_write_s.is_some();
     if any {
@@ -461,6 +462,9 @@ fn apply_faults(a: &ExperimentArgs, exp: &mut Experiment) {
         }
         if let Some(r) = a.repair_s {
             f.failures.repair_s = r;
+        }
+        if let Some(d) = a.failure_domain {
+            f.failures.domain = d;
         }
         if let Some(i) = a.checkpoint_s {
             f.checkpoint.interval = i;

@@ -74,11 +74,14 @@ impl Experiment {
         } else {
             "a spare replaces a failed server at once".into()
         };
-        let causes = if m.causes.is_empty() {
+        let mut causes = if m.causes.is_empty() {
             "Llama 3's causes".to_string()
         } else {
             format!("{} causes", m.causes.len())
         };
+        if m.domain == crate::model::failure::Domain::Gpu {
+            causes.push_str("; a GPU cause takes one GPU of its server");
+        }
         let every = match f.checkpoint.interval {
             Interval::Every(s) => format!("every {s} s"),
             Interval::Auto => "at Daly's optimum for each job".into(),

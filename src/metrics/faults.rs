@@ -13,6 +13,10 @@ pub struct FaultRecord {
     pub on: bool,
     /// Server failures, in time order: (time, server, category).
     pub failures: Vec<(f64, u32, String)>,
+    /// In a GPU domain, the failures of one GPU: (index in `failures`, the GPU's index in
+    /// its server).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_gpus: Vec<(usize, u32)>,
     /// Interruptions of jobs by failures, in time order: (time, job).
     pub interruptions: Vec<(f64, usize)>,
     /// Jobs stopped by spot instances taken back, in time order: (time, job).

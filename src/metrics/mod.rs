@@ -106,10 +106,16 @@ impl Recorder {
                 time,
                 server,
                 category,
-            } => self
-                .faults
-                .failures
-                .push((*time, *server, category.clone())),
+                gpu,
+            } => {
+                if let Some(g) = gpu {
+                    let at = self.faults.failures.len();
+                    self.faults.failed_gpus.push((at, *g));
+                }
+                self.faults
+                    .failures
+                    .push((*time, *server, category.clone()));
+            }
             SimEvent::Interrupted {
                 job,
                 time,

@@ -200,6 +200,9 @@ pub enum SimEvent {
         server: u32,
         /// The category of its cause (GPU, Network, Host, ...).
         category: String,
+        /// In a GPU domain, the GPU of the server that failed (its index in the server);
+        /// None when the whole server failed.
+        gpu: Option<u32>,
     },
     /// A failure of one of its servers stopped a job, or a spot instance it ran on was
     /// taken back: the work since its last checkpoint is taken back (after a warning long

@@ -25,27 +25,32 @@ pub struct FaultState {
     ledgers: Vec<Ledger>,
     /// Per GPU type: the global index of its first server and its GPUs per server.
     servers_of_type: Vec<(u32, u32)>,
-    /// When each server is back from repair.
+    /// When each server (or its GPU away) is back from repair.
     back_at: Vec<f64>,
+    /// Per server, in a GPU domain: the GPU away for repair, if only one GPU is.
+    down_gpu: Vec<Option<u32>>,
 }
 
 impl FaultState {
     /// The failures of `cluster`'s servers for `jobs` jobs, from the experiment's `seed`.
     pub fn new(faults: &Faults, cluster: &ClusterSpec, jobs: usize, seed: u64) -> Self {
         let mut servers_of_type = Vec::with_capacity(cluster.types.len());
-        let mut total = 0u32;
+        let mut gpus = Vec::new();
         for t in &cluster.types {
             let per = t.per_server.max(1);
-            servers_of_type.push((total, per));
-            total += t.count.div_ceil(per);
+            servers_of_type.push((gpus.len() as u32, per));
+            // The last server of a type may have fewer GPUs.
+            gpus.extend((0..t.count.div_ceil(per)).map(|k| (t.count - k * per).min(per)));
         }
+        let total = gpus.len();
         FaultState {
             causes: faults.failures.causes(),
-            schedule: Schedule::new(&faults.failures, total, seed),
+            schedule: Schedule::with_gpus(&faults.failures, &gpus, seed),
             faults: faults.clone(),
             ledgers: vec![Ledger::default(); jobs],
             servers_of_type,
-            back_at: vec![0.0; total as usize],
+            back_at: vec![0.0; total],
+            down_gpu: vec![None; total],
         }
     }
 
@@ -55,15 +60,24 @@ impl FaultState {
         first + gpu / per
     }
 
+    /// The global index of the server holding GPU `gpu` of type `ty`, and the GPU's index
+    /// in it.
+    pub fn locate(&self, ty: usize, gpu: u32) -> (u32, u32) {
+        let (first, per) = self.servers_of_type[ty];
+        (first + gpu / per, gpu % per)
+    }
+
     /// The failures at or before `t` not read yet, in time order, each reported.
     pub fn failures_until(&mut self, t: f64, events: &mut Vec<SimEvent>) -> Vec<Failure> {
         let failures = self.schedule.until(t);
         for f in &failures {
             self.back_at[f.server as usize] = f.back_at;
+            self.down_gpu[f.server as usize] = f.gpu;
             events.push(SimEvent::ServerFailed {
                 time: f.time,
                 server: f.server,
                 category: self.causes[f.cause].category.clone(),
+                gpu: f.gpu,
             });
         }
         failures
@@ -74,14 +88,40 @@ impl FaultState {
         self.faults.failures.repair_s
     }
 
-    /// The GPUs of type `ty` (of `count`) whose server is away for repair at time `t`.
+    /// The GPUs of type `ty` (of `count`) away for repair at time `t`: their server's, or
+    /// (in a GPU domain) the one that failed.
     pub fn down_gpus(&self, ty: usize, count: u32, t: f64) -> Vec<u32> {
         let (first, per) = self.servers_of_type[ty];
         let servers = count.div_ceil(per);
         (0..servers)
-            .filter(|&k| self.is_down(first + k, t))
-            .flat_map(|k| k * per..((k + 1) * per).min(count))
+            .flat_map(|k| {
+                let r = self.repair_range(first + k, t);
+                (k * per + r.start..(k * per + r.end).min(count)).collect::<Vec<u32>>()
+            })
             .collect()
+    }
+
+    /// The GPUs of server `s` (indices in it) away for repair at `t`: all of them, the one
+    /// that failed in a GPU domain, or none.
+    fn repair_range(&self, s: u32, t: f64) -> std::ops::Range<u32> {
+        let i = s as usize;
+        if self.repair_s() <= 0.0 || self.back_at.get(i).is_none_or(|&b| b <= t) {
+            return 0..0;
+        }
+        match self.down_gpu[i] {
+            Some(g) => g..g + 1,
+            None => 0..self.gpus_of(s).map_or(0, |(_, r)| r.end - r.start),
+        }
+    }
+
+    /// The GPUs of server `s` (indices in it) away at `t`: all of them when it is away
+    /// (for repair, or a spot instance taken back, [`FaultState::away`]), else the one GPU
+    /// away for repair in a GPU domain, or none.
+    pub fn away_range(&self, s: u32, spot: &[SpotTrace], t: f64) -> std::ops::Range<u32> {
+        if self.spot_away(s, spot, t) {
+            return 0..self.gpus_of(s).map_or(0, |(_, r)| r.end - r.start);
+        }
+        self.repair_range(s, t)
     }
 
     /// When the first server away for repair at `t` is back, if one is.
@@ -93,9 +133,11 @@ impl FaultState {
             .min_by(f64::total_cmp)
     }
 
-    /// Whether server `s` is away for repair at time `t`.
+    /// Whether server `s` is away for repair at time `t` (the whole server: not one GPU of
+    /// it in a GPU domain).
     pub fn is_down(&self, s: u32, t: f64) -> bool {
         self.back_at.get(s as usize).is_some_and(|&b| b > t)
+            && self.down_gpu.get(s as usize).is_some_and(Option::is_none)
     }
 
     /// Whether server `s` is a spot instance its type's trace in `spot` does not hold at
@@ -189,6 +231,7 @@ impl FaultState {
                 server: first + k,
                 cause: SPOT_CAUSE,
                 back_at: time,
+                gpu: None,
             }));
             held = n;
         }
@@ -294,18 +337,60 @@ pub fn spot_only(sim: &super::SimConfig) -> Option<Faults> {
 /// The cause index of a spot instance taken back, among a round's failures.
 pub const SPOT_CAUSE: usize = usize::MAX;
 
-/// The first of `failures[from..]` (in time order) on one of `servers`, with its index.
-pub fn first_hit(
-    failures: &[Failure],
-    mut servers: impl FnMut(u32) -> bool,
-    from: usize,
-) -> Option<(usize, Failure)> {
+/// The first of `failures[from..]` (in time order) that hits a job holding `held`, with
+/// its index.
+pub fn first_hit(failures: &[Failure], held: &Held, from: usize) -> Option<(usize, Failure)> {
     failures
         .iter()
         .enumerate()
         .skip(from)
-        .find(|(_, f)| servers(f.server))
+        .find(|(_, f)| held.hit_by(f))
         .map(|(i, f)| (i, *f))
+}
+
+/// Where a job runs, for the failures that hit it: the GPUs it holds as (server, GPU in the
+/// server), sorted. A failure of a whole server hits it if it holds any GPU there (or a
+/// task without one, [`Held::NO_GPU`]); a failure of one GPU (a GPU domain) only if it holds
+/// that GPU. Mechanisms that know which GPUs a job holds give them; the others lay each
+/// server's GPUs out by its jobs in a fixed order (a failed GPU, drawn uniformly, then hits
+/// each job as often as it holds GPUs there).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Held(Vec<(u32, u32)>);
+
+impl Held {
+    /// A task on a server that holds no GPU of it (a parameter server).
+    pub const NO_GPU: u32 = u32::MAX;
+
+    /// A job holding `gpus`, (server, GPU in the server) in any order.
+    pub fn new(mut gpus: Vec<(u32, u32)>) -> Self {
+        crate::order::sort_by_key(&mut gpus, |&g| g);
+        gpus.dedup();
+        Held(gpus)
+    }
+
+    /// Servers it spans.
+    pub fn servers(&self) -> u32 {
+        let mut n = 0;
+        let mut last = None;
+        for &(s, _) in &self.0 {
+            if last != Some(s) {
+                n += 1;
+                last = Some(s);
+            }
+        }
+        n
+    }
+
+    /// Whether failure `f` hits it.
+    pub fn hit_by(&self, f: &Failure) -> bool {
+        match f.gpu {
+            Some(g) => self.0.binary_search(&(f.server, g)).is_ok(),
+            None => {
+                let i = self.0.partition_point(|x| x.0 < f.server);
+                self.0.get(i).is_some_and(|x| x.0 == f.server)
+            }
+        }
+    }
 }
 
 /// A server failure (or a spot instance taken back, `spot`) stopped job `job` at `time` on

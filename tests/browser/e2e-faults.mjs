@@ -437,6 +437,27 @@ await run(async (browser) => {
     await p.context().close();
   });
 
+  await test('a failure domain of one GPU goes into the link and gives orrery compare --link\'s figures, with fewer jobs stopped than whole servers', async () => {
+    const p = await newPage();
+    await p.goto(`${BASE}#preset=pickyman`);
+    await p.waitForSelector('#fault-rate');
+    await setField(p, '#fault-rate', '4');
+    await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('failures per 1,000'));
+    const server = await asTheCli(p);
+    assert(!server.error, server.error);
+    await p.selectOption('#fault-domain', 'gpu');
+    await p.waitForFunction(() => document.querySelector('#faults-label').textContent.includes('one GPU'));
+    const link = await copyLink(p);
+    assert(linkExperiment(link).faults.failures.domain === 'gpu', JSON.stringify(linkExperiment(link).faults));
+    const gpu = await asTheCli(p);
+    assert(!gpu.error, gpu.error);
+    const stopped = (r) => r.rows.reduce((n, x) => n + (x.interruptions ?? 0), 0);
+    const failed = (r) => r.rows.reduce((n, x) => n + (x.failures ?? 0), 0);
+    assert(failed(gpu) > 0 && stopped(gpu) < stopped(server), `server ${stopped(server)}, gpu ${stopped(gpu)}`);
+    console.log(`     jobs stopped: ${stopped(server)} by whole servers, ${stopped(gpu)} with one GPU per GPU cause`);
+    await p.context().close();
+  });
+
   await test('the spot scenario under Sia (elastic) and PickyMan (preemptive) gives orrery compare --link\'s figures and spot preemptions', async () => {
     const p = await newPage();
     await p.goto(`${BASE}#preset=spot`);

@@ -70,6 +70,49 @@ pub fn llama3_causes() -> Vec<Cause> {
         .collect()
 }
 
+/// What a failure takes: its whole server, or (for a cause in the GPU category) one GPU of
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Domain {
+    /// Every failure takes its whole server: every job on it stops.
+    #[default]
+    Server,
+    /// A failure whose cause is in the GPU category takes one GPU of its server, drawn
+    /// uniformly: only the job holding that GPU stops (and with a repair time only that GPU
+    /// is away); other causes take the whole server.
+    Gpu,
+}
+
+impl Domain {
+    /// Whether it is the default, the whole server.
+    pub fn is_server(&self) -> bool {
+        *self == Domain::Server
+    }
+
+    /// Its name, as the command line and experiment files spell it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Domain::Server => "server",
+            Domain::Gpu => "gpu",
+        }
+    }
+
+    /// The domain named `name` ("server" or "gpu").
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "server" => Ok(Domain::Server),
+            "gpu" => Ok(Domain::Gpu),
+            other => Err(format!(
+                "the failure domain is 'server' or 'gpu' (got '{other}')"
+            )),
+        }
+    }
+}
+
+/// The category of causes a GPU domain takes one GPU for.
+pub const GPU_CATEGORY: &str = "GPU";
+
 /// How servers fail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailureModel {
@@ -81,6 +124,9 @@ pub struct FailureModel {
     /// The causes a failure is drawn from, by weight (empty: Llama 3's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub causes: Vec<Cause>,
+    /// What a failure takes: its server (the default) or one GPU of it.
+    #[serde(default, skip_serializing_if = "Domain::is_server")]
+    pub domain: Domain,
 }
 
 impl FailureModel {
@@ -90,6 +136,7 @@ impl FailureModel {
             per_server_day,
             repair_s: 0.0,
             causes: Vec::new(),
+            domain: Domain::Server,
         }
     }
 

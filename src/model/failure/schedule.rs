@@ -5,8 +5,13 @@
 //! seed and `s` alone, so its failures do not depend on how many other servers there are,
 //! on the policy, or on how far other servers' streams have been read. A server fails
 //! again only once it is back: its next gap is drawn from the end of its repair.
+//!
+//! In a GPU domain ([`super::Domain::Gpu`]) a failure whose cause is in the GPU category
+//! also names the GPU of its server that failed, drawn uniformly from a generator of the
+//! server's own apart from its gaps and causes, so the failures' times and causes are the
+//! same in both domains.
 
-use super::FailureModel;
+use super::{Domain, FailureModel, GPU_CATEGORY};
 use crate::rng::Rng;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -20,9 +25,16 @@ pub struct Failure {
     pub server: u32,
     /// Index of its cause in the model's causes.
     pub cause: usize,
-    /// When the server is back (`time` plus the repair time).
+    /// When the server (or its GPU) is back (`time` plus the repair time).
     pub back_at: f64,
+    /// In a GPU domain, the GPU of the server that failed (its index in the server), for a
+    /// cause in the GPU category; None when the whole server fails.
+    pub gpu: Option<u32>,
 }
+
+/// A GPU domain: per cause, whether it takes one GPU; per server, its GPUs and the
+/// generator of its failed GPUs.
+type GpuDomain = (Vec<bool>, Vec<(u32, Rng)>);
 
 /// The failures of a cluster's servers, read in time order.
 #[derive(Debug, Clone)]
@@ -31,6 +43,8 @@ pub struct Schedule {
     repair_s: f64,
     weights: Vec<f64>,
     rngs: Vec<Rng>,
+    /// In a GPU domain: which causes take one GPU, and each server's GPUs.
+    gpu_domain: Option<GpuDomain>,
     /// Next failure time (as ordered bits of a non-negative float) and server.
     next: BinaryHeap<Reverse<(u64, u32)>>,
 }
@@ -44,6 +58,7 @@ impl Schedule {
             repair_s: model.repair_s,
             weights: model.causes().iter().map(|c| c.weight).collect(),
             rngs: Vec::new(),
+            gpu_domain: None,
             next: BinaryHeap::new(),
         };
         if rate > 0.0 {
@@ -53,6 +68,31 @@ impl Schedule {
             for i in 0..servers {
                 s.schedule(i, 0.0);
             }
+        }
+        s
+    }
+
+    /// The failures of servers of `gpus[s]` GPUs each under `model`, from the experiment's
+    /// `seed`: in a GPU domain, a failure of a GPU cause names its GPU.
+    pub fn with_gpus(model: &FailureModel, gpus: &[u32], seed: u64) -> Self {
+        let mut s = Schedule::new(model, gpus.len() as u32, seed);
+        if model.domain == Domain::Gpu {
+            let takes_gpu = model
+                .causes()
+                .iter()
+                .map(|c| c.category == GPU_CATEGORY)
+                .collect();
+            let per_server = gpus
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| {
+                    (
+                        n,
+                        Rng::for_purpose(seed, &format!("failed GPUs of server {i}")),
+                    )
+                })
+                .collect();
+            s.gpu_domain = Some((takes_gpu, per_server));
         }
         s
     }
@@ -84,11 +124,17 @@ impl Schedule {
         let cause = rng.weighted(&self.weights);
         let back_at = time + self.repair_s;
         self.schedule(server, back_at);
+        let gpu = self.gpu_domain.as_mut().and_then(|(takes, servers)| {
+            let (n, rng) = servers.get_mut(server as usize)?;
+            (takes.get(cause).copied().unwrap_or(false) && *n > 1)
+                .then(|| rng.below(u64::from(*n)) as u32)
+        });
         Some(Failure {
             time,
             server,
             cause,
             back_at,
+            gpu,
         })
     }
 
@@ -156,6 +202,47 @@ mod tests {
         let share = faulty / all.len() as f64;
         assert!(all.len() > 9000, "{}", all.len());
         assert!((share - 148.0 / 419.0).abs() < 0.02, "{share}");
+    }
+
+    #[test]
+    fn a_gpu_domain_names_a_gpu_for_gpu_causes_alone_and_keeps_the_failures() {
+        let server = FailureModel::with_rate(1.0);
+        let gpu = FailureModel {
+            domain: Domain::Gpu,
+            ..server.clone()
+        };
+        let sizes = vec![8u32; 100];
+        let by_server = Schedule::with_gpus(&server, &sizes, 3).until(100.0 * DAY_S);
+        let by_gpu = Schedule::with_gpus(&gpu, &sizes, 3).until(100.0 * DAY_S);
+        // The same times, servers and causes.
+        assert_eq!(by_server.len(), by_gpu.len());
+        assert!(by_server
+            .iter()
+            .zip(&by_gpu)
+            .all(
+                |(a, b)| (a.time, a.server, a.cause) == (b.time, b.server, b.cause)
+                    && a.gpu.is_none()
+            ));
+        // Llama 3's GPU causes (268 of its 419: Faulty GPU, HBM3, SRAM, ...) name a GPU of
+        // the server, drawn uniformly; the others none.
+        let causes = gpu.causes();
+        let mut per_gpu = [0usize; 8];
+        for f in &by_gpu {
+            let takes = causes[f.cause].category == GPU_CATEGORY;
+            assert_eq!(f.gpu.is_some(), takes, "{f:?}");
+            if let Some(g) = f.gpu {
+                per_gpu[g as usize] += 1;
+            }
+        }
+        let n: usize = per_gpu.iter().sum();
+        assert!(n > by_gpu.len() / 2, "{n} of {}", by_gpu.len());
+        // Each GPU within 5 standard deviations of n / 8.
+        let mean = n as f64 / 8.0;
+        let sd = (n as f64 * (1.0 / 8.0) * (7.0 / 8.0)).sqrt();
+        assert!(
+            per_gpu.iter().all(|&c| (c as f64 - mean).abs() < 5.0 * sd),
+            "{per_gpu:?}"
+        );
     }
 
     #[test]

@@ -38,12 +38,9 @@ impl ElasticSimulator {
             return Some((ids, decision));
         };
         // The virtual servers up, in order: the view's servers.
-        let up: Vec<u32> = self
-            .vnodes
-            .iter()
-            .enumerate()
-            .filter(|(_, &(real, _))| !away.get(real as usize).copied().unwrap_or(false))
-            .map(|(v, _)| v as u32)
+        let up: Vec<u32> = (0..self.vnodes.len())
+            .filter(|&v| !away.get(v).copied().unwrap_or(false))
+            .map(|v| v as u32)
             .collect();
         if up.is_empty() {
             return None;

@@ -17,6 +17,14 @@
 //! policy decides on the servers not away at its decision ([`super::away`]), so it places
 //! no job on a server that is away.
 //!
+//! In a GPU domain a failure of a GPU cause hits one GPU of its server: each server's GPUs
+//! are laid out by its virtual servers in order, and each virtual server's by its jobs in id
+//! order, so a failed GPU (drawn uniformly) hits each job as often as it holds GPUs there.
+//! With a spare at once only the job on that GPU stops. With a repair time the failed
+//! GPU's virtual server goes away until it is back, the jobs on it stopping: policies see
+//! servers of one size, so the virtual server is the smallest part of a server they can do
+//! without.
+//!
 //! Without failures (a rate of 0), with checkpoints that cost nothing and no spot trace, a
 //! run is the run without them.
 
@@ -35,20 +43,27 @@ pub(super) struct ElasticFaults {
     pub(super) state: FaultState,
     /// The failure model's index of every real server.
     index: Vec<u32>,
+    /// Per virtual server: the failure model's index of its real server and the range of
+    /// that server's GPUs it is.
+    parts: Vec<(u32, std::ops::Range<u32>)>,
+    /// GPUs per virtual server.
+    vsize: u32,
     /// The spot types and their capacity traces.
     spot: Vec<SpotTrace>,
     /// Seconds of warning before a spot instance is taken back.
     warning_s: f64,
-    /// Per real server: whether it was away (for repair, or taken back) at the last look.
+    /// Per virtual server: whether it was away (its server or, in a GPU domain, a failed
+    /// GPU of it away for repair, or its server taken back) at the last look.
     pub(super) away: Vec<bool>,
 }
 
 /// The failure state of a run with `config` on `cluster` (real servers per type
-/// `servers`) for `jobs` jobs; None without failures, costly checkpoints or spot traces.
+/// `servers`, virtual servers `vnodes` of `vsize` GPUs: real server and type) for `jobs`
+/// jobs; None without failures, costly checkpoints or spot traces.
 pub(super) fn state(
     config: &ElasticConfig,
     cluster: &ClusterSpec,
-    servers: &[u32],
+    (servers, vnodes, vsize): (&[u32], &[(u32, usize)], u32),
     jobs: usize,
 ) -> Option<ElasticFaults> {
     let spot_only = (!config.spot.is_empty()).then(|| Faults {
@@ -70,17 +85,38 @@ pub(super) fn state(
         let per = t.per_server.max(1);
         index.extend((0..n).map(|s| state.server_of(ty, s * per)));
     }
-    let away = vec![false; index.len()];
+    let mut parts = Vec::with_capacity(vnodes.len());
+    let mut last = None;
+    let mut k = 0;
+    for &(real, _) in vnodes {
+        k = if last == Some(real) { k + 1 } else { 0 };
+        last = Some(real);
+        let g = index.get(real as usize).copied().unwrap_or(u32::MAX);
+        parts.push((g, k * vsize..(k + 1) * vsize));
+    }
     Some(ElasticFaults {
         state,
         index,
+        away: vec![false; parts.len()],
+        parts,
+        vsize,
         spot: config.spot.clone(),
         warning_s: config.spot_warning_s,
-        away,
     })
 }
 
 impl ElasticFaults {
+    /// With a repair time, a GPU failure takes its virtual server: `failures` name the
+    /// virtual server within the server instead of the GPU (as [`ElasticSimulator::held`]
+    /// lays jobs out).
+    fn coarse(&self, failures: &mut [Failure]) {
+        if self.state.repair_s() > 0.0 {
+            for f in failures.iter_mut() {
+                f.gpu = f.gpu.map(|g| g / self.vsize.max(1));
+            }
+        }
+    }
+
     /// Whether a server away at `t` may come back (from repair, or by its spot trace).
     pub(super) fn may_come_back(&self, t: f64) -> bool {
         self.away.contains(&true) && self.state.next_back_or_rise(&self.spot, t).is_some()
@@ -92,8 +128,9 @@ impl ElasticFaults {
             return false;
         }
         let mut any = false;
-        for (a, &g) in self.away.iter_mut().zip(&self.index) {
-            *a = self.state.away(g, &self.spot, t).0;
+        for (a, (g, part)) in self.away.iter_mut().zip(&self.parts) {
+            let r = self.state.away_range(*g, &self.spot, t);
+            *a = r.start < part.end && part.start < r.end;
             any |= *a;
         }
         any
@@ -110,6 +147,7 @@ impl ElasticSimulator {
     ) -> Option<Vec<Failure>> {
         let f = self.faults.as_mut()?;
         let mut failures = f.state.failures_until(t, events);
+        f.coarse(&mut failures);
         let before = failures.len();
         for (ty, trace) in &f.spot {
             let count = self.cluster.types.get(*ty).map_or(0, |x| x.count);
@@ -121,20 +159,24 @@ impl ElasticSimulator {
         Some(failures)
     }
 
-    /// Which real servers are away at `t` (for repair, or spot instances taken back), per
-    /// real server; None when none is (or none can be).
+    /// Which virtual servers are away at `t` (for repair, or spot instances taken back);
+    /// None when none is (or none can be).
     pub(super) fn servers_away(&mut self, t: f64) -> Option<&[bool]> {
         let f = self.faults.as_mut()?;
         f.look(t).then_some(f.away.as_slice())
     }
 
-    /// Whether real server `server` was away at the last decision.
-    pub fn is_away(&self, server: u32) -> bool {
-        self.faults
-            .as_ref()
-            .and_then(|f| f.away.get(server as usize))
-            .copied()
-            .unwrap_or(false)
+    /// How many of real server `server`'s virtual servers were away at the last decision,
+    /// of how many.
+    pub fn away_parts(&self, server: u32) -> (usize, usize) {
+        let of = self.vnodes.iter().filter(|v| v.0 == server).count();
+        let Some(f) = &self.faults else {
+            return (0, of);
+        };
+        let away = (self.vnodes.iter().zip(&f.away))
+            .filter(|(v, &a)| v.0 == server && a)
+            .count();
+        (away, of)
     }
 
     /// Stops the jobs still on a server away at the tick's `start` (a failure at the last
@@ -147,16 +189,10 @@ impl ElasticSimulator {
             if self.states[id].is_over() {
                 continue;
             }
-            let mut on = None;
-            for &v in &self.states[id].allocation {
-                let Some(&(real, _)) = self.vnodes.get(v as usize) else {
-                    continue;
-                };
-                if away.get(real as usize).copied().unwrap_or(false) {
-                    on = Some(real);
-                    break;
-                }
-            }
+            let on = (self.states[id].allocation.iter())
+                .find(|&&v| away.get(v as usize).copied().unwrap_or(false))
+                .and_then(|&v| self.vnodes.get(v as usize))
+                .map(|v| v.0);
             let Some(real) = on else {
                 continue;
             };
@@ -169,33 +205,49 @@ impl ElasticSimulator {
         }
     }
 
-    /// The failure model's indices of the real servers job `id` runs on, sorted.
-    fn fault_servers(&self, id: JobId) -> Vec<u32> {
+    /// Where each job runs in the tick, by id, for the failures that hit it: each server's
+    /// GPUs laid out by its virtual servers in order, each virtual server's by its jobs in
+    /// id order. With a repair time a GPU failure takes its whole virtual server, so a job
+    /// holds (server, virtual server within it) and failures name the virtual server
+    /// ([`ElasticFaults::coarse`]).
+    pub(super) fn held(&self) -> Vec<crate::sim::faults::Held> {
         let Some(f) = &self.faults else {
             return Vec::new();
         };
-        let mut servers: Vec<u32> = self.states[id]
-            .allocation
+        let coarse = f.state.repair_s() > 0.0;
+        let mut used = vec![0u32; f.parts.len()];
+        self.states
             .iter()
-            .filter_map(|&v| self.vnodes.get(v as usize))
-            .filter_map(|&(real, _)| f.index.get(real as usize).copied())
-            .collect();
-        crate::order::sort_by_key(&mut servers, |&s| s);
-        servers.dedup();
-        servers
+            .map(|st| {
+                let mut gpus = Vec::new();
+                if !st.is_over() {
+                    for &v in &st.allocation {
+                        let (Some((g, part)), Some(at)) =
+                            (f.parts.get(v as usize), used.get_mut(v as usize))
+                        else {
+                            continue;
+                        };
+                        let gpu = part.start + *at;
+                        *at += 1;
+                        gpus.push((*g, if coarse { gpu / f.vsize } else { gpu }));
+                    }
+                }
+                crate::sim::faults::Held::new(gpus)
+            })
+            .collect()
     }
 
-    /// Job `id` trains for the tick under the tick's `failures` (in time order).
+    /// Job `id`, holding `held`, trains for the tick under the tick's `failures` (in time
+    /// order).
     pub(super) fn step_job_with_faults(
         &mut self,
-        id: JobId,
+        (id, held): (JobId, &crate::sim::faults::Held),
         failures: &[Failure],
         events: &mut Vec<SimEvent>,
     ) {
         if self.states[id].placement.is_empty() || self.states[id].is_over() {
             return;
         }
-        let servers = self.fault_servers(id);
         let away = self
             .faults
             .as_ref()
@@ -220,8 +272,7 @@ impl ElasticSimulator {
         let mut chunks = 0u32;
         let mut failed = None;
         loop {
-            let hit = first_hit(failures, |s| servers.binary_search(&s).is_ok(), next)
-                .filter(|(_, f)| f.time < end);
+            let hit = first_hit(failures, held, next).filter(|(_, f)| f.time < end);
             let until = hit.map_or(end, |(_, f)| f.time);
             let st = &mut self.states[id];
             let delay = st.rescale_time.min(until - t).max(0.0);

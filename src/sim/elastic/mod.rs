@@ -415,7 +415,7 @@ impl ElasticSimulator {
         }
         let rng = Rng::for_purpose(config.seed, "elastic-policy");
         let n = specs.len();
-        let faults = faults::state(&config, &cluster, &servers, n);
+        let faults = faults::state(&config, &cluster, (&servers, &vnodes, vsize), n);
         Ok(ElasticSimulator {
             config,
             cluster,
@@ -917,10 +917,11 @@ impl ElasticSimulator {
             .count();
         self.stop_jobs_away(start, &mut events);
         let failures = self.failures_until(start + self.config.interval, &mut events);
+        let held = self.held();
         for id in 0..self.states.len() {
-            match &failures {
-                Some(f) => self.step_job_with_faults(id, f, &mut events),
-                None => self.step_job(id, self.config.interval, &mut events),
+            match (&failures, held.get(id)) {
+                (Some(f), Some(h)) => self.step_job_with_faults((id, h), f, &mut events),
+                _ => self.step_job(id, self.config.interval, &mut events),
             }
         }
         self.now = start + self.config.interval;

@@ -105,10 +105,10 @@ fn board(sim: &ElasticSimulator, ctx: &BoardContext) -> Board {
         .enumerate()
         .map(|(n, gpus)| {
             let kind = kinds.get(n).copied().unwrap_or("");
-            let away = if sim.is_away(n as u32) {
-                ": away (failed, or a spot instance taken back)"
-            } else {
-                ""
+            let away = match sim.away_parts(n as u32) {
+                (0, _) => "",
+                (a, of) if a == of => ": away (failed, or a spot instance taken back)",
+                _ => ": a virtual server of it away (a failed GPU's)",
             };
             Server {
                 kind: ServerKind::Plain,

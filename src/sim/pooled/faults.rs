@@ -28,7 +28,7 @@ use super::{Pool, PooledSimulator};
 use crate::model::failure::checkpoint::Interval;
 use crate::model::failure::schedule::Failure;
 use crate::model::job::JobId;
-use crate::sim::faults::{first_hit, FaultState, SpotTrace, SPOT_CAUSE};
+use crate::sim::faults::{first_hit, FaultState, Held, SpotTrace, SPOT_CAUSE};
 use crate::sim::{SimConfig, SimError, SimEvent};
 
 /// Failures of a pooled run: the shared state and the failure model's index of every
@@ -91,6 +91,8 @@ impl PooledSimulator {
             for (server, &g) in self.servers.iter_mut().zip(&f.index) {
                 let (down, spot) = f.state.away(g, &f.spot, start);
                 server.down = down;
+                let r = f.state.away_range(g, &f.spot, start);
+                server.gpus_away = if down { 0 } else { r.end - r.start };
                 if down {
                     server.loaned = false;
                     hit.extend(server.used.iter().map(|u| (u.0, spot)));
@@ -172,6 +174,29 @@ impl PooledSimulator {
         job.since_checkpoint = 0.0;
     }
 
+    /// Where job `j` runs, for the failures that hit it: on each of its servers, the GPUs
+    /// after those of the jobs before it in the server's list of jobs.
+    fn held(&self, j: JobId) -> Held {
+        let Some(f) = self.faults.as_ref() else {
+            return Held::default();
+        };
+        let mut gpus = Vec::new();
+        for p in &self.jobs[j].placement {
+            let (Some(server), Some(&g)) = (self.servers.get(p.0), f.index.get(p.0)) else {
+                continue;
+            };
+            let mut at = 0;
+            for &(k, n) in &server.used {
+                if k == j {
+                    gpus.extend((at..at + n).map(|x| (g, x)));
+                    break;
+                }
+                at += n;
+            }
+        }
+        Held::new(gpus)
+    }
+
     /// Running job `j` trains for the tick from `start` (`tick` seconds) under the tick's
     /// `failures` (in time order); the GPUs it held on the training pool and on loan.
     pub(super) fn train_with_faults(
@@ -184,18 +209,12 @@ impl PooledSimulator {
         let (training, on_loan) = self.gpus_by_pool(j);
         let speed = self.speed_of(j);
         let restart = self.restart_of(j);
+        let held = self.held(j);
         let Some(f) = self.faults.as_mut() else {
             return (0, 0);
         };
         let job = &mut self.jobs[j];
-        let mut servers: Vec<u32> = job
-            .placement
-            .iter()
-            .filter_map(|p| f.index.get(p.0).copied())
-            .collect();
-        crate::order::sort_by_key(&mut servers, |&s| s);
-        servers.dedup();
-        let spanned = servers.len() as u32;
+        let spanned = held.servers();
         let gpus = training + on_loan;
         let end = start + tick;
         let before = job.progress;
@@ -204,8 +223,7 @@ impl PooledSimulator {
         let mut stopped = None;
         let mut next = failures.partition_point(|x| x.time < start);
         loop {
-            let hit = first_hit(failures, |s| servers.binary_search(&s).is_ok(), next)
-                .filter(|(_, x)| x.time < end);
+            let hit = first_hit(failures, &held, next).filter(|(_, x)| x.time < end);
             let until = hit.map_or(end, |(_, x)| x.time);
             let d = job.overhead.min(until - t).max(0.0);
             job.overhead -= d;

@@ -84,6 +84,8 @@ pub struct Server {
     /// Whether it is away (for repair, or a spot instance taken back): it offers no GPUs
     /// to training, serves no inference load and is not loaned.
     pub down: bool,
+    /// GPUs of it away for repair while it is not (a failed GPU, in a GPU domain).
+    pub gpus_away: u32,
 }
 
 impl Server {
@@ -93,6 +95,7 @@ impl Server {
             return 0;
         }
         self.gpus
+            .saturating_sub(self.gpus_away)
             .saturating_sub(self.used.iter().map(|u| u.1).sum::<u32>())
     }
 
@@ -321,6 +324,7 @@ impl PooledSimulator {
                     loaned: false,
                     used: Vec::new(),
                     down: false,
+                    gpus_away: 0,
                 });
             }
         }

@@ -1,6 +1,6 @@
 //! Servers away in the preemptive simulator: a failed server under a repair time, until it
-//! is back, or a spot instance its type's trace has taken back, until the trace holds it
-//! again. A job holding GPUs on a server that goes away stops there: it loses the work
+//! is back (in a GPU domain, only the failed GPU for a GPU cause), or a spot instance its
+//! type's trace has taken back, until the trace holds it again. A job holding GPUs on a server that goes away stops there: it loses the work
 //! since its last written checkpoint (a spot instance's warning lets it write one first,
 //! [`crate::sim::faults::FaultState::preempt`]), gives its GPUs back and waits for its
 //! policy, which sees the server's GPUs gone from the free ones; started again, it reloads
@@ -40,7 +40,8 @@ impl PreemptiveSimulator {
     /// Whether a server away now may come back.
     pub(super) fn capacity_may_return(&self) -> bool {
         self.faults.as_ref().is_some_and(|f| {
-            f.away.contains(&true) && f.state.next_back_or_rise(&f.spot, self.now).is_some()
+            f.away.iter().any(|r| r.end > r.start)
+                && f.state.next_back_or_rise(&f.spot, self.now).is_some()
         })
     }
 
@@ -49,51 +50,52 @@ impl PreemptiveSimulator {
         let Some(f) = &self.faults else {
             return 0;
         };
-        f.away
-            .iter()
-            .enumerate()
-            .filter(|(_, &a)| a)
-            .filter_map(|(s, _)| f.state.gpus_of(s as u32))
-            .map(|(ty, r)| r.end.min(self.total[ty]).saturating_sub(r.start))
-            .sum()
+        f.away.iter().map(|r| r.end.saturating_sub(r.start)).sum()
     }
 
-    /// Servers that go away at `t` stop the jobs on them and leave the pool; servers back
-    /// at `t` return to it.
+    /// Servers (or GPUs of them) that go away at `t` stop the jobs on them and leave the
+    /// pool; those back at `t` return to it.
     pub(super) fn update_away(&mut self, t: f64, events: &mut Vec<SimEvent>) {
         let Some(f) = self.faults.as_ref() else {
             return;
         };
-        let changes: Vec<(usize, bool, bool)> = f
+        let changes: Vec<(usize, std::ops::Range<u32>, bool)> = f
             .away
             .iter()
             .enumerate()
-            .filter_map(|(s, &was)| {
-                let (away, spot) = f.state.away(s as u32, &f.spot, t);
-                (away != was).then_some((s, away, spot))
+            .filter_map(|(s, was)| {
+                let now = f.state.away_range(s as u32, &f.spot, t);
+                let spot = f.state.away(s as u32, &f.spot, t).1;
+                (now != *was).then_some((s, now, spot))
             })
             .collect();
-        for (s, away, spot) in changes {
+        for (s, now, spot) in changes {
             let Some((ty, gpus)) = self.faults.as_ref().and_then(|f| f.state.gpus_of(s as u32))
             else {
                 continue;
             };
-            let gpus = gpus.start..gpus.end.min(self.total[ty]);
-            let n = gpus.end.saturating_sub(gpus.start);
-            if away {
-                for id in self.gpu_ids.holders(ty, gpus.clone()) {
+            // As GPU indices of the type, within the GPUs it has.
+            let total = self.total[ty];
+            let of_type = |r: &std::ops::Range<u32>| {
+                (gpus.start + r.start).min(total)..(gpus.start + r.end).min(total)
+            };
+            let was = self.faults.as_ref().map_or(0..0, |f| of_type(&f.away[s]));
+            if was.end > was.start {
+                self.free[ty] += was.end - was.start;
+                self.gpu_ids.give_back(ty, std::slice::from_ref(&was));
+            }
+            let away = of_type(&now);
+            if away.end > away.start {
+                for id in self.gpu_ids.holders(ty, away.clone()) {
                     if self.jobs[id].holds_gpus() {
                         self.stop(id, (t, spot), events);
                     }
                 }
-                self.gpu_ids.withdraw(ty, gpus);
-                self.withdraw_count(ty, n);
-            } else {
-                self.gpu_ids.give_back(ty, &[gpus]);
-                self.free[ty] += n;
+                self.gpu_ids.withdraw(ty, away.clone());
+                self.withdraw_count(ty, away.end - away.start);
             }
             if let Some(f) = self.faults.as_mut() {
-                f.away[s] = away;
+                f.away[s] = now;
             }
         }
     }

@@ -36,8 +36,9 @@ pub(super) struct Failures {
     pub(super) spot: Vec<SpotTrace>,
     /// Seconds of warning before a spot instance is taken back.
     pub(super) warning_s: f64,
-    /// Per server of the failure model: whether it is away (its GPUs out of the pool).
-    pub(super) away: Vec<bool>,
+    /// Per server of the failure model: its GPUs away (indices in it; all when it is away,
+    /// one failed GPU in a GPU domain), out of the pool.
+    pub(super) away: Vec<std::ops::Range<u32>>,
 }
 
 impl Failures {
@@ -73,7 +74,7 @@ impl PreemptiveSimulator {
             rng: Rng::for_purpose(sim.seed, "restarts after failures"),
             spot: sim.spot.clone(),
             warning_s: sim.spot_warning_s,
-            away: vec![false; servers as usize],
+            away: vec![0..0; servers as usize],
         });
         Ok(self)
     }
@@ -174,13 +175,17 @@ impl PreemptiveSimulator {
         let away = f.state.repair_s() > 0.0;
         let spot = f.servers_go_away();
         for failure in failures {
-            let Some((ty, gpus)) = self
+            let Some((ty, mut gpus)) = self
                 .faults
                 .as_ref()
                 .and_then(|f| f.state.gpus_of(failure.server))
             else {
                 continue;
             };
+            // In a GPU domain, a GPU failure hits the job holding that GPU alone.
+            if let Some(g) = failure.gpu {
+                gpus = gpus.start + g..gpus.start + g + 1;
+            }
             for id in self.gpu_ids.holders(ty, gpus) {
                 if !self.jobs[id].holds_gpus() {
                     continue;
@@ -448,10 +453,10 @@ mod tests {
             }
             let faults = s.faults.as_ref().expect("failures");
             for j in s.jobs().iter().filter(|j| j.holds_gpus()) {
-                for r in j.gpu_ids() {
-                    let server = faults.state.server_of(0, r.start);
+                for g in j.gpu_ids().iter().flat_map(|r| r.clone()) {
+                    let (server, gpu) = faults.state.locate(0, g);
                     assert!(
-                        !faults.away[server as usize],
+                        !faults.away[server as usize].contains(&gpu),
                         "a job on server {server}, away"
                     );
                 }

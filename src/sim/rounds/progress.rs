@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::model::failure::schedule::Failure;
-use crate::sim::faults::{first_hit, SPOT_CAUSE};
+use crate::sim::faults::{first_hit, Held, SPOT_CAUSE};
 
 /// A slice's work under failures: steps (net of the work failures took back, so possibly
 /// negative), finish time, restart overhead paid, checkpoint writes, restart delay left,
@@ -215,13 +215,13 @@ impl Simulator {
         let Some(faults) = self.faults.as_ref() else {
             return FaultWork::default();
         };
-        let mut servers: Vec<u32> = p
-            .gpus
-            .iter()
-            .map(|&g| faults.server_of(p.gpu_type, g))
-            .collect();
-        crate::order::sort_by_key(&mut servers, |&s| s);
-        servers.dedup();
+        let held = Held::new(
+            p.gpus
+                .iter()
+                .map(|&g| faults.locate(p.gpu_type, g))
+                .collect(),
+        );
+        let spanned = held.servers();
         let spare = faults.repair_s() <= 0.0;
         let delay = self.cfg.restart.delay_of(self.specs[j].restart_s);
         let end = start + self.cfg.round_len;
@@ -234,20 +234,13 @@ impl Simulator {
         let mut next = failures.partition_point(|f| f.time < start);
         let mut left_work = remaining;
         loop {
-            let hit = first_hit(failures, |s| servers.binary_search(&s).is_ok(), next)
-                .filter(|(_, f)| f.time < end);
+            let hit = first_hit(failures, &held, next).filter(|(_, f)| f.time < end);
             let until = hit.map_or(end, |(_, f)| f.time);
             let overhead = due.min(until - t);
             let Some(faults) = self.faults.as_mut() else {
                 return out;
             };
-            let stretch = faults.run(
-                j,
-                servers.len() as u32,
-                until - t - overhead,
-                rate,
-                left_work,
-            );
+            let stretch = faults.run(j, spanned, until - t - overhead, rate, left_work);
             let fin = t + overhead + stretch.used_s;
             out.steps += stretch.work;
             out.overhead += overhead;

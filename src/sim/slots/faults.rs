@@ -25,7 +25,7 @@
 use super::{SlotJob, SlotSimulator};
 use crate::model::cluster::ClusterSpec;
 use crate::model::failure::schedule::Failure;
-use crate::sim::faults::{first_hit, FaultState, SpotTrace, SPOT_CAUSE};
+use crate::sim::faults::{first_hit, FaultState, Held, SpotTrace, SPOT_CAUSE};
 use crate::sim::{SimConfig, SimError, SimEvent};
 
 /// What a job's slot gave: the steps done (net of work taken back), the seconds it held
@@ -112,6 +112,46 @@ impl SlotSimulator {
         away
     }
 
+    /// Where each job runs in the slot, by id, for the failures that hit it: each server's
+    /// GPUs laid out by the workers of its jobs in id order; a parameter server holds no
+    /// GPU.
+    pub(super) fn held(&self) -> Vec<Held> {
+        let mut used = vec![0u32; self.servers.len()];
+        let mut out = vec![Held::default(); self.jobs.len()];
+        let mut ids = self.active.clone();
+        crate::order::sort_by_key(&mut ids, |&id| id);
+        for id in ids {
+            let j = &self.jobs[id];
+            let per = self.models.models.get(j.model).map_or(0, |m| m.worker_gpus);
+            let mut gpus = Vec::new();
+            for &k in &j.worker_servers {
+                let Some(at) = used.get_mut(k) else {
+                    continue;
+                };
+                gpus.extend((*at..*at + per).map(|g| (k as u32, g)));
+                *at += per;
+            }
+            gpus.extend(j.ps_servers.iter().map(|&k| (k as u32, Held::NO_GPU)));
+            out[id] = Held::new(gpus);
+        }
+        out
+    }
+
+    /// The servers up at `start` with GPUs of theirs away for repair (a failed GPU, in a
+    /// GPU domain), and how many.
+    pub(super) fn gpus_away(&self, start: f64) -> Vec<(usize, u32)> {
+        let Some(f) = self.faults.as_ref().filter(|f| f.state.repair_s() > 0.0) else {
+            return Vec::new();
+        };
+        (0..self.servers.len())
+            .filter(|&k| !f.state.away(k as u32, &f.spot, start).0)
+            .filter_map(|k| {
+                let r = f.state.away_range(k as u32, &f.spot, start);
+                (r.end > r.start).then_some((k, r.end - r.start))
+            })
+            .collect()
+    }
+
     /// Whether the servers `away` at `start` (one at least) will never be back.
     pub(super) fn away_for_good(&self, away: &[usize], start: f64) -> bool {
         !away.is_empty()
@@ -165,21 +205,13 @@ fn report_spot(
 /// first.
 pub(super) fn run_slot(
     faults: &mut SlotFaults,
-    j: &mut SlotJob,
+    (j, held): (&mut SlotJob, &Held),
     (start, slot_s): (f64, f64),
     (speed, due, gpus): (f64, f64, u32),
     failures: &[Failure],
     events: &mut Vec<SimEvent>,
 ) -> SlotRun {
-    let mut servers: Vec<u32> = j
-        .worker_servers
-        .iter()
-        .chain(&j.ps_servers)
-        .map(|&s| s as u32)
-        .collect();
-    crate::order::sort_by_key(&mut servers, |&s| s);
-    servers.dedup();
-    let spanned = servers.len() as u32;
+    let spanned = held.servers();
     let state = &mut faults.state;
     let away = state.repair_s() > 0.0;
     let end = start + slot_s;
@@ -193,8 +225,7 @@ pub(super) fn run_slot(
     let (mut t, mut owed) = (start, due);
     let mut next = failures.partition_point(|x| x.time < start);
     loop {
-        let hit = first_hit(failures, |s| servers.binary_search(&s).is_ok(), next)
-            .filter(|(_, x)| x.time < end);
+        let hit = first_hit(failures, held, next).filter(|(_, x)| x.time < end);
         let until = hit.map_or(end, |(_, x)| x.time);
         let d = owed.min(until - t).max(0.0);
         owed -= d;

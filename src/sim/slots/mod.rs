@@ -516,6 +516,10 @@ impl SlotSimulator {
         for &k in &away {
             (self.servers[k].free_gpus, self.servers[k].free_cpus) = (0, 0);
         }
+        for (k, n) in self.gpus_away(start) {
+            let s = &mut self.servers[k];
+            s.free_gpus = s.free_gpus.saturating_sub(n);
+        }
         for &id in &self.active {
             let j = &mut self.jobs[id];
             j.prev_workers = j.workers;
@@ -570,6 +574,11 @@ impl SlotSimulator {
         let mut busy_gpus = vec![0u32; self.factors.len()];
         let (mut busy_cpus, mut running) = (0u32, 0usize);
         let (mut worker_s, mut ps_s, mut job_s) = (0.0, 0.0, 0.0);
+        let held = if failures.is_some() {
+            self.held()
+        } else {
+            Vec::new()
+        };
         for &id in &self.active {
             let j = &mut self.jobs[id];
             let Some(m) = self.models.models.get(j.model) else {
@@ -623,9 +632,10 @@ impl SlotSimulator {
             let (done, used, delay) = match (self.faults.as_mut(), &failures) {
                 (Some(f), Some(failures)) => {
                     let gpus = j.workers * m.worker_gpus;
+                    let empty = crate::sim::faults::Held::default();
                     let run = faults::run_slot(
                         f,
-                        j,
+                        (j, held.get(id).unwrap_or(&empty)),
                         (start, slot_s),
                         (speed, due, gpus),
                         failures,

@@ -8,13 +8,14 @@ use super::inputs::set_field_error;
 use super::{App, FaultsMsg};
 use crate::experiment::{Experiment, SpotSource};
 use crate::model::failure::checkpoint::Interval;
-use crate::model::failure::{llama3_causes, FailureModel, Faults, LLAMA3_RATE};
+use crate::model::failure::{llama3_causes, Domain, FailureModel, Faults, LLAMA3_RATE};
 use crate::model::spot::CapacityTrace;
 
 /// The panel's fields: (message key, id of the input, name for people).
-pub const FIELDS: [(&str, &str, &str); 6] = [
+pub const FIELDS: [(&str, &str, &str); 7] = [
     ("rate", "fault-rate", "failure rate"),
     ("repair", "fault-repair", "repair time"),
+    ("domain", "fault-domain", "failure domain"),
     ("checkpoint", "fault-checkpoint", "checkpoint interval"),
     ("write", "fault-write", "checkpoint write time"),
     ("until", "fault-until", "stop time"),
@@ -108,6 +109,10 @@ pub fn with_field(exp: &Experiment, field: &str, typed: &str) -> Result<Experime
             } else {
                 seconds("repair time")?
             }
+        }
+        "domain" => {
+            f.failures.domain =
+                Domain::parse(t).map_err(|why| format!("'{typed}' is refused: {why}."))?
         }
         "checkpoint" => {
             f.checkpoint.interval = if t.eq_ignore_ascii_case("auto") {

@@ -7,7 +7,7 @@ use super::{field_note, invalid, shown};
 use crate::experiment::{Experiment, SpotSource};
 use crate::model::cluster::ClusterSpec;
 use crate::model::failure::checkpoint::{daly_interval, Interval};
-use crate::model::failure::{Faults, DAY_S, LLAMA3_RATE};
+use crate::model::failure::{Domain, Faults, DAY_S, LLAMA3_RATE};
 use crate::model::spot::CapacityTrace;
 use crate::ui::events::{FaultsMsg, Refused};
 use crate::ui::files::{chosen_file, read_text, FileText};
@@ -254,6 +254,16 @@ pub fn FaultsSettings(props: &Props) -> Html {
             { field("rate", "fault-rate", "failures per server-day", value(&|x| x.failures.per_server_day.to_string()), "none", "Each server fails as a Poisson process of this rate, the same failures for every policy (Llama 3: 0.003789)") }
             if let Some(x) = faults { <p class="hint" id="fault-meaning">{ meaning(x, servers) }</p> }
             { field("repair", "fault-repair", "repair time (s)", value(&|x| x.failures.repair_s.to_string()), "0", "Seconds a failed server is away; 0: a spare takes its place at once") }
+            <label title="What a failure takes: its whole server (every job on it stops), or for a GPU cause one GPU of it, drawn uniformly (only the job on it stops; with a repair time only that GPU is away)">{ "a failure takes " }
+                <select id="fault-domain" onchange={on_edit.reform(|e: Event| FaultsMsg::Field("domain", input_value(&e)))}>
+                    { for [Domain::Server, Domain::Gpu].iter().map(|d| html! {
+                        <option value={d.name()} selected={faults.map_or(Domain::Server, |x| x.failures.domain) == *d}>
+                            { if *d == Domain::Server { "its server" } else { "one GPU (GPU causes)" } }
+                        </option>
+                    }) }
+                </select>
+                { field_note(f, "fault-domain") }
+            </label>
             { field("checkpoint", "fault-checkpoint", "checkpoint every (s or auto)", value(&|x| match x.checkpoint.interval { Interval::Every(s) => s.to_string(), Interval::Auto => "auto".into() }), "3600", "Seconds of computation between a job's checkpoints, or auto: Daly's optimum for the job's own mean time to failure") }
             { field("write", "fault-write", "checkpoint write (s)", value(&|x| x.checkpoint.write_s.to_string()), "0", "Seconds each checkpoint write blocks its job (0: written in the background)") }
             { field("until", "fault-until", "stop at (s)", exp.until_s.map(|u| u.to_string()).unwrap_or_default(), "the end", "Stop every run at this time, its jobs left unfinished (seconds, or 12h, 54d)") }

@@ -216,8 +216,17 @@ impl Marker {
     pub fn marks(&mut self, rec: &Recorder, now: f64, step_start: f64) -> FaultMarks {
         let failures = &rec.faults.failures;
         let mut failed = Vec::new();
-        for (time, server, category) in failures.iter().skip(self.seen.0) {
-            if let Some((ty, index, gpus)) = self.place(*server) {
+        for (i, (time, server, category)) in failures.iter().enumerate().skip(self.seen.0) {
+            if let Some((ty, index, mut gpus)) = self.place(*server) {
+                // In a GPU domain, one GPU of the server failed.
+                let gpu = (rec.faults.failed_gpus.iter())
+                    .find(|x| x.0 == i)
+                    .map(|x| x.1);
+                let mut category = category.clone();
+                if let Some(g) = gpu {
+                    gpus = (gpus.0 + g, (gpus.0 + g + 1).min(gpus.1));
+                    category = format!("{category}, its GPU {g}");
+                }
                 failed.push(ServerMark {
                     server: *server,
                     ty,
@@ -225,7 +234,7 @@ impl Marker {
                     index,
                     gpus,
                     time: *time,
-                    category: category.clone(),
+                    category,
                     back_at: time + self.repair_s,
                 });
             }
