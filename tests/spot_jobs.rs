@@ -71,3 +71,51 @@ fn the_last_ranked_spot_jobs_yield_and_only_as_many_as_needed() {
     assert_eq!(jobs[1], (0.0, 9960.0, 1), "{jobs:?}");
     assert_eq!(jobs[2], (0.0, 10960.0, 1), "{jobs:?}");
 }
+
+#[test]
+fn in_the_preemptive_mechanism_a_high_priority_job_suspends_the_spot_job_it_waits_for() {
+    // PickyMan's events, first-in first-out (which never suspends a job): a spot job of
+    // 10,000 s holds all four GPUs, a high-priority job of 1,000 s on four arrives at
+    // 1,000 s. As a spot job the first is suspended at the arrival (it finishes its epoch and
+    // checkpoints under PickyMan's model), the other starts as soon as its GPUs are free
+    // and ends before it; both high-priority, the second waits for the first to end.
+    let run = |rows: &str| {
+        let exp = Experiment {
+            cluster: "v100:4".into(),
+            workload: WorkloadSource::Inline {
+                name: "spot-jobs.csv".into(),
+                text: format!("job_type,arrival_s,total_steps,scale_factor,spot\n{rows}"),
+            },
+            profile: ProfileSource::ProfileFree,
+            policies: vec!["fifo".into()],
+            fairness: false,
+            preemption: Some(Default::default()),
+            ..orrery::experiment::scenarios::default_experiment()
+        };
+        let out = experiment::run(&exp).expect("the experiment runs");
+        out[0]
+            .recorder
+            .jobs
+            .iter()
+            .map(|r| {
+                (
+                    r.first_start.expect("started"),
+                    r.finish.expect("finished"),
+                    r.preemptions,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let spot = run("a,0,10000,4,true\nb,1000,1000,4,false\n");
+    println!("spot: {spot:?}");
+    let (a, b) = (spot[0], spot[1]);
+    assert_eq!(a.2, 1, "{spot:?}");
+    assert!(b.0 >= 1000.0 && b.0 < 10_000.0 && b.1 < a.1, "{spot:?}");
+    // The spot job resumes once the other is done and ends late by what it waited and its
+    // suspension cost.
+    assert!(a.1 >= 10_000.0 + (b.1 - b.0), "{spot:?}");
+    let plain = run("a,0,10000,4,false\nb,1000,1000,4,false\n");
+    println!("plain: {plain:?}");
+    assert_eq!(plain[0].2, 0, "{plain:?}");
+    assert!(plain[1].0 >= plain[0].1, "{plain:?}");
+}

@@ -27,6 +27,7 @@ mod away;
 pub mod contract;
 mod faults;
 mod gpus;
+mod spot_jobs;
 pub mod stepper;
 mod suspension;
 
@@ -187,6 +188,8 @@ pub struct PreemptiveSimulator {
     faults: Option<faults::Failures>,
     /// When the run stops, if it stops before its jobs are done (s).
     until: Option<f64>,
+    /// Whether the workload has spot jobs (they yield to high-priority ones).
+    spot_jobs: bool,
 }
 
 impl std::fmt::Debug for PreemptiveSimulator {
@@ -308,6 +311,7 @@ impl PreemptiveSimulator {
             });
         }
         let order = super::arrival_order(&specs);
+        let spot_jobs = specs.iter().any(|s| s.spot);
         let n = specs.len() as u64;
         Ok(PreemptiveSimulator {
             specs,
@@ -332,6 +336,7 @@ impl PreemptiveSimulator {
             policy_rng: Rng::for_purpose(seed, "policy"),
             faults: None,
             until: None,
+            spot_jobs,
         })
     }
 
@@ -519,6 +524,7 @@ impl PreemptiveSimulator {
         for s in plan.suspend {
             self.suspend(s, t, events);
         }
+        self.spot_jobs_yield(t, events);
 
         // Nothing holds GPUs, nothing will arrive, yet jobs wait: the policy will not run
         // them; give up on them rather than loop.
