@@ -54,7 +54,7 @@ impl Simulator {
         if self.thr[j][t] <= 0.0 {
             return None;
         }
-        let a = self.mech.alloc[j].as_ref().map(|r| r[t]);
+        let a = self.mech.alloc_of(j, t);
         if a.is_none() && !self.cfg.gavel_compat {
             return None;
         }
@@ -119,7 +119,7 @@ impl Simulator {
                     return 0;
                 }
                 scheduled[j] = true;
-                out.push((j, None, t, s, self.mech.alloc[j].is_some()));
+                out.push((j, None, t, s, self.mech.allocated[j]));
                 s
             });
         }
@@ -200,7 +200,7 @@ impl Simulator {
                 }
                 scheduled[j] = true;
                 let runs = match partner {
-                    None => self.mech.alloc[j].is_some(),
+                    None => self.mech.allocated[j],
                     Some(b) => {
                         scheduled[b] = true;
                         self.mech
