@@ -69,6 +69,10 @@ struct MechanismState {
     alloc: Vec<f64>,
     /// Whether each job (by id) has an allocation row: it has been in an allocation.
     allocated: Vec<bool>,
+    /// The jobs active at the last allocation with time on some type in it, ascending: the
+    /// only ones a round's entries of positive priority can come from (however many jobs
+    /// wait with nothing).
+    support: Vec<JobId>,
     /// The last order or assignment decision.
     last_decision: Option<Decision>,
     need_update: bool,
@@ -156,6 +160,10 @@ pub struct Simulator {
     arrival_order: Vec<JobId>,
     next_arrival: usize,
     active: Vec<JobId>,
+    /// The active jobs that ran in the previous round (those whose
+    /// [`JobState::ran_last_round`] is set), ascending: a round's preemptions and restarts
+    /// concern only them, however many jobs wait.
+    ran_last: Vec<JobId>,
     now: f64,
     round: u64,
     started: bool,
@@ -186,8 +194,6 @@ struct RoundScratch {
     entries: Vec<([i64; 3], JobId)>,
     /// Picks whose last GPUs were taken, placed after the others.
     deferred: Vec<Pick>,
-    /// Whether each active job (by position) runs.
-    runs: Vec<bool>,
     /// Jobs whose spot instance was taken back at the round's start.
     spot_lost: Vec<JobId>,
     /// Whether each job (by id) is listed in the policy's allocation (all false between
@@ -302,6 +308,7 @@ impl Simulator {
                 deficits: vec![0.0; n * m],
                 alloc: vec![0.0; n * m],
                 allocated: vec![false; m],
+                support: Vec::new(),
                 last_decision: None,
                 need_update: true,
                 last_reset: 0.0,
@@ -328,6 +335,7 @@ impl Simulator {
             arrival_order,
             next_arrival: 0,
             active: Vec::new(),
+            ran_last: Vec::new(),
             now: 0.0,
             round: 0,
             started: false,
@@ -583,6 +591,14 @@ impl Simulator {
                     }
                 }
                 self.scratch.listed = listed;
+                let mut support = std::mem::take(&mut self.mech.support);
+                support.clear();
+                support.extend(self.active.iter().copied().filter(|&j| {
+                    self.mech
+                        .alloc_row(j)
+                        .is_some_and(|r| r.iter().any(|&x| x > 0.0))
+                }));
+                self.mech.support = support;
                 self.mech.last_decision = None;
                 self.emit(report, SimEvent::Decided { time: now });
             }
@@ -620,11 +636,11 @@ impl Simulator {
             start + self.cfg.round_len
         };
         let running = slices.len();
-        let runs = self.preemptions(&slices, start, &mut report);
+        self.preemptions(&slices, start, &mut report);
         if slices.is_empty() {
-            return Some(self.idle_round(runs, start, report));
+            return Some(self.idle_round(start, report));
         }
-        Some(self.complete(slices, runs, running, start, end, report))
+        Some(self.complete(slices, running, start, end, report))
     }
 
     /// Turn picks into GPU ids: per type, largest jobs first; a job (or a pair) keeps its

@@ -105,8 +105,16 @@ impl Simulator {
             entries.clear();
             let w = self.mech.worker_time[t];
             let positive = positive_only || !traits.fill_with_zero_priority;
-            for &j in &self.active {
-                if scheduled[j] {
+            // Only jobs with time in the allocation have a positive priority; those that
+            // finished since it are no longer active. (The entries are ranked by their
+            // unique keys, so the order they are gathered in does not matter.)
+            let candidates = if positive {
+                &self.mech.support
+            } else {
+                &self.active
+            };
+            for &j in candidates {
+                if scheduled[j] || positive && self.states[j].is_done() {
                     continue;
                 }
                 if let Some(key) = self.job_key(j, t, w, positive) {
@@ -280,8 +288,9 @@ impl Simulator {
     /// with a delay longer than a round would never train.
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn keep_restarting(&self, picks: Vec<Pick>) -> Vec<Pick> {
+        // Only jobs that ran in the last round can be restarting on their GPUs.
         let restarting: Vec<Pick> = self
-            .active
+            .ran_last
             .iter()
             .filter_map(|&j| {
                 let st = &self.states[j];
