@@ -50,7 +50,7 @@ use crate::model::cluster::{ClusterSpec, TypeIdx};
 use crate::model::job::{JobId, JobSpec, JobState, Placement};
 use crate::rng::{PyRandom, Rng};
 use crate::workload::{Colocation, Profile};
-use contract::{Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute};
+use contract::{Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute, Rows};
 use placement::TypePool;
 use std::collections::BTreeMap;
 
@@ -153,7 +153,7 @@ pub struct Simulator {
     states: Vec<JobState>,
     profile: Profile,
     /// Steps/s per job (at its scale factor) and type.
-    thr: Vec<Vec<f64>>,
+    thr: Rows,
     policy: Box<dyn Policy>,
     /// The policy's traits, fixed for its life: asked once, not in every round.
     traits: PolicyTraits,
@@ -227,7 +227,7 @@ impl Simulator {
             reason: e.to_string(),
         })?;
         let n = cluster.num_types();
-        let mut thr = Vec::with_capacity(specs.len());
+        let mut thr = Rows::new(n);
         for (id, s) in specs.iter().enumerate() {
             let bad = |reason: String| SimError::Job {
                 job: id,
@@ -269,7 +269,7 @@ impl Simulator {
                     s.scale_factor
                 )));
             }
-            thr.push(row);
+            thr.push(&row);
         }
         let arrival_order = arrival_order(&specs);
         let m = specs.len();
@@ -770,7 +770,7 @@ fn build_view<'a>(
     cluster: &'a ClusterSpec,
     specs: &'a [JobSpec],
     states: &'a [JobState],
-    thr: &'a [Vec<f64>],
+    thr: &'a Rows,
     active: &[JobId],
 ) -> PolicyView<'a> {
     PolicyView {
