@@ -21,6 +21,6 @@ pub use registry::{parse_spec, ParamInfo, PolicyInfo};
 pub use spec::{Spec, Split};
 
 pub use crate::sim::rounds::contract::{
-    Allocation, Assignment, Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute,
+    Allocation, Assignment, Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute, Rows,
 };
 pub use crate::sim::PolicyError;

@@ -169,7 +169,7 @@ mod tests {
 
     fn rows(d: Decision) -> Vec<Vec<f64>> {
         match d {
-            Decision::Allocation(a) => a.fractions,
+            Decision::Allocation(a) => a.fractions.to_vecs(),
             other => panic!("{other:?}"),
         }
     }

@@ -6,16 +6,18 @@
 //! job on the alphabetically last type; Orrery does not copy that).
 
 use crate::model::job::JobId;
-use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView};
+use crate::policy::{Allocation, Decision, Policy, PolicyError, PolicyTraits, PolicyView, Rows};
 use crate::rng::Rng;
-use std::collections::BTreeMap;
 
 /// The FIFO allocation policy.
 #[derive(Debug, Clone)]
 pub struct GavelFifo {
     name: String,
     perf: bool,
-    assigned: BTreeMap<JobId, usize>,
+    /// The type given to each job (by id) in the last decision (plain FIFO keeps it).
+    assigned: Vec<Option<usize>>,
+    /// The jobs given a type in the last decision, ascending.
+    assigned_ids: Vec<JobId>,
 }
 
 impl GavelFifo {
@@ -24,8 +26,14 @@ impl GavelFifo {
         GavelFifo {
             name: name.into(),
             perf,
-            assigned: BTreeMap::new(),
+            assigned: Vec::new(),
+            assigned_ids: Vec::new(),
         }
+    }
+
+    /// The type job `j` was given in the last decision.
+    fn assigned_to(&self, j: JobId) -> Option<usize> {
+        self.assigned.get(j).copied().flatten()
     }
 }
 
@@ -44,29 +52,35 @@ impl Policy for GavelFifo {
                 .name
                 .cmp(&view.cluster.types[*b].name)
         });
-        let mut chosen: BTreeMap<JobId, usize> = BTreeMap::new();
+        // The type chosen for each job, by position in the view.
+        let mut chosen: Vec<Option<usize>> = vec![None; view.jobs.len()];
         if !self.perf {
-            for j in &view.jobs {
-                if let Some(&t) = self.assigned.get(&j.id) {
+            for (j, c) in view.jobs.iter().zip(&mut chosen) {
+                if let Some(t) = self.assigned_to(j.id) {
                     if avail[t] >= j.scale() {
                         avail[t] -= j.scale();
-                        chosen.insert(j.id, t);
+                        *c = Some(t);
                     }
                 }
             }
         }
-        let mut order: Vec<&crate::policy::JobView> = view
+        let mut order: Vec<(&crate::policy::JobView, &mut Option<usize>)> = view
             .jobs
             .iter()
-            .filter(|j| !chosen.contains_key(&j.id))
+            .zip(&mut chosen)
+            .filter(|(_, c)| c.is_none())
             .collect();
-        crate::order::sort_by(&mut order, |a, b| {
+        let cmp = |a: &crate::policy::JobView, b: &crate::policy::JobView| {
             a.spec
                 .arrival
                 .total_cmp(&b.spec.arrival)
                 .then(a.id.cmp(&b.id))
-        });
-        for j in order {
+        };
+        // The queue is usually in arrival order already (a stable sort leaves it so).
+        if !order.is_sorted_by(|a, b| cmp(a.0, b.0).is_le()) {
+            crate::order::sort_by(&mut order, |a, b| cmp(a.0, b.0));
+        }
+        for (j, c) in order {
             let cand: Vec<usize> = by_name
                 .iter()
                 .copied()
@@ -97,25 +111,24 @@ impl Policy for GavelFifo {
             };
             if let Some(t) = pick {
                 avail[t] -= j.scale();
-                chosen.insert(j.id, t);
+                *c = Some(t);
             }
         }
-        let fractions = view
-            .jobs
-            .iter()
-            .map(|j| {
-                (0..n)
-                    .map(|t| {
-                        if chosen.get(&j.id) == Some(&t) {
-                            1.0
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        self.assigned = chosen;
+        let mut fractions = Rows::zeros(view.jobs.len(), n);
+        for &j in &self.assigned_ids {
+            self.assigned[j] = None;
+        }
+        self.assigned_ids.clear();
+        for (i, (j, c)) in view.jobs.iter().zip(&chosen).enumerate() {
+            if let Some(t) = *c {
+                fractions[i][t] = 1.0;
+                if self.assigned.len() <= j.id {
+                    self.assigned.resize(j.id + 1, None);
+                }
+                self.assigned[j.id] = Some(t);
+                self.assigned_ids.push(j.id);
+            }
+        }
         Ok(Decision::Allocation(Allocation {
             jobs: view.jobs.iter().map(|j| j.id).collect(),
             fractions,

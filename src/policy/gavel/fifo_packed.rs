@@ -131,11 +131,15 @@ impl Policy for FifoPacked {
         let ids = |(a, b): (usize, usize)| -> (JobId, JobId) { (view.jobs[a].id, view.jobs[b].id) };
         Ok(Decision::Allocation(Allocation {
             jobs: view.jobs.iter().map(|j| j.id).collect(),
-            fractions,
+            fractions: fractions.into(),
             pairs: pairs.iter().map(|&(p, _)| ids(p)).collect(),
             pair_fractions: pairs
                 .iter()
-                .map(|&(_, t)| (0..n).map(|k| if k == t { 1.0 } else { 0.0 }).collect())
+                .map(|&(_, t)| {
+                    (0..n)
+                        .map(|k| if k == t { 1.0 } else { 0.0 })
+                        .collect::<Vec<f64>>()
+                })
                 .collect(),
         }))
     }

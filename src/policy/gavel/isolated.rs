@@ -25,7 +25,7 @@ impl Policy for Isolated {
     fn decide(&mut self, view: &PolicyView, _rng: &mut Rng) -> Result<Decision, PolicyError> {
         Ok(Decision::Allocation(Allocation {
             jobs: view.jobs.iter().map(|j| j.id).collect(),
-            fractions: super::isolated_fractions(view),
+            fractions: super::isolated_fractions(view).into(),
             ..Default::default()
         }))
     }

@@ -226,7 +226,7 @@ impl MaxMinFairnessPacked {
             jobs: view.jobs.iter().map(|j| j.id).collect(),
             fractions: cl.of.iter().map(|&c| x[c].clone()).collect(),
             pairs,
-            pair_fractions,
+            pair_fractions: pair_fractions.into(),
         }))
     }
 }
@@ -439,7 +439,7 @@ pub(crate) mod tests {
             .fractions
             .iter()
             .chain(&a.pair_fractions)
-            .cloned()
+            .map(<[f64]>::to_vec)
             .collect();
         assert!(satisfies_packed(
             &rows,

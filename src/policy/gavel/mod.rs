@@ -59,7 +59,7 @@ pub(crate) fn allocation(
     })?;
     Ok(super::Decision::Allocation(super::Allocation {
         jobs: view.jobs.iter().map(|j| j.id).collect(),
-        fractions,
+        fractions: fractions.into(),
         ..Default::default()
     }))
 }

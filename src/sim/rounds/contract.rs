@@ -1,6 +1,7 @@
 //! The contract of Gavel's rounds: the [`Policy`] trait its policies implement, what a
 //! policy sees ([`PolicyView`]) and what it answers ([`Decision`]).
 
+pub use super::rows::Rows;
 use crate::model::cluster::{ClusterSpec, TypeIdx};
 use crate::model::job::{JobId, JobSpec};
 use crate::rng::Rng;
@@ -116,13 +117,13 @@ pub struct Allocation {
     /// Job ids, one per row, ascending.
     pub jobs: Vec<JobId>,
     /// Row per job, column per GPU type.
-    pub fractions: Vec<Vec<f64>>,
+    pub fractions: Rows,
     /// Pairs of jobs sharing GPUs, the lower id first, ascending.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pairs: Vec<(JobId, JobId)>,
     /// Row per pair, column per GPU type.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pair_fractions: Vec<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Rows::is_empty")]
+    pub pair_fractions: Rows,
 }
 
 impl Allocation {
@@ -131,7 +132,7 @@ impl Allocation {
         self.jobs
             .binary_search(&job)
             .ok()
-            .map(|i| self.fractions[i].as_slice())
+            .and_then(|i| self.fractions.get(i))
     }
 
     /// The row of the pair of `a` and `b` (in either order), if present.
@@ -141,7 +142,6 @@ impl Allocation {
             .binary_search(&key)
             .ok()
             .and_then(|i| self.pair_fractions.get(i))
-            .map(Vec::as_slice)
     }
 }
 

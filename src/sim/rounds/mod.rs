@@ -37,6 +37,7 @@ mod admission;
 pub mod contract;
 pub mod placement;
 mod progress;
+pub mod rows;
 mod select;
 mod spot_jobs;
 pub mod stepper;
@@ -49,7 +50,7 @@ use crate::model::cluster::{ClusterSpec, TypeIdx};
 use crate::model::job::{JobId, JobSpec, JobState, Placement};
 use crate::rng::{PyRandom, Rng};
 use crate::workload::{Colocation, Profile};
-use contract::{Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute};
+use contract::{Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute, Rows};
 use placement::TypePool;
 use std::collections::BTreeMap;
 
@@ -63,8 +64,15 @@ struct MechanismState {
     worker_time: Vec<f64>,
     /// Accumulated deficits per job and type (at [`MechanismState::at`]).
     deficits: Vec<f64>,
-    /// The current allocation row per job (dense by id), if the job is in it.
-    alloc: Vec<Option<Vec<f64>>>,
+    /// The current allocation: a row per job (dense by id, job `j`'s value for type `t` at
+    /// [`MechanismState::at`]), valid where [`MechanismState::allocated`] says so.
+    alloc: Vec<f64>,
+    /// Whether each job (by id) has an allocation row: it has been in an allocation.
+    allocated: Vec<bool>,
+    /// The jobs active at the last allocation with time on some type in it, ascending: the
+    /// only ones a round's entries of positive priority can come from (however many jobs
+    /// wait with nothing).
+    support: Vec<JobId>,
     /// The last order or assignment decision.
     last_decision: Option<Decision>,
     need_update: bool,
@@ -85,6 +93,17 @@ impl MechanismState {
     /// per type of [`MechanismState::worker_time`] per job).
     fn at(&self, j: JobId, t: TypeIdx) -> usize {
         j * self.worker_time.len() + t
+    }
+
+    /// Job `j`'s allocation on type `t`, if the job has an allocation row.
+    fn alloc_of(&self, j: JobId, t: TypeIdx) -> Option<f64> {
+        self.allocated[j].then(|| self.alloc[self.at(j, t)])
+    }
+
+    /// Job `j`'s allocation row, if it has one.
+    fn alloc_row(&self, j: JobId) -> Option<&[f64]> {
+        let n = self.worker_time.len();
+        self.allocated[j].then(|| &self.alloc[j * n..(j + 1) * n])
     }
 }
 
@@ -134,13 +153,17 @@ pub struct Simulator {
     states: Vec<JobState>,
     profile: Profile,
     /// Steps/s per job (at its scale factor) and type.
-    thr: Vec<Vec<f64>>,
+    thr: Rows,
     policy: Box<dyn Policy>,
     /// The policy's traits, fixed for its life: asked once, not in every round.
     traits: PolicyTraits,
     arrival_order: Vec<JobId>,
     next_arrival: usize,
     active: Vec<JobId>,
+    /// The active jobs that ran in the previous round (those whose
+    /// [`JobState::ran_last_round`] is set), ascending: a round's preemptions and restarts
+    /// concern only them, however many jobs wait.
+    ran_last: Vec<JobId>,
     now: f64,
     round: u64,
     started: bool,
@@ -171,10 +194,11 @@ struct RoundScratch {
     entries: Vec<([i64; 3], JobId)>,
     /// Picks whose last GPUs were taken, placed after the others.
     deferred: Vec<Pick>,
-    /// Whether each active job (by position) runs.
-    runs: Vec<bool>,
     /// Jobs whose spot instance was taken back at the round's start.
     spot_lost: Vec<JobId>,
+    /// Whether each job (by id) is listed in the policy's allocation (all false between
+    /// decisions).
+    listed: Vec<bool>,
 }
 
 impl Simulator {
@@ -203,7 +227,7 @@ impl Simulator {
             reason: e.to_string(),
         })?;
         let n = cluster.num_types();
-        let mut thr = Vec::with_capacity(specs.len());
+        let mut thr = Rows::new(n);
         for (id, s) in specs.iter().enumerate() {
             let bad = |reason: String| SimError::Job {
                 job: id,
@@ -245,7 +269,7 @@ impl Simulator {
                     s.scale_factor
                 )));
             }
-            thr.push(row);
+            thr.push(&row);
         }
         let arrival_order = arrival_order(&specs);
         let m = specs.len();
@@ -282,7 +306,9 @@ impl Simulator {
                 job_time: vec![0.0; n * m],
                 worker_time: vec![0.0; n],
                 deficits: vec![0.0; n * m],
-                alloc: vec![None; m],
+                alloc: vec![0.0; n * m],
+                allocated: vec![false; m],
+                support: Vec::new(),
                 last_decision: None,
                 need_update: true,
                 last_reset: 0.0,
@@ -309,6 +335,7 @@ impl Simulator {
             arrival_order,
             next_arrival: 0,
             active: Vec::new(),
+            ran_last: Vec::new(),
             now: 0.0,
             round: 0,
             started: false,
@@ -363,7 +390,11 @@ impl Simulator {
     }
     /// The current allocation row of a job (allocation policies).
     pub fn allocation_row(&self, job: JobId) -> Option<&[f64]> {
-        self.mech.alloc.get(job).and_then(|r| r.as_deref())
+        if job < self.mech.allocated.len() {
+            self.mech.alloc_row(job)
+        } else {
+            None
+        }
     }
     /// Who held each GPU in the last round, per type. A pair sharing GPUs shows as its
     /// lower id here and its higher id in [`Simulator::gpu_sharers`].
@@ -428,7 +459,7 @@ impl Simulator {
             for &j in &self.active {
                 let at = self.mech.at(j, t);
                 let received = self.mech.job_time[at] - half;
-                let should = self.mech.alloc[j].as_ref().map_or(0.0, |r| r[t] * elapsed);
+                let should = self.mech.alloc_of(j, t).map_or(0.0, |x| x * elapsed);
                 self.mech.deficits[at] += should - received;
                 self.mech.job_time[at] = half;
                 self.mech.worker_time[t] += half;
@@ -503,22 +534,29 @@ impl Simulator {
                 // the job (or either job of a pair) cannot run is dropped: it would never be
                 // used, and it is not shown.
                 let usable_only = !self.cfg.gavel_compat;
-                let clean = |row: &[f64], runs: &dyn Fn(usize) -> bool| -> Vec<f64> {
-                    row.iter()
-                        .enumerate()
-                        .map(|(t, x)| {
-                            if x.is_finite() && (!usable_only || runs(t)) {
-                                x.clamp(0.0, 1.0)
-                            } else {
-                                0.0
-                            }
-                        })
-                        .collect()
+                let clean = |x: f64, runs: bool| -> f64 {
+                    if x.is_finite() && (!usable_only || runs) {
+                        x.clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    }
                 };
+                // Whether each job (by id) is listed: jobs the policy left out get no share.
+                // All false between decisions.
+                let mut listed = std::mem::take(&mut self.scratch.listed);
+                listed.resize(self.specs.len(), false);
+                for &j in &a.jobs {
+                    if j < listed.len() {
+                        listed[j] = true;
+                    }
+                }
                 for (j, row) in a.jobs.iter().zip(&a.fractions) {
-                    if *j < self.mech.alloc.len() && row.len() == n {
-                        let thr = &self.thr[*j];
-                        self.mech.alloc[*j] = Some(clean(row, &|t| thr[t] > 0.0));
+                    if *j < self.mech.allocated.len() && row.len() == n {
+                        self.mech.allocated[*j] = true;
+                        for (t, &x) in row.iter().enumerate() {
+                            let at = self.mech.at(*j, t);
+                            self.mech.alloc[at] = clean(x, self.thr[*j][t] > 0.0);
+                        }
                     }
                 }
                 if self.traits.packing {
@@ -530,19 +568,37 @@ impl Simulator {
                         if let Some(p) = self.mech.pairs.get_mut(&(x.min(y), x.max(y))) {
                             if row.len() == n {
                                 let rates = &p.rates;
-                                let r = clean(row, &|t| rates[t].0 > 0.0 && rates[t].1 > 0.0);
+                                let r = row
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(t, &x)| clean(x, rates[t].0 > 0.0 && rates[t].1 > 0.0))
+                                    .collect();
                                 p.alloc = Some(r);
                             }
                         }
                     }
                 }
-                // Jobs the policy left out get no share.
-                let listed: std::collections::BTreeSet<JobId> = a.jobs.iter().copied().collect();
                 for &j in &self.active {
-                    if !listed.contains(&j) {
-                        self.mech.alloc[j] = Some(vec![0.0; n]);
+                    if !listed[j] {
+                        self.mech.allocated[j] = true;
+                        let at = self.mech.at(j, 0);
+                        self.mech.alloc[at..at + n].fill(0.0);
                     }
                 }
+                for &j in &a.jobs {
+                    if j < listed.len() {
+                        listed[j] = false;
+                    }
+                }
+                self.scratch.listed = listed;
+                let mut support = std::mem::take(&mut self.mech.support);
+                support.clear();
+                support.extend(self.active.iter().copied().filter(|&j| {
+                    self.mech
+                        .alloc_row(j)
+                        .is_some_and(|r| r.iter().any(|&x| x > 0.0))
+                }));
+                self.mech.support = support;
                 self.mech.last_decision = None;
                 self.emit(report, SimEvent::Decided { time: now });
             }
@@ -580,11 +636,11 @@ impl Simulator {
             start + self.cfg.round_len
         };
         let running = slices.len();
-        let runs = self.preemptions(&slices, start, &mut report);
+        self.preemptions(&slices, start, &mut report);
         if slices.is_empty() {
-            return Some(self.idle_round(runs, start, report));
+            return Some(self.idle_round(start, report));
         }
-        Some(self.complete(slices, runs, running, start, end, report))
+        Some(self.complete(slices, running, start, end, report))
     }
 
     /// Turn picks into GPU ids: per type, largest jobs first; a job (or a pair) keeps its
@@ -714,7 +770,7 @@ fn build_view<'a>(
     cluster: &'a ClusterSpec,
     specs: &'a [JobSpec],
     states: &'a [JobState],
-    thr: &'a [Vec<f64>],
+    thr: &'a Rows,
     active: &[JobId],
 ) -> PolicyView<'a> {
     PolicyView {

@@ -353,28 +353,18 @@ impl Simulator {
     }
 
     /// The preemptions of the round (jobs that ran last round, unfinished, not running now),
-    /// reported; whether each active job (by position) runs.
+    /// reported.
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    pub(super) fn preemptions(
-        &mut self,
-        slices: &[Slice],
-        start: f64,
-        report: &mut RoundReport,
-    ) -> Vec<bool> {
+    pub(super) fn preemptions(&mut self, slices: &[Slice], start: f64, report: &mut RoundReport) {
         // Preemptions: ran last round, unfinished, not running now. Placements come sorted
-        // by job id, so the slices are.
+        // by job id, so the slices are: one walk over both sorted lists.
         debug_assert!(slices.windows(2).all(|w| w[0].job < w[1].job));
-        // Whether each active job (by position) runs: one walk over both sorted lists.
         let mut next = slices.iter().map(|s| s.job).peekable();
-        let mut runs = std::mem::take(&mut self.scratch.runs);
-        runs.clear();
-        runs.extend(self.active.iter().map(|&j| {
+        let ran_last = std::mem::take(&mut self.ran_last);
+        for &j in &ran_last {
             while next.next_if(|&r| r < j).is_some() {}
-            next.next_if(|&r| r == j).is_some()
-        }));
-        for (i, &running_now) in runs.iter().enumerate() {
-            let j = self.active[i];
-            if self.states[j].ran_last_round && !running_now {
+            let running_now = next.next_if(|&r| r == j).is_some();
+            if !running_now {
                 self.states[j].preemptions += 1;
                 self.emit(
                     report,
@@ -385,23 +375,18 @@ impl Simulator {
                 );
             }
         }
-        runs
+        self.ran_last = ran_last;
     }
 
     /// A round in which nothing runs: the clock moves to the next arrival, or, when nothing
     /// will arrive, a new decision is forced and after three such rounds the active jobs are
     /// dropped.
     #[cfg_attr(target_arch = "wasm32", inline(never))]
-    pub(super) fn idle_round(
-        &mut self,
-        runs: Vec<bool>,
-        start: f64,
-        mut report: RoundReport,
-    ) -> RoundReport {
-        self.scratch.runs = runs;
-        for &j in &self.active {
+    pub(super) fn idle_round(&mut self, start: f64, mut report: RoundReport) -> RoundReport {
+        for &j in &self.ran_last {
             self.states[j].ran_last_round = false;
         }
+        self.ran_last.clear();
         self.last_owners = self
             .cluster
             .types
@@ -474,7 +459,6 @@ impl Simulator {
     pub(super) fn complete(
         &mut self,
         slices: Vec<Slice>,
-        runs: Vec<bool>,
         running: usize,
         start: f64,
         end: f64,
@@ -511,6 +495,13 @@ impl Simulator {
                 }
             }
         }
+        // The jobs that ran last round stop counting as such; those with a slice now count
+        // again below, unless they finish.
+        for &j in &self.ran_last {
+            self.states[j].ran_last_round = false;
+        }
+        self.ran_last.clear();
+        self.ran_last.extend(slices.iter().map(|s| s.job));
         for (slice, ok) in slices.into_iter().zip(ok) {
             let Slice {
                 job: j,
@@ -598,12 +589,6 @@ impl Simulator {
                 finished.push((j, fin, true));
             }
         }
-        for (&j, &running_now) in self.active.iter().zip(&runs) {
-            if !running_now {
-                self.states[j].ran_last_round = false;
-            }
-        }
-        self.scratch.runs = runs;
         if self.traits.packing && !finished.is_empty() {
             let states = &self.states;
             let ended = |j: JobId| states[j].is_done() || finished.iter().any(|f| f.0 == j);
@@ -622,6 +607,9 @@ impl Simulator {
                 self.emit(&mut report, SimEvent::Dropped { job: j, time: fin, reason: "fewer steps left than GPUs (Gavel drops such jobs after 5 failed rounds)".into() });
             }
         }
+        // Jobs that finished no longer count as having run.
+        let states = &self.states;
+        self.ran_last.retain(|&j| states[j].ran_last_round);
         if compat {
             self.mech.prev_busy_round_end = end;
         }

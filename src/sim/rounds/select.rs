@@ -54,7 +54,7 @@ impl Simulator {
         if self.thr[j][t] <= 0.0 {
             return None;
         }
-        let a = self.mech.alloc[j].as_ref().map(|r| r[t]);
+        let a = self.mech.alloc_of(j, t);
         if a.is_none() && !self.cfg.gavel_compat {
             return None;
         }
@@ -105,8 +105,16 @@ impl Simulator {
             entries.clear();
             let w = self.mech.worker_time[t];
             let positive = positive_only || !traits.fill_with_zero_priority;
-            for &j in &self.active {
-                if scheduled[j] {
+            // Only jobs with time in the allocation have a positive priority; those that
+            // finished since it are no longer active. (The entries are ranked by their
+            // unique keys, so the order they are gathered in does not matter.)
+            let candidates = if positive {
+                &self.mech.support
+            } else {
+                &self.active
+            };
+            for &j in candidates {
+                if scheduled[j] || positive && self.states[j].is_done() {
                     continue;
                 }
                 if let Some(key) = self.job_key(j, t, w, positive) {
@@ -119,7 +127,7 @@ impl Simulator {
                     return 0;
                 }
                 scheduled[j] = true;
-                out.push((j, None, t, s, self.mech.alloc[j].is_some()));
+                out.push((j, None, t, s, self.mech.allocated[j]));
                 s
             });
         }
@@ -200,7 +208,7 @@ impl Simulator {
                 }
                 scheduled[j] = true;
                 let runs = match partner {
-                    None => self.mech.alloc[j].is_some(),
+                    None => self.mech.allocated[j],
                     Some(b) => {
                         scheduled[b] = true;
                         self.mech
@@ -280,8 +288,9 @@ impl Simulator {
     /// with a delay longer than a round would never train.
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     pub(super) fn keep_restarting(&self, picks: Vec<Pick>) -> Vec<Pick> {
+        // Only jobs that ran in the last round can be restarting on their GPUs.
         let restarting: Vec<Pick> = self
-            .active
+            .ran_last
             .iter()
             .filter_map(|&j| {
                 let st = &self.states[j];

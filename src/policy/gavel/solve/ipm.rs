@@ -256,6 +256,7 @@ impl<'a> BlockLp<'a> {
     /// Solve; `x[j][k]` clipped to `[0, 1]`, or `None` if the method stalls.
     pub fn solve_lp(&self) -> Option<Vec<Vec<f64>>> {
         match self.counts.len() {
+            1 => Kernels::<1>::new(self).solve(),
             2 => Kernels::<2>::new(self).solve(),
             3 => Kernels::<3>::new(self).solve(),
             4 => Kernels::<4>::new(self).solve(),

@@ -16,19 +16,24 @@ pub struct JobClasses {
 impl JobClasses {
     /// Group jobs by scale factor `scale[j]` and coefficient row `coef[j]`.
     pub fn new(scale: &[f64], coef: &[Vec<f64>]) -> JobClasses {
-        let key = |j: usize| -> Vec<u64> {
-            std::iter::once(scale[j].to_bits())
-                .chain(coef[j].iter().map(|c| c.to_bits()))
-                .collect()
-        };
-        let mut seen: std::collections::BTreeMap<Vec<u64>, usize> = Default::default();
+        // Every job's key (its scale factor's and coefficients' bits) in one buffer.
+        let mut bits: Vec<u64> = Vec::new();
+        let mut ends = Vec::with_capacity(scale.len());
+        for (s, row) in scale.iter().zip(coef) {
+            bits.push(s.to_bits());
+            bits.extend(row.iter().map(|c| c.to_bits()));
+            ends.push(bits.len());
+        }
+        let mut seen: std::collections::BTreeMap<&[u64], usize> = Default::default();
         let mut classes = JobClasses {
             first: Vec::new(),
             of: Vec::with_capacity(scale.len()),
         };
-        for j in 0..scale.len() {
+        let mut start = 0;
+        for (j, &end) in ends.iter().enumerate() {
             let next = classes.first.len();
-            let c = *seen.entry(key(j)).or_insert(next);
+            let c = *seen.entry(&bits[start..end]).or_insert(next);
+            start = end;
             if c == next {
                 classes.first.push(j);
             }

@@ -229,13 +229,13 @@ impl Layout {
         let pair_fractions = x.split_off(self.singles.min(x.len()));
         Decision::Allocation(Allocation {
             jobs: view.jobs.iter().map(|j| j.id).collect(),
-            fractions: x,
+            fractions: x.into(),
             pairs: self
                 .pairs
                 .iter()
                 .map(|&(a, b)| (view.jobs[a].id, view.jobs[b].id))
                 .collect(),
-            pair_fractions,
+            pair_fractions: pair_fractions.into(),
         })
     }
 }
@@ -429,7 +429,7 @@ impl ClassPairs {
                 .map(|&c| x.get(c).cloned().unwrap_or_else(|| vec![0.0; n]))
                 .collect(),
             pairs,
-            pair_fractions,
+            pair_fractions: pair_fractions.into(),
         }
     }
 }

@@ -408,15 +408,15 @@ impl PartnerClasses {
         }
         let mut singles = x;
         singles.truncate(self.singles);
-        let (pairs, pair_fractions) = split
+        let (pairs, pair_fractions): (Vec<_>, Vec<Vec<f64>>) = split
             .into_iter()
             .map(|((p, q), row)| ((view.jobs[p].id, view.jobs[q].id), row))
             .unzip();
         Decision::Allocation(Allocation {
             jobs: view.jobs.iter().map(|j| j.id).collect(),
-            fractions: singles,
+            fractions: singles.into(),
             pairs,
-            pair_fractions,
+            pair_fractions: pair_fractions.into(),
         })
     }
 }
@@ -645,7 +645,7 @@ mod tests {
             };
             shared += a.pair_fractions.iter().flatten().sum::<f64>();
             let l = Layout::new(&v, 0);
-            let mut rows = a.fractions.clone();
+            let mut rows = a.fractions.to_vecs();
             for &(p, q) in &l.pairs {
                 rows.push(a.pair_row(p, q).map_or(vec![0.0; 2], <[f64]>::to_vec));
             }
