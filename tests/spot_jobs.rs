@@ -1,7 +1,8 @@
 //! Spot jobs (a trace's `spot` column, Alibaba's `Spot` type) yield to high-priority jobs in
-//! round-based policies, checked on hand-solved cases: a high-priority job left waiting by
-//! the policy takes a spot job's GPUs at the next round, the last-ranked spot jobs go
-//! first and only as many as it needs, and a spot job resumes when the GPUs are free.
+//! every mechanism, checked on hand-solved cases: a high-priority job left waiting by the
+//! policy takes a spot job's GPUs at the next round or tick (suspends it, under PickyMan's
+//! events; gets its first tasks first, in DL2's slots), the last-ranked spot jobs go first
+//! and only as many as it needs, and a spot job resumes when the GPUs are free.
 
 use orrery::experiment::{self, Experiment, ProfileSource, WorkloadSource};
 
@@ -118,4 +119,122 @@ fn in_the_preemptive_mechanism_a_high_priority_job_suspends_the_spot_job_it_wait
     println!("plain: {plain:?}");
     assert_eq!(plain[0].2, 0, "{plain:?}");
     assert!(plain[1].0 >= plain[0].1, "{plain:?}");
+}
+
+/// The trace `rows` under `policy` on `cluster`, profile-free, 60-s ticks, with Aryl's
+/// inference server (the load always needs it) when `pooled`: (start, finish, preemptions)
+/// of every job.
+fn ticks(policy: &str, cluster: &str, pooled: bool, rows: &str) -> Vec<(f64, f64, u32)> {
+    let exp = Experiment {
+        cluster: cluster.into(),
+        workload: WorkloadSource::Inline {
+            name: "spot-jobs.csv".into(),
+            text: format!("job_type,arrival_s,total_steps,scale_factor,spot\n{rows}"),
+        },
+        profile: ProfileSource::ProfileFree,
+        policies: vec![policy.into()],
+        fairness: false,
+        round_s: 60.0,
+        restart_cost_s: 0.0,
+        inference: pooled.then(|| orrery::experiment::InferenceSource::Inline {
+            name: "always.csv".into(),
+            text: "time_s,servers\n0,1\n".into(),
+        }),
+        ..orrery::experiment::scenarios::default_experiment()
+    };
+    let out = experiment::run(&exp).expect("the experiment runs");
+    out[0]
+        .recorder
+        .jobs
+        .iter()
+        .map(|r| {
+            (
+                r.first_start.expect("started"),
+                r.finish.expect("finished"),
+                r.preemptions,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn in_the_elastic_and_pooled_mechanisms_a_high_priority_job_takes_a_spot_jobs_gpus() {
+    // Pollux's ticks (rigid jobs) and Aryl's pools, 60-s ticks: a spot job of 10,000 s on
+    // all four GPUs, a high-priority job of 1,000 s on four arriving at 1,000 s. The second
+    // takes the first's GPUs at the tick after its arrival (1,020 s) and runs to 2,020 s;
+    // the spot job runs again from the tick after that (2,040 s); both high-priority, the
+    // second waits for the first to end.
+    for (policy, cluster, pooled) in [
+        ("pollux", "v100:4/4", false),
+        ("aryl", "v100:4/4,inference:8/8", true),
+    ] {
+        let spot = ticks(
+            policy,
+            cluster,
+            pooled,
+            "a,0,10000,4,true\nb,1000,1000,4,false\n",
+        );
+        let plain = ticks(
+            policy,
+            cluster,
+            pooled,
+            "a,0,10000,4,false\nb,1000,1000,4,false\n",
+        );
+        println!("{policy}: spot {spot:?}, plain {plain:?}");
+        let (a, b) = (spot[0], spot[1]);
+        assert_eq!(a.2, 1, "{policy}: {spot:?}");
+        assert!(
+            b.0 <= 1080.0 && (b.1 - b.0 - 1000.0).abs() < 1.0,
+            "{policy}: {spot:?}"
+        );
+        // The spot job waited from the high-priority job's start to the tick after its end
+        // (1,020 s). Aryl's pools send it back to its last checkpoint (every 1,800 s: none
+        // yet, so it redoes its 1,020 s); Pollux's ticks keep its progress, as any change of
+        // allocation does there.
+        let waited = (b.1 / 60.0).ceil() * 60.0 - b.0;
+        let lost = if pooled { b.0 - a.0 } else { 0.0 };
+        assert!(
+            (a.1 - plain[0].1 - waited - lost).abs() < 1e-6,
+            "{policy}: {spot:?} vs {plain:?}"
+        );
+        assert_eq!(plain[0].2, 0, "{policy}: {plain:?}");
+        assert!(plain[1].0 >= plain[0].1, "{policy}: {plain:?}");
+    }
+}
+
+#[test]
+fn in_dl2s_slots_high_priority_jobs_get_their_first_tasks_before_spot_jobs() {
+    // DL2's slots (1,200 s), one GPU: two ResNet-50 jobs arrive at 0, the first a spot job.
+    // The high-priority one gets the only worker at every slot's start and runs first
+    // (0-3,053.3 s), the spot job from the slot after (3,600-6,653.3 s); both high-priority,
+    // they run in arrival order.
+    let run = |rows: &str| {
+        let exp = Experiment {
+            cluster: "gpu:1/1".into(),
+            workload: WorkloadSource::Inline {
+                name: "spot-jobs.csv".into(),
+                text: format!("job_type,arrival_s,total_steps,scale_factor,spot\n{rows}"),
+            },
+            policies: vec!["fifo".into()],
+            fairness: false,
+            ..orrery::experiment::scenarios::dl2_experiment()
+        };
+        let out = experiment::run(&exp).expect("the experiment runs");
+        out[0]
+            .recorder
+            .jobs
+            .iter()
+            .map(|r| (r.first_start.expect("started"), r.finish.expect("finished")))
+            .collect::<Vec<_>>()
+    };
+    let spot = run("resnet50,0,20000,1,true\nresnet50,0,20000,1,false\n");
+    let plain = run("resnet50,0,20000,1,false\nresnet50,0,20000,1,false\n");
+    println!("spot {spot:?}, plain {plain:?}");
+    assert_eq!(spot[1].0, 0.0, "{spot:?}");
+    assert_eq!(spot[0].0, 3600.0, "{spot:?}");
+    assert!(
+        (spot[1].1 - 3053.3).abs() < 0.1 && (spot[0].1 - 6653.3).abs() < 0.1,
+        "{spot:?}"
+    );
+    assert_eq!((plain[0].0, plain[1].0), (0.0, 3600.0), "{plain:?}");
 }

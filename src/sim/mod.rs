@@ -120,7 +120,7 @@ pub struct SimConfig {
 pub const DEFAULT_SPOT_WARNING_S: f64 = 120.0;
 
 /// What spot jobs (a workload's `spot` column) do, for the experiment's notes.
-pub const SPOT_JOBS: &str = "yield to high-priority jobs in round-based policies (the last-ranked spot jobs give up their GPUs to a high-priority job left waiting) and in the preemptive mechanism (a high-priority job left waiting suspends the spot jobs started last); the elastic, pooled and slot mechanisms run them as any job";
+pub const SPOT_JOBS: &str = "yield to high-priority jobs in every mechanism: a high-priority job its policy leaves waiting takes the GPUs of the last-ranked spot jobs (rounds), suspends the spot jobs started last (PickyMan's events), or takes the GPUs of the spot jobs that arrived last (Pollux's ticks, Aryl's pools); in DL2's slots high-priority jobs get their first tasks first";
 
 fn default_spot_warning() -> f64 {
     DEFAULT_SPOT_WARNING_S

@@ -34,6 +34,7 @@
 mod away;
 pub mod contract;
 mod faults;
+mod spot_jobs;
 pub mod stepper;
 
 pub use stepper::build;
@@ -202,6 +203,8 @@ pub struct ElasticSimulator {
     idle_decisions: u32,
     /// Failures, checkpoints and spot capacity.
     faults: Option<faults::ElasticFaults>,
+    /// Whether the workload has spot jobs (they yield to high-priority ones).
+    spot_jobs: bool,
 }
 
 impl std::fmt::Debug for ElasticSimulator {
@@ -416,6 +419,7 @@ impl ElasticSimulator {
         let rng = Rng::for_purpose(config.seed, "elastic-policy");
         let n = specs.len();
         let faults = faults::state(&config, &cluster, (&servers, &vnodes, vsize), n);
+        let spot_jobs = specs.iter().any(|s| s.spot);
         Ok(ElasticSimulator {
             config,
             cluster,
@@ -440,6 +444,7 @@ impl ElasticSimulator {
             last_shown: vec![(0, 0); n],
             idle_decisions: 0,
             faults,
+            spot_jobs,
         })
     }
 
@@ -951,8 +956,12 @@ impl ElasticSimulator {
             match decision {
                 Ok(d) => {
                     events.push(SimEvent::Decided { time: self.now });
-                    for (id, alloc) in ids.into_iter().zip(d) {
-                        let alloc = self.runnable(id, self.one_type(alloc));
+                    let allocs: Vec<(JobId, Vec<u32>)> = ids
+                        .into_iter()
+                        .zip(d)
+                        .map(|(id, a)| (id, self.runnable(id, self.one_type(a))))
+                        .collect();
+                    for (id, alloc) in self.spot_jobs_yield(allocs) {
                         if alloc != self.states[id].allocation {
                             self.reallocate(id, alloc, &mut events);
                         }

@@ -21,6 +21,7 @@
 
 pub mod contract;
 mod faults;
+mod spot_jobs;
 pub mod stepper;
 mod train;
 
@@ -240,6 +241,8 @@ pub struct PooledSimulator {
     faults: Option<faults::PoolFaults>,
     /// When the run stops, if before every job is done.
     until: Option<f64>,
+    /// Whether the workload has spot jobs (they yield to high-priority ones).
+    spot_jobs: bool,
 }
 
 impl std::fmt::Debug for PooledSimulator {
@@ -386,6 +389,7 @@ impl PooledSimulator {
             }
         }
         let order = super::arrival_order(&specs);
+        let spot_jobs = specs.iter().any(|s| s.spot);
         Ok(PooledSimulator {
             config,
             cluster,
@@ -406,6 +410,7 @@ impl PooledSimulator {
             reclaim_preemptions: 0,
             faults: None,
             until: None,
+            spot_jobs,
         })
     }
 
@@ -671,6 +676,7 @@ impl PooledSimulator {
                 });
             }
         }
+        self.spot_jobs_yield(&mut events);
         // 5. Training.
         let mut busy = [0u32; 2];
         let mut running = 0;

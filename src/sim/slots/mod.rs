@@ -6,7 +6,8 @@
 //! 2. every allocation is released (DL2 decides each slot from scratch; a job that gets the
 //!    same workers and parameter servers again keeps running without a restart);
 //! 3. every active job, in arrival order, gets one worker and one parameter server if they
-//!    fit (a job that gets neither waits this slot);
+//!    fit (a job that gets neither waits this slot), the high-priority jobs before the spot
+//!    jobs (a trace's `spot` column);
 //! 4. the policy is called again and again with a [`SlotView`]; each call answers one
 //!    [`SlotAction`] — a worker, a parameter server or both for one job, or stop. The
 //!    simulator applies valid actions and calls again until the policy stops, no job can
@@ -134,6 +135,9 @@ pub struct SlotJob {
     pub restart_s: f64,
     /// Restart delay still to pay (a delay longer than a slot carries on).
     pub restart_left: f64,
+    /// A spot job (a trace's `spot` column): it gets its first tasks of a slot after the
+    /// high-priority jobs.
+    pub spot: bool,
 }
 
 impl SlotJob {
@@ -291,6 +295,7 @@ impl SlotSimulator {
                     cfg.restart.delay_of(s.restart_s)
                 },
                 restart_left: 0.0,
+                spot: s.spot,
             })
             .collect();
         let mut order: Vec<JobId> = (0..jobs.len()).collect();
@@ -529,11 +534,16 @@ impl SlotSimulator {
             j.worker_servers.clear();
             j.ps_servers.clear();
         }
-        // 3. One worker and one parameter server for every job, in arrival order.
+        // 3. One worker and one parameter server for every job, in arrival order: the
+        // high-priority jobs' first, then the spot jobs' (Alibaba's `Spot` type yields).
         if !self.cfg.dl2_compat || self.policy.bundle_first() {
-            for i in 0..self.active.len() {
-                let id = self.active[i];
-                self.apply(SlotAction::AddBoth(id));
+            for spot in [false, true] {
+                for i in 0..self.active.len() {
+                    let id = self.active[i];
+                    if self.jobs[id].spot == spot {
+                        self.apply(SlotAction::AddBoth(id));
+                    }
+                }
             }
         }
         // 4. The policy, one action at a time.
