@@ -6,23 +6,17 @@
 
 use orrery::experiment::{self, Experiment, ProfileSource, WorkloadSource};
 
-/// The trace `rows` (job_type,arrival_s,total_steps,scale_factor,spot) profile-free on
-/// four V100s under `policy`, 360-s rounds: (start, finish, preemptions) of every job.
-fn run(policy: &str, rows: &str) -> Vec<(f64, f64, u32)> {
-    let exp = Experiment {
-        cluster: "v100:4".into(),
-        workload: WorkloadSource::Inline {
-            name: "spot-jobs.csv".into(),
-            text: format!("job_type,arrival_s,total_steps,scale_factor,spot\n{rows}"),
-        },
-        profile: ProfileSource::ProfileFree,
-        policies: vec![policy.into()],
-        fairness: false,
-        round_s: 360.0,
-        restart_cost_s: 0.0,
-        ..orrery::experiment::scenarios::default_experiment()
-    };
-    let out = experiment::run(&exp).expect("the experiment runs");
+/// The trace `rows` (job_type,arrival_s,total_steps,scale_factor,spot) as a workload.
+fn trace(rows: &str) -> WorkloadSource {
+    WorkloadSource::Inline {
+        name: "spot-jobs.csv".into(),
+        text: format!("job_type,arrival_s,total_steps,scale_factor,spot\n{rows}"),
+    }
+}
+
+/// (start, finish, preemptions) of every job of `exp`'s first policy.
+fn jobs_of(exp: &Experiment) -> Vec<(f64, f64, u32)> {
+    let out = experiment::run(exp).expect("the experiment runs");
     out[0]
         .recorder
         .jobs
@@ -35,6 +29,21 @@ fn run(policy: &str, rows: &str) -> Vec<(f64, f64, u32)> {
             )
         })
         .collect()
+}
+
+/// The trace `rows` profile-free on four V100s under `policy`, 360-s rounds: (start,
+/// finish, preemptions) of every job.
+fn run(policy: &str, rows: &str) -> Vec<(f64, f64, u32)> {
+    jobs_of(&Experiment {
+        cluster: "v100:4".into(),
+        workload: trace(rows),
+        profile: ProfileSource::ProfileFree,
+        policies: vec![policy.into()],
+        fairness: false,
+        round_s: 360.0,
+        restart_cost_s: 0.0,
+        ..orrery::experiment::scenarios::default_experiment()
+    })
 }
 
 #[test]
@@ -81,31 +90,15 @@ fn in_the_preemptive_mechanism_a_high_priority_job_suspends_the_spot_job_it_wait
     // checkpoints under PickyMan's model), the other starts as soon as its GPUs are free
     // and ends before it; both high-priority, the second waits for the first to end.
     let run = |rows: &str| {
-        let exp = Experiment {
+        jobs_of(&Experiment {
             cluster: "v100:4".into(),
-            workload: WorkloadSource::Inline {
-                name: "spot-jobs.csv".into(),
-                text: format!("job_type,arrival_s,total_steps,scale_factor,spot\n{rows}"),
-            },
+            workload: trace(rows),
             profile: ProfileSource::ProfileFree,
             policies: vec!["fifo".into()],
             fairness: false,
             preemption: Some(Default::default()),
             ..orrery::experiment::scenarios::default_experiment()
-        };
-        let out = experiment::run(&exp).expect("the experiment runs");
-        out[0]
-            .recorder
-            .jobs
-            .iter()
-            .map(|r| {
-                (
-                    r.first_start.expect("started"),
-                    r.finish.expect("finished"),
-                    r.preemptions,
-                )
-            })
-            .collect::<Vec<_>>()
+        })
     };
     let spot = run("a,0,10000,4,true\nb,1000,1000,4,false\n");
     println!("spot: {spot:?}");
@@ -125,12 +118,9 @@ fn in_the_preemptive_mechanism_a_high_priority_job_suspends_the_spot_job_it_wait
 /// inference server (the load always needs it) when `pooled`: (start, finish, preemptions)
 /// of every job.
 fn ticks(policy: &str, cluster: &str, pooled: bool, rows: &str) -> Vec<(f64, f64, u32)> {
-    let exp = Experiment {
+    jobs_of(&Experiment {
         cluster: cluster.into(),
-        workload: WorkloadSource::Inline {
-            name: "spot-jobs.csv".into(),
-            text: format!("job_type,arrival_s,total_steps,scale_factor,spot\n{rows}"),
-        },
+        workload: trace(rows),
         profile: ProfileSource::ProfileFree,
         policies: vec![policy.into()],
         fairness: false,
@@ -141,20 +131,7 @@ fn ticks(policy: &str, cluster: &str, pooled: bool, rows: &str) -> Vec<(f64, f64
             text: "time_s,servers\n0,1\n".into(),
         }),
         ..orrery::experiment::scenarios::default_experiment()
-    };
-    let out = experiment::run(&exp).expect("the experiment runs");
-    out[0]
-        .recorder
-        .jobs
-        .iter()
-        .map(|r| {
-            (
-                r.first_start.expect("started"),
-                r.finish.expect("finished"),
-                r.preemptions,
-            )
-        })
-        .collect()
+    })
 }
 
 #[test]
@@ -209,23 +186,13 @@ fn in_dl2s_slots_high_priority_jobs_get_their_first_tasks_before_spot_jobs() {
     // (0-3,053.3 s), the spot job from the slot after (3,600-6,653.3 s); both high-priority,
     // they run in arrival order.
     let run = |rows: &str| {
-        let exp = Experiment {
+        jobs_of(&Experiment {
             cluster: "gpu:1/1".into(),
-            workload: WorkloadSource::Inline {
-                name: "spot-jobs.csv".into(),
-                text: format!("job_type,arrival_s,total_steps,scale_factor,spot\n{rows}"),
-            },
+            workload: trace(rows),
             policies: vec!["fifo".into()],
             fairness: false,
             ..orrery::experiment::scenarios::dl2_experiment()
-        };
-        let out = experiment::run(&exp).expect("the experiment runs");
-        out[0]
-            .recorder
-            .jobs
-            .iter()
-            .map(|r| (r.first_start.expect("started"), r.finish.expect("finished")))
-            .collect::<Vec<_>>()
+        })
     };
     let spot = run("resnet50,0,20000,1,true\nresnet50,0,20000,1,false\n");
     let plain = run("resnet50,0,20000,1,false\nresnet50,0,20000,1,false\n");

@@ -29,6 +29,8 @@ pub struct FaultState {
     back_at: Vec<f64>,
     /// Per server, in a GPU domain: the GPU away for repair, if only one GPU is.
     down_gpu: Vec<Option<u32>>,
+    /// GPUs of each type.
+    counts: Vec<u32>,
 }
 
 impl FaultState {
@@ -51,6 +53,7 @@ impl FaultState {
             servers_of_type,
             back_at: vec![0.0; total],
             down_gpu: vec![None; total],
+            counts: cluster.types.iter().map(|t| t.count).collect(),
         }
     }
 
@@ -79,6 +82,27 @@ impl FaultState {
                 category: self.causes[f.cause].category.clone(),
                 gpu: f.gpu,
             });
+        }
+        failures
+    }
+
+    /// The failures at or before `to` not read yet (reported) and the instances the spot
+    /// traces `spot` take back in `(from, to)`, as failures of their servers
+    /// ([`FaultState::spot_drops`]), in time order.
+    pub fn failures_in(
+        &mut self,
+        spot: &[SpotTrace],
+        (from, to): (f64, f64),
+        events: &mut Vec<SimEvent>,
+    ) -> Vec<Failure> {
+        let mut failures = self.failures_until(to, events);
+        let before = failures.len();
+        for (ty, trace) in spot {
+            let count = self.counts.get(*ty).copied().unwrap_or(0);
+            failures.extend(self.spot_drops(*ty, count, trace, (from, to)));
+        }
+        if failures.len() > before {
+            crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
         }
         failures
     }
@@ -244,6 +268,18 @@ impl FaultState {
     pub fn preempt(&mut self, job: JobId, warning_s: f64) -> (f64, f64, f64) {
         let write_s = self.faults.checkpoint.write_s;
         self.ledgers[job].preempt(warning_s, write_s)
+    }
+
+    /// Job `job` stops on a server gone away: a spot instance taken back after a warning of
+    /// `warning_s` seconds (`spot`, [`FaultState::preempt`]), else a failure
+    /// ([`FaultState::fail`]). The work lost, the seconds of computation lost and the
+    /// seconds spent writing in the warning.
+    pub fn stop(&mut self, job: JobId, spot: bool, warning_s: f64) -> (f64, f64, f64) {
+        if spot {
+            return self.preempt(job, warning_s);
+        }
+        let (lost, lost_s) = self.fail(job);
+        (lost, lost_s, 0.0)
     }
 
     /// A failure hits job `job`: the work since its last checkpoint and the seconds that

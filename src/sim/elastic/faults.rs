@@ -146,16 +146,8 @@ impl ElasticSimulator {
         events: &mut Vec<SimEvent>,
     ) -> Option<Vec<Failure>> {
         let f = self.faults.as_mut()?;
-        let mut failures = f.state.failures_until(t, events);
+        let mut failures = f.state.failures_in(&f.spot, (self.now, t), events);
         f.coarse(&mut failures);
-        let before = failures.len();
-        for (ty, trace) in &f.spot {
-            let count = self.cluster.types.get(*ty).map_or(0, |x| x.count);
-            failures.extend(f.state.spot_drops(*ty, count, trace, (self.now, t)));
-        }
-        if failures.len() > before {
-            crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
-        }
         Some(failures)
     }
 
@@ -317,12 +309,7 @@ impl ElasticSimulator {
         let Some(f) = self.faults.as_mut() else {
             return (0.0, 0.0, 0.0);
         };
-        let (lost, lost_s, written) = if spot {
-            f.state.preempt(id, f.warning_s)
-        } else {
-            let (lost, lost_s) = f.state.fail(id);
-            (lost, lost_s, 0.0)
-        };
+        let (lost, lost_s, written) = f.state.stop(id, spot, f.warning_s);
         let st = &mut self.states[id];
         let app = &self.apps.apps[st.app];
         st.progress = (st.progress - lost).max(0.0);

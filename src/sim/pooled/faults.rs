@@ -124,12 +124,7 @@ impl PooledSimulator {
         let Some(f) = self.faults.as_mut() else {
             return 0.0;
         };
-        let (lost, lost_s, written) = if spot {
-            f.state.preempt(j, f.warning_s)
-        } else {
-            let (lost, lost_s) = f.state.fail(j);
-            (lost, lost_s, 0.0)
-        };
+        let (lost, lost_s, written) = f.state.stop(j, spot, f.warning_s);
         let job = &mut self.jobs[j];
         job.progress = (job.progress - lost).max(0.0);
         job.saved = job.progress;
@@ -146,17 +141,8 @@ impl PooledSimulator {
         events: &mut Vec<SimEvent>,
     ) -> Option<Vec<Failure>> {
         let f = self.faults.as_mut()?;
-        let mut failures = f.state.failures_until(t, events);
         // Spot instances taken back inside the tick are failures of their servers.
-        let before = failures.len();
-        for (ty, trace) in &f.spot {
-            let count = self.cluster.types.get(*ty).map_or(0, |x| x.count);
-            failures.extend(f.state.spot_drops(*ty, count, trace, (self.now, t)));
-        }
-        if failures.len() > before {
-            crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
-        }
-        Some(failures)
+        Some(f.state.failures_in(&f.spot, (self.now, t), events))
     }
 
     /// Job `j`, stopped by a reclaim, goes back to its last written checkpoint (runs with

@@ -132,12 +132,7 @@ impl PreemptiveSimulator {
         let Some(f) = self.faults.as_mut() else {
             return;
         };
-        let (lost, lost_s, written) = if spot {
-            f.state.preempt(id, f.warning_s)
-        } else {
-            let (lost, lost_s) = f.state.fail(id);
-            (lost, lost_s, 0.0)
-        };
+        let (lost, lost_s, written) = f.state.stop(id, spot, f.warning_s);
         let j = &mut self.jobs[id];
         j.progress = (j.progress - lost).max(0.0);
         j.seg_steps -= lost;

@@ -53,17 +53,9 @@ impl Simulator {
             Some(f) => {
                 let mut events = Vec::new();
                 let end = start + self.cfg.round_len;
-                let mut failures = f.failures_until(end, &mut events);
                 // Spot instances taken back inside the round are failures of their servers
                 // that stop the jobs on them.
-                let before = failures.len();
-                for (t, trace) in &self.cfg.spot {
-                    let count = self.cluster.types[*t].count;
-                    failures.extend(f.spot_drops(*t, count, trace, (start, end)));
-                }
-                if failures.len() > before {
-                    crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
-                }
+                let failures = f.failures_in(&self.cfg.spot, (start, end), &mut events);
                 for e in events {
                     self.emit(report, e);
                 }
@@ -252,12 +244,7 @@ impl Simulator {
                     // A spot instance taken back stops the job after its warning; a failure
                     // takes back its work since its checkpoint.
                     let spot = f.cause == SPOT_CAUSE;
-                    let (lost, lost_s, written) = if spot {
-                        faults.preempt(j, self.cfg.spot_warning_s)
-                    } else {
-                        let (lost, lost_s) = faults.fail(j);
-                        (lost, lost_s, 0.0)
-                    };
+                    let (lost, lost_s, written) = faults.stop(j, spot, self.cfg.spot_warning_s);
                     out.steps -= lost;
                     out.writing += written;
                     left_work += lost;

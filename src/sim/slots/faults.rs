@@ -43,8 +43,6 @@ pub(super) struct SlotRun {
 pub(super) struct SlotFaults {
     pub state: FaultState,
     spot: Vec<SpotTrace>,
-    /// GPUs of each spot type (as `spot`).
-    counts: Vec<u32>,
     warning_s: f64,
 }
 
@@ -60,9 +58,6 @@ impl SlotSimulator {
         self.faults = Some(SlotFaults {
             state: FaultState::new(faults, cluster, self.jobs.len(), sim.seed),
             spot: sim.spot.clone(),
-            counts: (sim.spot.iter())
-                .map(|(ty, _)| cluster.types.get(*ty).map_or(0, |x| x.count))
-                .collect(),
             warning_s: sim.spot_warning_s,
         });
         Ok(self)
@@ -169,16 +164,8 @@ impl SlotSimulator {
     ) -> Option<Vec<Failure>> {
         let start = self.now();
         let f = self.faults.as_mut()?;
-        let mut failures = f.state.failures_until(t, events);
         // Spot instances taken back inside the slot are failures of their servers.
-        let before = failures.len();
-        for ((ty, trace), &count) in f.spot.iter().zip(&f.counts) {
-            failures.extend(f.state.spot_drops(*ty, count, trace, (start, t)));
-        }
-        if failures.len() > before {
-            crate::order::sort_by(&mut failures, |a, b| a.time.total_cmp(&b.time));
-        }
-        Some(failures)
+        Some(f.state.failures_in(&f.spot, (start, t), events))
     }
 }
 
@@ -247,12 +234,7 @@ pub(super) fn run_slot(
         // A server away (for repair, or a spot instance taken back) stops the job for the
         // rest of the slot; it pays its restart when it trains again.
         if away || x.cause == SPOT_CAUSE {
-            let (lost, lost_s, written) = if x.cause == SPOT_CAUSE {
-                state.preempt(j.id, faults.warning_s)
-            } else {
-                let (lost, lost_s) = state.fail(j.id);
-                (lost, lost_s, 0.0)
-            };
+            let (lost, lost_s, written) = state.stop(j.id, x.cause == SPOT_CAUSE, faults.warning_s);
             j.progress = (j.progress - lost).max(0.0);
             events.push(SimEvent::Interrupted {
                 job: j.id,
