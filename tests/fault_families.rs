@@ -433,3 +433,39 @@ fn in_a_gpu_domain_a_gpu_failure_stops_only_the_job_on_that_gpu() {
         );
     }
 }
+
+#[test]
+fn a_job_types_own_checkpoint_write_time_from_its_profile_blocks_its_jobs() {
+    // A job type whose profile entry writes its checkpoints in 30 s, the experiment's in 0 s:
+    // one 8-GPU job of 10,000 s of work, checkpoints every 1,800 s of computation, no
+    // failures. Five writes (at 1,800 ... 9,000 s of computation) of 30 s each: its JCT is
+    // 150 s longer than without failure settings, in rounds, ticks and events alike.
+    let profile = r#"{"format":"orrery-profile","version":1,"job_types":{"A":{"throughputs":{"8":{"h100":1.0}},"checkpoint_write_s":30}}}"#;
+    for policy in ["fifo", "pollux", "pickyman"] {
+        let base = Experiment {
+            workload: orrery::experiment::WorkloadSource::Inline {
+                name: "one.csv".into(),
+                text: "job_type,arrival_s,total_steps,scale_factor\nA,0,10000,8\n".into(),
+            },
+            profile: orrery::experiment::ProfileSource::Inline {
+                name: "a.json".into(),
+                text: profile.into(),
+            },
+            restart_cost_s: 0.0,
+            ..alone(policy, 1)
+        };
+        let (plain, _, _) = run(&base);
+        let mut exp = base.clone();
+        exp.faults = Some(faults(0.0, 1800.0, 0.0));
+        let (with, _, f) = run(&exp);
+        let writing_s = f.lost_gpu_hours.checkpoints * 3600.0 / 8.0;
+        println!("{policy}: {plain} s -> {with} s, {writing_s} s writing");
+        assert!((writing_s - 150.0).abs() < 1e-6, "{policy}: {f:?}");
+        // Pollux's ticks round an epoch's end to the second without failures only.
+        let slack = if policy == "pollux" { 2.0 } else { 1e-6 };
+        assert!(
+            (with - plain - 150.0).abs() <= slack,
+            "{policy}: {plain} -> {with}"
+        );
+    }
+}

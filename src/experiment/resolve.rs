@@ -174,6 +174,7 @@ impl Experiment {
             }
         };
         self.apply_restart_delays(&mut trace.jobs)?;
+        apply_checkpoint_writes(&profile, &mut trace.jobs)?;
         if let Some(apps) = &apps {
             // Applications with delays of their own (Sia's) give them to their jobs.
             for j in trace.jobs.iter_mut().filter(|j| j.restart_s.is_none()) {
@@ -619,6 +620,29 @@ fn check_elastic(
             }
         }
         job.total_steps = app.target_progress();
+    }
+    Ok(())
+}
+
+/// Each job without a checkpoint write time of its own takes its type's, when its profile
+/// entry gives one; every one is checked.
+fn apply_checkpoint_writes(
+    profile: &Profile,
+    jobs: &mut [crate::model::job::JobSpec],
+) -> Result<(), ExperimentError> {
+    for j in jobs.iter_mut() {
+        if j.checkpoint_write_s.is_none() {
+            j.checkpoint_write_s =
+                (profile.job_types.get(&j.job_type)).and_then(|p| p.checkpoint_write_s);
+        }
+        if let Some(w) = j.checkpoint_write_s {
+            if !(w.is_finite() && (0.0..=86_400.0).contains(&w)) {
+                return Err(ExperimentError::Invalid(format!(
+                    "job type '{}': a checkpoint write of {w} s must be between 0 and 86,400 s",
+                    j.job_type
+                )));
+            }
+        }
     }
     Ok(())
 }

@@ -47,6 +47,10 @@ pub struct JobSpec {
     /// delays); otherwise the experiment's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart_s: Option<f64>,
+    /// Seconds each periodic checkpoint write blocks it, when its type's profile entry gives
+    /// one; otherwise the experiment's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_write_s: Option<f64>,
     /// A spot job (Alibaba's `Spot` job type): it runs on capacity that high-priority jobs
     /// leave free and is preempted first when they need it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -79,6 +83,7 @@ impl JobSpec {
             batch_size: None,
             entity: None,
             restart_s: None,
+            checkpoint_write_s: None,
             spot: false,
         }
     }

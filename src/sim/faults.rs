@@ -31,6 +31,8 @@ pub struct FaultState {
     down_gpu: Vec<Option<u32>>,
     /// GPUs of each type.
     counts: Vec<u32>,
+    /// Per job: its own checkpoint write time, if it has one (its type's profile entry).
+    writes: Vec<Option<f64>>,
 }
 
 impl FaultState {
@@ -54,7 +56,24 @@ impl FaultState {
             back_at: vec![0.0; total],
             down_gpu: vec![None; total],
             counts: cluster.types.iter().map(|t| t.count).collect(),
+            writes: Vec::new(),
         }
+    }
+
+    /// The same with each job's own checkpoint write time, where it has one (`writes`, by
+    /// job id; the experiment's for the others).
+    pub fn with_writes(mut self, writes: Vec<Option<f64>>) -> Self {
+        self.writes = writes;
+        self
+    }
+
+    /// Job `job`'s checkpoint plan: the experiment's, with its own write time if it has one.
+    fn plan_of(&self, job: JobId) -> crate::model::failure::checkpoint::CheckpointPlan {
+        let mut plan = self.faults.checkpoint;
+        if let Some(&Some(w)) = self.writes.get(job) {
+            plan.write_s = w;
+        }
+        plan
     }
 
     /// The global index of the server holding GPU `gpu` of type `ty`.
@@ -223,7 +242,7 @@ impl FaultState {
         rate: f64,
         work_left: f64,
     ) -> Stretch {
-        let plan = self.faults.checkpoint;
+        let plan = self.plan_of(job);
         let interval = plan.interval_s(self.faults.failures.mttf_s(servers));
         self.ledgers[job].run(time_s, rate, work_left, interval, plan.write_s)
     }
@@ -266,7 +285,7 @@ impl FaultState {
     /// ([`Ledger::preempt`]): the work lost, the seconds of computation lost and the
     /// seconds spent writing a checkpoint in the warning.
     pub fn preempt(&mut self, job: JobId, warning_s: f64) -> (f64, f64, f64) {
-        let write_s = self.faults.checkpoint.write_s;
+        let write_s = self.plan_of(job).write_s;
         self.ledgers[job].preempt(warning_s, write_s)
     }
 
@@ -320,7 +339,7 @@ impl FaultState {
     /// Seconds job `job`, spanning `servers` servers, needs to do `work_left` at `rate`,
     /// its checkpoint writes included (as [`FaultState::run`] would run it).
     pub fn time_to_finish(&self, job: JobId, servers: u32, rate: f64, work_left: f64) -> f64 {
-        let plan = self.faults.checkpoint;
+        let plan = self.plan_of(job);
         let interval = plan.interval_s(self.faults.failures.mttf_s(servers));
         self.ledgers[job].time_to_finish(work_left, rate, interval, plan.write_s)
     }

@@ -45,6 +45,10 @@ pub struct JobTypeProfile {
     /// What preempting a job of this type costs (preemptive experiments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preemption: Option<crate::model::restart::PreemptionCosts>,
+    /// Seconds each periodic checkpoint write of a job of this type blocks it, in
+    /// experiments with failures (the experiment's write time for types without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_write_s: Option<f64>,
 }
 
 /// A throughput profile.

@@ -64,7 +64,7 @@ pub(super) fn state(
     config: &ElasticConfig,
     cluster: &ClusterSpec,
     (servers, vnodes, vsize): (&[u32], &[(u32, usize)], u32),
-    jobs: usize,
+    specs: &[crate::model::job::JobSpec],
 ) -> Option<ElasticFaults> {
     let spot_only = (!config.spot.is_empty()).then(|| Faults {
         failures: crate::model::failure::FailureModel::with_rate(0.0),
@@ -73,13 +73,16 @@ pub(super) fn state(
     let faults = config.faults.as_ref().or(spot_only.as_ref())?;
     // No failures, checkpoints that cost nothing and no spot trace change nothing: the
     // run keeps its whole-second epoch ends.
+    let free_writes = (specs.iter()).all(|s| s.checkpoint_write_s.is_none_or(|w| w <= 0.0));
     if faults.failures.per_server_day <= 0.0
         && faults.checkpoint.write_s <= 0.0
+        && free_writes
         && config.spot.is_empty()
     {
         return None;
     }
-    let state = FaultState::new(faults, cluster, jobs, config.seed);
+    let state = FaultState::new(faults, cluster, specs.len(), config.seed)
+        .with_writes(specs.iter().map(|s| s.checkpoint_write_s).collect());
     let mut index = Vec::with_capacity(servers.iter().map(|&n| n as usize).sum());
     for (ty, (&n, t)) in servers.iter().zip(&cluster.types).enumerate() {
         let per = t.per_server.max(1);

@@ -418,7 +418,7 @@ impl ElasticSimulator {
         }
         let rng = Rng::for_purpose(config.seed, "elastic-policy");
         let n = specs.len();
-        let faults = faults::state(&config, &cluster, (&servers, &vnodes, vsize), n);
+        let faults = faults::state(&config, &cluster, (&servers, &vnodes, vsize), &specs);
         let spot_jobs = specs.iter().any(|s| s.spot);
         Ok(ElasticSimulator {
             config,

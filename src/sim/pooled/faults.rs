@@ -53,7 +53,8 @@ impl PooledSimulator {
         if let Interval::Every(s) = faults.checkpoint.interval {
             self.config.checkpoint_s = s;
         }
-        let state = FaultState::new(faults, &self.cluster, self.jobs.len(), sim.seed);
+        let state = FaultState::new(faults, &self.cluster, self.jobs.len(), sim.seed)
+            .with_writes(self.specs.iter().map(|s| s.checkpoint_write_s).collect());
         // The simulator's servers are the training type's, then the inference pool's.
         let type_of = |pool: Pool| {
             self.cluster

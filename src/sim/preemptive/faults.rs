@@ -58,7 +58,9 @@ impl PreemptiveSimulator {
         };
         let failing = faults.failures.per_server_day > 0.0;
         // No failures, checkpoints that cost nothing and no spot trace change nothing.
-        if !failing && faults.checkpoint.write_s <= 0.0 && sim.spot.is_empty() {
+        let free_writes =
+            (self.specs.iter()).all(|s| s.checkpoint_write_s.is_none_or(|w| w <= 0.0));
+        if !failing && faults.checkpoint.write_s <= 0.0 && free_writes && sim.spot.is_empty() {
             return Ok(self);
         }
         let servers: u32 = cluster
@@ -70,7 +72,8 @@ impl PreemptiveSimulator {
         let steps: usize = sim.spot.iter().map(|(_, t)| t.steps.len()).sum();
         self.max_steps += 2 * steps as u64;
         self.faults = Some(Failures {
-            state: FaultState::new(faults, cluster, self.jobs.len(), sim.seed),
+            state: FaultState::new(faults, cluster, self.jobs.len(), sim.seed)
+                .with_writes(self.specs.iter().map(|s| s.checkpoint_write_s).collect()),
             rng: Rng::for_purpose(sim.seed, "restarts after failures"),
             spot: sim.spot.clone(),
             warning_s: sim.spot_warning_s,

@@ -284,11 +284,10 @@ impl Simulator {
             failures: crate::model::failure::FailureModel::with_rate(0.0),
             checkpoint: Default::default(),
         });
-        let faults = cfg
-            .faults
-            .as_ref()
-            .or(spot_only.as_ref())
-            .map(|f| FaultState::new(f, &cluster, m, cfg.seed));
+        let faults = cfg.faults.as_ref().or(spot_only.as_ref()).map(|f| {
+            FaultState::new(f, &cluster, m, cfg.seed)
+                .with_writes(specs.iter().map(|s| s.checkpoint_write_s).collect())
+        });
         let traits = policy.traits();
         let colocation = if traits.packing {
             Colocation::new(&profile, &cluster, &specs)

@@ -56,7 +56,8 @@ impl SlotSimulator {
             return Ok(self);
         };
         self.faults = Some(SlotFaults {
-            state: FaultState::new(faults, cluster, self.jobs.len(), sim.seed),
+            state: FaultState::new(faults, cluster, self.jobs.len(), sim.seed)
+                .with_writes(self.jobs.iter().map(|j| j.checkpoint_write_s).collect()),
             spot: sim.spot.clone(),
             warning_s: sim.spot_warning_s,
         });

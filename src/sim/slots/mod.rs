@@ -138,6 +138,8 @@ pub struct SlotJob {
     /// A spot job (a trace's `spot` column): it gets its first tasks of a slot after the
     /// high-priority jobs.
     pub spot: bool,
+    /// Its own checkpoint write time (s), if its type's profile entry gives one.
+    pub checkpoint_write_s: Option<f64>,
 }
 
 impl SlotJob {
@@ -296,6 +298,7 @@ impl SlotSimulator {
                 },
                 restart_left: 0.0,
                 spot: s.spot,
+                checkpoint_write_s: s.checkpoint_write_s,
             })
             .collect();
         let mut order: Vec<JobId> = (0..jobs.len()).collect();
