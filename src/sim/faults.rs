@@ -380,10 +380,10 @@ impl FaultState {
 /// A spot GPU type (its index among the cluster's types) and its capacity trace.
 pub type SpotTrace = (usize, std::sync::Arc<crate::model::spot::CapacityTrace>);
 
-/// Failure settings for a run with spot traces but none of its own: no failures, the
-/// default checkpoints.
-pub fn spot_only(sim: &super::SimConfig) -> Option<Faults> {
-    (!sim.spot.is_empty()).then(|| Faults {
+/// Failure settings for a run with spot traces `spot` but none of its own: no failures,
+/// the default checkpoints.
+pub fn spot_only(spot: &[SpotTrace]) -> Option<Faults> {
+    (!spot.is_empty()).then(|| Faults {
         failures: crate::model::failure::FailureModel::with_rate(0.0),
         checkpoint: Default::default(),
     })

@@ -31,7 +31,6 @@
 use super::{ElasticConfig, ElasticSimulator, Ran, MAX_CHUNKS_PER_TICK};
 use crate::model::cluster::ClusterSpec;
 use crate::model::failure::schedule::Failure;
-use crate::model::failure::Faults;
 use crate::model::job::JobId;
 use crate::sim::faults::{first_hit, FaultState, SpotTrace, SPOT_CAUSE};
 use crate::sim::SimEvent;
@@ -66,10 +65,7 @@ pub(super) fn state(
     (servers, vnodes, vsize): (&[u32], &[(u32, usize)], u32),
     specs: &[crate::model::job::JobSpec],
 ) -> Option<ElasticFaults> {
-    let spot_only = (!config.spot.is_empty()).then(|| Faults {
-        failures: crate::model::failure::FailureModel::with_rate(0.0),
-        checkpoint: Default::default(),
-    });
+    let spot_only = crate::sim::faults::spot_only(&config.spot);
     let faults = config.faults.as_ref().or(spot_only.as_ref())?;
     // No failures, checkpoints that cost nothing and no spot trace change nothing: the
     // run keeps its whole-second epoch ends.

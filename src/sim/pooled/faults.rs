@@ -46,7 +46,7 @@ impl PooledSimulator {
     /// The simulator under the failures, checkpoints and stop time of `sim`.
     pub fn with_faults(mut self, sim: &SimConfig) -> Result<Self, SimError> {
         self.until = sim.until;
-        let spot_only = crate::sim::faults::spot_only(sim);
+        let spot_only = crate::sim::faults::spot_only(&sim.spot);
         let Some(faults) = sim.faults.as_ref().or(spot_only.as_ref()) else {
             return Ok(self);
         };

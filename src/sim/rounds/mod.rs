@@ -280,10 +280,7 @@ impl Simulator {
             });
         }
         // Spot capacity without failure settings: no failures, the default checkpoints.
-        let spot_only = (!cfg.spot.is_empty()).then(|| crate::model::failure::Faults {
-            failures: crate::model::failure::FailureModel::with_rate(0.0),
-            checkpoint: Default::default(),
-        });
+        let spot_only = crate::sim::faults::spot_only(&cfg.spot);
         let faults = cfg.faults.as_ref().or(spot_only.as_ref()).map(|f| {
             FaultState::new(f, &cluster, m, cfg.seed)
                 .with_writes(specs.iter().map(|s| s.checkpoint_write_s).collect())

@@ -51,7 +51,7 @@ impl SlotSimulator {
     /// are the failure model's, in the same order).
     pub fn with_faults(mut self, sim: &SimConfig, cluster: &ClusterSpec) -> Result<Self, SimError> {
         self.until = sim.until;
-        let spot_only = crate::sim::faults::spot_only(sim);
+        let spot_only = crate::sim::faults::spot_only(&sim.spot);
         let Some(faults) = sim.faults.as_ref().or(spot_only.as_ref()) else {
             return Ok(self);
         };
