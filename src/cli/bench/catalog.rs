@@ -38,6 +38,11 @@ pub(crate) fn bench_catalog(rows: &mut Vec<BenchRow>, progress: &dyn Fn(&str)) -
                     .map_err(|e| e.to_string())
             });
             let name = format!("{} / {policy}", scenario.name);
+            // Every pair on standard error as it ends: a long run can be watched.
+            match &res {
+                Ok(_) => note(&format!("bench catalog: {name}: {}", fmt_time(t))),
+                Err(e) => note(&format!("bench catalog: {name}: refused: {e}")),
+            }
             match res {
                 Ok(s) => timed.push(BenchRow::new(
                     name,
