@@ -606,7 +606,9 @@ pub(crate) struct BenchArgs {
     /// makespan bisections at 512 jobs, minutes), mechanism, static,
     /// continuous, elastic (pollux), pooled (aryl), philly (the Philly trace replayed by
     /// four policies, when ../shared/reference/sia/philly.csv is there), preemptive
-    /// (pickyman), allox, dl2, sia (decisions at 64 and 2,048 GPUs, one stepped interval).
+    /// (pickyman), allox, dl2, sia (decisions at 64 and 2,048 GPUs, one stepped interval),
+    /// catalog (every catalog policy on every bundled scenario, slowest first, minutes;
+    /// only when asked).
     #[arg(long, value_name = "WORD")]
     pub(crate) only: Option<String>,
 }

@@ -2,10 +2,12 @@
 
 use orrery::experiment::scenarios;
 
+mod catalog;
 mod dl2;
 mod philly;
 mod sia;
 
+pub(crate) use catalog::*;
 pub(crate) use dl2::*;
 pub(crate) use philly::*;
 pub(crate) use sia::*;
@@ -255,6 +257,12 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
             note(&format!("bench: {what}..."));
         }
     };
+
+    // Every catalog policy on every bundled scenario (minutes): only when asked by name.
+    if catalog_asked(a.only.as_deref()) {
+        bench_catalog(&mut rows, &progress)?;
+        return print_bench(&rows, a.format);
+    }
 
     // (a) One max_min_fairness_perf LP solve.
     for &n in &[32usize, 128, 512, 2048] {
@@ -804,7 +812,12 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
         ));
     }
 
-    let text = match a.format {
+    print_bench(&rows, a.format)
+}
+
+/// Print the rows as a table with their inputs, or as JSON.
+fn print_bench(rows: &[BenchRow], format: ListFormat) -> CliResult<()> {
+    let text = match format {
         ListFormat::Json => to_json(&rows)?,
         ListFormat::Table => {
             let table: Vec<Vec<String>> = rows
@@ -823,7 +836,7 @@ pub(crate) fn cmd_bench(a: BenchArgs) -> CliResult<()> {
                 .collect();
             let mut s = render_table(&["benchmark", "time", "reps", "target", "ratio"], &table);
             s.push_str("\nInputs:\n");
-            for r in &rows {
+            for r in rows {
                 s.push_str(&format!("  {}: {}\n", r.name, r.input));
             }
             s

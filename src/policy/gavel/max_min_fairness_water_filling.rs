@@ -24,7 +24,9 @@
 //! Orrery instead asks, for each unfrozen job, whether it can rise by 0.01% while the others
 //! keep their levels (and by at least 1e-6 of an equal share), by one LP, and freezes it if
 //! not. Jobs whose share in the round's own
-//! solution already lies 0.01% above their level skip that LP.
+//! solution already lies 0.01% above their level skip that LP, and so do jobs that a bound
+//! from the round's duals shows cannot rise by half that ([`super::solve::bottleneck`]):
+//! the LP would freeze them too.
 //!
 //! Every LP depends on a job only through its class: its normalised throughputs, scale
 //! factor, weight, level and whether it is frozen. The LPs are solved over classes, a row
@@ -36,6 +38,7 @@
 //! Priority weights can be reweighted per round (Gavel's entity reweighting, used by
 //! [`super::hierarchical`]); here they are the jobs' own.
 
+use super::solve::bottleneck::{self, RoundDuals};
 use super::solve::lp::Lp;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
@@ -168,13 +171,18 @@ pub fn fill(p: &Problem) -> Result<Filled, String> {
         // The round's LP.
         let mut lp = layout.lp(&p.counts).without_refinement();
         let c = lp.add_free();
+        // Each class's rise and floor rows, for the bottleneck bound.
+        let mut rise_row = vec![None; rep.len()];
+        let mut floor_row = vec![None; rep.len()];
         for (k, &i) in rep.iter().enumerate() {
             if active[i] {
+                rise_row[k] = Some(lp.constraints());
                 let e = layout.nt_expr(&lp, k, mult(i)) - c;
                 lp.push(e.geq(mult(i) * level[i]));
             }
             let l = frozen[i].unwrap_or(level[i]);
             if l > 0.0 {
+                floor_row[k] = Some(lp.constraints());
                 let e = layout.nt_expr(&lp, k, 1.0);
                 lp.push(e.geq(l * (1.0 - RELAX)));
             }
@@ -182,7 +190,7 @@ pub fn fill(p: &Problem) -> Result<Filled, String> {
         if active.iter().any(|&a| !a) {
             lp.push(Expression::from(c).leq(p.big_m));
         }
-        let x = match lp.maximise(c.into()) {
+        let (x, duals) = match lp.maximise_with_duals(c.into()) {
             Ok(x) => x,
             Err(e) => match last {
                 Some(f) => return Ok(f),
@@ -205,11 +213,55 @@ pub fn fill(p: &Problem) -> Result<Filled, String> {
             }
         }
         // Bottlenecks: classes whose jobs cannot all rise by the slack while every job
-        // keeps its level.
+        // keeps its level; settled by the round's duals when their bound lies well below
+        // the slack, by an LP otherwise.
+        let lower: Vec<f64> = rep
+            .iter()
+            .map(|&j| {
+                let l = frozen[j].unwrap_or(level[j]);
+                if l > 0.0 {
+                    l * (1.0 - RELAX)
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let dual = |row: Option<usize>| row.and_then(|r| duals.get(r)).copied().unwrap_or(0.0);
+        let on_nt: Vec<f64> = rep
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| dual(rise_row[k]).max(0.0) * mult(i) + dual(floor_row[k]).max(0.0))
+            .collect();
+        let n = p.counts.len();
+        let gap = (duals.len() >= n + layout.groups.len())
+            .then(|| {
+                let d = RoundDuals {
+                    capacity: &duals[..n],
+                    group: &duals[n..n + layout.groups.len()],
+                    nt: &on_nt,
+                };
+                bottleneck::gap(
+                    &p.counts,
+                    &layout.scale,
+                    &layout.groups,
+                    &layout.nt,
+                    &d,
+                    &lower,
+                )
+            })
+            .flatten();
         let mut newly: Vec<usize> = Vec::new();
         for (k, &i) in rep.iter().enumerate() {
             if !active[i] || layout.nt_of(k, &x) >= SLACK * level[i] + RISE_EPS {
                 continue;
+            }
+            if let Some(g) = gap.filter(|_| on_nt[k] > 0.0) {
+                // Half the slack below the threshold: far beyond the solver's accuracy.
+                let bound = lower[k] + g / on_nt[k];
+                if bound <= (1.0 + (SLACK - 1.0) / 2.0) * level[i] + RISE_EPS / 2.0 {
+                    newly.push(k);
+                    continue;
+                }
             }
             let mut test = layout.lp(&p.counts);
             for (q, &j) in rep.iter().enumerate() {

@@ -2,8 +2,10 @@
 //! its solve ([`lp`]), the structured interior-point method ([`ipm`]) with classes of
 //! identical jobs ([`job_classes`]), the pair-aware layout of the packing policies
 //! ([`packed`]) and its partner classes ([`partner_classes`]), and the root search of
-//! finish-time fairness (`rho_root`).
+//! finish-time fairness (`rho_root`); the bound that settles water-filling's bottleneck
+//! tests ([`bottleneck`]).
 
+pub mod bottleneck;
 pub mod ipm;
 pub mod job_classes;
 pub mod lp;
