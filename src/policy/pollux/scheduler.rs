@@ -10,6 +10,7 @@
 //! warm-started from the previous interval's best states; its fitness is the power mean
 //! (p = -1) of speedups discounted by the restart penalty.
 
+use super::ga::rigid::{RigidJob, RigidProblem};
 use super::ga::{self, GaJob, GaParams, Problem, Speedup};
 use super::{ElasticPolicy, ElasticView};
 use crate::model::goodput::{BatchSizes, GoodputFunction};
@@ -68,6 +69,9 @@ pub struct Pollux {
     /// Each job's memoised speedups and what they were computed from (model, gradient
     /// statistics, fair share, cluster size): reused while those stay the same.
     cache: BTreeMap<JobId, (Vec<f64>, Vec<f64>)>,
+    /// When every job is rigid: the last search's answer by job, while it is what the jobs
+    /// hold (the search's problem has not changed since).
+    settled: Option<BTreeMap<JobId, Vec<u32>>>,
 }
 
 impl Pollux {
@@ -97,6 +101,7 @@ impl Pollux {
             params,
             front: Vec::new(),
             cache: BTreeMap::new(),
+            settled: None,
         };
         if p.bool("per_type", false)? {
             return Ok(Box::new(super::per_type::PerType::new(pollux)));
@@ -242,6 +247,10 @@ impl ElasticPolicy for Pollux {
                 (g, max_b, base_goodput, range)
             }));
         }
+        if rigid.iter().all(Option::is_some) {
+            return Ok(self.decide_rigid(view, &order, &jobs, &base, fair, rng));
+        }
+        self.settled = None;
         let initial: Vec<Vec<u32>> = self
             .front
             .iter()
@@ -325,17 +334,137 @@ impl ElasticPolicy for Pollux {
             .collect();
         let mut best = result.best;
         place_rigid(view, &order, nodes, &mut best);
-        let mut alloc = vec![Vec::new(); view.jobs.len()];
-        for (row, &i) in order.iter().enumerate() {
-            let Some(r) = best.get(row * nodes..(row + 1) * nodes) else {
-                continue;
-            };
-            for (n, &c) in r.iter().enumerate() {
-                alloc[i].extend(std::iter::repeat_n(n as u32, c as usize));
+        Ok(allocations(view, &order, nodes, &best))
+    }
+}
+
+impl Pollux {
+    /// The decision when every job is rigid: [`ga::rigid`]'s search over which jobs run, its
+    /// states placed (jobs that keep running on their GPUs, the others in priority order on
+    /// the fullest servers of their type).
+    fn decide_rigid(
+        &mut self,
+        view: &ElasticView,
+        order: &[usize],
+        jobs: &[GaJob],
+        base: &[u32],
+        fair: f64,
+        rng: &mut Rng,
+    ) -> Vec<Vec<u32>> {
+        let nodes = view.num_nodes as usize;
+        let by_job = |state: &[u32]| -> BTreeMap<JobId, Vec<u32>> {
+            order
+                .iter()
+                .enumerate()
+                .filter_map(|(row, &i)| {
+                    Some((
+                        view.jobs[i].id,
+                        state.get(row * nodes..(row + 1) * nodes)?.to_vec(),
+                    ))
+                })
+                .collect()
+        };
+        if self.settled.as_ref() == Some(&by_job(base)) {
+            return allocations(view, order, nodes, base);
+        }
+        let type_of = |n: usize| view.node_types.get(n).copied().unwrap_or(0);
+        let mut capacity = vec![0u32; view.gpu_types.len()];
+        for n in 0..nodes {
+            if let Some(c) = capacity.get_mut(type_of(n)) {
+                *c += view.gpus_per_node;
             }
         }
-        Ok(alloc)
+        let rigid: Vec<RigidJob> = order
+            .iter()
+            .enumerate()
+            .filter_map(|(row, &i)| {
+                let r = view.jobs[i].app.rigid()?;
+                let runs = |t: usize| {
+                    view.gpu_types
+                        .get(t)
+                        .is_some_and(|name| r.runs_on(name, r.gpus))
+                };
+                let held = base.get(row * nodes..(row + 1) * nodes).unwrap_or(&[]);
+                let sum: u32 = held.iter().sum();
+                let mut on = held.iter().enumerate().filter(|(_, &c)| c > 0);
+                let first = on.next().map(|(n, _)| type_of(n));
+                let one_type = on.all(|(n, _)| Some(type_of(n)) == first);
+                Some(RigidJob {
+                    gpus: r.gpus,
+                    types: (0..capacity.len()).filter(|&t| runs(t)).collect(),
+                    kept: first.filter(|&t| one_type && sum == r.gpus && runs(t)),
+                    held: sum > 0,
+                    speedup: f64::from(r.gpus) / fair,
+                })
+            })
+            .collect();
+        let initial: Vec<Vec<bool>> = self
+            .front
+            .iter()
+            .map(|state| {
+                order
+                    .iter()
+                    .map(|&i| {
+                        state
+                            .get(&view.jobs[i].id)
+                            .is_some_and(|r| r.iter().any(|&c| c > 0))
+                    })
+                    .collect()
+            })
+            .collect();
+        let problem = RigidProblem {
+            jobs,
+            rigid: &rigid,
+            capacity: &capacity,
+            num_nodes: nodes,
+            gpus_per_node: view.gpus_per_node,
+        };
+        let result = ga::rigid::optimize(&problem, &initial, &self.params, rng);
+        let place = |types: &[Option<usize>]| {
+            let mut state = vec![0u32; order.len() * nodes];
+            let mut used = vec![0u32; nodes];
+            // Jobs that keep running stay on their GPUs; then the others take theirs.
+            for (row, (job, t)) in rigid.iter().zip(types).enumerate() {
+                let span = row * nodes..(row + 1) * nodes;
+                if let (Some(_), Some(_), Some(b)) = (t, job.kept, base.get(span.clone())) {
+                    state[span].copy_from_slice(b);
+                    for (u, &c) in used.iter_mut().zip(b) {
+                        *u += c;
+                    }
+                }
+            }
+            for (row, (job, t)) in rigid.iter().zip(types).enumerate() {
+                if let (Some(t), None) = (*t, job.kept) {
+                    if let Some(r) = state.get_mut(row * nodes..(row + 1) * nodes) {
+                        pack_gang(view, &mut used, r, t, job.gpus);
+                    }
+                }
+            }
+            state
+        };
+        let best = place(&result.best);
+        self.front = result
+            .front
+            .iter()
+            .map(|types| by_job(&place(types)))
+            .collect();
+        self.settled = Some(by_job(&best));
+        allocations(view, order, nodes, &best)
     }
+}
+
+/// Each job's server list (one entry per GPU) from a state whose rows follow `order`.
+fn allocations(view: &ElasticView, order: &[usize], nodes: usize, state: &[u32]) -> Vec<Vec<u32>> {
+    let mut alloc = vec![Vec::new(); view.jobs.len()];
+    for (row, &i) in order.iter().enumerate() {
+        let Some(r) = state.get(row * nodes..(row + 1) * nodes) else {
+            continue;
+        };
+        for (n, &c) in r.iter().enumerate() {
+            alloc[i].extend(std::iter::repeat_n(n as u32, c as usize));
+        }
+    }
+    alloc
 }
 
 /// Rigid jobs in `state` (rows in `order`, `nodes` per row) on GPUs they can run on: a row
@@ -345,7 +474,6 @@ impl ElasticPolicy for Pollux {
 /// that cannot move, or of another count, is emptied (its GPUs stay free). The search
 /// chooses how many GPUs each job gets; where a gang of a rigid job lands is placement.
 fn place_rigid(view: &ElasticView, order: &[usize], nodes: usize, state: &mut [u32]) {
-    let cap = view.gpus_per_node;
     let type_of = |n: usize| view.node_types.get(n).copied().unwrap_or(0);
     let mut used = vec![0u32; nodes];
     for row in state.chunks_exact(nodes) {
@@ -390,25 +518,36 @@ fn place_rigid(view: &ElasticView, order: &[usize], nodes: usize, state: &mut [u
         let mut types: Vec<usize> = (0..held.len()).filter(|&t| runs(t)).collect();
         crate::order::sort_by_key(&mut types, |&t| std::cmp::Reverse(held[t]));
         for t in types {
-            let mut free: Vec<usize> = (0..nodes)
-                .filter(|&n| type_of(n) == t && used[n] < cap)
-                .collect();
-            let room: u32 = free.iter().map(|&n| cap - used[n]).sum();
-            if room < rigid.gpus {
-                continue;
+            if pack_gang(view, &mut used, r, t, rigid.gpus) {
+                break;
             }
-            crate::order::sort_by_key(&mut free, |&n| (std::cmp::Reverse(used[n]), n));
-            let mut left = rigid.gpus;
-            for n in free {
-                let take = (cap - used[n]).min(left);
-                r[n] += take;
-                used[n] += take;
-                left -= take;
-                if left == 0 {
-                    break;
-                }
-            }
+        }
+    }
+}
+
+/// Put a gang of `gpus` into the empty row `r` on free GPUs of type `t`, the fullest servers
+/// first (then the lowest), updating `used`; false (nothing changed) if the type has fewer
+/// free GPUs.
+fn pack_gang(view: &ElasticView, used: &mut [u32], r: &mut [u32], t: usize, gpus: u32) -> bool {
+    let cap = view.gpus_per_node;
+    let type_of = |n: usize| view.node_types.get(n).copied().unwrap_or(0);
+    let mut free: Vec<usize> = (0..used.len().min(r.len()))
+        .filter(|&n| type_of(n) == t && used[n] < cap)
+        .collect();
+    let room: u32 = free.iter().map(|&n| cap - used[n]).sum();
+    if room < gpus {
+        return false;
+    }
+    crate::order::sort_by_key(&mut free, |&n| (std::cmp::Reverse(used[n]), n));
+    let mut left = gpus;
+    for n in free {
+        let take = (cap - used[n]).min(left);
+        r[n] += take;
+        used[n] += take;
+        left -= take;
+        if left == 0 {
             break;
         }
     }
+    true
 }

@@ -37,6 +37,7 @@ mod draws;
 mod engine;
 mod objective;
 mod packed;
+pub mod rigid;
 mod select;
 mod table;
 #[cfg(test)]

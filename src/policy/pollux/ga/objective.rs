@@ -28,7 +28,7 @@ pub(super) struct Objective {
 
 /// Running sums of one evaluation.
 pub(super) struct Acc {
-    mean: f64,
+    pub(super) mean: f64,
     pub(super) speedup: f64,
 }
 
