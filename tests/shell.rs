@@ -566,3 +566,36 @@ fn rho_is_left_out_with_its_reason_when_rounds_cannot_run_the_jobs() {
     let out = experiment::run(&e).unwrap();
     assert!(out[0].summary.max_rho.is_none() && out[0].summary.num_jobs == 2);
 }
+
+#[test]
+fn pollux_on_rigid_jobs_runs_more_jobs_before_a_large_one() {
+    // Two single-GPU servers; a 2-GPU job and two 1-GPU jobs of an hour arrive together
+    // (the large one first in the trace). Running the two small jobs leaves one job
+    // waiting, running the large one two: Pollux's search over which jobs run starts the
+    // small ones, and the large one only once both have finished.
+    let exp = Experiment {
+        cluster: "gpu:2".into(),
+        workload: orrery::experiment::WorkloadSource::Inline {
+            name: "three.csv".into(),
+            text: "timestamp,duration,num_gpus\n0,3600,2\n0,3600,1\n0,3600,1\n".into(),
+        },
+        profile: orrery::experiment::ProfileSource::ProfileFree,
+        policies: vec!["pollux".into()],
+        fairness: false,
+        round_s: 60.0,
+        ..scenarios::default_experiment()
+    };
+    let out = experiment::run(&exp).unwrap();
+    let jobs = &out[0].recorder.jobs;
+    assert_eq!(out[0].summary.unfinished, 0);
+    let (large, small) = (&jobs[0], [&jobs[1], &jobs[2]]);
+    for s in small {
+        assert_eq!(s.first_start, small[0].first_start);
+        assert_eq!(s.restarts, 0, "{s:?}");
+    }
+    let small_done = small.iter().filter_map(|s| s.finish).fold(0.0, f64::max);
+    let large_start = large.first_start.unwrap();
+    assert!(large_start >= small_done, "{large_start} < {small_done}");
+    assert!(small_done - small[0].first_start.unwrap() >= 3600.0);
+    assert!(large.finish.unwrap() - large_start >= 3600.0);
+}

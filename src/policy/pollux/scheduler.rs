@@ -8,7 +8,9 @@
 //! GPU count only (elsewhere their speedup is 0). A job may at most double the largest GPU count it has run on, so
 //! its model is extrapolated only so far. The search is [`super::ga`]'s genetic algorithm,
 //! warm-started from the previous interval's best states; its fitness is the power mean
-//! (p = -1) of speedups discounted by the restart penalty.
+//! (p = -1) of speedups discounted by the restart penalty. When every job is rigid there is
+//! nothing to choose but which jobs run, and the search is [`super::ga::rigid`]'s over
+//! exactly that, skipped while its problem is the one it last answered.
 
 use super::ga::rigid::{RigidJob, RigidProblem};
 use super::ga::{self, GaJob, GaParams, Problem, Speedup};
