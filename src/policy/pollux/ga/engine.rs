@@ -23,6 +23,11 @@ pub(super) trait Engine {
     /// The objectives of the state last repaired.
     fn score(&mut self) -> [f64; 2];
     fn hash(x: &[Self::Unit]) -> u64;
+    /// One-point crossover: exchange the rows of the jobs below `point` between two states.
+    fn cross(&self, a: &mut [Self::Unit], b: &mut [Self::Unit], point: usize) {
+        let k = point * self.row_units();
+        a[..k].swap_with_slice(&mut b[..k]);
+    }
 }
 
 /// What the objectives need of one job's row: its GPUs, its nodes, and whether it differs

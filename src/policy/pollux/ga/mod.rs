@@ -314,7 +314,6 @@ fn run<E: Engine>(
     rng: &mut Rng,
 ) -> GaResult {
     let units = eng.units();
-    let row_units = eng.row_units();
     let nj = problem.jobs.len();
     let cells = nj * problem.num_nodes;
     let population = params.population.min(MAX_POPULATION);
@@ -395,8 +394,7 @@ fn run<E: Engine>(
                 {
                     if cross.flip(rng) {
                         // One-point crossover over jobs: rows j < point are exchanged.
-                        let k = below(rng, nj as u64) as usize * row_units;
-                        c0[..k].swap_with_slice(&mut c1[..k]);
+                        eng.cross(c0, c1, below(rng, nj as u64) as usize);
                     }
                 }
             }

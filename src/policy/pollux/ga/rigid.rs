@@ -1,8 +1,8 @@
 //! The search when every job is rigid. A rigid job speeds up only on exactly its own GPU
 //! count, and where its gang lands is placement, so a state has nothing to choose but which
-//! jobs run. The search keeps [`super::optimize`]'s structure (NSGA-II with its two
-//! objectives, population, generations, binary tournaments, one-point crossover over the
-//! jobs in priority order, and duplicate elimination) on a genome of one bit per job:
+//! jobs run. The search is [`super::optimize`]'s own loop (NSGA-II with its two objectives,
+//! population, generations, binary tournaments, one-point crossover over the jobs in
+//! priority order, and duplicate elimination) on a state of one entry per job:
 //!
 //! * mutation, Pollux's three steps on a job: back to what it does now with probability
 //!   `reset_prob`; stopped with probability `mark_prob * zero_prob` (a marked row losing an
@@ -15,17 +15,17 @@
 //!
 //! The full search's genome is a J x N matrix of GPU counts, almost all of whose states
 //! give a rigid job a count other than its own (speedup 0); on a cluster of 36 single-GPU
-//! servers it took 8-30 ms a call, this one well under a millisecond.
+//! servers it took 8-30 ms a call, this one a few milliseconds.
 //!
 //! When every job runs already, the current allocation is the only state with the best
 //! fairness: any other stops a job (its speedup falls to 0) or moves one (its restart factor
 //! is below 1). The answer is then the current allocation, with no search and no draw.
 
-use super::draws::{below, Coin, Geometric};
+use super::draws::Geometric;
+use super::engine::Engine;
 use super::objective::Objective;
-use super::select::{survive, tournament};
-use super::table::{finish_hash, mix, Table};
-use super::{GaJob, GaParams, Pool, Problem, MAX_EXTRA_ROUNDS, MAX_POPULATION};
+use super::table::{finish_hash, mix};
+use super::{GaJob, GaParams, Problem};
 use crate::rng::Rng;
 
 /// One rigid job as the search sees it.
@@ -86,21 +86,34 @@ pub fn optimize(
             searched: false,
         };
     }
+    // The shared search on a J x 1 state: one entry per job, 1 where it runs.
+    let base: Vec<u32> = now.iter().map(|k| u32::from(k.is_some())).collect();
+    let shape = Problem {
+        jobs: &problem.jobs[..nj],
+        num_nodes: 1,
+        gpus_per_node: 1,
+        base: &base,
+    };
+    let initial: Vec<Vec<u32>> = initial
+        .iter()
+        .filter(|s| s.len() == nj)
+        .map(|s| s.iter().map(|&on| u32::from(on)).collect())
+        .collect();
     let mut search = Search::new(problem, nj, params);
-    let result = search.run(initial, params, rng);
+    let found = super::run(&mut search, &shape, &initial, params, rng);
     RigidResult {
-        best: search.types_of(&result.0),
-        front: result.1.iter().map(|x| search.types_of(x)).collect(),
+        best: search.types_of(&found.best),
+        front: found.front.iter().map(|x| search.types_of(x)).collect(),
         searched: true,
     }
 }
 
-/// The search's state and scratch space. A genome is scored from the current state's sums
-/// and the jobs it flips (starts or stops), which are few.
+/// The search's state representation: one bit per job (1: it runs), 64 to a word. A state
+/// is scored from the current state's sums and the jobs it flips (starts or stops), which
+/// are few.
 struct Search<'a> {
     problem: &'a RigidProblem<'a>,
     nj: usize,
-    words: usize,
     /// Bit j: job j runs now (and keeps its GPUs).
     now: Vec<u64>,
     objective: Objective,
@@ -115,12 +128,11 @@ struct Search<'a> {
     start: Geometric,
     /// Scratch: free GPUs per type.
     free: Vec<u32>,
+    /// The objectives of the state last repaired.
+    last: [f64; 2],
 }
 
-/// The final state and front, as genomes.
-type Found = (Vec<u64>, Vec<Vec<u64>>);
-
-/// The jobs whose bits are set in `x & mask`, in order.
+/// Call `f` with each job whose bit is set in `x & mask(word)`, in order.
 fn each_bit(x: &[u64], mask: impl Fn(usize) -> u64, mut f: impl FnMut(usize)) {
     for (k, &w) in x.iter().enumerate() {
         let mut bits = w & mask(k);
@@ -131,9 +143,20 @@ fn each_bit(x: &[u64], mask: impl Fn(usize) -> u64, mut f: impl FnMut(usize)) {
     }
 }
 
+fn runs(x: &[u64], j: usize) -> bool {
+    x[j / 64] >> (j % 64) & 1 == 1
+}
+
+fn set(x: &mut [u64], j: usize, on: bool) {
+    if on {
+        x[j / 64] |= 1 << (j % 64);
+    } else {
+        x[j / 64] &= !(1 << (j % 64));
+    }
+}
+
 impl<'a> Search<'a> {
     fn new(problem: &'a RigidProblem<'a>, nj: usize, params: &GaParams) -> Self {
-        let words = nj.div_ceil(64).max(1);
         let shape = Problem {
             jobs: &problem.jobs[..nj],
             num_nodes: problem.num_nodes,
@@ -141,25 +164,26 @@ impl<'a> Search<'a> {
             base: &[],
         };
         let objective = Objective::new(&shape, params);
-        let mut now = vec![0u64; words];
+        let mut now = vec![0u64; nj.div_ceil(64).max(1)];
         let mut base = (0.0, 0.0, 0u64);
         let mut flip = Vec::with_capacity(nj);
         let mut kept_free = problem.capacity.to_vec();
         for (j, job) in problem.rigid[..nj].iter().enumerate() {
+            // [s, term if unchanged, term if changed]
             let run = objective.terms(j, job.speedup);
             let idle = objective.terms(j, 0.0);
-            // [s, term if unchanged, term if changed]
+            let idle_term = if job.held { idle[2] } else { idle[1] };
             let (now_term, other) = match job.kept {
                 Some(t) => {
-                    now[j / 64] |= 1 << (j % 64);
+                    set(&mut now, j, true);
                     base.1 += job.speedup;
                     base.2 += u64::from(job.gpus);
                     if let Some(f) = kept_free.get_mut(t) {
                         *f = f.saturating_sub(job.gpus);
                     }
-                    (run[1], if job.held { idle[2] } else { idle[1] })
+                    (run[1], idle_term)
                 }
-                None => (if job.held { idle[2] } else { idle[1] }, run[2]),
+                None => (idle_term, run[2]),
             };
             base.0 += now_term;
             flip.push(other - now_term);
@@ -167,7 +191,6 @@ impl<'a> Search<'a> {
         Search {
             problem,
             nj,
-            words,
             now,
             objective,
             base,
@@ -177,47 +200,15 @@ impl<'a> Search<'a> {
             stop: Geometric::new(params.mark_prob * params.zero_prob),
             start: Geometric::new(1.0 / nj as f64),
             free: Vec::with_capacity(problem.capacity.len()),
+            last: [0.0; 2],
         }
     }
 
-    fn runs(x: &[u64], j: usize) -> bool {
-        x[j / 64] >> (j % 64) & 1 == 1
-    }
-
-    fn set(x: &mut [u64], j: usize, on: bool) {
-        if on {
-            x[j / 64] |= 1 << (j % 64);
-        } else {
-            x[j / 64] &= !(1 << (j % 64));
-        }
-    }
-
-    /// Pollux's three mutation steps on a genome, each a run of coin flips over the jobs
-    /// walked by geometric gaps.
-    fn mutate(&self, x: &mut [u64], rng: &mut Rng) {
-        let nj = self.nj;
-        let mut pos = self.reset.draw(rng);
-        while pos < nj {
-            Self::set(x, pos, Self::runs(&self.now, pos));
-            pos = pos.saturating_add(1).saturating_add(self.reset.draw(rng));
-        }
-        let mut pos = self.stop.draw(rng);
-        while pos < nj {
-            Self::set(x, pos, false);
-            pos = pos.saturating_add(1).saturating_add(self.stop.draw(rng));
-        }
-        let mut pos = self.start.draw(rng);
-        while pos < nj {
-            Self::set(x, pos, true);
-            pos = pos.saturating_add(1).saturating_add(self.start.draw(rng));
-        }
-    }
-
-    /// Give the jobs of a genome their GPUs, clearing the bits of those that do not fit, and
+    /// Give the jobs of a state their GPUs, clearing the bits of those that do not fit, and
     /// score it. Jobs that stop free their GPUs first; then jobs that start, in priority
     /// order, take their count on the first type they run on with room. `given`, when
     /// asked, receives each job's type.
-    fn repair(&mut self, x: &mut [u64], mut given: Option<&mut Vec<Option<usize>>>) -> [f64; 2] {
+    fn place(&mut self, x: &mut [u64], mut given: Option<&mut [Option<usize>]>) -> [f64; 2] {
         let p = self.problem;
         self.free.clone_from(&self.kept_free);
         let (mut mean, mut speedup, mut used) = self.base;
@@ -235,7 +226,7 @@ impl<'a> Search<'a> {
                 used -= u64::from(job.gpus);
             },
         );
-        let mut dropped = Vec::new();
+        let mut dropped: Vec<u64> = Vec::new();
         each_bit(
             x,
             |k| !now[k],
@@ -252,12 +243,12 @@ impl<'a> Search<'a> {
                             g[j] = Some(t);
                         }
                     }
-                    None => dropped.push(j),
+                    None => dropped.push(j as u64),
                 }
             },
         );
         for j in dropped {
-            Self::set(x, j, false);
+            set(x, j as usize, false);
         }
         if let Some(g) = given {
             each_bit(x, |k| now[k], |j| g[j] = p.rigid[j].kept);
@@ -269,6 +260,70 @@ impl<'a> Search<'a> {
         self.objective.finish(&acc, used.div_ceil(per) as usize)
     }
 
+    /// Each job's type in a state (one entry per job, nonzero where it runs).
+    fn types_of(&mut self, state: &[u32]) -> Vec<Option<usize>> {
+        let mut x = vec![0u64; self.now.len()];
+        for (j, &v) in state.iter().enumerate().take(self.nj) {
+            set(&mut x, j, v > 0);
+        }
+        let mut given = vec![None; self.nj];
+        self.place(&mut x, Some(&mut given));
+        given
+    }
+
+    /// A run of coin flips over the jobs, walked by geometric gaps, setting each job drawn
+    /// to `on(job)`.
+    fn walk(&self, gaps: &Geometric, x: &mut [u64], rng: &mut Rng, on: impl Fn(usize) -> bool) {
+        let mut pos = gaps.draw(rng);
+        while pos < self.nj {
+            set(x, pos, on(pos));
+            pos = pos.saturating_add(1).saturating_add(gaps.draw(rng));
+        }
+    }
+}
+
+impl Engine for &mut Search<'_> {
+    type Unit = u64;
+
+    fn units(&self) -> usize {
+        self.now.len()
+    }
+
+    fn row_units(&self) -> usize {
+        1
+    }
+
+    fn load(&self, s: &[u32], out: &mut [u64]) {
+        out.fill(0);
+        for (j, &v) in s.iter().enumerate().take(self.nj) {
+            set(out, j, v > 0);
+        }
+    }
+
+    fn unload(&self, x: &[u64]) -> Vec<u32> {
+        (0..self.nj).map(|j| u32::from(runs(x, j))).collect()
+    }
+
+    fn base(&self) -> &[u64] {
+        &self.now
+    }
+
+    /// Pollux's three mutation steps on a job: back to what it does now, stopped, started.
+    fn mutate(&mut self, x: &mut [u64], rng: &mut Rng) {
+        let now = &self.now;
+        self.walk(&self.reset, x, rng, |j| runs(now, j));
+        self.walk(&self.stop, x, rng, |_| false);
+        self.walk(&self.start, x, rng, |_| true);
+    }
+
+    fn repair(&mut self, x: &mut [u64], _rng: &mut Rng) {
+        self.last = self.place(x, None);
+    }
+
+    fn score(&mut self) -> [f64; 2] {
+        self.last
+    }
+
     fn hash(x: &[u64]) -> u64 {
         let mut h = [1u64, 2, 3, 4];
         for (k, &w) in x.iter().enumerate() {
@@ -277,155 +332,22 @@ impl<'a> Search<'a> {
         finish_hash(h, x.len())
     }
 
-    /// Each job's type in a repaired genome.
-    fn types_of(&mut self, x: &[u64]) -> Vec<Option<usize>> {
-        let mut x = x.to_vec();
-        let mut given = vec![None; self.nj];
-        self.repair(&mut x, Some(&mut given));
-        given
-    }
-
-    fn run(&mut self, initial: &[Vec<bool>], params: &GaParams, rng: &mut Rng) -> Found {
-        let (nj, units) = (self.nj, self.words);
-        let population = params.population.min(MAX_POPULATION);
-        let n_off = population;
-        let cross = Coin::new(params.crossover_prob);
-        let mut sources: Vec<Vec<u64>> = initial
-            .iter()
-            .filter(|s| s.len() == nj)
-            .map(|s| {
-                let mut x = vec![0u64; units];
-                for (j, &on) in s.iter().enumerate() {
-                    Self::set(&mut x, j, on);
-                }
-                x
-            })
-            .collect();
-        if sources.is_empty() {
-            sources.push(self.now.clone());
-        }
-        let capacity = sources.len().max(population) + n_off;
-        let mut pool = Pool::<u64>::new(units, capacity);
-        let mut next = Pool::<u64>::new(units, capacity);
-        let mut table = Table::new();
-        table.reset(sources.len());
-        for mut kid in sources {
-            let f = self.repair(&mut kid, None);
-            let h = Self::hash(&kid);
-            if table.insert(h, &kid, &next.x, &next.hash, units, next.len()) {
-                next.push(&kid, f, h);
-            }
-        }
-        let survivors = survive(&next.f, next.len(), rng, &mut next.rank, &mut next.crowd);
-        pool.gather_from(&next, &survivors);
-
-        let mut kids: Vec<u64> = Vec::new();
-        let mut contestants = Vec::new();
-        let mut winners = Vec::new();
-        for _ in 1..params.generations {
-            let pop_len = pool.len();
-            if pop_len == 0 {
+    /// The jobs are bits: exchange those below `point`, word by word.
+    fn cross(&self, a: &mut [u64], b: &mut [u64], point: usize) {
+        for (k, (wa, wb)) in a.iter_mut().zip(b.iter_mut()).enumerate() {
+            let lo = k * 64;
+            if point <= lo {
                 break;
             }
-            table.reset(pop_len + n_off);
-            for i in 0..pop_len {
-                table.insert(pool.hash[i], pool.state(i), &pool.x, &pool.hash, units, i);
-            }
-            let mut accepted = 0usize;
-            let mut rounds = 0usize;
-            while accepted < n_off {
-                let matings = (n_off - accepted).div_ceil(2);
-                tournament(
-                    &pool.f[..pop_len],
-                    &pool.crowd[..pop_len],
-                    2 * matings,
-                    rng,
-                    &mut contestants,
-                    &mut winners,
-                );
-                if winners.len() < 2 * matings {
-                    break;
-                }
-                kids.clear();
-                for pair in winners.chunks_exact(2) {
-                    kids.extend_from_slice(pool.state(pair[0]));
-                }
-                for pair in winners.chunks_exact(2) {
-                    kids.extend_from_slice(pool.state(pair[1]));
-                }
-                {
-                    let (first, second) = kids.split_at_mut(matings * units);
-                    for (c0, c1) in first
-                        .chunks_exact_mut(units)
-                        .zip(second.chunks_exact_mut(units))
-                    {
-                        if cross.flip(rng) {
-                            // One-point crossover over jobs: jobs j < point are exchanged.
-                            let point = below(rng, nj as u64) as usize;
-                            exchange_below(c0, c1, point);
-                        }
-                    }
-                }
-                for child in kids.chunks_exact_mut(units) {
-                    if accepted == n_off {
-                        break;
-                    }
-                    self.mutate(child, rng);
-                    let f = self.repair(child, None);
-                    let h = Self::hash(child);
-                    if table.insert(h, child, &pool.x, &pool.hash, units, pool.len()) {
-                        pool.push(child, f, h);
-                        accepted += 1;
-                    }
-                }
-                rounds += 1;
-                if rounds > MAX_EXTRA_ROUNDS {
-                    break;
-                }
-            }
-            if accepted == 0 {
-                break;
-            }
-            let survivors = survive(&pool.f, population, rng, &mut pool.rank, &mut pool.crowd);
-            next.gather_from(&pool, &survivors);
-            std::mem::swap(&mut pool, &mut next);
+            let mask = if point >= lo + 64 {
+                u64::MAX
+            } else {
+                (1u64 << (point - lo)) - 1
+            };
+            let d = (*wa ^ *wb) & mask;
+            *wa ^= d;
+            *wb ^= d;
         }
-
-        // The final rank-0 front, and in it the best fairness (first on ties).
-        let mut front = Vec::new();
-        let mut best: Option<(f64, usize)> = None;
-        for i in 0..pool.rank.len().min(pool.len()) {
-            if pool.rank[i] != 0 {
-                continue;
-            }
-            let f0 = pool.f[i][0];
-            if best.is_none_or(|(b, _)| f0 < b) {
-                best = Some((f0, front.len()));
-            }
-            front.push(pool.state(i).to_vec());
-        }
-        let best = best
-            .and_then(|(_, k)| front.get(k).cloned())
-            .unwrap_or_else(|| self.now.clone());
-        (best, front)
-    }
-}
-
-/// Exchange the bits of jobs below `point` between two genomes.
-fn exchange_below(a: &mut [u64], b: &mut [u64], point: usize) {
-    for (k, (wa, wb)) in a.iter_mut().zip(b.iter_mut()).enumerate() {
-        let lo = k * 64;
-        if point <= lo {
-            break;
-        }
-        let mask = if point >= lo + 64 {
-            u64::MAX
-        } else {
-            (1u64 << (point - lo)) - 1
-        };
-        let d = (*wa ^ *wb) & mask;
-        *wa ^= d;
-        *wb ^= d;
     }
 }
 
@@ -525,10 +447,22 @@ mod tests {
     }
 
     #[test]
-    fn crossover_exchanges_the_bits_below_the_point() {
-        let (mut a, mut b) = (vec![0u64, 0], vec![u64::MAX, u64::MAX]);
-        exchange_below(&mut a, &mut b, 70);
-        assert_eq!(a, vec![u64::MAX, 0x3F]);
-        assert_eq!(b, vec![0, !0x3F]);
+    fn crossover_exchanges_the_jobs_below_the_point() {
+        let rigid: Vec<RigidJob> = (0..70).map(|_| job(1, None)).collect();
+        let jobs = ga_jobs(70);
+        let problem = RigidProblem {
+            jobs: &jobs,
+            rigid: &rigid,
+            capacity: &[70],
+            num_nodes: 70,
+            gpus_per_node: 1,
+        };
+        let mut search = Search::new(&problem, 70, &GaParams::default());
+        let eng = &mut search;
+        let (mut a, mut b) = (vec![0u64, 0], vec![u64::MAX, 0x3F]);
+        eng.cross(&mut a, &mut b, 66);
+        assert_eq!(a, vec![u64::MAX, 0x3]);
+        assert_eq!(b, vec![0, 0x3C]);
+        assert_eq!(eng.unload(&a)[..66].iter().sum::<u32>(), 66);
     }
 }
