@@ -20,6 +20,7 @@ use crate::model::job::JobId;
 use crate::policy::registry::{ParamInfo, Params};
 use crate::policy::PolicyError;
 use crate::rng::Rng;
+use crate::workload::elastic::RigidModel;
 use std::collections::BTreeMap;
 
 /// Parameters of Pollux.
@@ -321,18 +322,7 @@ impl ElasticPolicy for Pollux {
         self.front = result
             .front
             .iter()
-            .map(|s| {
-                order
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(row, &i)| {
-                        Some((
-                            view.jobs[i].id,
-                            s.get(row * nodes..(row + 1) * nodes)?.to_vec(),
-                        ))
-                    })
-                    .collect()
-            })
+            .map(|s| rows_by_job(view, order.as_slice(), nodes, s))
             .collect();
         let mut best = result.best;
         place_rigid(view, &order, nodes, &mut best);
@@ -354,25 +344,13 @@ impl Pollux {
         rng: &mut Rng,
     ) -> Vec<Vec<u32>> {
         let nodes = view.num_nodes as usize;
-        let by_job = |state: &[u32]| -> BTreeMap<JobId, Vec<u32>> {
-            order
-                .iter()
-                .enumerate()
-                .filter_map(|(row, &i)| {
-                    Some((
-                        view.jobs[i].id,
-                        state.get(row * nodes..(row + 1) * nodes)?.to_vec(),
-                    ))
-                })
-                .collect()
-        };
+        let by_job = |state: &[u32]| rows_by_job(view, order, nodes, state);
         if self.settled.as_ref() == Some(&by_job(base)) {
             return allocations(view, order, nodes, base);
         }
-        let type_of = |n: usize| view.node_types.get(n).copied().unwrap_or(0);
         let mut capacity = vec![0u32; view.gpu_types.len()];
         for n in 0..nodes {
-            if let Some(c) = capacity.get_mut(type_of(n)) {
+            if let Some(c) = capacity.get_mut(type_of(view, n)) {
                 *c += view.gpus_per_node;
             }
         }
@@ -381,21 +359,14 @@ impl Pollux {
             .enumerate()
             .filter_map(|(row, &i)| {
                 let r = view.jobs[i].app.rigid()?;
-                let runs = |t: usize| {
-                    view.gpu_types
-                        .get(t)
-                        .is_some_and(|name| r.runs_on(name, r.gpus))
-                };
                 let held = base.get(row * nodes..(row + 1) * nodes).unwrap_or(&[]);
-                let sum: u32 = held.iter().sum();
-                let mut on = held.iter().enumerate().filter(|(_, &c)| c > 0);
-                let first = on.next().map(|(n, _)| type_of(n));
-                let one_type = on.all(|(n, _)| Some(type_of(n)) == first);
                 Some(RigidJob {
                     gpus: r.gpus,
-                    types: (0..capacity.len()).filter(|&t| runs(t)).collect(),
-                    kept: first.filter(|&t| one_type && sum == r.gpus && runs(t)),
-                    held: sum > 0,
+                    types: (0..capacity.len())
+                        .filter(|&t| runs_on(view, r, t))
+                        .collect(),
+                    kept: home(view, r, held),
+                    held: held.iter().any(|&c| c > 0),
                     speedup: f64::from(r.gpus) / fair,
                 })
             })
@@ -469,6 +440,47 @@ fn allocations(view: &ElasticView, order: &[usize], nodes: usize, state: &[u32])
     alloc
 }
 
+/// A state's rows (those of `order`, `nodes` entries each) by job.
+fn rows_by_job(
+    view: &ElasticView,
+    order: &[usize],
+    nodes: usize,
+    state: &[u32],
+) -> BTreeMap<JobId, Vec<u32>> {
+    order
+        .iter()
+        .enumerate()
+        .filter_map(|(row, &i)| {
+            Some((
+                view.jobs[i].id,
+                state.get(row * nodes..(row + 1) * nodes)?.to_vec(),
+            ))
+        })
+        .collect()
+}
+
+/// The GPU type of the view's server `n` (0 if it has none).
+fn type_of(view: &ElasticView, n: usize) -> usize {
+    view.node_types.get(n).copied().unwrap_or(0)
+}
+
+/// Whether a rigid job runs at its own count on the view's GPU type `t`.
+fn runs_on(view: &ElasticView, rigid: &RigidModel, t: usize) -> bool {
+    view.gpu_types
+        .get(t)
+        .is_some_and(|name| rigid.runs_on(name, rigid.gpus))
+}
+
+/// The type a rigid job's row is at home on: the row holds exactly the job's count, all on
+/// servers of one type the job runs on. None otherwise (an empty row included).
+fn home(view: &ElasticView, rigid: &RigidModel, row: &[u32]) -> Option<usize> {
+    let mut on = row.iter().enumerate().filter(|(_, &c)| c > 0);
+    let first = type_of(view, on.next()?.0);
+    let one_type = on.all(|(n, _)| type_of(view, n) == first);
+    let sum: u32 = row.iter().sum();
+    (one_type && sum == rigid.gpus && runs_on(view, rigid, first)).then_some(first)
+}
+
 /// Rigid jobs in `state` (rows in `order`, `nodes` per row) on GPUs they can run on: a row
 /// of the job's GPU count whose servers are not all of one type it has a throughput on
 /// moves, in priority order, to free GPUs of one such type (the type holding most of the
@@ -476,7 +488,6 @@ fn allocations(view: &ElasticView, order: &[usize], nodes: usize, state: &[u32])
 /// that cannot move, or of another count, is emptied (its GPUs stay free). The search
 /// chooses how many GPUs each job gets; where a gang of a rigid job lands is placement.
 fn place_rigid(view: &ElasticView, order: &[usize], nodes: usize, state: &mut [u32]) {
-    let type_of = |n: usize| view.node_types.get(n).copied().unwrap_or(0);
     let mut used = vec![0u32; nodes];
     for row in state.chunks_exact(nodes) {
         for (u, &c) in used.iter_mut().zip(row) {
@@ -491,23 +502,14 @@ fn place_rigid(view: &ElasticView, order: &[usize], nodes: usize, state: &mut [u
             continue;
         };
         let sum: u32 = r.iter().sum();
-        if sum == 0 {
+        if sum == 0 || home(view, rigid, r).is_some() {
             continue;
         }
         let mut held = vec![0u32; view.gpu_types.len()];
         for (n, &c) in r.iter().enumerate() {
-            if let Some(h) = held.get_mut(type_of(n)) {
+            if let Some(h) = held.get_mut(type_of(view, n)) {
                 *h += c;
             }
-        }
-        let runs = |t: usize| {
-            view.gpu_types
-                .get(t)
-                .is_some_and(|name| rigid.runs_on(name, rigid.gpus))
-        };
-        let home = (0..held.len()).find(|&t| held[t] == sum);
-        if sum == rigid.gpus && home.is_some_and(runs) {
-            continue;
         }
         // Free the row, then look for a type with room.
         for (u, c) in used.iter_mut().zip(r.iter_mut()) {
@@ -517,7 +519,9 @@ fn place_rigid(view: &ElasticView, order: &[usize], nodes: usize, state: &mut [u
         if sum != rigid.gpus {
             continue;
         }
-        let mut types: Vec<usize> = (0..held.len()).filter(|&t| runs(t)).collect();
+        let mut types: Vec<usize> = (0..held.len())
+            .filter(|&t| runs_on(view, rigid, t))
+            .collect();
         crate::order::sort_by_key(&mut types, |&t| std::cmp::Reverse(held[t]));
         for t in types {
             if pack_gang(view, &mut used, r, t, rigid.gpus) {
@@ -532,9 +536,8 @@ fn place_rigid(view: &ElasticView, order: &[usize], nodes: usize, state: &mut [u
 /// free GPUs.
 fn pack_gang(view: &ElasticView, used: &mut [u32], r: &mut [u32], t: usize, gpus: u32) -> bool {
     let cap = view.gpus_per_node;
-    let type_of = |n: usize| view.node_types.get(n).copied().unwrap_or(0);
     let mut free: Vec<usize> = (0..used.len().min(r.len()))
-        .filter(|&n| type_of(n) == t && used[n] < cap)
+        .filter(|&n| type_of(view, n) == t && used[n] < cap)
         .collect();
     let room: u32 = free.iter().map(|&n| cap - used[n]).sum();
     if room < gpus {

@@ -3,7 +3,7 @@
 
 use super::draws::cap_picks;
 use super::engine::{Common, Engine, RowStat};
-use super::table::{finish_hash, mix};
+use super::table::hash_words;
 use super::{GaParams, Problem, Speedup};
 use crate::rng::Rng;
 
@@ -349,17 +349,6 @@ impl<const W: usize> Engine for Packed<'_, W> {
     }
 
     fn hash(x: &[u64]) -> u64 {
-        // Four independent streams, so the multiplications overlap.
-        let mut h = [1u64, 2, 3, 4];
-        let (chunks, rest) = x.as_chunks::<4>();
-        for c in chunks {
-            for k in 0..4 {
-                h[k] = mix(h[k], c[k]);
-            }
-        }
-        for (k, &v) in rest.iter().enumerate() {
-            h[k] = mix(h[k], v);
-        }
-        finish_hash(h, x.len())
+        hash_words(x)
     }
 }

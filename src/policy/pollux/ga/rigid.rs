@@ -23,8 +23,8 @@
 
 use super::draws::Geometric;
 use super::engine::Engine;
-use super::objective::Objective;
-use super::table::{finish_hash, mix};
+use super::objective::{Acc, Objective};
+use super::table::hash_words;
 use super::{GaJob, GaParams, Problem};
 use crate::rng::Rng;
 
@@ -126,8 +126,9 @@ struct Search<'a> {
     reset: Geometric,
     stop: Geometric,
     start: Geometric,
-    /// Scratch: free GPUs per type.
+    /// Scratch: free GPUs per type, and the jobs that start but do not fit.
     free: Vec<u32>,
+    dropped: Vec<usize>,
     /// The objectives of the state last repaired.
     last: [f64; 2],
 }
@@ -200,6 +201,7 @@ impl<'a> Search<'a> {
             stop: Geometric::new(params.mark_prob * params.zero_prob),
             start: Geometric::new(1.0 / nj as f64),
             free: Vec::with_capacity(problem.capacity.len()),
+            dropped: Vec::new(),
             last: [0.0; 2],
         }
     }
@@ -226,7 +228,7 @@ impl<'a> Search<'a> {
                 used -= u64::from(job.gpus);
             },
         );
-        let mut dropped: Vec<u64> = Vec::new();
+        self.dropped.clear();
         each_bit(
             x,
             |k| !now[k],
@@ -243,29 +245,33 @@ impl<'a> Search<'a> {
                             g[j] = Some(t);
                         }
                     }
-                    None => dropped.push(j as u64),
+                    None => self.dropped.push(j),
                 }
             },
         );
-        for j in dropped {
-            set(x, j as usize, false);
+        for &j in &self.dropped {
+            set(x, j, false);
         }
         if let Some(g) = given {
             each_bit(x, |k| now[k], |j| g[j] = p.rigid[j].kept);
         }
-        let mut acc = self.objective.start();
-        acc.mean = mean;
-        acc.speedup = speedup;
+        let acc = Acc { mean, speedup };
         let per = u64::from(p.gpus_per_node.max(1));
         self.objective.finish(&acc, used.div_ceil(per) as usize)
+    }
+
+    /// A state of one entry per job (nonzero where it runs) as bits in `out`.
+    fn to_bits(&self, state: &[u32], out: &mut [u64]) {
+        out.fill(0);
+        for (j, &v) in state.iter().enumerate().take(self.nj) {
+            set(out, j, v > 0);
+        }
     }
 
     /// Each job's type in a state (one entry per job, nonzero where it runs).
     fn types_of(&mut self, state: &[u32]) -> Vec<Option<usize>> {
         let mut x = vec![0u64; self.now.len()];
-        for (j, &v) in state.iter().enumerate().take(self.nj) {
-            set(&mut x, j, v > 0);
-        }
+        self.to_bits(state, &mut x);
         let mut given = vec![None; self.nj];
         self.place(&mut x, Some(&mut given));
         given
@@ -294,10 +300,7 @@ impl Engine for &mut Search<'_> {
     }
 
     fn load(&self, s: &[u32], out: &mut [u64]) {
-        out.fill(0);
-        for (j, &v) in s.iter().enumerate().take(self.nj) {
-            set(out, j, v > 0);
-        }
+        self.to_bits(s, out);
     }
 
     fn unload(&self, x: &[u64]) -> Vec<u32> {
@@ -325,11 +328,7 @@ impl Engine for &mut Search<'_> {
     }
 
     fn hash(x: &[u64]) -> u64 {
-        let mut h = [1u64, 2, 3, 4];
-        for (k, &w) in x.iter().enumerate() {
-            h[k % 4] = mix(h[k % 4], w);
-        }
-        finish_hash(h, x.len())
+        hash_words(x)
     }
 
     /// The jobs are bits: exchange those below `point`, word by word.

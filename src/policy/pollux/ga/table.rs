@@ -19,6 +19,22 @@ pub(super) fn mix(lane: u64, w: u64) -> u64 {
         .rotate_left(29)
 }
 
+/// Hash of a state stored as 64-bit words, in four independent streams so that the
+/// multiplications overlap.
+pub(super) fn hash_words(x: &[u64]) -> u64 {
+    let mut h = [1u64, 2, 3, 4];
+    let (chunks, rest) = x.as_chunks::<4>();
+    for c in chunks {
+        for k in 0..4 {
+            h[k] = mix(h[k], c[k]);
+        }
+    }
+    for (k, &v) in rest.iter().enumerate() {
+        h[k] = mix(h[k], v);
+    }
+    finish_hash(h, x.len())
+}
+
 /// Open-addressing set of states stored elsewhere (by slot index), for duplicate elimination.
 pub(super) struct Table {
     slots: Vec<u32>,
