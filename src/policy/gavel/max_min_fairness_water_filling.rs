@@ -129,6 +129,9 @@ pub struct Filled {
     pub levels: Vec<f64>,
     /// Rounds of the loop (LPs raising the levels).
     pub rounds: usize,
+    /// Bottleneck tests settled by an LP of their own (the others by the round's solution
+    /// or its duals).
+    pub test_lps: usize,
 }
 
 /// Run the water-filling loop.
@@ -137,6 +140,7 @@ pub fn fill(p: &Problem) -> Result<Filled, String> {
     let mut frozen: Vec<Option<f64>> = vec![None; m];
     let mut level = vec![0.0; m];
     let mut last: Option<Filled> = None;
+    let mut test_lps = 0;
     for round in 0..=m {
         let mask: Vec<bool> = frozen.iter().map(Option::is_some).collect();
         let w = (p.weights)(&mask);
@@ -230,7 +234,12 @@ pub fn fill(p: &Problem) -> Result<Filled, String> {
         let on_nt: Vec<f64> = rep
             .iter()
             .enumerate()
-            .map(|(k, &i)| dual(rise_row[k]).max(0.0) * mult(i) + dual(floor_row[k]).max(0.0))
+            .map(|(k, &i)| {
+                // Only a class with a rise row has a rise dual: a frozen class may weigh 0
+                // (hierarchical's reweighting), where `mult` is infinite.
+                let rise = rise_row[k].map_or(0.0, |r| dual(Some(r)).max(0.0) * mult(i));
+                rise + dual(floor_row[k]).max(0.0)
+            })
             .collect();
         let n = p.counts.len();
         let gap = (duals.len() >= n + layout.groups.len())
@@ -263,6 +272,7 @@ pub fn fill(p: &Problem) -> Result<Filled, String> {
                     continue;
                 }
             }
+            test_lps += 1;
             let mut test = layout.lp(&p.counts);
             for (q, &j) in rep.iter().enumerate() {
                 let l = frozen[j].unwrap_or(level[j]);
@@ -291,6 +301,7 @@ pub fn fill(p: &Problem) -> Result<Filled, String> {
             x,
             levels: (0..m).map(|i| frozen[i].unwrap_or(level[i])).collect(),
             rounds: round + 1,
+            test_lps,
         });
         if newly.is_empty() {
             break;
@@ -309,6 +320,7 @@ pub fn fill(p: &Problem) -> Result<Filled, String> {
             x: Vec::new(),
             levels: vec![0.0; m],
             rounds: 0,
+            test_lps: 0,
         }),
     }
 }
@@ -512,6 +524,43 @@ mod tests {
             "{x:?}"
         );
         assert!((x[2][1] - 1.0).abs() < 1e-5, "{x:?}");
+    }
+
+    #[test]
+    fn frozen_jobs_of_weight_zero_settle_their_tests_by_the_duals() {
+        // Hierarchical's reweighting gives frozen jobs weight 0. Random worlds solved with
+        // that and with constant weights reach the same levels (a frozen job's weight plays
+        // no part), and the round's duals settle as many bottleneck tests either way.
+        let mut rng = crate::rng::Rng::new(5);
+        let (mut zero, mut one) = (0, 0);
+        for _ in 0..20 {
+            let n = 4 + rng.below(8) as usize;
+            let thr: Vec<Vec<f64>> = (0..n)
+                .map(|_| (0..3).map(|_| 0.1 + rng.uniform()).collect())
+                .collect();
+            let jobs: Vec<(u32, &[f64])> = thr
+                .iter()
+                .map(|t| (1 + rng.below(2) as u32, t.as_slice()))
+                .collect();
+            let w = World::new("a:2,b:3,c:2", &jobs);
+            let v = w.view();
+            let (_, f0) = solve_with(&v, true, &|frozen| {
+                frozen.iter().map(|&f| if f { 0.0 } else { 1.0 }).collect()
+            })
+            .unwrap();
+            let (_, f1) = solve_with(&v, true, &|_| vec![1.0; n]).unwrap();
+            for (a, b) in f0.levels.iter().zip(&f1.levels) {
+                assert!(
+                    (a - b).abs() < 1e-5 * b.max(1.0),
+                    "{:?} {:?}",
+                    f0.levels,
+                    f1.levels
+                );
+            }
+            zero += f0.test_lps;
+            one += f1.test_lps;
+        }
+        assert!(zero <= one, "{zero} LPs with weight 0, {one} with weight 1");
     }
 
     #[test]
