@@ -4,7 +4,8 @@
 // scenario in the page (worker) against the native CLI (first run and later runs), the gavel
 // preset from its link to the last row against the CLI, and Sia on its scenario: the whole
 // run in the worker and one interval stepped in the stepping worker, and DL2's training with the
-// page's default settings against `orrery dl2 train`. Prints a table; not a test.
+// page's default settings against `orrery dl2 train`. Prints a table; not a test. Every bundled
+// scenario's link and reruns: tests/browser/bench-scenarios.mjs.
 // Needs dist/ (trunk build --release; ORRERY_DIST names another build's folder) and
 // target/release/orrery.
 import { execFileSync } from 'node:child_process';
@@ -77,7 +78,7 @@ try {
   };
   const gz = files.map(gzip);
   const total = gz.reduce((a, g) => a + g.bytes, 0);
-  rows.push([`release wasm, ${gz[0]?.by} (${files.length} distinct file${files.length === 1 ? '' : 's'} downloaded)`, `${total.toLocaleString('en')} bytes = ${(total / 1048576).toFixed(3)} MB (${files.map((f, i) => `${f} ${gz[i].bytes.toLocaleString('en')}`).join(' + ')})`, '<= 1.0 MB (1,048,576 bytes)']);
+  rows.push([`release wasm, ${gz[0]?.by} (${files.length} distinct file${files.length === 1 ? '' : 's'} downloaded)`, `${total.toLocaleString('en')} bytes = ${(total / 1048576).toFixed(3)} MB (${files.map((f, i) => `${f} ${gz[i].bytes.toLocaleString('en')}`).join(' + ')})`, '<= 1.5 MB (1,572,864 bytes)']);
   rows.push(['navigation to first chart (default scenario, 3 runs in the worker)', `${median(first).toFixed(0)} ms`, '<= 800 ms']);
   rows.push(['  module running / first render done / first results / charted', `${['orrery:start', 'orrery:rendered', 'orrery:first-results'].map((n) => median(marks[n]).toFixed(0)).join(' / ')} / ${median(first).toFixed(0)} ms`, '']);
 
@@ -127,7 +128,7 @@ try {
       gPage.push(Date.now() - t0);
       await ctx.close();
     }
-    rows.push(['gavel preset: link opened to last row / orrery compare --link', `${median(gPage).toFixed(0)} ms / ${median(gNat).toFixed(0)} ms = ${(median(gPage) / median(gNat)).toFixed(2)}x`, '<= 1.5x']);
+    rows.push(['gavel preset: link opened to last row / orrery compare --link', `${median(gPage).toFixed(0)} ms / ${median(gNat).toFixed(0)} ms = ${(median(gPage) / median(gNat)).toFixed(2)}x`, '<= 2x']);
   }
 
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
