@@ -147,8 +147,7 @@ impl FinishTimeFairnessPacked {
             .collect();
         let lo0 = a.iter().copied().fold(0.0, f64::max);
         let hi = rho_at(&iso);
-        if let Some(found) = super::solve::rho_root::search_root(&a, lo0, hi, &max_scale, &feasible)
-        {
+        if let Some(found) = super::solve::rho_root::search_root(&a, lo0, hi, max_scale, feasible) {
             return Ok(found);
         }
         let (best, hi) = super::finish_time_fairness::search_rho(
