@@ -14,12 +14,13 @@
 //! feasible (so, unlike Gavel, the policy never returns no allocation), taking the largest rho
 //! of each feasible point it finds as its new upper end.
 //!
-//! The root search takes 3-7x fewer LPs than that bisection, and its answer does not depend
-//! on how thin the feasible set is at the last trial: a bisection that keeps moving its upper
-//! end to the rho of its own points ends where the set is squeezed to a sliver, and the
-//! interior-point solver's point there differs from the point a trial 3e-6 to 1e-4 above the
-//! root gives (on the default scenario 24.9 h average JCT against 27.6 h for every such trial,
-//! which is also where `finish_time_fairness_perf` is: 27.8 h).
+//! The root search takes fewer LPs than that bisection (on the default scenario 6.7 a
+//! decision against 19.6), and its answer does not depend on how thin the feasible set is at
+//! the last trial: a bisection that keeps moving its upper end to the rho of its own points
+//! ends where the set is squeezed to a sliver, and the interior-point solver's point there
+//! differs from the point a trial 3e-6 to 1e-4 above the root gives (on the default scenario
+//! 24.9 h average JCT against 27.6 h for every such trial, which is also where
+//! `finish_time_fairness_perf` is: 27.8 h).
 
 use super::solve::lp::Lp;
 use super::solve::packed::{self, Rows};
