@@ -247,6 +247,10 @@ pub fn solve(p: &Problem) -> Solution {
     }
 }
 
+/// The floors [`close_gap`] tries in turn, as shares of the way from the bound down to
+/// the best solution known.
+const FLOOR_SHARES: [f64; 3] = [0.4, 0.7, 1.0];
+
 /// Most (states x options) of the dynamic program [`close_gap`] runs.
 const EXACT_WORK: usize = 40_000_000;
 
@@ -282,7 +286,35 @@ fn close_gap(free: &Free, mu: &[f64], upper: f64, lower: f64) -> Option<Vec<Opti
     if left.iter().any(|&c| c < 0.0) {
         return None;
     }
-    let picked = knapsack(free, &open, &left, EXACT_WORK)?;
+    // Any solution at least as good as `lower` saves, on the open jobs, at least what it
+    // saves beyond the fixed ones' values.
+    let fixed: f64 = free
+        .jobs
+        .iter()
+        .zip(&choice)
+        .filter_map(|((_, opts), c)| c.map(|i| opts[i].2))
+        .sum();
+    // The program drops the states that cannot reach a floor. Lower floors drop fewer, so
+    // it first tries floors between the bound and `lower`: a result that reaches its
+    // floor is the optimum (every state dropped falls short of it).
+    let margin = 1e-7 * (1.0 + upper.abs());
+    let mut picked = None;
+    let mut slots = Slots::default();
+    for share in FLOOR_SHARES {
+        let floor = upper - share * (upper - lower) - fixed - margin;
+        let prune = Prune { mu, floor };
+        if let Some((p, v)) = knapsack(free, &open, &left, EXACT_WORK, Some(&prune), &mut slots) {
+            if v >= floor || share >= 1.0 {
+                picked = Some(p);
+                break;
+            }
+        }
+    }
+    // Should rounding have put the floor above the optimum, the program runs again in full.
+    let picked = match picked {
+        Some(p) => p,
+        None => knapsack(free, &open, &left, EXACT_WORK, None, &mut slots)?.0,
+    };
     for ((x, _, _), p) in open.iter().zip(picked) {
         choice[*x] = p;
     }
@@ -374,16 +406,31 @@ fn best_fit(opts: &[Opt], left: &[f64], current: Option<usize>) -> Option<usize>
 /// Most states (combinations of GPUs used per type) the dynamic program takes on.
 pub const EXACT_STATES: usize = 1 << 22;
 
+/// What lets [`knapsack`] drop states that cannot lead to the optimum: prices `mu` per GPU
+/// of each type and a saving `floor` the optimum of the open jobs is known to reach. A
+/// state's Lagrangian bound (its saving, each remaining job's best reduced saving, the
+/// prices of the GPUs it leaves) is an upper bound on every completion of it and only
+/// falls along a path, so a state whose bound is below `floor` lies on no optimal path
+/// and cannot tie with one: dropping it changes neither the optimum nor which of equal
+/// optima the program returns.
+struct Prune<'a> {
+    mu: &'a [f64],
+    floor: f64,
+}
+
 /// The best choices of the jobs `open` (each a free job, the options it may take, and
 /// whether it may take nothing) within `capacity`, by dynamic programming over the GPUs
-/// used on each type; None when the states exceed [`EXACT_STATES`] or the states times
-/// the options exceed `budget`, or when no choice fits.
+/// used on each type, and their saving; None when the states exceed [`EXACT_STATES`] or
+/// the states times the options exceed `budget`, or when no choice fits. `slots` is
+/// scratch space, reused across calls.
 fn knapsack(
     free: &Free,
     open: &[(usize, Vec<usize>, bool)],
     capacity: &[f64],
     budget: usize,
-) -> Option<Vec<Option<usize>>> {
+    prune: Option<&Prune>,
+    slots: &mut Slots,
+) -> Option<(Vec<Option<usize>>, f64)> {
     let dims: Vec<usize> = capacity.iter().map(|&c| c.max(0.0) as usize + 1).collect();
     let states = dims
         .iter()
@@ -397,62 +444,209 @@ fn knapsack(
     for t in 1..dims.len() {
         stride[t] = stride[t - 1] * dims[t - 1];
     }
-    // best[s]: the largest saving using exactly the GPUs of state s; -inf if unreachable.
-    let mut best = vec![f64::NEG_INFINITY; states];
-    best[0] = 0.0;
-    let mut take: Vec<Vec<u8>> = Vec::with_capacity(open.len());
-    for (x, keep, none_ok) in open {
+    let nt = dims.len();
+    let floors = prune.map_or_else(Vec::new, |p| floors(free, open, capacity, p));
+    slots.reset(states);
+    // Layer by layer (one per open job), the states reached, each with the largest saving
+    // using exactly its GPUs. Which of equal savings a state keeps does not depend on the
+    // order the states are visited in: nothing first, then the lowest predecessor state,
+    // then the lowest option.
+    let mut cur = Layer::start(nt);
+    let mut layers: Vec<Layer> = Vec::with_capacity(open.len());
+    let mut price = vec![0.0f64; nt];
+    for (o, (x, keep, none_ok)) in open.iter().enumerate() {
         let opts = &free.jobs[*x].1;
-        let mut next = if *none_ok {
-            best.clone()
-        } else {
-            vec![f64::NEG_INFINITY; states]
-        };
-        let mut from = vec![0u8; states];
-        for (s, &v0) in best.iter().enumerate() {
-            if v0 == f64::NEG_INFINITY {
-                continue;
+        let floor = floors.get(o + 1).copied().unwrap_or(f64::NEG_INFINITY);
+        let stamp = slots.next_stamp()?;
+        let mut next = Layer::with_capacity(cur.live.len() * 2, nt);
+        for (k, &s) in cur.live.iter().enumerate() {
+            let s = s as usize;
+            let v0 = cur.value[k];
+            let u = &cur.used[k * nt..(k + 1) * nt];
+            let mut paid = 0.0;
+            if let Some(p) = prune {
+                for t in 0..nt {
+                    price[t] = p.mu[t] * f64::from(u[t]);
+                    paid += price[t];
+                }
+            }
+            let from = u32::try_from(k).ok()?;
+            if *none_ok && v0 - paid >= floor {
+                let before = |held: u8, _| held != 0;
+                next.offer(&mut slots.slot, stamp, (s, v0, from, 0), u, None, before);
             }
             for &i in keep {
                 let (ty, g, v, _) = opts[i];
-                let used = (s / stride[ty]) % dims[ty];
-                if used + g as usize >= dims[ty] {
+                if u[ty] as usize + g as usize >= dims[ty] {
                     continue;
                 }
-                let s2 = s + g as usize * stride[ty];
-                if v0 + v > next[s2] {
-                    next[s2] = v0 + v;
-                    from[s2] = u8::try_from(i + 1).unwrap_or(0);
+                let v2 = v0 + v;
+                if let Some(p) = prune {
+                    if v2 - (paid + p.mu[ty] * f64::from(g)) < floor {
+                        continue;
+                    }
                 }
+                let s2 = s + g as usize * stride[ty];
+                let c = u8::try_from(i + 1).unwrap_or(0);
+                // Ties: nothing beats an option; else the lower (predecessor, option).
+                let before = |held: u8, pred: u32| {
+                    held != 0 && (cur.live[pred as usize] as usize, usize::from(held)) > (s, i + 1)
+                };
+                next.offer(
+                    &mut slots.slot,
+                    stamp,
+                    (s2, v2, from, c),
+                    u,
+                    Some((ty, g)),
+                    before,
+                );
             }
         }
-        best = next;
-        take.push(from);
+        layers.push(std::mem::replace(&mut cur, next));
     }
-    let (mut s, v) =
-        best.iter().enumerate().fold(
-            (0, f64::NEG_INFINITY),
-            |acc, (s, &v)| {
-                if v > acc.1 {
-                    (s, v)
-                } else {
-                    acc
-                }
-            },
-        );
-    if v == f64::NEG_INFINITY {
-        return None;
-    }
-    let mut out = vec![None; open.len()];
-    for (o, (x, _, _)) in open.iter().enumerate().rev() {
-        let i = take[o][s];
-        if i > 0 {
-            let (ty, g, _, _) = free.jobs[*x].1[i as usize - 1];
-            out[o] = Some(i as usize - 1);
-            s -= g as usize * stride[ty];
+    // The largest saving, the lowest state among equals; then back through the layers.
+    let mut end: Option<(usize, f64)> = None;
+    for (k, &s) in cur.live.iter().enumerate() {
+        let v = cur.value[k];
+        if end.is_none_or(|(e, b)| v > b || (v == b && s < cur.live[e])) {
+            end = Some((k, v));
         }
     }
-    Some(out)
+    let (mut k, best) = end?;
+    let mut out = vec![None; open.len()];
+    layers.push(cur);
+    for o in (0..open.len()).rev() {
+        let layer = &layers[o + 1];
+        out[o] = usize::from(layer.code[k]).checked_sub(1);
+        k = layer.from[k] as usize;
+    }
+    Some((out, best))
+}
+
+/// Dense scratch for [`knapsack`]: per state, the stamp of the layer that last reached it
+/// and its place in that layer.
+#[derive(Default)]
+struct Slots {
+    slot: Vec<(u32, u32)>,
+    stamp: u32,
+}
+
+impl Slots {
+    /// Room for `states`, every slot free.
+    fn reset(&mut self, states: usize) {
+        if self.slot.len() < states {
+            self.slot = vec![(0, 0); states];
+            self.stamp = 0;
+        }
+    }
+
+    /// A stamp no slot holds yet (None once they run out).
+    fn next_stamp(&mut self) -> Option<u32> {
+        self.stamp = self.stamp.checked_add(1)?;
+        Some(self.stamp)
+    }
+}
+
+/// The states one layer of [`knapsack`] reached, in the order first reached.
+struct Layer {
+    /// The states.
+    live: Vec<u32>,
+    /// Each one's largest saving.
+    value: Vec<f64>,
+    /// Each one's GPUs used of every type.
+    used: Vec<u32>,
+    /// Each one's predecessor (its place in the layer before).
+    from: Vec<u32>,
+    /// Each one's option (index + 1; 0 for nothing).
+    code: Vec<u8>,
+}
+
+impl Layer {
+    /// The layer before any job: nothing used, nothing saved.
+    fn start(nt: usize) -> Self {
+        Layer {
+            live: vec![0],
+            value: vec![0.0],
+            used: vec![0; nt],
+            from: vec![0],
+            code: vec![0],
+        }
+    }
+
+    fn with_capacity(n: usize, nt: usize) -> Self {
+        Layer {
+            live: Vec::with_capacity(n),
+            value: Vec::with_capacity(n),
+            used: Vec::with_capacity(n * nt),
+            from: Vec::with_capacity(n),
+            code: Vec::with_capacity(n),
+        }
+    }
+
+    /// Offer state `s` the saving `v` from place `from` by option code `c`, the GPUs used
+    /// being `u` plus `add` (type, GPUs); on a tie, it replaces the held one when
+    /// `before(held code, held predecessor)` says that one comes later.
+    #[inline]
+    fn offer(
+        &mut self,
+        slot: &mut [(u32, u32)],
+        stamp: u32,
+        (s, v, from, c): (usize, f64, u32, u8),
+        u: &[u32],
+        add: Option<(usize, u32)>,
+        before: impl Fn(u8, u32) -> bool,
+    ) {
+        let (seen, at) = slot[s];
+        if seen == stamp {
+            let at = at as usize;
+            let held = self.value[at];
+            if v > held || (v == held && before(self.code[at], self.from[at])) {
+                self.value[at] = v;
+                self.from[at] = from;
+                self.code[at] = c;
+            }
+            return;
+        }
+        slot[s] = (stamp, self.live.len() as u32);
+        self.live.push(s as u32);
+        self.value.push(v);
+        self.from.push(from);
+        self.code.push(c);
+        let at = self.used.len();
+        self.used.extend_from_slice(u);
+        if let Some((ty, g)) = add {
+            self.used[at + ty] += g;
+        }
+    }
+}
+
+/// [`knapsack`]'s floors under `p`: for each open job and after the last, the floor below
+/// which a state's saving less the prices of its GPUs is dropped once that job's layer
+/// is reached (`p.floor` less the best reduced savings of the jobs left and the prices of
+/// all the capacity).
+fn floors(
+    free: &Free,
+    open: &[(usize, Vec<usize>, bool)],
+    capacity: &[f64],
+    p: &Prune,
+) -> Vec<f64> {
+    let all: f64 = p.mu.iter().zip(capacity).map(|(m, c)| m * c).sum();
+    let mut floors = vec![0.0; open.len() + 1];
+    let mut rest = 0.0;
+    floors[open.len()] = p.floor - all;
+    for (o, (x, keep, none_ok)) in open.iter().enumerate().rev() {
+        let opts = &free.jobs[*x].1;
+        let best = keep
+            .iter()
+            .map(|&i| {
+                let (ty, g, v, _) = opts[i];
+                v - p.mu[ty] * f64::from(g)
+            })
+            .fold(if *none_ok { 0.0 } else { f64::NEG_INFINITY }, f64::max);
+        rest += best;
+        floors[o] = p.floor - rest - all;
+    }
+    floors
 }
 
 /// The optimum of `p` by dynamic programming over the GPUs used on each type (every job,
@@ -467,7 +661,14 @@ pub fn solve_exact(p: &Problem) -> Option<Solution> {
         .enumerate()
         .map(|(x, (_, opts))| (x, (0..opts.len()).collect(), true))
         .collect();
-    let picked = knapsack(&free, &open, &free.capacity, usize::MAX)?;
+    let (picked, _) = knapsack(
+        &free,
+        &open,
+        &free.capacity,
+        usize::MAX,
+        None,
+        &mut Slots::default(),
+    )?;
     for ((x, _, _), c) in open.iter().zip(picked) {
         let (j, opts) = &free.jobs[*x];
         pick[*j] = c.map(|i| opts[i].3);
@@ -541,6 +742,152 @@ mod tests {
         let s = solve(&p);
         assert_eq!(s.pick, vec![None, Some(0), None]);
         assert!((s.cost - (1.1 + 0.2 + 1.1)).abs() < 1e-12);
+    }
+
+    /// The plain program: every state of every layer visited in ascending order, a saving
+    /// replaced only by a larger one (nothing held first).
+    fn dense(free: &Free, capacity: &[f64]) -> (Vec<Option<usize>>, f64) {
+        let dims: Vec<usize> = capacity.iter().map(|&c| c as usize + 1).collect();
+        let stride: Vec<usize> = (0..dims.len())
+            .map(|t| dims[..t].iter().product())
+            .collect();
+        let states: usize = dims.iter().product();
+        let mut best = vec![f64::NEG_INFINITY; states];
+        best[0] = 0.0;
+        let mut take = Vec::new();
+        for (_, opts) in &free.jobs {
+            let mut next = best.clone();
+            let mut from = vec![0usize; states];
+            for s in 0..states {
+                for (i, &(ty, g, v, _)) in opts.iter().enumerate() {
+                    let s2 = s + g as usize * stride[ty];
+                    if best[s] > f64::NEG_INFINITY
+                        && (s / stride[ty]) % dims[ty] + (g as usize) < dims[ty]
+                        && best[s] + v > next[s2]
+                    {
+                        next[s2] = best[s] + v;
+                        from[s2] = i + 1;
+                    }
+                }
+            }
+            best = next;
+            take.push(from);
+        }
+        let mut s = 0;
+        for t in 0..states {
+            if best[t] > best[s] {
+                s = t;
+            }
+        }
+        let value = best[s];
+        let mut out = vec![None; free.jobs.len()];
+        for (x, (_, opts)) in free.jobs.iter().enumerate().rev() {
+            if let Some(i) = take[x][s].checked_sub(1) {
+                out[x] = Some(i);
+                s -= opts[i].1 as usize * stride[opts[i].0];
+            }
+        }
+        (out, value)
+    }
+
+    /// The program returns what the plain one does, and with states dropped below a
+    /// floor it returns the same, the same choices among equal optima included, whenever its result reaches
+    /// the floor, and always when the floor is a solution's saving. Costs on a coarse grid
+    /// and jobs repeated make ties common.
+    #[test]
+    fn dropping_states_below_a_floor_keeps_the_optimum_and_its_ties() {
+        let mut rng = Rng::new(5);
+        let mut reached = 0;
+        for case in 0..300 {
+            let caps = [
+                4 + rng.below(13) as u32,
+                2 + rng.below(9) as u32,
+                rng.below(9) as u32,
+            ];
+            let kinds: Vec<Vec<Choice>> = (0..1 + rng.below(6))
+                .map(|_| {
+                    let mut o = Vec::new();
+                    for ty in 0..3 {
+                        for g in [1u32, 2, 4, 8] {
+                            if rng.uniform() < 0.5 {
+                                o.push(c(ty, g, (rng.uniform() * 10.0).round() / 10.0));
+                            }
+                        }
+                    }
+                    o
+                })
+                .collect();
+            let jobs = 2 + rng.below(14) as usize;
+            let options: Vec<Vec<Choice>> = (0..jobs)
+                .map(|_| kinds[rng.below(kinds.len() as u64) as usize].clone())
+                .collect();
+            let fixed = vec![None; jobs];
+            let p = Problem {
+                capacity: &caps,
+                none_cost: 1.0,
+                options: &options,
+                fixed: &fixed,
+            };
+            let mut pick = vec![None; jobs];
+            let free = free_part(&p, &mut pick);
+            let open: Vec<(usize, Vec<usize>, bool)> = free
+                .jobs
+                .iter()
+                .enumerate()
+                .map(|(x, (_, opts))| (x, (0..opts.len()).collect(), true))
+                .collect();
+            let mut slots = Slots::default();
+            let Some(full) = knapsack(&free, &open, &free.capacity, usize::MAX, None, &mut slots)
+            else {
+                continue;
+            };
+            let plain = dense(&free, &free.capacity);
+            assert_eq!(full.0, plain.0, "case {case}");
+            assert_eq!(full.1.to_bits(), plain.1.to_bits(), "case {case}");
+            let mu: Vec<f64> = (0..3).map(|_| rng.uniform() * 0.2).collect();
+            let upper = free
+                .capacity
+                .iter()
+                .zip(&mu)
+                .map(|(c, m)| c * m)
+                .sum::<f64>()
+                + free
+                    .jobs
+                    .iter()
+                    .map(|(_, opts)| {
+                        opts.iter()
+                            .map(|&(ty, g, v, _)| v - mu[ty] * f64::from(g))
+                            .fold(0.0, f64::max)
+                    })
+                    .sum::<f64>();
+            let mut start = vec![None; free.jobs.len()];
+            let lower = repair_and_improve(&free, &mut start);
+            assert!(
+                lower <= full.1 + 1e-9 && full.1 <= upper + 1e-9,
+                "case {case}"
+            );
+            for share in [0.0, 0.4, 0.7, 1.0] {
+                let floor = upper - share * (upper - lower) - 1e-7 * (1.0 + upper.abs());
+                let prune = Prune { mu: &mu, floor };
+                let got = knapsack(
+                    &free,
+                    &open,
+                    &free.capacity,
+                    usize::MAX,
+                    Some(&prune),
+                    &mut slots,
+                );
+                match got {
+                    Some((pick, v)) if v >= floor => {
+                        reached += 1;
+                        assert_eq!(pick, full.0, "case {case}, share {share}");
+                        assert_eq!(v.to_bits(), full.1.to_bits(), "case {case}, share {share}");
+                    }
+                    _ => assert!(share < 1.0, "case {case}: the floor of a solution failed"),
+                }
+            }
+        }
+        assert!(reached > 400, "{reached}");
     }
 
     /// Random instances shaped like Sia's (jobs with 1 to 24 GPUs on three types): the
