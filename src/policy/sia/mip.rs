@@ -758,14 +758,14 @@ mod tests {
         for (_, opts) in &free.jobs {
             let mut next = best.clone();
             let mut from = vec![0usize; states];
-            for s in 0..states {
+            for (s, &b) in best.iter().enumerate() {
                 for (i, &(ty, g, v, _)) in opts.iter().enumerate() {
                     let s2 = s + g as usize * stride[ty];
-                    if best[s] > f64::NEG_INFINITY
+                    if b > f64::NEG_INFINITY
                         && (s / stride[ty]) % dims[ty] + (g as usize) < dims[ty]
-                        && best[s] + v > next[s2]
+                        && b + v > next[s2]
                     {
-                        next[s2] = best[s] + v;
+                        next[s2] = b + v;
                         from[s2] = i + 1;
                     }
                 }
