@@ -21,6 +21,7 @@
 //! - configurations are not limited to the servers the profile measured (the artifact's
 //!   "physical" node counts), only to the cluster's.
 
+mod knapsack;
 pub mod layout;
 pub mod matrix;
 pub mod mip;
