@@ -249,7 +249,7 @@ pub fn solve(p: &Problem) -> Solution {
 
 /// The floors [`close_gap`] tries in turn, as shares of the way from the bound down to
 /// the best solution known.
-const FLOOR_SHARES: [f64; 3] = [0.4, 0.7, 1.0];
+const FLOOR_SHARES: [f64; 3] = [0.1, 0.5, 1.0];
 
 /// Most (states x options) of the dynamic program [`close_gap`] runs.
 const EXACT_WORK: usize = 40_000_000;
@@ -296,12 +296,14 @@ fn close_gap(free: &Free, mu: &[f64], upper: f64, lower: f64) -> Option<Vec<Opti
         .sum();
     // The program drops the states that cannot reach a floor. Lower floors drop fewer, so
     // it first tries floors between the bound and `lower`: a result that reaches its
-    // floor is the optimum (every state dropped falls short of it).
+    // floor is the optimum (every state dropped falls short of it), and one that does not
+    // is a solution, so the next floor is at least its saving.
     let margin = 1e-7 * (1.0 + upper.abs());
     let mut picked = None;
     let mut slots = Slots::default();
+    let mut reached = f64::NEG_INFINITY;
     for share in FLOOR_SHARES {
-        let floor = upper - share * (upper - lower) - fixed - margin;
+        let floor = (upper - share * (upper - lower) - fixed).max(reached) - margin;
         let prune = Prune { mu, floor };
         if let Some((p, v)) = knapsack(
             &free.jobs,
@@ -315,6 +317,8 @@ fn close_gap(free: &Free, mu: &[f64], upper: f64, lower: f64) -> Option<Vec<Opti
                 picked = Some(p);
                 break;
             }
+            // A result short of its floor is still a solution: the optimum is no worse.
+            reached = reached.max(v);
         }
     }
     // Should rounding have put the floor above the optimum, the program runs again in full.
