@@ -249,7 +249,7 @@ pub fn solve(p: &Problem) -> Solution {
 
 /// The floors [`close_gap`] tries in turn, as shares of the way from the bound down to
 /// the best solution known.
-const FLOOR_SHARES: [f64; 3] = [0.1, 0.5, 1.0];
+const FLOOR_SHARES: [f64; 4] = [0.25, 0.5, 0.75, 1.0];
 
 /// Most (states x options) of the dynamic program [`close_gap`] runs.
 const EXACT_WORK: usize = 40_000_000;
