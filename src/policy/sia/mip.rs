@@ -26,8 +26,12 @@
 //! asked for beyond its capacity give up, least loss per GPU first, for their best option
 //! that still fits, or nothing) and improves it by single-job moves until none helps; it
 //! stops once the best solution is within [`GAP`] of the bound (Sia's artifact gives CBC the
-//! same 0.01%) or after [`MAX_ITERATIONS`]. [`solve_exact`] is dynamic programming over the
-//! GPUs used per type, for tests and for checking the gap on small clusters.
+//! same 0.01%) or after [`MAX_ITERATIONS`]. A gap left is closed, when the GPUs are few
+//! enough, by dynamic programming over the GPUs used per type (`knapsack.rs`), which
+//! visits only the states it reaches and drops those whose bound falls below a floor
+//! (first floors a quarter, half and three quarters of the way down from the bound: most
+//! gaps close above the best solution the steps found). [`solve_exact`] is the same
+//! program over every job and option, for tests and for checking the gap.
 //!
 //! Hand-written rather than a general MIP solver: the structure (three or so capacity rows
 //! over thousands of binaries) makes each pricing step a linear pass, no LP is needed, and
@@ -258,7 +262,8 @@ const EXACT_WORK: usize = 40_000_000;
 /// and a solution saving `lower`, a job's choice whose reduced saving falls short of its
 /// best by more than `upper - lower` cannot be in a better solution (reduced-cost fixing);
 /// jobs left with one choice take it, and the others are solved exactly by dynamic
-/// programming over the capacity they leave, if that is small enough. None otherwise.
+/// programming over the capacity they leave, if that is small enough (first with floors
+/// above `lower`, see [`FLOOR_SHARES`]). None otherwise.
 fn close_gap(free: &Free, mu: &[f64], upper: f64, lower: f64) -> Option<Vec<Option<usize>>> {
     let slack = upper - lower + 1e-9;
     let mut choice = vec![None; free.jobs.len()];
