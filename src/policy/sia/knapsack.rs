@@ -327,6 +327,18 @@ impl Bounds {
     }
 }
 
+/// The Lagrangian bound on the saving of `jobs` within `capacity` at prices `mu`.
+#[cfg(test)]
+pub(super) fn lagrangian(jobs: &[(usize, Vec<Opt>)], capacity: &[f64], mu: &[f64]) -> f64 {
+    let best = |o: &Vec<Opt>| {
+        o.iter()
+            .map(|&(ty, g, v, _)| v - mu[ty] * f64::from(g))
+            .fold(0.0, f64::max)
+    };
+    capacity.iter().zip(mu).map(|(c, m)| c * m).sum::<f64>()
+        + jobs.iter().map(|(_, o)| best(o)).sum::<f64>()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,15 +374,7 @@ mod tests {
             let (_, best) =
                 knapsack(&jobs, &open, &capacity, usize::MAX, None, &mut slots).expect("fits");
             let mu: Vec<f64> = (0..3).map(|_| rng.uniform() * 0.3).collect();
-            let relaxed: f64 = capacity.iter().zip(&mu).map(|(c, m)| c * m).sum::<f64>()
-                + jobs
-                    .iter()
-                    .map(|(_, o)| {
-                        o.iter()
-                            .map(|&(ty, g, v, _)| v - mu[ty] * f64::from(g))
-                            .fold(0.0, f64::max)
-                    })
-                    .sum::<f64>();
+            let relaxed = lagrangian(&jobs, &capacity, &mu);
             let dims: Vec<usize> = capacity.iter().map(|&c| c as usize + 1).collect();
             let p = Prune {
                 mu: &mu,

@@ -419,18 +419,22 @@ fn best_fit(opts: &[Opt], left: &[f64], current: Option<usize>) -> Option<usize>
     best.map(|b| b.0)
 }
 
+/// Every free job open to every option of it and to nothing, for [`knapsack`].
+fn every_option(free: &Free) -> Vec<(usize, Vec<usize>, bool)> {
+    free.jobs
+        .iter()
+        .enumerate()
+        .map(|(x, (_, opts))| (x, (0..opts.len()).collect(), true))
+        .collect()
+}
+
 /// The optimum of `p` by dynamic programming over the GPUs used on each type (every job,
 /// every option), or None when the states exceed [`EXACT_STATES`].
 pub fn solve_exact(p: &Problem) -> Option<Solution> {
     let n = p.options.len();
     let mut pick = vec![None; n];
     let free = free_part(p, &mut pick);
-    let open: Vec<(usize, Vec<usize>, bool)> = free
-        .jobs
-        .iter()
-        .enumerate()
-        .map(|(x, (_, opts))| (x, (0..opts.len()).collect(), true))
-        .collect();
+    let open = every_option(&free);
     let (picked, _) = knapsack(
         &free.jobs,
         &open,
@@ -600,12 +604,7 @@ mod tests {
             };
             let mut pick = vec![None; jobs];
             let free = free_part(&p, &mut pick);
-            let open: Vec<(usize, Vec<usize>, bool)> = free
-                .jobs
-                .iter()
-                .enumerate()
-                .map(|(x, (_, opts))| (x, (0..opts.len()).collect(), true))
-                .collect();
+            let open = every_option(&free);
             let mut slots = Slots::default();
             let Some(full) = knapsack(
                 &free.jobs,
@@ -621,21 +620,7 @@ mod tests {
             assert_eq!(full.0, plain.0, "case {case}");
             assert_eq!(full.1.to_bits(), plain.1.to_bits(), "case {case}");
             let mu: Vec<f64> = (0..3).map(|_| rng.uniform() * 0.2).collect();
-            let upper = free
-                .capacity
-                .iter()
-                .zip(&mu)
-                .map(|(c, m)| c * m)
-                .sum::<f64>()
-                + free
-                    .jobs
-                    .iter()
-                    .map(|(_, opts)| {
-                        opts.iter()
-                            .map(|&(ty, g, v, _)| v - mu[ty] * f64::from(g))
-                            .fold(0.0, f64::max)
-                    })
-                    .sum::<f64>();
+            let upper = crate::policy::sia::knapsack::lagrangian(&free.jobs, &free.capacity, &mu);
             let mut start = vec![None; free.jobs.len()];
             let lower = repair_and_improve(&free, &mut start);
             assert!(
