@@ -1,8 +1,9 @@
 //! DL2's bundled network in the page. The web build does not carry the weights (see
 //! [`crate::policy::dl2::bundled`]): the page fetches `dl2_weights.json` from beside itself
 //! when a parameter-server experiment without a network of its own is first shown, hands the
-//! text to the core, and posts it to every worker it starts before the worker's first
-//! request, so runs and steps in the worker and on the page use the same network.
+//! text to the core, and posts it once to each worker before that worker's next request
+//! (a worker kept for later runs keeps it), so runs and steps in the worker and on the page
+//! use the same network.
 
 use crate::experiment::Experiment;
 use crate::policy::dl2::bundled;

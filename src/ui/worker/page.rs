@@ -29,8 +29,9 @@ const KEEP_BELOW_BYTES: usize = 4 << 20;
 
 thread_local! {
     /// Workers ready for the next run: started before they were needed (their module
-    /// posted), or kept from a run that ended (their module instantiated and warm).
-    static SPARES: std::cell::RefCell<Vec<Worker>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// posted), or kept from a run that ended (their module instantiated and warm), each
+    /// with whether it has DL2's bundled network already.
+    static SPARES: std::cell::RefCell<Vec<(Worker, bool)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The name under which index.html leaves the worker it starts while the page's module
@@ -51,7 +52,7 @@ pub fn adopt_early_worker() {
         worker.terminate();
         return;
     }
-    SPARES.with(|s| s.borrow_mut().push(worker));
+    SPARES.with(|s| s.borrow_mut().push((worker, false)));
 }
 
 /// Start a worker for the next run now, so that run does not wait for a worker to start.
@@ -60,7 +61,7 @@ pub fn prepare_spare() {
         return;
     }
     if let Ok(worker) = new_worker() {
-        SPARES.with(|s| s.borrow_mut().push(worker));
+        SPARES.with(|s| s.borrow_mut().push((worker, false)));
     }
 }
 
@@ -89,6 +90,9 @@ pub struct WorkerHandle {
     /// Whether the worker's last message ended what it was asked (a run's or a shared run's
     /// final results).
     done: std::rc::Rc<std::cell::Cell<bool>>,
+    /// Whether the worker has been posted DL2's bundled network (the page's copy of it
+    /// never changes once loaded, and a worker keeps it while it lives).
+    networked: bool,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
 }
 
@@ -106,9 +110,9 @@ impl WorkerHandle {
     /// [`WorkerHandle::spawn`] for any answer handler: one copy of the code for every caller.
     fn start(request: &ToWorker, on_message: Box<dyn Fn(FromWorker)>) -> Result<Self, String> {
         let text = serde_json::to_string(request).map_err(|e| e.to_string())?;
-        let worker = match SPARES.with(|s| s.borrow_mut().pop()) {
-            Some(w) => w,
-            None => new_worker()?,
+        let (worker, networked) = match SPARES.with(|s| s.borrow_mut().pop()) {
+            Some(spare) => spare,
+            None => (new_worker()?, false),
         };
         let received = std::rc::Rc::new(std::cell::Cell::new(0));
         let counter = received.clone();
@@ -128,14 +132,16 @@ impl WorkerHandle {
             }
         });
         worker.set_onmessage(Some(cb.as_ref().unchecked_ref()));
-        let handle = WorkerHandle {
+        let mut handle = WorkerHandle {
             worker,
             received,
             done,
+            networked,
             _on_message: cb,
         };
-        if let Some(network) = crate::ui::network::text() {
+        if let Some(network) = crate::ui::network::text().filter(|_| !handle.networked) {
             handle.post(&ToWorker::Network(network.to_string()))?;
+            handle.networked = true;
         }
         handle
             .worker
@@ -173,7 +179,7 @@ impl Drop for WorkerHandle {
                 let mut spares = s.borrow_mut();
                 let room = spares.len() < MAX_SPARES;
                 if room {
-                    spares.push(self.worker.clone());
+                    spares.push((self.worker.clone(), self.networked));
                 }
                 room
             });
