@@ -63,10 +63,9 @@ pub(super) fn knapsack(
             let v0 = cur.value[k];
             let u = &cur.used[k * nt..(k + 1) * nt];
             let from = u32::try_from(k).ok()?;
-            let priced = bounds.as_ref().map(|b| b.terms(o + 1, u, &mut terms));
-            let below = |v: f64, add: Option<(usize, u32)>| match (&bounds, priced) {
-                (Some(b), Some(priced)) => b.below(o + 1, v, priced, &terms, u, add),
-                _ => false,
+            let priced = bounds.as_ref().map(|b| (b, b.terms(o + 1, u, &mut terms)));
+            let below = |v: f64, add: Option<(usize, u32)>| {
+                priced.is_some_and(|(b, priced)| b.below(o + 1, v, priced, &terms, u, add))
             };
             if *none_ok && !below(v0, None) {
                 let before = |held: u8, _| held != 0;

@@ -565,9 +565,9 @@ mod tests {
     }
 
     /// The program returns what the plain one does, and with states dropped below a
-    /// floor it returns the same, the same choices among equal optima included, whenever its result reaches
-    /// the floor, and always when the floor is a solution's saving. Costs on a coarse grid
-    /// and jobs repeated make ties common.
+    /// floor it returns the same, the same choices among equal optima included, whenever
+    /// its result reaches the floor, and always when the floor is a solution's saving.
+    /// Costs on a coarse grid and jobs repeated make ties common.
     #[test]
     fn dropping_states_below_a_floor_keeps_the_optimum_and_its_ties() {
         let mut rng = Rng::new(5);
