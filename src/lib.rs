@@ -2,10 +2,10 @@
 //!
 //! One crate holds simulators of a heterogeneous GPU cluster in five mechanisms (rounds,
 //! ticks, pools, events, slots) and the scheduling policies of Gavel, Pollux, Sia, DL2, Aryl
-//! and PickyMan plus classic baselines. The
-//! core (everything but `cli` and `ui`) does no I/O, reads no clock and starts no threads, so
-//! it runs the same natively and in WebAssembly: the same experiment and seed give the same
-//! numbers on both.
+//! and PickyMan plus classic baselines. The core (everything but `cli`; the web page is the
+//! `orrery-ui` crate in `ui/`) does no I/O, reads no clock and starts no threads, so it runs
+//! the same natively and in WebAssembly: the same experiment and seed give the same numbers
+//! on both.
 //!
 //! One shell runs every policy: [`experiment::Experiment`] is the one description of a run;
 //! [`experiment::Resolved`] checks it and hands every mechanism the same world
@@ -16,7 +16,7 @@
 //! isolated baseline) for the CLI, the page's worker and the tests.
 //!
 //! Modules depend downward only: `math`, `rng`, `order`; `model`, `nn`; `workload`; `sim`;
-//! `policy`; `metrics`; `experiment`; `view`; the CLI and `ui` on top (see
+//! `policy`; `metrics`; `experiment`; `view`; the CLI and the page's crate on top (see
 //! `docs/architecture.md`).
 
 #![deny(missing_docs)]
@@ -31,8 +31,6 @@ pub mod order;
 pub mod policy;
 pub mod rng;
 pub mod sim;
-#[cfg(target_arch = "wasm32")]
-pub mod ui;
 pub mod view;
 pub mod workload;
 

@@ -1,5 +1,4 @@
-//! The `orrery` binary: the CLI natively, the web playground in WebAssembly (one module for
-//! the page and its Web Worker).
+//! The `orrery` binary: the CLI. (The web page's module is the `orrery-ui` crate, `ui/`.)
 
 #[cfg(not(target_arch = "wasm32"))]
 mod cli;
@@ -10,10 +9,4 @@ fn main() {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn main() {
-    if orrery::ui::worker::in_worker() {
-        orrery::ui::worker::worker_main();
-    } else {
-        orrery::ui::start();
-    }
-}
+fn main() {}

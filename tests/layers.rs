@@ -1,6 +1,7 @@
-//! The code's layers: modules depend one way. Reads every source file under `src/`, follows
-//! each `use` tree and every `crate::`, `super::` and `orrery::` path in code (comments and
-//! strings are skipped), and checks that
+//! The code's layers: modules depend one way. Reads every source file under `src/` and the
+//! page's crate under `ui/src/` (as the module `ui`), follows each `use` tree and every
+//! `crate::`, `super::` and `orrery::` path in code (comments and strings are skipped), and
+//! checks that
 //! - the top-level modules, and the modules one level below each of them, form no import
 //!   cycle;
 //! - every top-level module depends only on modules of its layer or below (the small
@@ -32,16 +33,19 @@ const LAYERS: &[&[&str]] = &[
 
 type Module = Vec<String>;
 
-/// One source file: its module path and its text with comments and strings blanked.
+/// One source file: its module path, the module its crate's root is (`crate::` there: the
+/// core's root, or `ui` for the page's crate), and its text with comments and strings
+/// blanked.
 struct Source {
     file: String,
     module: Module,
+    krate: Module,
     code: String,
 }
 
-fn src_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
-}
+/// The crates read: their source folder (under the repository), and the module their root
+/// is.
+const CRATES: &[(&str, &[&str])] = &[("src", &[]), ("ui/src", &["ui"])];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -296,12 +300,19 @@ fn paths_in(code: &str) -> Vec<(usize, Vec<String>)> {
     out
 }
 
-/// The module `path` (as named in module `from`) points into, if it is one of the crate's:
-/// the longest known module its absolute form starts with.
-fn resolve(from: &Module, path: &[String], modules: &BTreeSet<Module>) -> Option<Module> {
+/// The module `path` (as named in module `from`, of the crate whose root is `krate`) points
+/// into, if it is one of the modules read: the longest known module its absolute form starts
+/// with.
+fn resolve(
+    from: &Module,
+    krate: &Module,
+    path: &[String],
+    modules: &BTreeSet<Module>,
+) -> Option<Module> {
     let first = path.first()?;
     let mut abs: Vec<String> = match first.as_str() {
-        "crate" | "orrery" => Vec::new(),
+        "crate" => krate.clone(),
+        "orrery" => Vec::new(),
         "super" => from.clone(),
         _ => return None,
     };
@@ -321,23 +332,26 @@ fn resolve(from: &Module, path: &[String], modules: &BTreeSet<Module>) -> Option
 }
 
 fn sources() -> Vec<Source> {
-    let root = src_dir();
-    let mut files = Vec::new();
-    rust_files(&root, &mut files);
-    files
-        .iter()
-        .filter_map(|f| {
-            let rel = f.strip_prefix(&root).expect("under src");
-            let module = module_of(rel)?;
+    let mut out = Vec::new();
+    for &(dir, krate) in CRATES {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let krate: Module = krate.iter().map(|s| s.to_string()).collect();
+        let mut files = Vec::new();
+        rust_files(&root, &mut files);
+        out.extend(files.iter().filter_map(|f| {
+            let rel = f.strip_prefix(&root).expect("under the crate's folder");
+            let module: Module = krate.iter().cloned().chain(module_of(rel)?).collect();
             let text =
                 std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
             Some(Source {
-                file: format!("src/{}", rel.display()),
+                file: format!("{dir}/{}", rel.display()),
                 module,
+                krate: krate.clone(),
                 code: blank_non_code(&text),
             })
-        })
-        .collect()
+        }));
+    }
+    out
 }
 
 /// Dependencies between modules cut at `depth` segments (top-level modules at 1; at 2, the
@@ -350,7 +364,7 @@ fn graph(sources: &[Source], depth: usize) -> BTreeMap<(Module, Module), String>
             continue;
         }
         for (line, path) in paths_in(&s.code) {
-            let Some(to) = resolve(&s.module, &path, &modules) else {
+            let Some(to) = resolve(&s.module, &s.krate, &path, &modules) else {
                 continue;
             };
             if to.len() < depth || to[..depth - 1] != s.module[..depth - 1] {
@@ -536,13 +550,24 @@ fn the_reader_finds_paths_in_use_trees_and_code_only() {
     .collect();
     let from: Module = vec!["a".into(), "b".into(), "c".into()];
     let p = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
+    let core: Module = Vec::new();
     assert_eq!(
-        resolve(&from, &p("super::super::g::h"), &modules),
+        resolve(&from, &core, &p("super::super::g::h"), &modules),
         Some(vec!["a".into()])
     );
     assert_eq!(
-        resolve(&from, &p("crate::g::h"), &modules),
+        resolve(&from, &core, &p("crate::g::h"), &modules),
         Some(vec!["g".into()])
     );
-    assert_eq!(resolve(&from, &p("std::x"), &modules), None);
+    assert_eq!(resolve(&from, &core, &p("std::x"), &modules), None);
+    // In a crate whose root is the module `a`, `crate::` is `a` and `orrery::` the core.
+    let a: Module = vec!["a".into()];
+    assert_eq!(
+        resolve(&from, &a, &p("crate::b::x"), &modules),
+        Some(vec!["a".into(), "b".into()])
+    );
+    assert_eq!(
+        resolve(&from, &a, &p("orrery::g::h"), &modules),
+        Some(vec!["g".into()])
+    );
 }

@@ -29,11 +29,11 @@ chromium --version
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-step "clippy (native, all targets)"
-cargo clippy --all-targets -- -D warnings
+step "clippy (native, all targets, the core and the page's crate)"
+cargo clippy --workspace --all-targets -- -D warnings
 
-step "clippy (wasm32: library and page)"
-cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
+step "clippy (wasm32: the core and the page's crate)"
+cargo clippy --workspace --target wasm32-unknown-unknown --lib --bins -- -D warnings
 
 step "Rust tests (release)"
 if [ ! -d ../shared/reference ]; then

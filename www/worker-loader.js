@@ -4,7 +4,7 @@
 // worker and answers the page. The page posts its request right after the module: requests
 // that arrive before the module is instantiated wait here and are handed to the worker's
 // own handler once it is installed. Trunk.toml keeps file names unhashed so these paths hold.
-import init from './orrery.js';
+import init from './orrery-page.js';
 
 const waiting = [];
 let started = false;
@@ -14,12 +14,12 @@ function early(e) {
     return;
   }
   started = true;
-  const module = e.data instanceof WebAssembly.Module ? e.data : new URL('./orrery_bg.wasm', import.meta.url);
+  const module = e.data instanceof WebAssembly.Module ? e.data : new URL('./orrery-page_bg.wasm', import.meta.url);
   init({ module_or_path: module }).then(() => {
     removeEventListener('message', early);
     for (const data of waiting) dispatchEvent(new MessageEvent('message', { data }));
   }, (err) => {
-    // The page shows this as the run's error (FromWorker::Failed in src/ui/worker.rs).
+    // The page shows this as the run's error (FromWorker::Failed in ui/src/worker/protocol.rs).
     postMessage(JSON.stringify({ Failed: `the worker could not start: ${err}` }));
   });
 }

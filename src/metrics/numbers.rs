@@ -1,5 +1,5 @@
 //! A run's per-round series as one flat list of numbers, the form in which the page's
-//! workers send it (`src/ui/wire.rs`): for each point its start, end, active jobs, running
+//! workers send it (`ui/src/wire.rs`): for each point its start, end, active jobs, running
 //! jobs, the number of GPU types and that many busy GPU counts. Times keep their bits;
 //! counts are whole numbers, exact in an `f64`.
 

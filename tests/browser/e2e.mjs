@@ -71,7 +71,7 @@ await run(async (browser) => {
   });
 
   await test('the per-round and per-job CSV downloads hold the CLI\'s rows of each policy, to the byte', async () => {
-    // The series travel from the workers as numbers beside the JSON (src/ui/wire.rs), the
+    // The series travel from the workers as numbers beside the JSON (ui/src/wire.rs), the
     // per-job rows as the CSV the worker wrote; both must come out as the CLI writes them.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orrery-csv-'));
     try {

@@ -10,11 +10,11 @@ out="${1:-/tmp/dist-prof}"
 trunk build --release --dist "$out"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-wasm-bindgen --target web --no-typescript --keep-debug --out-dir "$tmp" --out-name orrery \
-  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/orrery.wasm"
+wasm-bindgen --target web --no-typescript --keep-debug --out-dir "$tmp" --out-name orrery-page \
+  "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/orrery-page.wasm"
 wasm-opt -O3 -g "${WASM_OPT_FEATURES[@]}" "${WASM_OPT_PAGE[@]}" \
-  "$tmp/orrery_bg.wasm" -o "$out/orrery_bg.wasm"
-cp "$tmp/orrery.js" "$out/orrery.js"
+  "$tmp/orrery-page_bg.wasm" -o "$out/orrery-page_bg.wasm"
+cp "$tmp/orrery-page.js" "$out/orrery-page.js"
 # The module and its glue are new: their integrity hashes in the page no longer hold.
 sed -i 's/ integrity="[^"]*"//g' "$out/index.html"
 echo "profile-build: $out (function names kept)"
