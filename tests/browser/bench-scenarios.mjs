@@ -3,15 +3,16 @@
 // same comparison run twice more in that page (from the click to the complete table, and
 // the longest worker's computing), each against `orrery compare --link LINK --format json`
 // natively (the CLI runs the policies on as many threads as there are cores, as the page runs
-// them on as many workers). Prints one row per scenario and writes the numbers as JSON to
-// target/bench-scenarios.json; not a test.
+// them on as many workers). The page times itself: its completion is watched from inside it
+// (harness.mjs, runAgain), never polled from here. Prints one row per scenario and writes
+// the numbers as JSON to target/bench-scenarios.json; not a test.
 // Needs dist/ (trunk build --release; ORRERY_DIST names another build's folder) and
 // target/release/orrery. ORRERY_BENCH_SCENARIOS=a,b limits the scenarios; ORRERY_BENCH_PAGES
 // sets how many fresh pages each scenario is opened in (default 2).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
-import { root, serve, launch, median, ORRERY } from './harness.mjs';
+import { root, serve, launch, median, runAgain, ORRERY } from './harness.mjs';
 
 const PORT = Number(process.env.ORRERY_BENCH_PORT || 8097);
 const BASE = `http://127.0.0.1:${PORT}/`;
@@ -34,13 +35,24 @@ function native(link, n) {
   return median(times);
 }
 
-// Resolves when the summary table is complete with `rows` rows; confirms a run the page asks
-// about first (long runs do).
-function complete(page, rows, timeout) {
-  return page.waitForFunction((n) => (document.querySelector('#confirm-run')?.click() || true)
-    && document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
-    && !document.querySelector('#cancel')
-    && document.querySelectorAll('#summary tbody tr').length >= n, rows, { timeout, polling: 10 });
+// Runs in the page from its first script on: resolves `self.orreryBenchLink` with the times
+// (ms since the navigation) when the summary table first has a row and when it is complete
+// with `n` rows, confirming a run the page asks about first. A MutationObserver wakes it as
+// the page changes, so the page is not polled from outside while it works (runAgain says why).
+function watchLink(n) {
+  self.orreryBenchLink = new Promise((resolve) => {
+    let first = null;
+    const obs = new MutationObserver(() => {
+      document.querySelector('#confirm-run')?.click();
+      if (first === null && document.querySelector('#summary tbody tr')) first = performance.now();
+      if (first !== null && document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
+        && !document.querySelector('#cancel') && document.querySelectorAll('#summary tbody tr').length >= n) {
+        obs.disconnect();
+        resolve([first, performance.now()]);
+      }
+    });
+    obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  });
 }
 
 const server = await serve(dist, PORT);
@@ -55,18 +67,13 @@ try {
     for (let p = 0; p < pages; p++) {
       const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
       const page = await ctx.newPage();
-      const t0 = Date.now();
+      await page.addInitScript(watchLink, rows);
       await page.goto(BASE + link.slice(link.indexOf('#')));
-      await page.waitForFunction(() => (document.querySelector('#confirm-run')?.click() || true)
-        && document.querySelector('#summary tbody tr'), null, { timeout: 600000, polling: 10 });
-      first.push(Date.now() - t0);
-      await complete(page, rows, 600000);
-      last.push(Date.now() - t0);
+      const [f, l] = await page.evaluate(() => self.orreryBenchLink);
+      first.push(f);
+      last.push(l);
       for (let i = 0; i < 2; i++) {
-        await page.click('#compare');
-        await page.waitForFunction(() => (document.querySelector('#confirm-run')?.click() || true)
-          && !document.querySelector('#summary[data-complete=true]'), null, { timeout: 120000, polling: 10 });
-        await complete(page, rows, 600000);
+        await runAgain(page, { rows, confirm: true, timeout: 600000 });
         again.push(Number(await page.getAttribute('#run-ms', 'data-ms')));
         computing.push(Number(await page.getAttribute('#run-ms', 'data-compute-ms')));
       }
