@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
-import { root, serve, launch, median, runAgain, ORRERY } from './harness.mjs';
+import { root, serve, launch, median, runAgain, watchSummary, ORRERY } from './harness.mjs';
 
 const PORT = Number(process.env.ORRERY_BENCH_PORT || 8097);
 const BASE = `http://127.0.0.1:${PORT}/`;
@@ -35,26 +35,6 @@ function native(link, n) {
   return median(times);
 }
 
-// Runs in the page from its first script on: resolves `self.orreryBenchLink` with the times
-// (ms since the navigation) when the summary table first has a row and when it is complete
-// with `n` rows, confirming a run the page asks about first. A MutationObserver wakes it as
-// the page changes, so the page is not polled from outside while it works (runAgain says why).
-function watchLink(n) {
-  self.orreryBenchLink = new Promise((resolve) => {
-    let first = null;
-    const obs = new MutationObserver(() => {
-      document.querySelector('#confirm-run')?.click();
-      if (first === null && document.querySelector('#summary tbody tr')) first = performance.now();
-      if (first !== null && document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
-        && !document.querySelector('#cancel') && document.querySelectorAll('#summary tbody tr').length >= n) {
-        obs.disconnect();
-        resolve([first, performance.now()]);
-      }
-    });
-    obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  });
-}
-
 const server = await serve(dist, PORT);
 const browser = await launch();
 const out = [];
@@ -67,9 +47,9 @@ try {
     for (let p = 0; p < pages; p++) {
       const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
       const page = await ctx.newPage();
-      await page.addInitScript(watchLink, rows);
+      const watch = await watchSummary(page, rows);
       await page.goto(BASE + link.slice(link.indexOf('#')));
-      const [f, l] = await page.evaluate(() => self.orreryBenchLink);
+      const [f, l] = await watch();
       first.push(f);
       last.push(l);
       for (let i = 0; i < 2; i++) {

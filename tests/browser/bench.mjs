@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { root, serve, launch, compareAgain, median } from './harness.mjs';
+import { root, serve, launch, compareAgain, watchSummary, median } from './harness.mjs';
 
 const PORT = 8098;
 const BASE = `http://127.0.0.1:${PORT}/`;
@@ -55,8 +55,9 @@ try {
     const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     ctx.on('request', (r) => { const p = new URL(r.url()).pathname; if (p.endsWith('.wasm')) wasmFiles.add(path.basename(p)); });
     const page = await ctx.newPage();
-    const t0 = Date.now();
+    const watch = await watchSummary(page, 1);
     await page.goto(BASE);
+    await watch();
     await page.waitForFunction(() => document.documentElement.hasAttribute('data-first-chart-ms'), null, { timeout: 120000 });
     const nav = await page.evaluate(() => Number(document.documentElement.getAttribute('data-first-chart-ms')));
     first.push(nav);
@@ -97,8 +98,9 @@ try {
   {
     const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const page = await ctx.newPage();
+    const watch = await watchSummary(page, 1);
     await page.goto(BASE);
-    await page.waitForSelector('#summary[data-complete=true] tbody tr', { timeout: 120000 });
+    await watch();
     const warm = [];
     for (let i = 0; i < 5; i++) {
       await compareAgain(page, 120000);
@@ -122,10 +124,9 @@ try {
     for (let i = 0; i < 2; i++) {
       const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
       const page = await ctx.newPage();
-      const t0 = Date.now();
+      const watch = await watchSummary(page, 1);
       await page.goto(BASE + gavelLink.slice(gavelLink.indexOf('#')));
-      await page.waitForSelector('#summary[data-complete=true] tbody tr', { timeout: 300000 });
-      gPage.push(Date.now() - t0);
+      gPage.push((await watch())[1]);
       await ctx.close();
     }
     rows.push(['gavel preset: link opened to last row / orrery compare --link', `${median(gPage).toFixed(0)} ms / ${median(gNat).toFixed(0)} ms = ${(median(gPage) / median(gNat)).toFixed(2)}x`, '<= 2x']);

@@ -155,6 +155,29 @@ export async function runAgain(page, { rows = 1, confirm = false, timeout = 3000
   }), [rows, confirm, timeout]);
 }
 
+// Before a navigation: watches the page from its first script on (a MutationObserver, as
+// runAgain) for its summary table. Returns a function that resolves, once the table is
+// complete with `rows` rows, with the times (ms since the navigation) when it first had a
+// row and when it was complete; a run the page asks about is confirmed.
+export async function watchSummary(page, rows) {
+  await page.addInitScript((n) => {
+    self.orreryWatched = new Promise((resolve) => {
+      let first = null;
+      const obs = new MutationObserver(() => {
+        document.querySelector('#confirm-run')?.click();
+        if (first === null && document.querySelector('#summary tbody tr')) first = performance.now();
+        if (first !== null && document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
+          && !document.querySelector('#cancel') && document.querySelectorAll('#summary tbody tr').length >= n) {
+          obs.disconnect();
+          resolve([first, performance.now()]);
+        }
+      });
+      obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+  }, rows);
+  return () => page.evaluate(() => self.orreryWatched);
+}
+
 // runAgain with its defaults (one row, no confirmation).
 export async function compareAgain(page, timeout = 300000) {
   await runAgain(page, { timeout });
