@@ -4,7 +4,7 @@
 // the longest worker's computing), each against `orrery compare --link LINK --format json`
 // natively (the CLI runs the policies on as many threads as there are cores, as the page runs
 // them on as many workers). The page times itself: its completion is watched from inside it
-// (harness.mjs, runAgain), never polled from here. Prints one row per scenario and writes
+// (harness.mjs, watchInPage), never polled from here. Prints one row per scenario and writes
 // the numbers as JSON to target/bench-scenarios.json; not a test.
 // Needs dist/ (trunk build --release; ORRERY_DIST names another build's folder) and
 // target/release/orrery. ORRERY_BENCH_SCENARIOS=a,b limits the scenarios; ORRERY_BENCH_PAGES

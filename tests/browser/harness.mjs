@@ -121,61 +121,64 @@ export function launch() {
   });
 }
 
-// Runs the page's experiment again (Compare) and waits until its summary has left its
-// complete state and come back to it with no run left to cancel (and at least `rows` rows;
-// `confirm`: confirms a run the page asks about first). The click and the waiting happen in
-// the page, which a MutationObserver wakes as it changes: polling the page from here every
-// 10 ms took CPU from the page and its workers on a 2-core machine (the `classic` scenario's
-// rerun measured 102 ms polled against 66 ms observed, medians of 8 alternating reruns).
-export async function runAgain(page, { rows = 1, confirm = false, timeout = 300000 } = {}) {
-  await page.waitForSelector('#compare:not([disabled])', { timeout });
-  await page.evaluate(([n, yes, ms]) => new Promise((resolve, reject) => {
-    let left = false;
-    const settled = () => {
-      if (yes) document.querySelector('#confirm-run')?.click();
+// Runs in the page (as an init script or evaluated): sets `self.orreryWatched` to a promise
+// of the times (ms since the navigation) when the summary table first had a row and when it
+// was complete: marked complete, no run left to cancel and at least `rows` rows. With
+// `rerun` it clicks Compare and waits for the summary to leave its complete state first;
+// with `confirm` it confirms a run the page asks about. A MutationObserver wakes it as the
+// page changes: polling the page from outside every 10 ms took CPU from the page and its
+// workers on a 2-core machine (the `classic` scenario's rerun measured 102 ms polled against
+// 66 ms observed, medians of 8 alternating reruns).
+function watchInPage({ rows, confirm, rerun }) {
+  self.orreryWatched = new Promise((resolve) => {
+    let first = null;
+    let left = !rerun;
+    const obs = new MutationObserver(() => {
+      if (confirm) document.querySelector('#confirm-run')?.click();
+      if (first === null && document.querySelector('#summary tbody tr')) first = performance.now();
       const done = document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
         && !document.querySelector('#cancel')
-        && document.querySelectorAll('#summary tbody tr').length >= n;
+        && document.querySelectorAll('#summary tbody tr').length >= rows;
       if (!done) left = true;
-      return left && done;
-    };
-    const obs = new MutationObserver(() => {
-      if (settled()) {
+      if (left && done) {
         obs.disconnect();
-        clearTimeout(timer);
-        resolve();
+        resolve([first, performance.now()]);
       }
     });
-    const timer = setTimeout(() => {
-      obs.disconnect();
-      reject(new Error(`the run did not complete within ${ms} ms`));
-    }, ms);
     obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    document.querySelector('#compare').click();
-  }), [rows, confirm, timeout]);
+    if (rerun) document.querySelector('#compare').click();
+  });
 }
 
-// Before a navigation: watches the page from its first script on (a MutationObserver, as
-// runAgain) for its summary table. Returns a function that resolves, once the table is
+// What the page's watcher resolves with, or an error after `timeout` ms.
+async function watched(page, timeout) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the run did not complete within ${timeout} ms`)), timeout);
+  });
+  try {
+    return await Promise.race([page.evaluate(() => self.orreryWatched), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// Runs the page's experiment again (Compare) and waits until its summary has left its
+// complete state and come back to it with no run left to cancel (and at least `rows` rows;
+// `confirm`: confirms a run the page asks about first), watched from inside the page.
+export async function runAgain(page, { rows = 1, confirm = false, timeout = 300000 } = {}) {
+  await page.waitForSelector('#compare:not([disabled])', { timeout });
+  await page.evaluate(watchInPage, { rows, confirm, rerun: true });
+  await watched(page, timeout);
+}
+
+// Before a navigation: watches the page from its first script on for its summary table,
+// confirming a run the page asks about. Returns a function that resolves, once the table is
 // complete with `rows` rows, with the times (ms since the navigation) when it first had a
-// row and when it was complete; a run the page asks about is confirmed.
-export async function watchSummary(page, rows) {
-  await page.addInitScript((n) => {
-    self.orreryWatched = new Promise((resolve) => {
-      let first = null;
-      const obs = new MutationObserver(() => {
-        document.querySelector('#confirm-run')?.click();
-        if (first === null && document.querySelector('#summary tbody tr')) first = performance.now();
-        if (first !== null && document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
-          && !document.querySelector('#cancel') && document.querySelectorAll('#summary tbody tr').length >= n) {
-          obs.disconnect();
-          resolve([first, performance.now()]);
-        }
-      });
-      obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    });
-  }, rows);
-  return () => page.evaluate(() => self.orreryWatched);
+// row and when it was complete.
+export async function watchSummary(page, rows, timeout = 600000) {
+  await page.addInitScript(watchInPage, { rows, confirm: true, rerun: false });
+  return () => watched(page, timeout);
 }
 
 // runAgain with its defaults (one row, no confirmation).
