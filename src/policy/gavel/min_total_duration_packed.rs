@@ -74,6 +74,7 @@ impl MinTotalDurationPacked {
                 thr,
                 terms,
                 &k,
+                true,
                 |j, v| v / steps(j),
                 |j, e| e / steps(j),
             )

@@ -145,6 +145,12 @@ impl Lp {
         self
     }
 
+    /// Whether to keep Clarabel's iterative refinement, for an LP built in place (see
+    /// [`Lp::without_refinement`]).
+    pub fn set_refinement(&mut self, refine: bool) {
+        self.refine = refine;
+    }
+
     /// Add a free variable (an epigraph variable, say).
     pub fn add_free(&mut self) -> Variable {
         self.vars.add(variable())

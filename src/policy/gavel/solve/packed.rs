@@ -489,17 +489,21 @@ impl Rows {
     /// scaling as one factor, for column generation), then the least over the jobs of
     /// `reached(j, effective throughput of j)`. None when the LP fails or the least is not
     /// a positive number. Makespan's rate and finish-time fairness's scaling share it: each
-    /// passes its own arithmetic, so the numbers are those of its own formula.
+    /// passes its own arithmetic, so the numbers are those of its own formula, and says
+    /// whether the LPs keep Clarabel's iterative refinement ([`Lp::without_refinement`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn max_common_factor(
         &self,
         view: &PolicyView,
         thr: &[Vec<f64>],
         terms: &[Vec<(usize, Vec<f64>)>],
         k: &[f64],
+        refine: bool,
         scale: impl Fn(usize, f64) -> f64,
         reached: impl Fn(usize, f64) -> f64,
     ) -> Option<(Vec<Vec<f64>>, f64)> {
         let x = self.maximise(view, k, |lp| {
+            lp.set_refinement(refine);
             let z = lp.add_free();
             for (j, t) in terms.iter().enumerate() {
                 let scaled: Vec<(usize, Vec<f64>)> = t
