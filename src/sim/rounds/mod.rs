@@ -182,6 +182,8 @@ pub struct Simulator {
     scratch: RoundScratch,
     /// Server failures and checkpoints, when the experiment has them.
     faults: Option<FaultState>,
+    /// Under failures, each job's GPUs as the failures see them, from the last round it ran.
+    held: Vec<Option<progress::HeldAt>>,
 }
 
 /// Buffers of one round kept for the next, so that a round allocates little; their
@@ -320,6 +322,7 @@ impl Simulator {
             last_sharers: no_owners,
             colocation,
             scratch: RoundScratch::default(),
+            held: faults.as_ref().map_or_else(Vec::new, |_| vec![None; m]),
             faults,
             cfg,
             cluster,
