@@ -14,6 +14,8 @@ pub struct TypePool {
     free: u32,
     /// Every GPU below this index is taken (GPUs are only taken during a round).
     first_free: usize,
+    /// Whether any GPU was made unavailable ([`TypePool::block`]).
+    blocked: bool,
 }
 
 impl TypePool {
@@ -31,6 +33,7 @@ impl TypePool {
             owner,
             free: count,
             first_free: 0,
+            blocked: false,
         }
     }
 
@@ -46,9 +49,11 @@ impl TypePool {
 
     /// Who holds each GPU, consuming the pool.
     pub fn into_owners(mut self) -> Vec<Option<JobId>> {
-        for o in &mut self.owner {
-            if *o == Some(BLOCKED) {
-                *o = None;
+        if self.blocked {
+            for o in &mut self.owner {
+                if *o == Some(BLOCKED) {
+                    *o = None;
+                }
             }
         }
         self.owner
@@ -61,28 +66,25 @@ impl TypePool {
             if let Some(o @ None) = self.owner.get_mut(i as usize) {
                 *o = Some(BLOCKED);
                 self.free -= 1;
+                self.blocked = true;
             }
         }
     }
 
     /// Take exactly `ids` for `job` if they are all free (and distinct).
     pub fn take_exact(&mut self, job: JobId, ids: &[u32]) -> bool {
-        if ids
-            .iter()
-            .any(|&i| self.owner.get(i as usize).is_none_or(|o| o.is_some()))
-        {
-            return false;
-        }
-        // All free: claim them in order; an id met twice is already claimed the second
-        // time, and the claims are taken back (linear in the gang, however large).
+        // Claim them in order, in one pass over the gang (however large); an id that is
+        // taken, missing or met twice (claimed the first time) takes the claims back.
         for (k, &i) in ids.iter().enumerate() {
-            if self.owner[i as usize].is_some() {
-                for &r in &ids[..k] {
-                    self.owner[r as usize] = None;
+            match self.owner.get_mut(i as usize) {
+                Some(o @ None) => *o = Some(job),
+                _ => {
+                    for &r in &ids[..k] {
+                        self.owner[r as usize] = None;
+                    }
+                    return false;
                 }
-                return false;
             }
-            self.owner[i as usize] = Some(job);
         }
         self.free -= ids.len() as u32;
         true
