@@ -121,15 +121,26 @@ impl Eq for Placement {}
 /// nothing (serialised as a list, like a `Vec`).
 pub type GpuIds = smallvec::SmallVec<[u32; 8]>;
 
-/// Whether two GPU lists are equal. Blocks of 16 ids are compared without an early exit
-/// inside a block, which compiles to vector instructions: slice equality calls `memcmp`,
-/// which the WebAssembly module has only as a byte-by-byte loop, and a job's placement is
-/// compared with its last one in every round (a 16,384-GPU gang's took most of the
-/// `llama3` scenario's time in the page).
+/// Whether two GPU lists are equal. A job's placement is compared with its last one in every
+/// round, and slice equality calls `memcmp`, which the WebAssembly module has only as a
+/// byte-by-byte loop (a 16,384-GPU gang's took most of the `llama3` scenario's time in the
+/// page): long lists are compared by [`same_long`].
 pub fn same_gpus(a: &[u32], b: &[u32]) -> bool {
     if a.len() != b.len() {
         return false;
     }
+    if a.len() < 64 {
+        return a == b;
+    }
+    same_long(a, b)
+}
+
+/// [`same_gpus`] for two long lists of one length: blocks of 16 ids compared without an early
+/// exit inside a block, which compiles to vector instructions. Kept out of its callers: with
+/// the vector code inlined into the rounds' functions, a link's first results in the page came
+/// about 250 ms later (the `gavel` scenario, three alternations).
+#[inline(never)]
+fn same_long(a: &[u32], b: &[u32]) -> bool {
     let (blocks_a, rest_a) = a.as_chunks::<16>();
     let (blocks_b, rest_b) = b.as_chunks::<16>();
     for (x, y) in blocks_a.iter().zip(blocks_b) {
