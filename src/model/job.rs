@@ -125,7 +125,7 @@ pub type GpuIds = smallvec::SmallVec<[u32; 8]>;
 /// round, and slice equality calls `memcmp`, which the WebAssembly module has only as a
 /// byte-by-byte loop (a 16,384-GPU gang's took most of the `llama3` scenario's time in the
 /// page): long lists are compared by [`same_long`].
-pub fn same_gpus(a: &[u32], b: &[u32]) -> bool {
+fn same_gpus(a: &[u32], b: &[u32]) -> bool {
     if a.len() != b.len() {
         return false;
     }

@@ -141,7 +141,7 @@ impl Lp {
     /// When Clarabel stops short of those tolerances unrefined (its "almost solved", whose
     /// point may break a row by 1e-5 or more), the LP is solved again with refinement.
     pub fn without_refinement(mut self) -> Self {
-        self.refine = false;
+        self.set_refinement(false);
         self
     }
 
