@@ -27,7 +27,15 @@
 //! one stops short of them), which takes a third off each LP; being a point of the same
 //! tolerance, the answer moves slightly (on Gavel's static trace, 8:8:8, average JCT 91,283.8
 //! s -> 90,002.8 s).
+//!
+//! A decision's scaling LPs differ only in their coefficients, so they share one Clarabel
+//! solver ([`super::solve::family`]): the first builds it (the KKT ordering, the symbolic
+//! factorisation, the equilibration), the others replace its data, a fifth off the policy's
+//! time on `gavel-load` (3,217 scaling LPs in 492 decisions, 2,725 of them reusing). Their
+//! data are scaled by the first LP's equilibration, another point of the same tolerances:
+//! on the static trace 90,002.8 s -> 89,711.0 s average JCT.
 
+use super::solve::family::Family;
 use super::solve::lp::Lp;
 use super::solve::packed::{self, Rows};
 use crate::model::job::JobId;
@@ -35,6 +43,7 @@ use crate::policy::registry::Params;
 use crate::policy::{Decision, Policy, PolicyError, PolicyTraits, PolicyView};
 use crate::rng::Rng;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// What the policy remembers of a job between calls.
 #[derive(Debug, Clone, Copy)]
@@ -126,6 +135,8 @@ impl FinishTimeFairnessPacked {
             lp.feasible()
         };
         let iso = layout.with_zero_pairs(super::isolated_fractions(view), n);
+        // The scaling LPs differ only in their coefficients: one solver serves them all.
+        let family = Rc::new(Family::new());
         let max_scale = |rho: f64| -> Option<(Vec<Vec<f64>>, f64)> {
             let mut k = Vec::with_capacity(view.jobs.len());
             for (j, job) in view.jobs.iter().enumerate() {
@@ -143,6 +154,7 @@ impl FinishTimeFairnessPacked {
                 &terms,
                 &k,
                 false,
+                Some(&family),
                 |j, v| v * (slack(j) / steps(j)),
                 |j, e| e * inv_w[j] * slack(j) / steps(j),
             )

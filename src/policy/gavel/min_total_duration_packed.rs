@@ -75,6 +75,7 @@ impl MinTotalDurationPacked {
                 terms,
                 &k,
                 true,
+                None,
                 |j, v| v / steps(j),
                 |j, e| e / steps(j),
             )

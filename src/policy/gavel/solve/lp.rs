@@ -1,11 +1,13 @@
 //! The shared LP skeleton of Gavel's policies: variables `x[job][type]`, the base
 //! constraints, and a solve that returns the fractions clipped to [0, 1].
 
+use super::family::{Data, Family};
 use clarabel::solver::SolverStatus;
 use good_lp::solvers::clarabel::ClarabelSolution;
 use good_lp::{
     clarabel, variable, Constraint, Expression, ProblemVariables, Solution, SolverModel, Variable,
 };
+use std::rc::Rc;
 
 /// An LP under construction over `x[job][type]`.
 pub struct Lp {
@@ -17,6 +19,10 @@ pub struct Lp {
     refine: bool,
     /// The variable standing for entries left out of the LP, if any.
     zero: Option<Variable>,
+    /// Each variable with its bounds, in the order they were added.
+    bounds: Vec<(Variable, f64, f64)>,
+    /// The family whose solver this LP may reuse ([`Lp::reuse`]).
+    family: Option<Rc<Family>>,
 }
 
 impl Lp {
@@ -28,6 +34,11 @@ impl Lp {
         let x: Vec<Vec<Variable>> = scale
             .iter()
             .map(|_| (0..n).map(|_| vars.add(variable().min(0.0))).collect())
+            .collect();
+        let bounds = x
+            .iter()
+            .flatten()
+            .map(|&v| (v, 0.0, f64::INFINITY))
             .collect();
         let mut constraints = Vec::with_capacity(scale.len() + n);
         for (t, &cap) in counts.iter().enumerate() {
@@ -50,6 +61,8 @@ impl Lp {
             constraints,
             refine: true,
             zero: None,
+            bounds,
+            family: None,
         }
     }
 
@@ -83,14 +96,21 @@ impl Lp {
         let mut vars = ProblemVariables::new();
         let n = counts.len();
         let mut zero = None;
+        let mut bounds = Vec::with_capacity(scale.len() * n);
         let x: Vec<Vec<Variable>> = (0..scale.len())
             .map(|r| {
                 (0..n)
                     .map(|t| {
                         if live(r, t) {
-                            vars.add(variable().min(0.0))
+                            let v = vars.add(variable().min(0.0));
+                            bounds.push((v, 0.0, f64::INFINITY));
+                            v
                         } else {
-                            *zero.get_or_insert_with(|| vars.add(variable().min(0.0).max(0.0)))
+                            *zero.get_or_insert_with(|| {
+                                let v = vars.add(variable().min(0.0).max(0.0));
+                                bounds.push((v, 0.0, 0.0));
+                                v
+                            })
                         }
                     })
                     .collect()
@@ -123,6 +143,8 @@ impl Lp {
             constraints,
             refine: true,
             zero,
+            bounds,
+            family: None,
         }
     }
 
@@ -151,9 +173,17 @@ impl Lp {
         self.refine = refine;
     }
 
+    /// Solve through `family`'s solver when this LP has the structure of the family's last
+    /// one ([`Family`]: the answer is another point within the same tolerances).
+    pub fn reuse(&mut self, family: Rc<Family>) {
+        self.family = Some(family);
+    }
+
     /// Add a free variable (an epigraph variable, say).
     pub fn add_free(&mut self) -> Variable {
-        self.vars.add(variable())
+        let v = self.vars.add(variable());
+        self.bounds.push((v, f64::NEG_INFINITY, f64::INFINITY));
+        v
     }
 
     /// Add a constraint.
@@ -231,6 +261,9 @@ impl Lp {
         self,
         objective: Expression,
     ) -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
+        if self.family.is_some() {
+            return self.maximise_in_family(objective);
+        }
         let Lp {
             vars,
             x,
@@ -260,6 +293,59 @@ impl Lp {
             .collect();
         // Clarabel lists the variables' bounds before the constraints.
         let z = &solution.inner().z;
+        let duals = z[z.len().saturating_sub(count)..].to_vec();
+        Ok((x, duals))
+    }
+
+    /// [`Lp::maximise_with_duals`] through the LP's [`Family`]; an unrefined solve that
+    /// stops short of the tolerances is solved again refined, by a solver of its own.
+    fn maximise_in_family(
+        self,
+        objective: Expression,
+    ) -> Result<(Vec<Vec<f64>>, Vec<f64>), String> {
+        let Lp {
+            vars,
+            x,
+            constraints,
+            refine,
+            bounds,
+            family,
+            ..
+        } = self;
+        let family = family.unwrap_or_default();
+        let count = constraints.len();
+        let index = super::family::Index::new(bounds.iter().map(|b| b.0));
+        let data = Data::new(&index, &bounds, &objective, &constraints);
+        let solved = family.solve(data, refine)?;
+        let (values, z) = match solved.status {
+            SolverStatus::Solved
+            | SolverStatus::AlmostDualInfeasible
+            | SolverStatus::DualInfeasible => (solved.x, solved.z),
+            SolverStatus::AlmostSolved if refine => (solved.x, solved.z),
+            SolverStatus::AlmostSolved => {
+                let s = solve_clarabel(vars, objective, constraints, true)?;
+                (s.inner().x.clone(), s.inner().z.clone())
+            }
+            SolverStatus::PrimalInfeasible | SolverStatus::AlmostPrimalInfeasible => {
+                return Err("The problem is infeasible".into())
+            }
+            other => return Err(format!("{other:?}")),
+        };
+        let x = x
+            .iter()
+            .map(|row| {
+                row.iter()
+                    .map(|&v| {
+                        index
+                            .of(v)
+                            .and_then(|i| values.get(i))
+                            .copied()
+                            .unwrap_or(0.0)
+                            .clamp(0.0, 1.0)
+                    })
+                    .collect()
+            })
+            .collect();
         let duals = z[z.len().saturating_sub(count)..].to_vec();
         Ok((x, duals))
     }

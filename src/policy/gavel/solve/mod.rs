@@ -6,6 +6,7 @@
 //! tests ([`bottleneck`]).
 
 pub mod bottleneck;
+pub mod family;
 pub mod ipm;
 pub mod job_classes;
 pub mod lp;

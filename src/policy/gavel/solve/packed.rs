@@ -15,10 +15,12 @@
 //! (`max_t C_i[p][t] / T[i][t] + C_j[p][t] / T[j][t]`, ties to the lower id), a pair staying
 //! when either job keeps it.
 
+use super::family::Family;
 use super::lp::Lp;
 pub use super::partner_classes::PartnerClasses;
 use crate::policy::registry::ParamInfo;
 use crate::policy::{Allocation, Decision, PolicyTraits, PolicyView, Recompute};
+use std::rc::Rc;
 
 /// The parameter shared by the packed LP policies.
 pub const PARAMS: &[ParamInfo] = &[ParamInfo {
@@ -489,8 +491,9 @@ impl Rows {
     /// scaling as one factor, for column generation), then the least over the jobs of
     /// `reached(j, effective throughput of j)`. None when the LP fails or the least is not
     /// a positive number. Makespan's rate and finish-time fairness's scaling share it: each
-    /// passes its own arithmetic, so the numbers are those of its own formula, and says
-    /// whether the LPs keep Clarabel's iterative refinement ([`Lp::without_refinement`]).
+    /// passes its own arithmetic, so the numbers are those of its own formula, says
+    /// whether the LPs keep Clarabel's iterative refinement ([`Lp::without_refinement`])
+    /// and may pass a [`Family`] whose solver its LPs reuse ([`Lp::reuse`]).
     #[allow(clippy::too_many_arguments)]
     pub fn max_common_factor(
         &self,
@@ -499,11 +502,15 @@ impl Rows {
         terms: &[Vec<(usize, Vec<f64>)>],
         k: &[f64],
         refine: bool,
+        family: Option<&Rc<Family>>,
         scale: impl Fn(usize, f64) -> f64,
         reached: impl Fn(usize, f64) -> f64,
     ) -> Option<(Vec<Vec<f64>>, f64)> {
         let x = self.maximise(view, k, |lp| {
             lp.set_refinement(refine);
+            if let Some(f) = family {
+                lp.reuse(Rc::clone(f));
+            }
             let z = lp.add_free();
             for (j, t) in terms.iter().enumerate() {
                 let scaled: Vec<(usize, Vec<f64>)> = t
