@@ -1,9 +1,9 @@
 //! The solver side of Gavel's policies, apart from their objectives: the LP skeleton and
-//! its solve ([`lp`]), the structured interior-point method ([`ipm`]) with classes of
-//! identical jobs ([`job_classes`]), the pair-aware layout of the packing policies
-//! ([`packed`]) and its partner classes ([`partner_classes`]), and the root search of
-//! finish-time fairness (`rho_root`); the bound that settles water-filling's bottleneck
-//! tests ([`bottleneck`]).
+//! its solve ([`lp`]), one Clarabel solver shared by LPs of one structure ([`family`]),
+//! the structured interior-point method ([`ipm`]) with classes of identical jobs
+//! ([`job_classes`]), the pair-aware layout of the packing policies ([`packed`]) and its
+//! partner classes ([`partner_classes`]), and the root search of finish-time fairness
+//! (`rho_root`); the bound that settles water-filling's bottleneck tests ([`bottleneck`]).
 
 pub mod bottleneck;
 pub mod family;
