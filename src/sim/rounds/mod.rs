@@ -172,8 +172,9 @@ pub struct Simulator {
     mech: MechanismState,
     policy_rng: Rng,
     type_shuffler: PyRandom,
-    /// Ownership of GPUs in the last round, per type (the lower id of a pair).
-    last_owners: Vec<Vec<Option<JobId>>>,
+    /// Ownership of GPUs in the last round, per type (the lower id of a pair), as
+    /// [`placement::Owner`] cells.
+    last_owners: Vec<Vec<placement::Owner>>,
     /// The second job on each GPU in the last round (the higher id of a pair), per type.
     last_sharers: Vec<Vec<Option<JobId>>>,
     /// Colocated throughputs of pairs of this trace's jobs.
@@ -318,7 +319,11 @@ impl Simulator {
             },
             policy_rng: Rng::for_purpose(cfg.seed, "policy"),
             type_shuffler: PyRandom::new(cfg.seed.wrapping_add(5)),
-            last_owners: no_owners.clone(),
+            last_owners: cluster
+                .types
+                .iter()
+                .map(|t| vec![placement::FREE; t.count as usize])
+                .collect(),
             last_sharers: no_owners,
             colocation,
             scratch: RoundScratch::default(),
@@ -397,8 +402,11 @@ impl Simulator {
     }
     /// Who held each GPU in the last round, per type. A pair sharing GPUs shows as its
     /// lower id here and its higher id in [`Simulator::gpu_sharers`].
-    pub fn gpu_owners(&self) -> &[Vec<Option<JobId>>] {
-        &self.last_owners
+    pub fn gpu_owners(&self) -> Vec<Vec<Option<JobId>>> {
+        self.last_owners
+            .iter()
+            .map(|row| row.iter().map(|&o| placement::holder(o)).collect())
+            .collect()
     }
     /// The second job on each GPU in the last round (the higher id of a pair sharing it),
     /// per type; `None` where a GPU was idle or held by one job.

@@ -3,14 +3,36 @@
 
 use crate::model::job::{GpuIds, JobId};
 
-/// The owner of a GPU whose server is away for repair.
-const BLOCKED: JobId = JobId::MAX;
+/// Who holds a GPU, in four bytes (a round resets and claims every GPU of a type, so the
+/// owners' size is the rounds' memory traffic): [`FREE`], [`BLOCKED`] or job `j` as `j + 1`.
+pub type Owner = u32;
+
+/// A GPU nobody holds.
+pub const FREE: Owner = 0;
+
+/// A GPU whose server is away for repair (or whose spot instance is not held).
+const BLOCKED: Owner = u32::MAX;
+
+/// The owner cell of `job` (ids beyond four billion, which no simulation reaches, share
+/// the last cell: only who holds a GPU for display depends on it).
+fn owner_of(job: JobId) -> Owner {
+    u32::try_from(job)
+        .ok()
+        .and_then(|j| j.checked_add(1))
+        .filter(|&c| c != BLOCKED)
+        .unwrap_or(BLOCKED - 1)
+}
+
+/// The job holding a GPU with owner cell `o` (None when free; a blocked GPU is free).
+pub fn holder(o: Owner) -> Option<JobId> {
+    (o != FREE && o != BLOCKED).then(|| (o - 1) as JobId)
+}
 
 /// The GPUs of one type during a round.
 #[derive(Debug, Clone)]
 pub struct TypePool {
     per_server: u32,
-    owner: Vec<Option<JobId>>,
+    owner: Vec<Owner>,
     free: u32,
     /// Every GPU below this index is taken (GPUs are only taken during a round).
     first_free: usize,
@@ -25,9 +47,9 @@ impl TypePool {
     }
 
     /// [`TypePool::new`] holding its owners in `owner` (cleared; its capacity reused).
-    pub fn reuse(mut owner: Vec<Option<JobId>>, count: u32, per_server: u32) -> Self {
+    pub fn reuse(mut owner: Vec<Owner>, count: u32, per_server: u32) -> Self {
         owner.clear();
-        owner.resize(count as usize, None);
+        owner.resize(count as usize, FREE);
         TypePool {
             per_server: per_server.max(1),
             owner,
@@ -42,17 +64,12 @@ impl TypePool {
         self.free
     }
 
-    /// Who holds each GPU.
-    pub fn owners(&self) -> &[Option<JobId>] {
-        &self.owner
-    }
-
-    /// Who holds each GPU, consuming the pool.
-    pub fn into_owners(mut self) -> Vec<Option<JobId>> {
+    /// Who holds each GPU, consuming the pool (blocked GPUs free again).
+    pub fn into_owners(mut self) -> Vec<Owner> {
         if self.blocked {
             for o in &mut self.owner {
-                if *o == Some(BLOCKED) {
-                    *o = None;
+                if *o == BLOCKED {
+                    *o = FREE;
                 }
             }
         }
@@ -63,8 +80,8 @@ impl TypePool {
     /// for repair).
     pub fn block(&mut self, ids: impl IntoIterator<Item = u32>) {
         for i in ids {
-            if let Some(o @ None) = self.owner.get_mut(i as usize) {
-                *o = Some(BLOCKED);
+            if let Some(o @ &mut FREE) = self.owner.get_mut(i as usize) {
+                *o = BLOCKED;
                 self.free -= 1;
                 self.blocked = true;
             }
@@ -75,12 +92,13 @@ impl TypePool {
     pub fn take_exact(&mut self, job: JobId, ids: &[u32]) -> bool {
         // Claim them in order, in one pass over the gang (however large); an id that is
         // taken, missing or met twice (claimed the first time) takes the claims back.
+        let cell = owner_of(job);
         for (k, &i) in ids.iter().enumerate() {
             match self.owner.get_mut(i as usize) {
-                Some(o @ None) => *o = Some(job),
+                Some(o @ &mut FREE) => *o = cell,
                 _ => {
                     for &r in &ids[..k] {
-                        self.owner[r as usize] = None;
+                        self.owner[r as usize] = FREE;
                     }
                     return false;
                 }
@@ -101,9 +119,10 @@ impl TypePool {
         if ps == 1 {
             // One GPU per server: the lowest free ids.
             let mut ids = GpuIds::with_capacity(n as usize);
+            let cell = owner_of(job);
             for (g, o) in self.owner.iter_mut().enumerate().skip(self.first_free) {
-                if o.is_none() {
-                    *o = Some(job);
+                if *o == FREE {
+                    *o = cell;
                     ids.push(g as u32);
                     if ids.len() as u32 == n {
                         self.first_free = g + 1;
@@ -115,10 +134,10 @@ impl TypePool {
             return Some(ids);
         }
         let servers = self.owner.len().div_ceil(ps);
-        let free_on = |s: usize, owner: &[Option<JobId>]| {
+        let free_on = |s: usize, owner: &[Owner]| {
             owner[s * ps..((s + 1) * ps).min(owner.len())]
                 .iter()
-                .filter(|o| o.is_none())
+                .filter(|&&o| o == FREE)
                 .count() as u32
         };
         // Best fit on one server; else the servers with the most free GPUs first.
@@ -132,7 +151,7 @@ impl TypePool {
         let mut ids = GpuIds::with_capacity(n as usize);
         let take_from = |s: usize, ids: &mut GpuIds| {
             for g in s * ps..((s + 1) * ps).min(self.owner.len()) {
-                if self.owner[g].is_none() {
+                if self.owner[g] == FREE {
                     ids.push(g as u32);
                     if ids.len() as u32 == n {
                         return true;
@@ -165,8 +184,9 @@ impl TypePool {
                 }
             }
         }
+        let cell = owner_of(job);
         for &g in &ids {
-            self.owner[g as usize] = Some(job);
+            self.owner[g as usize] = cell;
         }
         self.free -= n;
         Some(ids)
@@ -206,5 +226,18 @@ mod tests {
         let ids = p.take(7, 4).unwrap();
         assert_eq!(p.servers_spanned(&ids), 1);
         assert_eq!(ids.as_slice(), [0, 1, 2, 3]);
+        let owners: Vec<Option<JobId>> = p.into_owners().into_iter().map(holder).collect();
+        assert_eq!(
+            owners,
+            [7, 7, 7, 7, 9, 9, 5, 5].map(Some),
+            "who holds each GPU, by job id"
+        );
+        // Blocked GPUs are free again once the round is over; job 0 is not "free".
+        let mut p = TypePool::new(4, 2);
+        p.block([1, 2]);
+        assert_eq!(p.free(), 2);
+        assert_eq!(p.take(0, 2).as_deref(), Some(&[0, 3][..]));
+        let owners: Vec<Option<JobId>> = p.into_owners().into_iter().map(holder).collect();
+        assert_eq!(owners, [Some(0), None, None, Some(0)]);
     }
 }

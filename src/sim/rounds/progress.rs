@@ -405,9 +405,14 @@ impl Simulator {
             .cluster
             .types
             .iter()
+            .map(|t| vec![super::placement::FREE; t.count as usize])
+            .collect();
+        self.last_sharers = self
+            .cluster
+            .types
+            .iter()
             .map(|t| vec![None; t.count as usize])
             .collect();
-        self.last_sharers.clone_from(&self.last_owners);
         // A server back from repair, or spot capacity coming back, may let a waiting job
         // run before the next arrival.
         let now = self.now;
