@@ -83,7 +83,11 @@ impl Table {
                 return true;
             }
             let s = s as usize;
-            if hashes.get(s) == Some(&h) && pool.get(s * units..(s + 1) * units) == Some(x) {
+            if hashes.get(s) == Some(&h)
+                && pool
+                    .get(s * units..(s + 1) * units)
+                    .is_some_and(|m| same(m, x))
+            {
                 return false;
             }
             i = (i + 1) & self.mask;
@@ -91,4 +95,10 @@ impl Table {
         // Full table (never happens at the sizes reset() chooses): treat as new.
         true
     }
+}
+
+/// Slice equality element by element: for the states' words this is a word compare where
+/// `==` on slices calls `memcmp`, which the WebAssembly module has only byte by byte.
+fn same<U: Eq>(a: &[U], b: &[U]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
