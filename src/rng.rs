@@ -86,9 +86,10 @@ impl Rng {
         // Lemire's nearly divisionless method with rejection: unbiased.
         let threshold = n.wrapping_neg() % n;
         loop {
-            let (hi, lo) = mul_wide(self.next_u64(), n);
-            if lo >= threshold {
-                return hi;
+            let x = self.next_u64();
+            let m = u128::from(x) * u128::from(n);
+            if (m as u64) >= threshold {
+                return (m >> 64) as u64;
             }
         }
     }
@@ -252,35 +253,6 @@ impl PyRandom {
     }
 }
 
-/// The 128-bit product of `a` and `b` as (high, low) words. WebAssembly has no 64 x 64 ->
-/// 128-bit multiplication (a `u128` product is a call to a generic routine), so there it is
-/// formed from four 32 x 32 -> 64-bit products ([`mul_wide_split`]); the bits are the same.
-#[inline]
-pub fn mul_wide(a: u64, b: u64) -> (u64, u64) {
-    #[cfg(target_arch = "wasm32")]
-    {
-        mul_wide_split(a, b)
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let m = u128::from(a) * u128::from(b);
-        ((m >> 64) as u64, m as u64)
-    }
-}
-
-/// [`mul_wide`] from 32-bit halves (schoolbook: the middle terms summed with their carry).
-#[inline]
-pub fn mul_wide_split(a: u64, b: u64) -> (u64, u64) {
-    const LOW: u64 = 0xFFFF_FFFF;
-    let (a0, a1) = (a & LOW, a >> 32);
-    let (b0, b1) = (b & LOW, b >> 32);
-    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-    // At most 3 (2^32 - 1) < 2^34: no overflow.
-    let mid = (p00 >> 32) + (p01 & LOW) + (p10 & LOW);
-    let hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    (hi, (mid << 32) | (p00 & LOW))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,25 +273,6 @@ mod tests {
         let mut y = [0, 1, 2];
         r.shuffle(&mut y);
         assert_eq!(y, [1, 0, 2]);
-    }
-
-    #[test]
-    fn split_wide_product_is_the_128_bit_product() {
-        let mut r = Rng::new(3);
-        let edges = [0, 1, 2, u32::MAX as u64, 1 << 32, u64::MAX - 1, u64::MAX];
-        let pairs = edges
-            .iter()
-            .flat_map(|&a| edges.iter().map(move |&b| (a, b)))
-            .chain((0..10_000).map(|_| (r.next_u64(), r.next_u64() >> (r.next_u64() % 64))));
-        for (a, b) in pairs.collect::<Vec<_>>() {
-            let m = u128::from(a) * u128::from(b);
-            assert_eq!(
-                mul_wide_split(a, b),
-                ((m >> 64) as u64, m as u64),
-                "{a} * {b}"
-            );
-            assert_eq!(mul_wide(a, b), mul_wide_split(a, b));
-        }
     }
 
     #[test]

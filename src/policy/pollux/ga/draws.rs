@@ -1,7 +1,7 @@
 //! Random draws for the search: biased coins, uniform integers, geometric gaps between
 //! successes of a run of coin flips, and shuffles.
 
-use crate::rng::{mul_wide, Rng};
+use crate::rng::Rng;
 
 /// A biased coin drawn with one 64-bit word.
 #[derive(Debug, Clone, Copy)]
@@ -42,14 +42,14 @@ pub(super) fn below(rng: &mut Rng, n: u64) -> u64 {
     if n <= 1 {
         return 0;
     }
-    let (mut hi, mut lo) = mul_wide(rng.next_u64(), n);
-    if lo < n {
+    let mut m = u128::from(rng.next_u64()) * u128::from(n);
+    if (m as u64) < n {
         let t = n.wrapping_neg() % n;
-        while lo < t {
-            (hi, lo) = mul_wide(rng.next_u64(), n);
+        while (m as u64) < t {
+            m = u128::from(rng.next_u64()) * u128::from(n);
         }
     }
-    hi
+    (m >> 64) as u64
 }
 
 /// Number of failures before the first success of a coin with probability `p`: the gap to
