@@ -165,21 +165,12 @@ impl Data {
     }
 }
 
-/// Clarabel's settings for the LPs: `good_lp`'s (quiet, feasibility 1e-9) with the LPs'
-/// tolerances (1e-8) and, unrefined, no iterative refinement and a static regularisation
-/// of 1e-10 ([`super::lp::Lp::without_refinement`]).
-pub(super) fn settings(refine: bool) -> DefaultSettings<f64> {
+/// Clarabel's settings for the LPs: `good_lp`'s start (quiet) tuned as every LP's solver
+/// is ([`super::lp::tune`]).
+fn settings(refine: bool) -> DefaultSettings<f64> {
     let mut s = DefaultSettingsBuilder::default();
-    s.verbose(false)
-        .tol_feas(1e-9)
-        .tol_gap_abs(1e-8)
-        .tol_gap_rel(1e-8)
-        .tol_feas(1e-8)
-        .max_iter(400);
-    if !refine {
-        s.iterative_refinement_enable(false)
-            .static_regularization_constant(1e-10);
-    }
+    s.verbose(false).tol_feas(1e-9);
+    super::lp::tune(&mut s, refine);
     // Every field is set and valid, so the builder cannot fail; should it, the defaults.
     s.build().unwrap_or_default()
 }

@@ -2,6 +2,7 @@
 //! constraints, and a solve that returns the fractions clipped to [0, 1].
 
 use super::family::{Data, Family};
+use clarabel::solver::implementations::default::DefaultSettingsBuilder;
 use clarabel::solver::SolverStatus;
 use good_lp::solvers::clarabel::ClarabelSolution;
 use good_lp::{
@@ -368,22 +369,25 @@ fn solve_clarabel(
     refine: bool,
 ) -> Result<ClarabelSolution, String> {
     let mut model = vars.maximise(objective).using(clarabel);
-    model
-        .settings()
-        .tol_gap_abs(1e-8)
-        .tol_gap_rel(1e-8)
-        .tol_feas(1e-8)
-        .max_iter(400);
-    if !refine {
-        model
-            .settings()
-            .iterative_refinement_enable(false)
-            .static_regularization_constant(1e-10);
-    }
+    tune(model.settings(), refine);
     model
         .with_all(constraints)
         .solve()
         .map_err(|e| e.to_string())
+}
+
+/// The LPs' Clarabel settings: tolerances of 1e-8, at most 400 iterations and, unrefined,
+/// no iterative refinement and a static regularisation of 1e-10 ([`Lp::without_refinement`]).
+/// Every solver of the LPs is built with them, through `good_lp` or a [`Family`].
+pub(super) fn tune(s: &mut DefaultSettingsBuilder<f64>, refine: bool) {
+    s.tol_gap_abs(1e-8)
+        .tol_gap_rel(1e-8)
+        .tol_feas(1e-8)
+        .max_iter(400);
+    if !refine {
+        s.iterative_refinement_enable(false)
+            .static_regularization_constant(1e-10);
+    }
 }
 
 /// `max t` subject to `c[j] . x[j] >= t` for every job under the base constraints, by
