@@ -40,7 +40,10 @@ mod progress;
 pub mod rows;
 mod select;
 mod spot_jobs;
+mod steady;
 pub mod stepper;
+#[cfg(test)]
+mod tests;
 
 pub use stepper::build;
 
@@ -177,6 +180,15 @@ pub struct Simulator {
     last_owners: Vec<Vec<placement::Owner>>,
     /// The second job on each GPU in the last round (the higher id of a pair), per type.
     last_sharers: Vec<Vec<Option<JobId>>>,
+    /// What the last round placed (the job, its partner, the type and the GPUs' number), by
+    /// job id: the jobs whose GPUs `last_owners` holds.
+    last_placed: Vec<(JobId, Option<JobId>, TypeIdx, u32)>,
+    /// Tests: every round claims every GPU again (no steady types), and how many rounds
+    /// had a steady type.
+    #[cfg(test)]
+    claim_all: bool,
+    #[cfg(test)]
+    steady_rounds: usize,
     /// Colocated throughputs of pairs of this trace's jobs.
     colocation: Colocation,
     /// Buffers a round leaves to the next.
@@ -325,6 +337,11 @@ impl Simulator {
                 .map(|t| vec![placement::FREE; t.count as usize])
                 .collect(),
             last_sharers: no_owners,
+            last_placed: Vec::new(),
+            #[cfg(test)]
+            claim_all: false,
+            #[cfg(test)]
+            steady_rounds: 0,
             colocation,
             scratch: RoundScratch::default(),
             held: faults.as_ref().map_or_else(Vec::new, |_| vec![None; m]),
@@ -656,19 +673,35 @@ impl Simulator {
     #[cfg_attr(target_arch = "wasm32", inline(never))]
     fn place(&mut self, mut picks: Vec<Pick>) -> Vec<(JobId, Option<JobId>, Placement, bool)> {
         crate::order::sort_by(&mut picks, |a, b| a.2.cmp(&b.2).then(b.3.cmp(&a.3)));
-        // The pools hold their owners in last round's vectors (read no more this round).
+        // Servers are away only with a repair time (else a spare takes a failed one's place).
+        let down: Vec<Vec<u32>> = match self.faults.as_ref().filter(|f| f.repair_s() > 0.0) {
+            Some(f) => (self.cluster.types.iter().enumerate())
+                .map(|(t, ty)| f.down_gpus(t, ty.count, self.now))
+                .collect(),
+            None => Vec::new(),
+        };
+        let steady = self.steady_types(&picks, &down);
+        #[cfg(test)]
+        {
+            self.steady_rounds += usize::from(steady.iter().any(Option::is_some));
+        }
+        // The pools hold their owners in last round's vectors (read no more this round);
+        // a steady type's pool keeps them as they are.
         let mut storage = std::mem::take(&mut self.last_owners).into_iter();
         let mut pools: Vec<TypePool> = self
             .cluster
             .types
             .iter()
-            .map(|t| TypePool::reuse(storage.next().unwrap_or_default(), t.count, t.per_server))
+            .zip(&steady)
+            .map(|(t, held)| match held {
+                Some(held) => {
+                    TypePool::kept(storage.next().unwrap_or_default(), t.per_server, *held)
+                }
+                None => TypePool::reuse(storage.next().unwrap_or_default(), t.count, t.per_server),
+            })
             .collect();
-        // Servers are away only with a repair time (else a spare takes a failed one's place).
-        if let Some(f) = self.faults.as_ref().filter(|f| f.repair_s() > 0.0) {
-            for (t, pool) in pools.iter_mut().enumerate() {
-                pool.block(f.down_gpus(t, self.cluster.types[t].count, self.now));
-            }
+        for (pool, d) in pools.iter_mut().zip(&down) {
+            pool.block(d.iter().copied());
         }
         // Spot types: the GPUs of instances the trace does not hold now are not placed (the
         // highest ids go first); a job on them, or on one the trace takes back now (even if
@@ -711,7 +744,7 @@ impl Simulator {
                 .filter(|p| p.gpu_type == t && p.gpus.len() as u32 == s)
                 .map(|p| p.gpus.clone());
             match keep {
-                Some(ids) if pools[t].take_exact(j, &ids) => out.push((
+                Some(ids) if steady[t].is_some() || pools[t].take_exact(j, &ids) => out.push((
                     j,
                     partner,
                     Placement {
@@ -753,6 +786,11 @@ impl Simulator {
         }
         // Job ids are unique.
         out.sort_unstable_by_key(|(j, _, _, _)| *j);
+        self.last_placed.clear();
+        self.last_placed.extend(
+            out.iter()
+                .map(|(j, b, p, _)| (*j, *b, p.gpu_type, p.gpus.len() as u32)),
+        );
         out
     }
 

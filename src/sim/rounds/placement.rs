@@ -59,6 +59,19 @@ impl TypePool {
         }
     }
 
+    /// The pool as the last round left it, `held` of its GPUs still taken by the jobs that
+    /// keep them (and nothing blocked): a round whose jobs all keep their GPUs claims none
+    /// of them again.
+    pub fn kept(owner: Vec<Owner>, per_server: u32, held: u32) -> Self {
+        TypePool {
+            per_server: per_server.max(1),
+            free: (owner.len() as u32).saturating_sub(held),
+            owner,
+            first_free: 0,
+            blocked: false,
+        }
+    }
+
     /// Free GPUs left.
     pub fn free(&self) -> u32 {
         self.free

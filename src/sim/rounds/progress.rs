@@ -401,6 +401,7 @@ impl Simulator {
             self.states[j].ran_last_round = false;
         }
         self.ran_last.clear();
+        self.last_placed.clear();
         self.last_owners = self
             .cluster
             .types
