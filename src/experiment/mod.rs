@@ -371,6 +371,8 @@ impl Experiment {
 }
 
 #[cfg(test)]
+mod steady_rounds;
+#[cfg(test)]
 mod tests {
     use super::*;
 

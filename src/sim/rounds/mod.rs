@@ -42,8 +42,6 @@ mod select;
 mod spot_jobs;
 mod steady;
 pub mod stepper;
-#[cfg(test)]
-mod tests;
 
 pub use stepper::build;
 
@@ -417,6 +415,18 @@ impl Simulator {
             None
         }
     }
+    /// Tests: claim every GPU again in every round, as if no type were ever steady.
+    #[cfg(test)]
+    pub(crate) fn claim_every_gpu(&mut self) {
+        self.claim_all = true;
+    }
+
+    /// Tests: the rounds so far with a steady type.
+    #[cfg(test)]
+    pub(crate) fn steady_rounds(&self) -> usize {
+        self.steady_rounds
+    }
+
     /// Who held each GPU in the last round, per type. A pair sharing GPUs shows as its
     /// lower id here and its higher id in [`Simulator::gpu_sharers`].
     pub fn gpu_owners(&self) -> Vec<Vec<Option<JobId>>> {

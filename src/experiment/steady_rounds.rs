@@ -1,9 +1,9 @@
 //! The rounds' steady types (owners left as the last round left them) against claiming
-//! every GPU again, round by round.
+//! every GPU again, round by round, on experiments of every kind the rounds run.
 
-use super::Simulator;
 use crate::experiment::scenarios::{default_experiment, llama3_experiment, spot_experiment};
 use crate::experiment::Experiment;
+use crate::sim::Simulator;
 use crate::model::failure::checkpoint::{CheckpointPlan, Interval};
 use crate::model::failure::{Domain, FailureModel, Faults};
 
@@ -14,7 +14,7 @@ fn same_rounds(exp: &Experiment, policy: &str) -> usize {
     let r = exp.resolve().unwrap();
     let mut fast: Simulator = r.simulator(policy).unwrap();
     let mut full: Simulator = r.simulator(policy).unwrap();
-    full.claim_all = true;
+    full.claim_every_gpu();
     let mut rounds = 0;
     loop {
         let (a, b) = (fast.step_round(), full.step_round());
@@ -34,8 +34,8 @@ fn same_rounds(exp: &Experiment, policy: &str) -> usize {
         }
         rounds += 1;
     }
-    assert_eq!(full.steady_rounds, 0);
-    fast.steady_rounds
+    assert_eq!(full.steady_rounds(), 0);
+    fast.steady_rounds()
 }
 
 const POLICIES: [&str; 6] = [
