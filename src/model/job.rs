@@ -111,49 +111,13 @@ pub struct Placement {
 
 impl PartialEq for Placement {
     fn eq(&self, other: &Self) -> bool {
-        self.gpu_type == other.gpu_type && same_gpus(&self.gpus, &other.gpus)
+        self.gpu_type == other.gpu_type && self.gpus == other.gpus
     }
 }
 
 impl Eq for Placement {}
 
-/// A placement's GPU ids: up to eight inline, so that placing a job in a round allocates
-/// nothing (serialised as a list, like a `Vec`).
-pub type GpuIds = smallvec::SmallVec<[u32; 8]>;
-
-/// Whether two GPU lists are equal. A job's placement is compared with its last one in every
-/// round, and slice equality calls `memcmp`, which the WebAssembly module has only as a
-/// byte-by-byte loop (a 16,384-GPU gang's took most of the `llama3` scenario's time in the
-/// page): long lists are compared by [`same_long`].
-fn same_gpus(a: &[u32], b: &[u32]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    if a.len() < 64 {
-        return a == b;
-    }
-    same_long(a, b)
-}
-
-/// [`same_gpus`] for two long lists of one length: blocks of 16 ids compared without an early
-/// exit inside a block, which compiles to vector instructions. Kept out of its callers: with
-/// the vector code inlined into the rounds' functions, a link's first results in the page came
-/// about 250 ms later (the `gavel` scenario, three alternations).
-#[inline(never)]
-fn same_long(a: &[u32], b: &[u32]) -> bool {
-    let (blocks_a, rest_a) = a.as_chunks::<16>();
-    let (blocks_b, rest_b) = b.as_chunks::<16>();
-    for (x, y) in blocks_a.iter().zip(blocks_b) {
-        let mut differ = 0;
-        for k in 0..16 {
-            differ |= x[k] ^ y[k];
-        }
-        if differ != 0 {
-            return false;
-        }
-    }
-    rest_a.iter().zip(rest_b).all(|(x, y)| x == y)
-}
+pub use super::gpu_ids::GpuIds;
 
 /// What the simulator knows about a job as it runs.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -204,23 +168,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn same_gpus_is_slice_equality() {
-        let mut rng = crate::rng::Rng::new(3);
-        for len in 0..70u32 {
-            let a: Vec<u32> = (0..len).map(|i| i * 3 + 1).collect();
-            assert!(same_gpus(&a, &a.clone()));
-            assert!(!same_gpus(&a, &a[..a.len().saturating_sub(1)]) || a.is_empty());
-            for _ in 0..8 {
-                if len == 0 {
-                    break;
-                }
-                let mut b = a.clone();
-                let at = (rng.next_u64() % u64::from(len)) as usize;
-                b[at] ^= 1 << (rng.next_u64() % 32);
-                assert!(!same_gpus(&a, &b), "{len} {at}");
-                assert_eq!(same_gpus(&a, &b), a == b);
-            }
-        }
+    fn placements_are_equal_on_one_type_and_the_same_gpus() {
         let p = |ids: &[u32], t| Placement {
             gpu_type: t,
             gpus: ids.iter().copied().collect(),

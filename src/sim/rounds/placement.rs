@@ -2,6 +2,10 @@
 //! keeping a job on its previous GPUs when they are free.
 
 use crate::model::job::{GpuIds, JobId};
+use smallvec::SmallVec;
+
+/// GPU ids being chosen: up to eight inline.
+type Chosen = SmallVec<[u32; 8]>;
 
 /// Who holds a GPU, in four bytes (a round resets and claims every GPU of a type, so the
 /// owners' size is the rounds' memory traffic): [`FREE`], [`BLOCKED`] or job `j` as `j + 1`.
@@ -131,7 +135,7 @@ impl TypePool {
         let ps = self.per_server as usize;
         if ps == 1 {
             // One GPU per server: the lowest free ids.
-            let mut ids = GpuIds::with_capacity(n as usize);
+            let mut ids = Chosen::with_capacity(n as usize);
             let cell = owner_of(job);
             for (g, o) in self.owner.iter_mut().enumerate().skip(self.first_free) {
                 if *o == FREE {
@@ -144,7 +148,7 @@ impl TypePool {
                 }
             }
             self.free -= n;
-            return Some(ids);
+            return Some(GpuIds::from(ids.as_slice()));
         }
         let servers = self.owner.len().div_ceil(ps);
         let free_on = |s: usize, owner: &[Owner]| {
@@ -161,8 +165,8 @@ impl TypePool {
                 best = Some((f, s));
             }
         }
-        let mut ids = GpuIds::with_capacity(n as usize);
-        let take_from = |s: usize, ids: &mut GpuIds| {
+        let mut ids = Chosen::with_capacity(n as usize);
+        let take_from = |s: usize, ids: &mut Chosen| {
             for g in s * ps..((s + 1) * ps).min(self.owner.len()) {
                 if self.owner[g] == FREE {
                     ids.push(g as u32);
@@ -202,7 +206,7 @@ impl TypePool {
             self.owner[g as usize] = cell;
         }
         self.free -= n;
-        Some(ids)
+        Some(GpuIds::from(ids.as_slice()))
     }
 
     /// Number of distinct servers the given GPUs span.
