@@ -3,9 +3,9 @@
 
 use crate::experiment::scenarios::{default_experiment, llama3_experiment, spot_experiment};
 use crate::experiment::Experiment;
-use crate::sim::Simulator;
 use crate::model::failure::checkpoint::{CheckpointPlan, Interval};
 use crate::model::failure::{Domain, FailureModel, Faults};
+use crate::sim::Simulator;
 
 /// Steps `policy` on `exp` twice, with steady types and with every GPU claimed in every
 /// round, and checks that every round's report and owners agree; returns the rounds with
