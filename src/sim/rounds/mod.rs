@@ -304,12 +304,7 @@ impl Simulator {
         } else {
             Colocation::default()
         };
-        let no_owners: Vec<Vec<Option<JobId>>> = cluster
-            .types
-            .iter()
-            .map(|t| vec![None; t.count as usize])
-            .collect();
-        Ok(Simulator {
+        let mut sim = Simulator {
             states: vec![JobState::new(n); m],
             mech: MechanismState {
                 job_time: vec![0.0; n * m],
@@ -329,12 +324,8 @@ impl Simulator {
             },
             policy_rng: Rng::for_purpose(cfg.seed, "policy"),
             type_shuffler: PyRandom::new(cfg.seed.wrapping_add(5)),
-            last_owners: cluster
-                .types
-                .iter()
-                .map(|t| vec![placement::FREE; t.count as usize])
-                .collect(),
-            last_sharers: no_owners,
+            last_owners: Vec::new(),
+            last_sharers: Vec::new(),
             last_placed: Vec::new(),
             #[cfg(test)]
             claim_all: false,
@@ -360,7 +351,19 @@ impl Simulator {
             started: false,
             done: false,
             idle_rounds: 0,
-        })
+        };
+        sim.release_gpus();
+        Ok(sim)
+    }
+
+    /// Nobody holds any GPU (before the first round, and after a round in which nothing ran).
+    fn release_gpus(&mut self) {
+        let types = &self.cluster.types;
+        self.last_placed.clear();
+        self.last_owners = (types.iter())
+            .map(|t| vec![placement::FREE; t.count as usize])
+            .collect();
+        self.last_sharers = types.iter().map(|t| vec![None; t.count as usize]).collect();
     }
 
     /// The settings.

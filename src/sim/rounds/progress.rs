@@ -401,19 +401,7 @@ impl Simulator {
             self.states[j].ran_last_round = false;
         }
         self.ran_last.clear();
-        self.last_placed.clear();
-        self.last_owners = self
-            .cluster
-            .types
-            .iter()
-            .map(|t| vec![super::placement::FREE; t.count as usize])
-            .collect();
-        self.last_sharers = self
-            .cluster
-            .types
-            .iter()
-            .map(|t| vec![None; t.count as usize])
-            .collect();
+        self.release_gpus();
         // A server back from repair, or spot capacity coming back, may let a waiting job
         // run before the next arrival.
         let now = self.now;
