@@ -29,18 +29,19 @@
 //! (`inline(never)`): V8 compiles a wasm function whole, in time that grows faster than its
 //! size (see `WASM_OPT_PAGE` in `www/tools.sh`).
 //!
-//! A round runs in three parts, each in a file of its own: admission (`admission.rs`), the
-//! decision turned into placements (`select.rs`, `placement.rs`), and the slices' progress
-//! and completion (`progress.rs`); [`Simulator::step_round`] runs them in that order.
+//! A round runs in three parts, each in files of its own: admission (`admission.rs`), the
+//! decision turned into placements (`select.rs`, `place.rs`, `placement.rs`), and the
+//! slices' progress and completion (`progress.rs`); [`Simulator::step_round`] runs them in
+//! that order.
 
 mod admission;
 pub mod contract;
+mod place;
 pub mod placement;
 mod progress;
 pub mod rows;
 mod select;
 mod spot_jobs;
-mod steady;
 pub mod stepper;
 
 pub use stepper::build;
@@ -52,7 +53,6 @@ use crate::model::job::{JobId, JobSpec, JobState, Placement};
 use crate::rng::{PyRandom, Rng};
 use crate::workload::{Colocation, Profile};
 use contract::{Decision, JobView, Policy, PolicyTraits, PolicyView, Recompute, Rows};
-use placement::TypePool;
 use std::collections::BTreeMap;
 
 /// Per-job state the Gavel mechanism keeps (time received since the last reset, deficits).
@@ -678,133 +678,6 @@ impl Simulator {
             return Some(self.idle_round(start, report));
         }
         Some(self.complete(slices, running, start, end, report))
-    }
-
-    /// Turn picks into GPU ids: per type, largest jobs first; a job (or a pair) keeps its
-    /// previous GPUs when they are all free, otherwise it is consolidated on as few servers as
-    /// possible. Both jobs of a pair get the same GPUs.
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
-    fn place(&mut self, mut picks: Vec<Pick>) -> Vec<(JobId, Option<JobId>, Placement, bool)> {
-        crate::order::sort_by(&mut picks, |a, b| a.2.cmp(&b.2).then(b.3.cmp(&a.3)));
-        // Servers are away only with a repair time (else a spare takes a failed one's place).
-        let down: Vec<Vec<u32>> = match self.faults.as_ref().filter(|f| f.repair_s() > 0.0) {
-            Some(f) => (self.cluster.types.iter().enumerate())
-                .map(|(t, ty)| f.down_gpus(t, ty.count, self.now))
-                .collect(),
-            None => Vec::new(),
-        };
-        let steady = self.steady_types(&picks, &down);
-        #[cfg(test)]
-        {
-            self.steady_rounds += usize::from(steady.iter().any(Option::is_some));
-        }
-        // The pools hold their owners in last round's vectors (read no more this round);
-        // a steady type's pool keeps them as they are.
-        let mut storage = std::mem::take(&mut self.last_owners).into_iter();
-        let mut pools: Vec<TypePool> = self
-            .cluster
-            .types
-            .iter()
-            .zip(&steady)
-            .map(|(t, held)| match held {
-                Some(held) => {
-                    TypePool::kept(storage.next().unwrap_or_default(), t.per_server, *held)
-                }
-                None => TypePool::reuse(storage.next().unwrap_or_default(), t.count, t.per_server),
-            })
-            .collect();
-        for (pool, d) in pools.iter_mut().zip(&down) {
-            pool.block(d.iter().copied());
-        }
-        // Spot types: the GPUs of instances the trace does not hold now are not placed (the
-        // highest ids go first); a job on them, or on one the trace takes back now (even if
-        // an instance added now takes its place), is preempted.
-        for (t, trace) in &self.cfg.spot {
-            let ty = &self.cluster.types[*t];
-            let per = ty.per_server.max(1);
-            let held = trace.at(self.now).saturating_mul(per);
-            pools[*t].block(held.min(ty.count)..ty.count);
-            let kept = trace.kept_at(self.now).saturating_mul(per);
-            // A job whose instance was taken back starts again on a new one (it pays its
-            // restart wherever it runs next).
-            for &j in &self.active {
-                let st = &mut self.states[j];
-                let lost = st
-                    .last_placement
-                    .as_ref()
-                    .is_some_and(|p| p.gpu_type == *t && p.gpus.iter().any(|&g| g >= kept));
-                if lost {
-                    st.last_placement = None;
-                    if st.ran_last_round {
-                        self.scratch.spot_lost.push(j);
-                    }
-                }
-            }
-        }
-        let mut out = Vec::with_capacity(picks.len());
-        let mut deferred = std::mem::take(&mut self.scratch.deferred);
-        deferred.clear();
-        for (j, partner, t, s, runs) in picks {
-            let last = match partner {
-                None => self.states[j].last_placement.as_ref(),
-                Some(b) => self
-                    .mech
-                    .pairs
-                    .get(&(j, b))
-                    .and_then(|m| m.last_placement.as_ref()),
-            };
-            let keep = last
-                .filter(|p| p.gpu_type == t && p.gpus.len() as u32 == s)
-                .map(|p| p.gpus.clone());
-            match keep {
-                Some(ids) if steady[t].is_some() || pools[t].take_exact(j, &ids) => out.push((
-                    j,
-                    partner,
-                    Placement {
-                        gpu_type: t,
-                        gpus: ids,
-                    },
-                    runs,
-                )),
-                _ => deferred.push((j, partner, t, s, runs)),
-            }
-        }
-        for (j, partner, t, s, runs) in deferred.drain(..) {
-            if let Some(ids) = pools[t].take(j, s) {
-                out.push((
-                    j,
-                    partner,
-                    Placement {
-                        gpu_type: t,
-                        gpus: ids,
-                    },
-                    runs,
-                ));
-            }
-        }
-        self.scratch.deferred = deferred;
-        self.last_owners = pools.into_iter().map(TypePool::into_owners).collect();
-        if self.traits.packing {
-            for (row, owners) in self.last_sharers.iter_mut().zip(&self.last_owners) {
-                row.clear();
-                row.resize(owners.len(), None);
-            }
-            for (_, partner, p, _) in &out {
-                if let Some(b) = partner {
-                    for &g in &p.gpus {
-                        self.last_sharers[p.gpu_type][g as usize] = Some(*b);
-                    }
-                }
-            }
-        }
-        // Job ids are unique.
-        out.sort_unstable_by_key(|(j, _, _, _)| *j);
-        self.last_placed.clear();
-        self.last_placed.extend(
-            out.iter()
-                .map(|(j, b, p, _)| (*j, *b, p.gpu_type, p.gpus.len() as u32)),
-        );
-        out
     }
 
     /// Run to the end, passing every round's events to `sink`.
