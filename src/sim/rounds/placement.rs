@@ -7,8 +7,9 @@ use smallvec::SmallVec;
 /// GPU ids being chosen: up to eight inline.
 type Chosen = SmallVec<[u32; 8]>;
 
-/// Who holds a GPU, in four bytes (a round resets and claims every GPU of a type, so the
-/// owners' size is the rounds' memory traffic): [`FREE`], [`BLOCKED`] or job `j` as `j + 1`.
+/// Who holds a GPU, in four bytes (a round in which anything on a type moves resets and
+/// claims every GPU of it, so the owners' size is the rounds' memory traffic): [`FREE`],
+/// [`BLOCKED`] or job `j` as `j + 1`.
 pub type Owner = u32;
 
 /// A GPU nobody holds.
