@@ -169,8 +169,9 @@ pub enum RunMsg {
     Worker(FromWorker),
     /// A message from one worker (by index) of a run shared among several.
     Pool(usize, FromWorker),
-    /// Show the results the run in progress has reported so far.
-    ShowPartial,
+    /// Show the results the run in progress has reported so far, if it is still the run
+    /// of this number (a later run ignores an earlier run's timer).
+    ShowPartial(u64),
     /// Download results: summaries CSV or JSON, per-job or per-round CSV.
     Download(Export),
     /// A chart of the results could not be drawn.

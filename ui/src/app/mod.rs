@@ -141,12 +141,16 @@ struct Run {
     progress: Option<Progress>,
     /// The progress bar and its label, updated in place.
     progress_refs: [NodeRef; 2],
+    /// When the progress bar last moved (ms).
+    progress_shown_ms: f64,
     /// The experiment sent to the worker.
     sent_exp: Option<Experiment>,
     /// Results of the run in progress, as the worker reports them.
     partial: Vec<PolicyResult>,
     /// Whether results held back (see [`App::hold_partial`]) are due to be shown.
     partial_due: bool,
+    /// The number of the run in progress (or the last one): each new run takes the next.
+    number: u64,
     /// The results shown.
     results: Option<Shared<Results>>,
     /// Whether every policy of the results has run.
@@ -307,9 +311,11 @@ impl Component for App {
                 pool: None,
                 progress: None,
                 progress_refs: Default::default(),
+                progress_shown_ms: 0.0,
                 sent_exp: None,
                 partial: Vec::new(),
                 partial_due: false,
+                number: 0,
                 results: None,
                 complete: false,
                 started_ms: now_ms(),

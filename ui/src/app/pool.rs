@@ -15,7 +15,7 @@ use yew::prelude::*;
 const MAX_WORKERS: usize = 4;
 
 /// How long into a run its results start to be shown as they arrive (ms).
-const SHOW_PARTIAL_AFTER_MS: f64 = 250.0;
+pub(super) const SHOW_PARTIAL_AFTER_MS: f64 = 250.0;
 
 /// The workers of one shared run and what they have reported.
 pub(super) struct Pool {
@@ -105,9 +105,10 @@ impl App {
         if !self.run.partial_due {
             self.run.partial_due = true;
             let link = ctx.link().clone();
+            let number = self.run.number;
             yew::platform::spawn_local(async move {
                 yew::platform::time::sleep(std::time::Duration::from_millis(wait as u64 + 1)).await;
-                link.send_message(Msg::Run(RunMsg::ShowPartial));
+                link.send_message(Msg::Run(RunMsg::ShowPartial(number)));
             });
         }
         true

@@ -12,6 +12,9 @@ use orrery::experiment::{Experiment, ProfileSource, Progress, WorkloadSource};
 use wasm_bindgen::JsValue;
 use yew::prelude::*;
 
+/// Least time between two moves of the progress bar (ms).
+const PROGRESS_EVERY_MS: f64 = 100.0;
+
 impl App {
     /// Run every selected policy of the experiment in a new worker (the previous run, if
     /// any, stops).
@@ -20,6 +23,8 @@ impl App {
         self.run.pool = None;
         self.run.complete = false;
         self.run.pending = None;
+        self.run.partial_due = false;
+        self.run.number += 1;
         self.errors.run = None;
         if self.exp.policies.is_empty() {
             self.errors.run = Some("select at least one policy".into());
@@ -106,7 +111,9 @@ impl App {
             }
             RunMsg::Worker(m) => return self.worker_message(ctx, m),
             RunMsg::Pool(k, m) => return self.pool_message(ctx, k, m),
-            RunMsg::ShowPartial => return self.show_partial(),
+            RunMsg::ShowPartial(number) => {
+                return number == self.run.number && self.show_partial();
+            }
             RunMsg::Download(what) => return self.download(what),
             RunMsg::ChartError(e) => {
                 web_sys::console::warn_1(&format!("chart: {e}").into());
@@ -167,16 +174,28 @@ impl App {
         true
     }
 
-    /// Results from the worker, for the experiment that was sent.
     /// Show the run's progress: the bar and its label are updated in place (re-rendering
     /// the page ten times a second would also reset any field the user is typing in);
-    /// whether the page must render (the bar is not there yet).
+    /// whether the page must render (the bar is not there yet). The bar moves from
+    /// [`super::pool::SHOW_PARTIAL_AFTER_MS`] into a run and at most every
+    /// [`PROGRESS_EVERY_MS`]: each move repaints the page, which on a 2-core machine takes
+    /// a core from the workers (10-30 ms a paint with a comparison's results shown).
     pub(super) fn show_progress(&mut self, p: Progress) -> bool {
-        let fraction = p.fraction();
-        let label = format!("{}{}", progress_label(&p), self.time_left(fraction));
+        let now = now_ms();
+        let quiet = now - self.run.started_ms < super::pool::SHOW_PARTIAL_AFTER_MS
+            || now - self.run.progress_shown_ms < PROGRESS_EVERY_MS;
         self.run.progress = Some(p);
         let bar = self.run.progress_refs[0].cast::<web_sys::Element>();
         let text = self.run.progress_refs[1].cast::<web_sys::Element>();
+        if quiet && bar.is_some() && text.is_some() {
+            return false;
+        }
+        let Some(p) = self.run.progress.as_ref() else {
+            return false;
+        };
+        let fraction = p.fraction();
+        let label = format!("{}{}", progress_label(p), self.time_left(fraction));
+        self.run.progress_shown_ms = now;
         if let (Some(bar), Some(text)) = (bar, text) {
             let _ = bar.set_attribute("value", &fraction.to_string());
             text.set_text_content(Some(&label));

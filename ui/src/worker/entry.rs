@@ -110,7 +110,7 @@ pub fn worker_main() {
         match msg {
             ToWorker::Run(exp) => {
                 let started = js_sys::Date::now();
-                let mut last = 0.0;
+                let mut last = started;
                 let s = reply_scope.clone();
                 let mut sent = Vec::new();
                 let result = run_experiment(

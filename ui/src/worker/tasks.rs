@@ -53,7 +53,8 @@ pub fn run_tasks(scope: &DedicatedWorkerGlobalScope, exp: Option<Experiment>, ta
             let Some(task) = held.plan.tasks.get(i).cloned() else {
                 return Err(format!("the plan has no task {i}"));
             };
-            let mut last = 0.0;
+            // The first progress 100 ms into the task: the page shows none sooner.
+            let mut last = js_sys::Date::now();
             let res = held
                 .resolved
                 .run_task(&held.plan, &task, |p| {
