@@ -149,6 +149,58 @@ await run(async (browser) => {
     }
   });
 
+  await test('a run started soon after a short one is drawn once, not early by the last run\'s 250 ms timer', async () => {
+    // The default scenario's two policies run again in well under 250 ms once the workers
+    // are warm, so each run's results are held and drawn once, when it ends. Two such runs
+    // close together: the first run's timer (due 250 ms after it started) must not draw the
+    // second run's first policy alone while the second is still running. The second run
+    // starts 0 to 200 ms after the first ends, so that the first run's timer falls inside
+    // the second run after its first results for some of the delays.
+    const p = await context.newPage();
+    try {
+      await p.goto(link);
+      await summary(p, 2);
+      for (let i = 0; i < 3; i++) await compareAgain(p);
+      for (let delay = 0; delay <= 200; delay += 25) {
+        const seen = await p.evaluate((wait) => new Promise((resolve) => {
+          const rows = () => document.querySelectorAll('#summary tbody tr').length;
+          const done = () => document.querySelector('#summary')?.getAttribute('data-complete') === 'true'
+            && !document.querySelector('#cancel');
+          const early = [];
+          let second = null;
+          let left = false;
+          const obs = new MutationObserver(() => {
+            if (!done()) left = true;
+            if (second === null || second === Infinity) {
+              if (left && done()) {
+                left = false;
+                second = Infinity;
+                setTimeout(() => {
+                  second = performance.now();
+                  document.querySelector('#compare').click();
+                }, wait);
+              }
+              return;
+            }
+            const t = performance.now() - second;
+            if (rows() < 2 && t < 250) early.push(Math.round(t));
+            if (left && done()) {
+              obs.disconnect();
+              resolve({ early, ms: Math.round(t) });
+            }
+          });
+          obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+          document.querySelector('#compare').click();
+        }), delay);
+        assert(seen.early.length === 0, `started ${delay} ms after the last run ended, the run's results were drawn in part at ${seen.early.join(', ')} ms into it (it took ${seen.ms} ms)`);
+      }
+      const again = await fullSummary(p);
+      assert(JSON.stringify(again.map((r) => [r.policy, r.avg])) === JSON.stringify(first.map((r) => [r.policy, r.avg])), `${JSON.stringify(again)} != ${JSON.stringify(first)}`);
+    } finally {
+      await p.close();
+    }
+  });
+
   await test('the order of GPU types changes no number; a type no job can use is warned about', async () => {
     const setCluster = async (spec) => {
       await page.fill('#cluster-spec', spec);
