@@ -182,26 +182,24 @@ impl App {
     /// a core from the workers (10-30 ms a paint with a comparison's results shown).
     pub(super) fn show_progress(&mut self, p: Progress) -> bool {
         let now = now_ms();
-        let quiet = now - self.run.started_ms < super::pool::SHOW_PARTIAL_AFTER_MS
-            || now - self.run.progress_shown_ms < PROGRESS_EVERY_MS;
-        self.run.progress = Some(p);
         let bar = self.run.progress_refs[0].cast::<web_sys::Element>();
         let text = self.run.progress_refs[1].cast::<web_sys::Element>();
-        if quiet && bar.is_some() && text.is_some() {
-            return false;
-        }
-        let Some(p) = self.run.progress.as_ref() else {
-            return false;
+        let Some((bar, text)) = bar.zip(text) else {
+            self.run.progress = Some(p);
+            self.run.progress_shown_ms = now;
+            return true;
         };
-        let fraction = p.fraction();
-        let label = format!("{}{}", progress_label(p), self.time_left(fraction));
-        self.run.progress_shown_ms = now;
-        if let (Some(bar), Some(text)) = (bar, text) {
+        let quiet = now - self.run.started_ms < super::pool::SHOW_PARTIAL_AFTER_MS
+            || now - self.run.progress_shown_ms < PROGRESS_EVERY_MS;
+        if !quiet {
+            let fraction = p.fraction();
+            let label = format!("{}{}", progress_label(&p), self.time_left(fraction));
             let _ = bar.set_attribute("value", &fraction.to_string());
             text.set_text_content(Some(&label));
-            return false;
+            self.run.progress_shown_ms = now;
         }
-        true
+        self.run.progress = Some(p);
+        false
     }
 
     /// What is left of the run, for the progress label: from the pace so far once it is

@@ -69,6 +69,19 @@ pub fn run_experiment(
         .collect())
 }
 
+/// A run's progress reporter: posts the run's progress at most every 100 ms, the first 100 ms
+/// after it is made (the page shows none sooner).
+pub(crate) fn progress_poster(scope: &DedicatedWorkerGlobalScope) -> impl FnMut(&Progress) + '_ {
+    let mut last = js_sys::Date::now();
+    move |p| {
+        let now = js_sys::Date::now();
+        if now - last >= 100.0 {
+            last = now;
+            post(scope, &FromWorker::Progress(p.clone()));
+        }
+    }
+}
+
 pub(crate) fn post(scope: &DedicatedWorkerGlobalScope, msg: &FromWorker) {
     let Ok((text, numbers)) = crate::wire::encode(msg) else {
         return;
@@ -110,23 +123,11 @@ pub fn worker_main() {
         match msg {
             ToWorker::Run(exp) => {
                 let started = js_sys::Date::now();
-                let mut last = started;
-                let s = reply_scope.clone();
                 let mut sent = Vec::new();
-                let result = run_experiment(
-                    &exp,
-                    |p| {
-                        let now = js_sys::Date::now();
-                        if now - last >= 100.0 {
-                            last = now;
-                            post(&s, &FromWorker::Progress(p.clone()));
-                        }
-                    },
-                    |i, r| {
-                        post(&reply_scope, &FromWorker::Partial(i, Box::new(r.clone())));
-                        sent.push(r.clone());
-                    },
-                );
+                let result = run_experiment(&exp, progress_poster(&reply_scope), |i, r| {
+                    post(&reply_scope, &FromWorker::Partial(i, Box::new(r.clone())));
+                    sent.push(r.clone());
+                });
                 match result {
                     Ok(r) => post(
                         &reply_scope,

@@ -19,6 +19,6 @@ pub(crate) mod step_worker;
 pub(crate) mod tasks;
 
 pub use entry::{in_worker, run_experiment, worker_main};
-pub(crate) use entry::{policy_result, post};
+pub(crate) use entry::{policy_result, post, progress_poster};
 pub use page::{adopt_early_worker, prepare_spare, WorkerHandle};
 pub use protocol::*;

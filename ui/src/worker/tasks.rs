@@ -5,7 +5,7 @@
 //! runs, so the results are those of one worker running the plan in order (and of the CLI,
 //! which runs the tasks on threads the same way).
 
-use super::{policy_result, post, Final, FromWorker, PolicyResult, ToWorker};
+use super::{policy_result, post, progress_poster, Final, FromWorker, PolicyResult, ToWorker};
 use orrery::experiment::{Experiment, Plan, Resolved, RunResult};
 use std::cell::RefCell;
 use web_sys::DedicatedWorkerGlobalScope;
@@ -53,17 +53,9 @@ pub fn run_tasks(scope: &DedicatedWorkerGlobalScope, exp: Option<Experiment>, ta
             let Some(task) = held.plan.tasks.get(i).cloned() else {
                 return Err(format!("the plan has no task {i}"));
             };
-            // The first progress 100 ms into the task: the page shows none sooner.
-            let mut last = js_sys::Date::now();
             let res = held
                 .resolved
-                .run_task(&held.plan, &task, |p| {
-                    let now = js_sys::Date::now();
-                    if now - last >= 100.0 {
-                        last = now;
-                        post(scope, &FromWorker::Progress(p.clone()));
-                    }
-                })
+                .run_task(&held.plan, &task, progress_poster(scope))
                 .map_err(|e| e.to_string())?;
             if task.baseline {
                 post(scope, &FromWorker::Iso(res.recorder.jcts()));
